@@ -1,0 +1,5 @@
+"""brain: a local-first memory for coding agents."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"

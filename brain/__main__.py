@@ -1,0 +1,5 @@
+from __future__ import annotations
+
+from brain.cli import main
+
+main()

@@ -1,0 +1,40 @@
+"""Who is asking: an agent (terse output, logged by name) or a person at a terminal."""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+
+# Agents that announce themselves in the environment of the commands they run.
+_AGENT_VARS = (
+    ("CLAUDECODE", "claude-code"),
+    ("GEMINI_CLI", "gemini-cli"),
+    ("CODEX_SANDBOX", "codex"),
+    ("CURSOR_AGENT", "cursor"),
+)
+_SESSION_VARS = ("BRAIN_SESSION", "CLAUDE_SESSION_ID", "CLAUDE_CODE_SESSION_ID")
+
+
+@dataclass(frozen=True)
+class Caller:
+    name: str  # "claude-code", BRAIN_CALLER's value, "person", or "script"
+    session: str
+    agent: bool  # wants terse lines rather than a listing for the eye
+
+    @property
+    def person(self) -> bool:
+        return not self.agent
+
+
+def detect() -> Caller:
+    env = os.environ
+    session = next((env[v] for v in _SESSION_VARS if env.get(v)), "")
+    if env.get("BRAIN_CALLER"):
+        return Caller(env["BRAIN_CALLER"], session, agent=True)
+    for var, name in _AGENT_VARS:
+        if env.get(var):
+            return Caller(name, session, agent=True)
+    if sys.stdout.isatty():
+        return Caller("person", session, agent=False)
+    return Caller("script", session, agent=True)

@@ -1,0 +1,167 @@
+"""Entry point: error handling for every command, and the runners that call a command and render it.
+
+`brain find` is the hot path (agents call it many times a session), so `main` parses it here with a
+small table that mirrors the Typer command's options and never imports Typer; anything the table
+does not understand (`--help`, a typo) falls through to the Typer app in `brain.app`, which a
+contract test keeps in step with the table.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Sequence
+
+from brain.errors import BrainError, UsageError
+
+# name -> (destination, takes a value); mirrors `brain.app.find_command`.
+FIND_OPTIONS: dict[str, tuple[str, bool]] = {
+    "--vault": ("vault", True),
+    "--limit": ("limit", True),
+    "-n": ("limit", True),
+    "--budget": ("budget", True),
+    "--raw": ("raw", False),
+    "--terse": ("terse", False),
+    "--json": ("as_json", False),
+}
+
+
+def parse_find(args: Sequence[str]) -> dict[str, object] | None:
+    """The fast path's parse of `brain find ...`, or None to let Typer handle it."""
+    opts: dict[str, object] = {}
+    query: list[str] = []
+    it = iter(args)
+    for arg in it:
+        if arg == "--":
+            query.extend(it)
+            break
+        if arg.startswith("-") and arg != "-":
+            name, eq, value = arg.partition("=")
+            spec = FIND_OPTIONS.get(name)
+            if spec is None:
+                return None
+            dest, takes = spec
+            if not takes:
+                if eq:
+                    return None
+                opts[dest] = True
+                continue
+            if not eq:
+                nxt = next(it, None)
+                if nxt is None:
+                    return None
+                value = nxt
+            if dest in ("limit", "budget"):
+                try:
+                    opts[dest] = int(value)
+                except ValueError:
+                    return None
+            else:
+                opts[dest] = value
+        else:
+            query.append(arg)
+    if not query:
+        return None
+    opts["query"] = query
+    return opts
+
+
+def run_find(
+    query: Sequence[str],
+    vault: str | None = None,
+    limit: int | None = None,
+    budget: int | None = None,
+    raw: bool = False,
+    terse: bool = False,
+    as_json: bool = False,
+) -> int:
+    from brain import caller as callermod
+    from brain import render, usage
+    from brain.commands.find import DEFAULT_BUDGET, DEFAULT_LIMIT, find
+    from brain.config import resolve_vault
+
+    text = " ".join(query).strip()
+    budget = DEFAULT_BUDGET if budget is None else budget
+    if budget < 1:
+        raise UsageError("--budget must be a positive number of bytes", "pass e.g. --budget 4000")
+    path = resolve_vault(vault)
+    result = find(path, text, limit=DEFAULT_LIMIT if limit is None else limit)
+    who = callermod.detect()
+    if as_json:
+        written = render.out(render.find_json(text, result.hits, budget))
+    elif not result.hits:
+        written = 0
+        if who.person:
+            sys.stderr.write(f"nothing in the vault matches {text!r}\n")
+    elif raw or terse or who.agent:
+        body, _ = render.find_lines(result.hits, budget, raw=raw)
+        written = render.out(body)
+    else:
+        markup, _ = render.find_listing(text, result.hits, budget)
+        written = render.print_rich(markup)
+    usage.record("find", who.name, who.session, text, len(result.hits), written, path)
+    return 0 if result.hits else 1
+
+
+def _crash_report(exc: BaseException) -> str:
+    import traceback
+
+    from brain.config import state_dir
+
+    try:
+        folder = state_dir() / "crashes"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / time.strftime("crash-%Y%m%d-%H%M%S.txt")
+        path.write_text(
+            "argv: " + " ".join(sys.argv) + "\n" + "".join(traceback.format_exception(exc)),
+            encoding="utf-8",
+        )
+        return str(path)
+    except OSError:
+        return "(the crash report could not be written)"
+
+
+def _fail(message: str, *, as_json: bool) -> None:
+    if as_json:
+        from brain.render import error_json, out
+
+        out(error_json(message))
+    else:
+        sys.stderr.write(f"brain: {message}\n")
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    args = list(sys.argv[1:] if argv is None else argv)
+    as_json = "--json" in args
+    try:
+        code = _dispatch(args)
+    except BrainError as exc:
+        _fail(str(exc), as_json=as_json)
+        code = exc.exit_code
+    except KeyboardInterrupt:
+        sys.stderr.write("brain: interrupted\n")
+        code = 130
+    except BrokenPipeError:
+        # the reader went away (`brain find x | head -1`): not an error worth a word
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        code = 0
+    except Exception as exc:  # the last line of defence: no traceback on screen
+        report = _crash_report(exc)
+        _fail(
+            f"internal error ({type(exc).__name__}: {exc}); details in {report}; please report it",
+            as_json=as_json,
+        )
+        code = 3
+    sys.exit(code)
+
+
+def _dispatch(args: list[str]) -> int:
+    if args[:1] == ["find"]:
+        opts = parse_find(args[1:])
+        if opts is not None:
+            return run_find(**opts)  # type: ignore[arg-type]
+    from brain.app import run
+
+    return run(args)

@@ -1,0 +1,123 @@
+"""Where things live: the vault, the user's settings and brain's own state.
+
+Resolution order for the vault: `--vault`, then `BRAIN_VAULT`, then the vault `brain install`
+recorded. The recorded vault is a one-line file so that the hot path (`brain find`) never imports a
+YAML parser; preferences (embedding provider and the like) live in `brain.yaml` beside it and are
+read only on demand.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from brain.errors import BrainError
+
+APP = "brain"
+CORE_FILES = ("AI/MEMORY.md", "AI/LEARNINGS.md", "AI/TUNINGS.md")
+INBOX = "AI/INBOX.md"
+SYNONYMS = "AI/synonyms.tsv"
+
+
+def config_dir() -> Path:
+    from platformdirs import user_config_dir
+
+    return Path(user_config_dir(APP, appauthor=False))
+
+
+def state_dir() -> Path:
+    from platformdirs import user_state_dir
+
+    return Path(user_state_dir(APP, appauthor=False))
+
+
+def data_dir() -> Path:
+    from platformdirs import user_data_dir
+
+    return Path(user_data_dir(APP, appauthor=False))
+
+
+def recorded_vault_file() -> Path:
+    return config_dir() / "vault"
+
+
+def recorded_vault() -> Path | None:
+    try:
+        text = recorded_vault_file().read_text(encoding="utf-8").strip()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    except OSError as exc:
+        raise BrainError(
+            f"cannot read {recorded_vault_file()}: {exc.strerror}",
+            "run `brain install PATH` to record the vault again",
+        ) from exc
+    return Path(text) if text else None
+
+
+def resolve_vault(option: str | Path | None = None) -> Path:
+    """The vault to use, or a BrainError that says how to get one."""
+    if option:
+        origin, raw = "--vault", Path(option)
+    elif os.environ.get("BRAIN_VAULT"):
+        origin, raw = "BRAIN_VAULT", Path(os.environ["BRAIN_VAULT"])
+    else:
+        recorded = recorded_vault()
+        if recorded is None:
+            raise BrainError(
+                "no vault configured",
+                "run `brain install` to create one, or set BRAIN_VAULT=/path/to/vault",
+            )
+        origin, raw = f"the vault recorded in {recorded_vault_file()}", recorded
+    path = raw.expanduser()
+    if not path.exists():
+        raise BrainError(
+            f"vault {path} does not exist (from {origin})",
+            "check the path, or run `brain install PATH` to create a vault there",
+        )
+    if not path.is_dir():
+        raise BrainError(
+            f"vault {path} is a file, not a directory (from {origin})",
+            "point --vault or BRAIN_VAULT at the vault's folder",
+        )
+    if not (path / "AI").is_dir():
+        raise BrainError(
+            f"{path} is not a vault: it has no AI/ folder (from {origin})",
+            "run `brain install` there to add the starter AI/ files",
+        )
+    return path.resolve()
+
+
+def index_path(vault: Path) -> Path:
+    """One disposable index per vault, named so that a person can tell which is which."""
+    digest = hashlib.sha256(str(vault).encode("utf-8")).hexdigest()[:12]
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", vault.name).strip("-").lower() or "vault"
+    return state_dir() / "index" / f"{slug}-{digest}.sqlite"
+
+
+def usage_log_path() -> Path:
+    return state_dir() / "usage.sqlite"
+
+
+def settings() -> dict[str, Any]:
+    """The user's preferences from `brain.yaml`; empty when there is none."""
+    path = config_dir() / "brain.yaml"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        raise BrainError(f"{path}{line}: not valid YAML", "fix the file or delete it") from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise BrainError(f"{path}:1: expected a mapping of settings", "fix the file or delete it")
+    return data

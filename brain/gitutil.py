@@ -1,0 +1,65 @@
+"""The one place brain runs git.
+
+Hooks export GIT_* variables that would redirect every git call (GIT_DIR, GIT_INDEX_FILE, ...);
+they are scrubbed so that a command means the repository it names.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+
+from brain.errors import BrainError
+
+# Variables that identify the person committing are kept; the ones that point git elsewhere are not.
+_KEEP = {
+    "GIT_AUTHOR_NAME",
+    "GIT_AUTHOR_EMAIL",
+    "GIT_COMMITTER_NAME",
+    "GIT_COMMITTER_EMAIL",
+    "GIT_CONFIG_GLOBAL",
+    "GIT_CONFIG_NOSYSTEM",
+    "GIT_AUTHOR_DATE",
+    "GIT_COMMITTER_DATE",
+}
+
+
+def no_git_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in _KEEP}
+
+
+def run(repo: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess[bytes]:
+    try:
+        proc = subprocess.run(
+            ["git", "-C", str(repo), *args], capture_output=True, env=no_git_env(), check=False
+        )
+    except FileNotFoundError as exc:
+        raise BrainError("git is not installed", "install git and try again") from exc
+    if check and proc.returncode != 0:
+        detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise BrainError(
+            f"git {args[0]} failed in {repo}: {detail[-1] if detail else proc.returncode}",
+            "check that the vault is a git repository (`git status` there)",
+        )
+    return proc
+
+
+def is_repo(path: Path) -> bool:
+    return run(path, "rev-parse", "--git-dir", check=False).returncode == 0
+
+
+def toplevel(path: Path) -> Path | None:
+    proc = run(path, "rev-parse", "--show-toplevel", check=False)
+    return Path(proc.stdout.decode().strip()) if proc.returncode == 0 else None
+
+
+def staged_paths(repo: Path) -> list[str]:
+    """Files added, copied, modified or renamed in the index (what the commit will hold)."""
+    proc = run(repo, "diff", "--cached", "--name-only", "-z", "--diff-filter=ACMR")
+    return [p for p in proc.stdout.decode("utf-8", "replace").split("\0") if p]
+
+
+def staged_blob(repo: Path, path: str) -> bytes | None:
+    proc = run(repo, "show", f":{path}", check=False)
+    return proc.stdout if proc.returncode == 0 else None

@@ -1,0 +1,347 @@
+"""The disposable SQLite index of a vault: FTS5 over every unit, rebuilt from Markdown at will.
+
+Nothing here is precious. A missing, stale-schema or corrupt index is rebuilt by whoever needs it;
+an incremental sync re-parses only files whose bytes changed and runs in one transaction, so a
+killed process leaves the previous state behind, never half of a new one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import hashlib
+import os
+import sqlite3
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from brain import vault as vaultmod
+from brain.config import SYNONYMS, index_path
+from brain.errors import BrainError
+
+SCHEMA_VERSION = 1
+BUSY_TIMEOUT_MS = 10_000
+
+_SCHEMA = """
+CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE files(
+    path TEXT PRIMARY KEY, hash TEXT NOT NULL, size INTEGER NOT NULL, mtime_ns INTEGER NOT NULL,
+    problems TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE units(
+    id INTEGER PRIMARY KEY, path TEXT NOT NULL, line INTEGER NOT NULL, kind TEXT NOT NULL,
+    handle TEXT NOT NULL, aliases TEXT NOT NULL, text TEXT NOT NULL, section TEXT NOT NULL,
+    source TEXT NOT NULL, date TEXT NOT NULL, raw TEXT NOT NULL
+);
+CREATE INDEX units_path ON units(path);
+CREATE TABLE synonyms(term TEXT NOT NULL, expansion TEXT NOT NULL);
+CREATE INDEX synonyms_term ON synonyms(term);
+CREATE VIRTUAL TABLE fts USING fts5(
+    handle, aliases, body, context, tokenize = 'unicode61 remove_diacritics 2'
+);
+"""
+
+ALIAS_SEP = "\x1f"  # aliases may contain commas; store them with a separator no one types
+
+
+@dataclass
+class SyncReport:
+    """What a sync did; `problems` are the vault's lint-worthy findings, never fatal here."""
+
+    full: bool = False
+    files: int = 0
+    changed: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    units: int = 0
+    bullets: int = 0
+    built: str = ""
+    problems: list[vaultmod.Problem] = field(default_factory=list)
+
+
+def _connect(path: Path) -> sqlite3.Connection:
+    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    return conn
+
+
+def _stamp() -> str:
+    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _ensure_state_dir(path: Path) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BrainError(
+            f"cannot create the index folder {path.parent}: {exc.strerror}",
+            "make it writable, or point XDG_STATE_HOME at a writable folder",
+        ) from exc
+    if not os.access(path.parent, os.W_OK):
+        raise BrainError(
+            f"the index folder {path.parent} is not writable",
+            "make it writable, or point XDG_STATE_HOME at a writable folder",
+        )
+
+
+def _healthy(conn: sqlite3.Connection) -> bool:
+    try:
+        version = conn.execute("PRAGMA user_version").fetchone()[0]
+        if version != SCHEMA_VERSION:
+            return False
+        conn.execute("SELECT value FROM meta WHERE key = 'built'").fetchone()
+    except sqlite3.DatabaseError:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def _write(conn: sqlite3.Connection) -> Iterator[None]:
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def _stat(vault: Path, rel: str) -> tuple[int, int] | None:
+    try:
+        st = (vault / rel).stat()
+    except OSError:
+        return None
+    return st.st_size, st.st_mtime_ns
+
+
+def _tracked(vault: Path) -> list[str]:
+    files = vaultmod.vault_files(vault)
+    return [*files, SYNONYMS] if (vault / SYNONYMS).is_file() else files
+
+
+def _insert_units(conn: sqlite3.Connection, units: list[vaultmod.Unit]) -> None:
+    for u in units:
+        cur = conn.execute(
+            "INSERT INTO units(path, line, kind, handle, aliases, text, section, source, date, raw)"
+            " VALUES (?,?,?,?,?,?,?,?,?,?)",
+            (
+                u.path,
+                u.line,
+                u.kind,
+                u.handle,
+                ALIAS_SEP.join(u.aliases),
+                u.text,
+                u.section,
+                u.source,
+                u.date,
+                u.raw,
+            ),
+        )
+        conn.execute(
+            "INSERT INTO fts(rowid, handle, aliases, body, context) VALUES (?,?,?,?,?)",
+            (
+                cur.lastrowid,
+                u.handle,
+                " ; ".join(u.aliases),
+                u.text,
+                u.section if u.kind == "prose" else f"{u.section} {u.source}",
+            ),
+        )
+
+
+def _delete_path(conn: sqlite3.Connection, rel: str) -> None:
+    conn.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM units WHERE path = ?)", (rel,))
+    conn.execute("DELETE FROM units WHERE path = ?", (rel,))
+    conn.execute("DELETE FROM files WHERE path = ?", (rel,))
+
+
+def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool) -> SyncReport:
+    report = SyncReport(full=full)
+    known = {
+        row[0]: (row[1], row[2], row[3], row[4])
+        for row in conn.execute("SELECT path, hash, size, mtime_ns, problems FROM files")
+    }
+    present = _tracked(vault)
+    report.files = len(present)
+    for rel in present:
+        st = _stat(vault, rel)
+        if st is None:
+            continue  # vanished between the walk and now: treated as deleted below
+        old = known.get(rel)
+        if old and (old[1], old[2]) == st:
+            report.problems += _decode_problems(old[3])
+            continue
+        try:
+            data = (vault / rel).read_bytes()
+        except OSError:
+            continue
+        digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+        if old and old[0] == digest:
+            conn.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?", (*st, rel))
+            report.problems += _decode_problems(old[3])
+            continue
+        report.changed.append(rel)
+        _delete_path(conn, rel)
+        if rel == SYNONYMS:
+            text, problems = vaultmod.decode(data, rel)
+            table, more = vaultmod.parse_synonyms(text, rel)
+            problems += more
+            conn.execute("DELETE FROM synonyms")
+            conn.executemany(
+                "INSERT INTO synonyms(term, expansion) VALUES (?, ?)",
+                [(term, exp) for term, exps in table.items() for exp in exps],
+            )
+        else:
+            parsed = vaultmod.parse(rel, data)
+            _insert_units(conn, parsed.units)
+            problems = parsed.problems
+        report.problems += problems
+        conn.execute(
+            "INSERT INTO files(path, hash, size, mtime_ns, problems) VALUES (?,?,?,?,?)",
+            (rel, digest, *st, _encode_problems(problems)),
+        )
+    gone = set(known) - {rel for rel in present if (vault / rel).exists()}
+    for rel in sorted(gone):
+        _delete_path(conn, rel)
+        if rel == SYNONYMS:
+            conn.execute("DELETE FROM synonyms")
+        report.removed.append(rel)
+    report.built = _stamp()
+    counts = conn.execute(
+        "SELECT count(*), coalesce(sum(kind = 'bullet'), 0) FROM units"
+    ).fetchone()
+    report.units, report.bullets = counts
+    conn.executemany(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
+        [("built", report.built), ("vault", str(vault)), ("units", str(report.units))],
+    )
+    return report
+
+
+def _encode_problems(problems: list[vaultmod.Problem]) -> str:
+    return "\n".join(f"{p.line}\t{p.path}\t{p.message}" for p in problems)
+
+
+def _decode_problems(text: str) -> list[vaultmod.Problem]:
+    out = []
+    for row in text.split("\n"):
+        if row:
+            line, path, message = row.split("\t", 2)
+            out.append(vaultmod.Problem(path, int(line), message))
+    return out
+
+
+def _create(conn: sqlite3.Connection) -> None:
+    conn.executescript(_SCHEMA)
+    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+
+def rebuild(vault: Path) -> SyncReport:
+    """Build a new index from nothing in a temp file, then swap it in atomically."""
+    path = index_path(vault)
+    _ensure_state_dir(path)
+    for stale in path.parent.glob(f"{path.name}.tmp-*"):
+        with contextlib.suppress(OSError):  # left behind by a killed rebuild
+            stale.unlink()
+    tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
+    conn = _connect(tmp)
+    try:
+        conn.execute("PRAGMA journal_mode = OFF")  # a temp file: a crash just leaves it behind
+        conn.execute("PRAGMA synchronous = OFF")
+        _create(conn)
+        with _write(conn):
+            report = _sync(conn, vault, full=True)
+        conn.close()
+        _swap(tmp, path)
+    finally:
+        conn.close()
+        with contextlib.suppress(FileNotFoundError):
+            tmp.unlink()
+    return report
+
+
+def _swap(tmp: Path, path: Path) -> None:
+    """Install `tmp` as the index at `path`.
+
+    A live WAL database cannot simply be renamed over: its -wal and -shm files would be replayed
+    onto the new file. SQLite's backup API copies the new pages into the live database in one write
+    transaction instead, which readers see atomically. Only a missing or unreadable index is
+    replaced by rename, after its leftover journal files are removed.
+    """
+    if path.exists():
+        live = _connect(path)
+        try:
+            if _healthy(live):
+                src = sqlite3.connect(tmp)
+                try:
+                    src.backup(live)
+                finally:
+                    src.close()
+                live.execute("PRAGMA journal_mode = WAL")
+                return
+        except sqlite3.DatabaseError:
+            pass
+        finally:
+            live.close()
+    for suffix in ("-wal", "-shm", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            path.with_name(path.name + suffix).unlink()
+    tmp.replace(path)
+    conn = _connect(path)
+    try:
+        conn.execute("PRAGMA journal_mode = WAL")
+    finally:
+        conn.close()
+
+
+def sync(vault: Path) -> SyncReport:
+    """Bring the index up to date incrementally, rebuilding it when it is missing or unusable."""
+    path = index_path(vault)
+    _ensure_state_dir(path)
+    if not path.exists():
+        return rebuild(vault)
+    conn = _connect(path)
+    try:
+        if not _healthy(conn):
+            conn.close()
+            return rebuild(vault)
+        with _write(conn):
+            return _sync(conn, vault, full=False)
+    except sqlite3.DatabaseError:
+        conn.close()
+        return rebuild(vault)
+    finally:
+        conn.close()
+
+
+def _stale(conn: sqlite3.Connection, vault: Path) -> bool:
+    """Whether any file changed since the last sync, judged by size and mtime alone (cheap)."""
+    known = {
+        row[0]: (row[1], row[2]) for row in conn.execute("SELECT path, size, mtime_ns FROM files")
+    }
+    present = _tracked(vault)
+    if len(present) != len(known):
+        return True
+    return any(known.get(rel) != _stat(vault, rel) for rel in present)
+
+
+def open_index(vault: Path) -> sqlite3.Connection:
+    """A read connection to an index that reflects the vault as it is on disk now."""
+    path = index_path(vault)
+    for _ in range(2):
+        if not path.exists():
+            sync(vault)
+        conn = _connect(path)
+        try:
+            if _healthy(conn) and not _stale(conn, vault):
+                return conn
+        except sqlite3.DatabaseError:
+            pass
+        conn.close()
+        sync(vault)
+    return _connect(path)
+
+
+def built(conn: sqlite3.Connection) -> str:
+    row = conn.execute("SELECT value FROM meta WHERE key = 'built'").fetchone()
+    return str(row[0]) if row else ""

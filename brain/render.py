@@ -1,0 +1,132 @@
+"""The one place that turns results into output: lines for agents, a listing for people, JSON.
+
+JSON key order is the dataclass or dict order below and is part of the contract (README, tests).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
+
+from brain.search import Hit
+
+T = TypeVar("T")
+PROSE_CHARS = 280  # a paragraph is shown by its start; `--raw` or the file has the rest
+
+
+def out(text: str) -> int:
+    """Write to stdout; return the bytes written, which the usage log records."""
+    data = text if text.endswith("\n") or not text else text + "\n"
+    sys.stdout.write(data)
+    sys.stdout.flush()
+    return len(data.encode("utf-8"))
+
+
+def dumps(doc: dict[str, Any]) -> str:
+    return json.dumps(doc, ensure_ascii=False)
+
+
+def error_json(message: str) -> str:
+    return dumps({"error": message})
+
+
+def fit(items: Sequence[T], size: Callable[[T], int], budget: int) -> tuple[list[T], int]:
+    """The leading items whose sizes add up to at most `budget` (always at least one)."""
+    kept: list[T] = []
+    used = 0
+    for item in items:
+        cost = size(item)
+        if kept and used + cost > budget:
+            break
+        kept.append(item)
+        used += cost
+    return kept, len(items) - len(kept)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def locator(hit: Hit) -> str:
+    return f"{hit.path}:{hit.line}"
+
+
+def hit_line(hit: Hit) -> str:
+    """One terse line: locator, handle (or breadcrumb), fact, date."""
+    name = hit.handle or hit.section
+    text = hit.text if hit.kind == "bullet" else _clip(hit.text, PROSE_CHARS)
+    parts = [f"{locator(hit)} {name}" if name else locator(hit), text]
+    if hit.date:
+        parts.append(hit.date)
+    return " — ".join(parts)
+
+
+def raw_line(hit: Hit) -> str:
+    return f"{locator(hit)}: {hit.raw}"
+
+
+def hit_json(hit: Hit) -> dict[str, Any]:
+    return {
+        "path": hit.path,
+        "line": hit.line,
+        "kind": hit.kind,
+        "handle": hit.handle,
+        "aliases": list(hit.aliases),
+        "text": hit.text,
+        "section": hit.section,
+        "source": hit.source,
+        "date": hit.date,
+        "score": hit.score,
+        "match": list(hit.match),
+    }
+
+
+def find_json(query: str, hits: Sequence[Hit], budget: int) -> str:
+    docs = [hit_json(h) for h in hits]
+    kept, omitted = fit(docs, lambda d: len(dumps(d).encode("utf-8")) + 2, budget)
+    return dumps({"query": query, "count": len(kept), "omitted": omitted, "hits": kept})
+
+
+def find_lines(hits: Sequence[Hit], budget: int, *, raw: bool) -> tuple[str, int]:
+    lines = [raw_line(h) if raw else hit_line(h) for h in hits]
+    kept, omitted = fit(lines, lambda s: len(s.encode("utf-8")) + 1, budget)
+    if len(kept) == 1 and len(kept[0].encode("utf-8")) > budget:
+        kept = [_clip_bytes(kept[0], budget)]
+    return "\n".join(kept), omitted
+
+
+def _clip_bytes(text: str, budget: int) -> str:
+    data = text.encode("utf-8")[: max(budget - 4, 1)]
+    return data.decode("utf-8", errors="ignore") + "…"
+
+
+def find_listing(query: str, hits: Sequence[Hit], budget: int) -> tuple[str, int]:
+    """A readable listing for a person at a terminal (rich markup, rendered by the caller)."""
+    from rich.markup import escape
+
+    kept, omitted = fit(list(hits), lambda h: len(hit_line(h).encode("utf-8")) + 1, budget)
+    blocks = []
+    for h in kept:
+        title = escape(h.handle or h.section or h.path)
+        meta = " · ".join(p for p in (h.date, h.source) if p)
+        head = f"[bold]{title}[/bold]  [dim]{escape(locator(h))}[/dim]"
+        if meta:
+            head += f"  [dim]{escape(meta)}[/dim]"
+        body = h.text if h.kind == "bullet" else _clip(h.text, PROSE_CHARS * 2)
+        blocks.append(f"{head}\n  {escape(body)}")
+    footer = f"[dim]{len(kept)} of {len(hits)} hits for {escape(query)!s}"
+    if omitted:
+        footer += f"; {omitted} more over the budget (raise --budget)"
+    blocks.append(footer + "[/dim]")
+    return "\n".join(blocks), omitted
+
+
+def print_rich(markup: str) -> int:
+    from rich.console import Console
+
+    console = Console(highlight=False, soft_wrap=False)
+    with console.capture() as cap:
+        console.print(markup)
+    return out(cap.get())

@@ -1,0 +1,17 @@
+# Everyday verbs. `just` is optional: each recipe is one line you can paste.
+
+# set up .venv and run ruff, mypy and the tests
+test *ARGS:
+    tools/test {{ARGS}}
+
+# lint and type-check only
+lint:
+    .venv/bin/ruff check . && .venv/bin/ruff format --check . && .venv/bin/mypy
+
+# the speed benchmark (10,000 bullets, 500 notes)
+bench:
+    .venv/bin/python tools/bench
+
+# a find in the fixture vault
+demo QUERY="libgit2 hooks":
+    .venv/bin/brain find --vault testdata/vault "{{QUERY}}"
