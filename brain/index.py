@@ -12,6 +12,7 @@ import datetime as dt
 import hashlib
 import os
 import sqlite3
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,13 +33,16 @@ CREATE TABLE files(
 CREATE TABLE units(
     id INTEGER PRIMARY KEY, path TEXT NOT NULL, line INTEGER NOT NULL, kind TEXT NOT NULL,
     handle TEXT NOT NULL, aliases TEXT NOT NULL, text TEXT NOT NULL, section TEXT NOT NULL,
-    source TEXT NOT NULL, date TEXT NOT NULL, raw TEXT NOT NULL
+    source TEXT NOT NULL, date TEXT NOT NULL, raw TEXT NOT NULL,
+    vhash TEXT NOT NULL  -- hash of the text a vector stands for (see embed_text)
 );
 CREATE INDEX units_path ON units(path);
+CREATE INDEX units_vhash ON units(vhash);
+CREATE TABLE vectors(hash TEXT PRIMARY KEY, vec BLOB NOT NULL);
 CREATE TABLE synonyms(term TEXT NOT NULL, expansion TEXT NOT NULL);
 CREATE INDEX synonyms_term ON synonyms(term);
 CREATE VIRTUAL TABLE fts USING fts5(
-    handle, aliases, body, context, tokenize = 'unicode61 remove_diacritics 2'
+    handle, aliases, body, context, tokenize = 'porter unicode61 remove_diacritics 2'
 );
 """
 
@@ -119,11 +123,23 @@ def _tracked(vault: Path) -> list[str]:
     return [*files, SYNONYMS] if (vault / SYNONYMS).is_file() else files
 
 
+def embed_text(u: vaultmod.Unit) -> str:
+    """What a unit's vector stands for: a bullet's handle, aliases and fact; prose in context."""
+    if u.kind == "bullet":
+        names = f"{u.handle} ({', '.join(u.aliases)})" if u.aliases else u.handle
+        return f"{names}: {u.text}"
+    return f"{u.section}: {u.text}" if u.section else u.text
+
+
+def text_hash(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=12).hexdigest()
+
+
 def _insert_units(conn: sqlite3.Connection, units: list[vaultmod.Unit]) -> None:
     for u in units:
         cur = conn.execute(
-            "INSERT INTO units(path, line, kind, handle, aliases, text, section, source, date, raw)"
-            " VALUES (?,?,?,?,?,?,?,?,?,?)",
+            "INSERT INTO units(path, line, kind, handle, aliases, text, section, source, date, raw,"
+            " vhash) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
             (
                 u.path,
                 u.line,
@@ -135,6 +151,7 @@ def _insert_units(conn: sqlite3.Connection, units: list[vaultmod.Unit]) -> None:
                 u.source,
                 u.date,
                 u.raw,
+                text_hash(embed_text(u)),
             ),
         )
         conn.execute(
@@ -181,7 +198,8 @@ def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool) -> SyncReport:
             report.problems += _decode_problems(old[3])
             continue
         report.changed.append(rel)
-        _delete_path(conn, rel)
+        if old:
+            _delete_path(conn, rel)
         if rel == SYNONYMS:
             text, problems = vaultmod.decode(data, rel)
             table, more = vaultmod.parse_synonyms(text, rel)
@@ -241,8 +259,9 @@ def rebuild(vault: Path) -> SyncReport:
     path = index_path(vault)
     _ensure_state_dir(path)
     for stale in path.parent.glob(f"{path.name}.tmp-*"):
-        with contextlib.suppress(OSError):  # left behind by a killed rebuild
-            stale.unlink()
+        if _abandoned(stale):  # left behind by a killed rebuild, not one running right now
+            with contextlib.suppress(OSError):
+                stale.unlink()
     tmp = path.with_name(f"{path.name}.tmp-{os.getpid()}")
     conn = _connect(tmp)
     try:
@@ -251,6 +270,7 @@ def rebuild(vault: Path) -> SyncReport:
         _create(conn)
         with _write(conn):
             report = _sync(conn, vault, full=True)
+        _carry_vectors(conn, path)
         conn.close()
         _swap(tmp, path)
     finally:
@@ -258,6 +278,58 @@ def rebuild(vault: Path) -> SyncReport:
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
     return report
+
+
+STALE_TMP_SECONDS = 3600  # no rebuild takes this long; a pid can be reused, an hour cannot
+
+
+def _abandoned(tmp: Path) -> bool:
+    """Whether a rebuild's temp file belongs to no running rebuild.
+
+    Another process may be rebuilding the same index right now (two finds on a fresh vault, a
+    `reindex --full` beside a find); deleting its temp file would make it install an empty index.
+    """
+    try:
+        if time.time() - tmp.stat().st_mtime > STALE_TMP_SECONDS:
+            return True
+        pid = int(tmp.name.rsplit("-", 1)[1])
+    except (OSError, ValueError):
+        return True
+    if pid == os.getpid():
+        return True
+    if os.name != "posix":
+        return False  # os.kill(pid, 0) is no liveness probe on Windows; the age rule covers it
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:
+        return False  # alive, owned by someone else
+    return False
+
+
+def _carry_vectors(conn: sqlite3.Connection, old: Path) -> None:
+    """Keep the old index's vectors that still match a unit: a full rebuild re-reads the Markdown,
+    but re-embedding unchanged text would cost minutes on a large vault for nothing."""
+    if not old.exists():
+        return
+    try:
+        conn.execute("ATTACH DATABASE ? AS old", (str(old),))
+    except sqlite3.DatabaseError:
+        return
+    try:
+        model = conn.execute("SELECT value FROM old.meta WHERE key = 'model'").fetchone()
+        if model:
+            with _write(conn):
+                conn.execute("INSERT INTO meta(key, value) VALUES ('model', ?)", (model[0],))
+                conn.execute(
+                    "INSERT OR IGNORE INTO vectors(hash, vec) SELECT hash, vec FROM old.vectors"
+                    " WHERE hash IN (SELECT vhash FROM units)"
+                )
+    except sqlite3.DatabaseError:
+        pass  # an unreadable old index has nothing worth keeping
+    finally:
+        conn.execute("DETACH DATABASE old")
 
 
 def _swap(tmp: Path, path: Path) -> None:
@@ -340,6 +412,11 @@ def open_index(vault: Path) -> sqlite3.Connection:
         conn.close()
         sync(vault)
     return _connect(path)
+
+
+def connect(vault: Path) -> sqlite3.Connection:
+    """A connection to the vault's index as it is (see open_index for one that is up to date)."""
+    return _connect(index_path(vault))
 
 
 def built(conn: sqlite3.Connection) -> str:

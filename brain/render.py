@@ -56,7 +56,8 @@ def locator(hit: Hit) -> str:
 def hit_line(hit: Hit) -> str:
     """One terse line: locator, handle (or breadcrumb), fact, date."""
     name = hit.handle or hit.section
-    text = hit.text if hit.kind == "bullet" else _clip(hit.text, PROSE_CHARS)
+    # a fenced code unit keeps its newlines in `text`; the terse form is one line per hit
+    text = hit.text if hit.kind == "bullet" else _clip(" ".join(hit.text.split()), PROSE_CHARS)
     parts = [f"{locator(hit)} {name}" if name else locator(hit), text]
     if hit.date:
         parts.append(hit.date)
@@ -85,7 +86,10 @@ def hit_json(hit: Hit) -> dict[str, Any]:
 
 def find_json(query: str, hits: Sequence[Hit], budget: int) -> str:
     docs = [hit_json(h) for h in hits]
-    kept, omitted = fit(docs, lambda d: len(dumps(d).encode("utf-8")) + 2, budget)
+    # the envelope and the closing newline count against the budget too (counts at their widest)
+    n = len(docs)
+    envelope = len(dumps({"query": query, "count": n, "omitted": n, "hits": []}).encode()) + 1
+    kept, omitted = fit(docs, lambda d: len(dumps(d).encode("utf-8")) + 2, budget - envelope)
     return dumps({"query": query, "count": len(kept), "omitted": omitted, "hits": kept})
 
 

@@ -27,6 +27,7 @@ _HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _RULE = re.compile(r"^\s*([-*_=])(?:\s*\1){2,}\s*$")
+_SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]]*$")
 
 
 @dataclass(frozen=True)
@@ -209,18 +210,25 @@ def parse_prose(text: str, path: str) -> list[Unit]:
             continue
         crumbs = heads[1:] if title and heads and heads[0] == title else heads
         breadcrumb = " > ".join([title or path.rsplit("/", 1)[-1].removesuffix(".md"), *crumbs])
-        joined = "\n".join(body) if kind == "code" else _join(body)
-        units.append(
-            Unit(
-                path,
-                line,
-                "prose",
-                _clip(joined),
-                section=breadcrumb,
-                date=date,
-                raw=_clip("\n".join(body)),
+        if kind == "para" and len(body) > 1 and all(_SENTENCE_END.search(b.rstrip()) for b in body):
+            # One sentence per line (a log, a list of observations): each line stands alone.
+            # Hard-wrapped prose breaks mid-sentence, so it never takes this branch.
+            pieces = [(line + k, [b]) for k, b in enumerate(body)]
+        else:
+            pieces = [(line, body)]
+        for start, lines in pieces:
+            joined = "\n".join(lines) if kind == "code" else _join(lines)
+            units.append(
+                Unit(
+                    path,
+                    start,
+                    "prose",
+                    _clip(joined),
+                    section=breadcrumb,
+                    date=date,
+                    raw=_clip("\n".join(lines)),
+                )
             )
-        )
     return units
 
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -10,18 +12,23 @@ from brain.errors import UsageError
 
 DEFAULT_LIMIT = 10
 DEFAULT_BUDGET = 2400  # bytes of output: about 600 tokens, ten terse hits
+MODES = ("hybrid", "keyword", "vector")
 
 
 @dataclass(frozen=True)
 class FindResult:
     query: str
     hits: tuple[search.Hit, ...]
+    mode: str  # what actually ran: a hybrid find whose model cannot load runs as keyword
     built: str  # the index build the answer came from
 
 
-def find(vault: Path, query: str, *, limit: int = DEFAULT_LIMIT) -> FindResult:
+def find(vault: Path, query: str, *, limit: int = DEFAULT_LIMIT, mode: str = "") -> FindResult:
+    """Ranked hits for `query`. `mode` defaults to hybrid when an embedder is configured."""
     if limit < 1:
         raise UsageError("--limit must be at least 1", "pass e.g. --limit 10")
+    if mode and mode not in MODES:
+        raise UsageError(f"unknown mode {mode!r}", f"use one of {', '.join(MODES)}")
     conn = index.open_index(vault)
     try:
         parsed = search.parse_query(query, search.load_synonyms(conn))
@@ -30,7 +37,37 @@ def find(vault: Path, query: str, *, limit: int = DEFAULT_LIMIT) -> FindResult:
                 f"the query {query!r} has no words to search for",
                 "ask with words, e.g. brain find 'libgit2 hooks'",
             )
+        if mode != "keyword":
+            vector = neighbours(vault, conn, query)
+            if vector is not None:
+                if mode == "vector":
+                    hits = search.vector_rank(conn, vector)[:limit]
+                    return FindResult(query, tuple(hits), "vector", index.built(conn))
+                hits = search.hybrid_rank(conn, parsed, vector)[:limit]
+                return FindResult(query, tuple(hits), "hybrid", index.built(conn))
         hits = search.keyword_search(conn, parsed, limit)
-        return FindResult(query, tuple(hits), index.built(conn))
+        return FindResult(query, tuple(hits), "keyword", index.built(conn))
     finally:
         conn.close()
+
+
+def neighbours(vault: Path, conn: sqlite3.Connection, text: str) -> list[tuple[int, float]] | None:
+    """The vector half: from the warm worker when one runs, else in-process. None means keyword
+    only (no embedder configured, or the model cannot load: a warning said so)."""
+    from brain import semantic
+
+    provider, _ = semantic.embed_settings()
+    if provider == "none":
+        return None
+    from brain import worker
+
+    if os.environ.get("BRAIN_WORKER", "1") != "0":
+        found = worker.ask(vault, text, search.VECTOR_DEPTH)
+        if found is not None:
+            return found
+    embedder = semantic.load()
+    if embedder is None:
+        return None
+    if 0 < semantic.missing(conn) <= worker.INLINE_EMBED_MAX:
+        semantic.update(conn, embedder)
+    return semantic.search(conn, embedder, text, search.VECTOR_DEPTH, str(vault))

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brain import index
+from brain.semantic import Progress
 
 
 @dataclass(frozen=True)
@@ -20,12 +21,25 @@ class ReindexResult:
     bullets: int
     problems: int
     built: str
+    model: str  # the embedding model of the vectors, "" for keyword only
+    embedded: int  # units embedded by this run (unchanged ones keep their vectors)
     ms: float
 
 
-def reindex(vault: Path, *, full: bool = False) -> ReindexResult:
+def reindex(vault: Path, *, full: bool = False, progress: Progress | None = None) -> ReindexResult:
+    from brain import semantic
+
     start = time.perf_counter()
     report = index.rebuild(vault) if full else index.sync(vault)
+    model, embedded = "", 0
+    embedder = semantic.load()
+    if embedder is not None:
+        conn = index.connect(vault)
+        try:
+            embedded = semantic.update(conn, embedder, progress)
+        finally:
+            conn.close()
+        model = embedder.model_id
     return ReindexResult(
         str(vault),
         report.full,
@@ -36,5 +50,7 @@ def reindex(vault: Path, *, full: bool = False) -> ReindexResult:
         report.bullets,
         len(report.problems),
         report.built,
+        model,
+        embedded,
         round((time.perf_counter() - start) * 1000, 1),
     )

@@ -1,0 +1,410 @@
+"""`brain install [PATH]` and `brain uninstall`: set a vault up, hook it in, and take it out again.
+
+Install chooses the vault (PATH, else BRAIN_VAULT, else the recorded one, else ~/Documents/Brain;
+nothing is searched for), creates it as a git repository with the starter AI/ when it does not
+exist, records it, puts `brain` on PATH, points the vault's git hooks at brain, builds the index
+and registers `brain pack` as a Claude Code SessionStart hook. Every step is idempotent: a second
+install changes nothing, and an install with another PATH moves to that vault (the old one gets
+its own hooks back). Uninstall undoes each step and never touches the vault's files or history.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import shlex
+import shutil
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from brain import config, gitutil, hooks, index
+from brain.errors import BrainError
+
+
+@dataclass(frozen=True)
+class VaultChoice:
+    path: Path
+    origin: str  # "argument" | "BRAIN_VAULT" | "recorded" | "default"
+    exists: bool
+    empty: bool  # exists with nothing in it
+    is_repo: bool
+    has_ai: bool
+
+    @property
+    def needs_init(self) -> bool:
+        """An existing folder with content that is not a git repository: ask before `git init`."""
+        return self.exists and not self.empty and not self.is_repo
+
+
+@dataclass(frozen=True)
+class PathLink:
+    path: str  # the link (or wrapper script) brain manages, e.g. ~/.local/bin/brain
+    target: str  # the brain executable it runs
+    action: str  # created | updated | kept | on-path | exists | failed | removed | absent
+    on_path: bool  # whether the link's folder is on PATH
+    message: str = ""
+
+
+@dataclass(frozen=True)
+class IndexBuilt:
+    path: str
+    files: int
+    bullets: int
+    built: str
+    ms: float
+
+
+@dataclass(frozen=True)
+class InstallResult:
+    vault: str
+    origin: str
+    created: bool  # the folder did not exist
+    git_init: bool  # `git init` ran
+    starter: tuple[str, ...]  # starter files added (vault-relative)
+    recorded: str  # the file that records the vault
+    moved_from: str | None  # the vault recorded before, when it was another one
+    path_link: PathLink
+    git_hooks: hooks.GitHooks
+    index: IndexBuilt
+    claude: hooks.ClaudeHook
+
+
+@dataclass(frozen=True)
+class UninstallResult:
+    vault: str | None  # the recorded vault, left as it is
+    recorded: str | None  # the record file removed
+    path_link: PathLink
+    git_hooks: tuple[hooks.GitHooks, ...]  # one per vault brain had hooked
+    indexes: tuple[str, ...]  # index files removed (disposable; `brain reindex` rebuilds them)
+    claude: hooks.ClaudeHook
+
+
+# --- the vault -----------------------------------------------------------------------------------
+
+
+def default_vault() -> Path:
+    return Path.home() / "Documents" / "Brain"
+
+
+def choose_vault(path: str | Path | None = None) -> VaultChoice:
+    """The vault install would use, and what state it is in; a BrainError for unusable paths."""
+    if path:
+        origin, raw = "argument", Path(path)
+    elif os.environ.get("BRAIN_VAULT"):
+        origin, raw = "BRAIN_VAULT", Path(os.environ["BRAIN_VAULT"])
+    else:
+        recorded = config.recorded_vault()
+        origin, raw = ("recorded", recorded) if recorded else ("default", default_vault())
+    vault = (Path.cwd() / raw.expanduser()).resolve()
+    source = "" if origin == "argument" else f" (from {origin})"
+    if vault.exists() and not vault.is_dir():
+        raise BrainError(
+            f"{vault} is a file, not a folder{source}",
+            "give a folder for the vault, e.g. `brain install ~/Documents/Brain`",
+        )
+    if not vault.exists():
+        return VaultChoice(vault, origin, False, True, False, False)
+    try:
+        empty = not any(vault.iterdir())
+    except OSError as exc:
+        raise BrainError(
+            f"cannot read {vault}: {exc.strerror}", "check its permissions, or pick another folder"
+        ) from exc
+    is_repo = gitutil.is_repo(vault)
+    if is_repo:
+        top = gitutil.toplevel(vault)
+        if top is None:
+            raise BrainError(
+                f"{vault} is a bare git repository (or inside .git){source}",
+                "a vault needs a working tree: clone it and install the clone",
+            )
+        if top.resolve() != vault:
+            raise BrainError(
+                f"{vault} is inside the git repository {top}{source}",
+                f"a vault is the top of its own repository: `brain install {top}` (it needs an "
+                "AI/ folder at its top), or pick a folder outside it",
+            )
+    return VaultChoice(vault, origin, True, empty, is_repo, (vault / "AI").is_dir())
+
+
+def _add_starter(vault: Path) -> tuple[str, ...]:
+    """The starter AI/ files that are missing (never overwrites anything)."""
+    added = []
+    for name in hooks.STARTER_FILES:
+        target = vault / "AI" / name
+        if target.exists():
+            continue
+        hooks.write_atomic(target, hooks.starter_file(name))
+        added.append(f"AI/{name}")
+    return tuple(added)
+
+
+def _record(vault: Path) -> Path:
+    path = config.recorded_vault_file()
+    try:
+        hooks.write_atomic(path, f"{vault}\n")
+    except OSError as exc:
+        raise BrainError(
+            f"cannot record the vault in {path}: {exc.strerror}",
+            "make the config folder writable, or set XDG_CONFIG_HOME to a writable folder",
+        ) from exc
+    return path
+
+
+# --- PATH ----------------------------------------------------------------------------------------
+
+
+def bin_dir() -> Path:
+    """Where brain links itself: BRAIN_BINDIR, else ~/.local/bin (on PATH in most shells)."""
+    custom = os.environ.get("BRAIN_BINDIR")
+    return Path(custom).expanduser() if custom else Path.home() / ".local" / "bin"
+
+
+def _link_record() -> Path:
+    return config.config_dir() / "path-link.json"
+
+
+def _on_path(folder: Path) -> bool:
+    want = os.path.realpath(folder)
+    return any(
+        os.path.realpath(Path(p).expanduser()) == want
+        for p in os.environ.get("PATH", "").split(os.pathsep)
+        if p
+    )
+
+
+def _own_link(link: Path) -> bool:
+    """The link or wrapper is one brain made (recorded at the time, and unchanged since)."""
+    try:
+        record = json.loads(_link_record().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(record, dict) or record.get("link") != str(link):
+        return False
+    if link.is_symlink():
+        return str(link.readlink()) == record.get("target")
+    return link.is_file() and hooks.is_brain_file(link)
+
+
+def _path_hint(folder: Path) -> str:
+    home = Path.home()
+    shown = f"$HOME/{folder.relative_to(home)}" if folder.is_relative_to(home) else str(folder)
+    return f'{folder} is not on PATH; add it in your shell profile: export PATH="{shown}:$PATH"'
+
+
+def _place_link(link: Path, target: str) -> str:
+    """Create or replace brain's link atomically; a wrapper script where links are not allowed."""
+    link.parent.mkdir(parents=True, exist_ok=True)
+    tmp = link.with_name(f".{link.name}.{os.getpid()}.tmp")
+    try:
+        tmp.symlink_to(target)
+    except OSError as exc:
+        if exc.errno in (errno.EACCES, errno.EROFS, errno.ENOTDIR, errno.ENOSPC):
+            raise
+        wrapper = (
+            f"#!/bin/sh\n# {hooks.HOOK_ID} (brain install: PATH wrapper)\n"
+            f'exec {shlex.quote(target)} "$@"\n'
+        )
+        hooks.write_atomic(link, wrapper, mode=0o755)
+        return "wrapper"
+    try:
+        tmp.replace(link)
+    except OSError:
+        tmp.unlink()
+        raise
+    return "symlink"
+
+
+def link_brain(exe: Path | None) -> PathLink:
+    """Put `brain` on PATH when it is not: a link in `bin_dir()` to the running executable."""
+    folder = bin_dir()
+    link = folder / "brain"
+    on_path = _on_path(folder)
+    if exe is None:
+        return PathLink(
+            str(link),
+            "",
+            "failed",
+            on_path,
+            "cannot tell which brain executable is running; run `brain install` through it",
+        )
+    target = str(exe)
+    if link.is_symlink() or link.exists():
+        if _own_link(link):
+            same = link.is_symlink() and os.path.realpath(link) == target
+            action = "kept" if same else "updated"
+        elif os.path.realpath(link) == target:
+            action = "exists"  # someone else's link to this very brain: fine, never ours to remove
+        else:
+            return PathLink(
+                str(link),
+                target,
+                "exists",
+                on_path,
+                f"{link} is not brain's link; left alone (remove it, or set BRAIN_BINDIR)",
+            )
+        if action != "updated":
+            hint = "" if on_path else _path_hint(folder)
+            return PathLink(str(link), target, action, on_path, hint)
+    else:
+        found = shutil.which("brain")
+        if found and os.path.realpath(found) == target:
+            return PathLink(str(link), target, "on-path", on_path, f"brain is on PATH as {found}")
+        action = "created"
+    try:
+        kind = _place_link(link, target)
+        hooks.write_atomic(
+            _link_record(), json.dumps({"link": str(link), "target": target, "kind": kind}) + "\n"
+        )
+    except OSError as exc:
+        return PathLink(
+            str(link),
+            target,
+            "failed",
+            on_path,
+            f"cannot write {link} ({exc.strerror}); add {exe.parent} to PATH yourself, or set "
+            "BRAIN_BINDIR to a writable folder on PATH and install again",
+        )
+    return PathLink(str(link), target, action, on_path, "" if on_path else _path_hint(folder))
+
+
+def unlink_brain() -> PathLink:
+    record = _link_record()
+    try:
+        data = json.loads(record.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        data = None
+    if not isinstance(data, dict) or not isinstance(data.get("link"), str):
+        link = bin_dir() / "brain"
+        return PathLink(str(link), "", "absent", _on_path(link.parent))
+    link = Path(data["link"])
+    target = str(data.get("target", ""))
+    if _own_link(link):
+        try:
+            link.unlink()
+        except OSError as exc:
+            return PathLink(
+                str(link), target, "failed", False, f"cannot remove {link}: {exc.strerror}"
+            )
+        action, message = "removed", ""
+    else:
+        action, message = "absent", ""
+        if link.is_symlink() or link.exists():
+            action, message = "kept", f"{link} is no longer brain's link; left alone"
+    with contextlib.suppress(FileNotFoundError):
+        record.unlink()
+    return PathLink(str(link), target, action, _on_path(link.parent), message)
+
+
+# --- the commands --------------------------------------------------------------------------------
+
+
+def _build_index(vault: Path) -> IndexBuilt:
+    start = time.perf_counter()
+    report = index.sync(vault)
+    ms = round((time.perf_counter() - start) * 1000, 1)
+    return IndexBuilt(str(config.index_path(vault)), report.files, report.bullets, report.built, ms)
+
+
+def install(choice: VaultChoice, *, init: bool = False) -> InstallResult:
+    """Set up `choice` as the vault; `init` allows `git init` in an existing folder."""
+    vault = choice.path
+    if choice.needs_init and not init:
+        raise BrainError(
+            f"{vault} is not a git repository",
+            f"pass --init to make it one and install there: brain install --init {vault}",
+        )
+    try:
+        vault.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise BrainError(
+            f"cannot create {vault}: {exc.strerror}", "pick a folder you can write to"
+        ) from exc
+    if not choice.is_repo:
+        gitutil.run(vault, "init", "-q")
+    try:
+        starter = () if choice.has_ai else _add_starter(vault)
+    except OSError as exc:
+        raise BrainError(
+            f"cannot write the starter AI/ files in {vault}: {exc.strerror}",
+            "make the vault writable and run `brain install` again",
+        ) from exc
+    try:
+        before = config.recorded_vault()
+    except BrainError:
+        before = None
+    recorded = _record(vault)
+    moved_from = None
+    if before is not None and before.expanduser().resolve() != vault:
+        moved_from = str(before)
+        old = before.expanduser().resolve()
+        if old.is_dir() and hooks.hooks_dir(old).exists():
+            hooks.uninstall_git_hooks(old)
+    exe = hooks.brain_executable()
+    link = link_brain(exe)
+    git_hooks = hooks.install_git_hooks(vault, str(Path(sys.executable).absolute()))
+    built = _build_index(vault)
+    claude = hooks.add_pack_hook(hooks.claude_settings_path(), hooks.pack_command())
+    return InstallResult(
+        str(vault),
+        choice.origin,
+        not choice.exists,
+        not choice.is_repo,
+        starter,
+        str(recorded),
+        moved_from,
+        link,
+        git_hooks,
+        built,
+        claude,
+    )
+
+
+def _remove_index(vault: Path) -> list[str]:
+    path = config.index_path(vault)
+    removed = []
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        candidate = path.with_name(path.name + suffix)
+        with contextlib.suppress(FileNotFoundError):
+            candidate.unlink()
+            if not suffix:
+                removed.append(str(candidate))
+    return removed
+
+
+def uninstall() -> UninstallResult:
+    """Undo install: hooks, core.hooksPath, SessionStart entries, PATH link, record, index."""
+    try:
+        recorded = config.recorded_vault()
+    except BrainError:
+        recorded = None
+    current = recorded.expanduser().resolve() if recorded else None
+    vaults = [(v.expanduser().resolve(), folder) for v, folder in hooks.installed_vaults()]
+    if current is not None and current not in {v for v, _ in vaults}:
+        vaults.append((current, hooks.hooks_dir(current)))
+    results = []
+    indexes: list[str] = []
+    for vault, folder in vaults:
+        result = hooks.uninstall_git_hooks(vault, folder)
+        if result.action != "absent" or vault == current:
+            results.append(result)
+        indexes += _remove_index(vault)
+    record_file = config.recorded_vault_file()
+    removed_record = None
+    with contextlib.suppress(FileNotFoundError):
+        record_file.unlink()
+        removed_record = str(record_file)
+    claude = hooks.remove_pack_hook(hooks.claude_settings_path())
+    link = unlink_brain()
+    return UninstallResult(
+        str(recorded) if recorded else None,
+        removed_record,
+        link,
+        tuple(results),
+        tuple(indexes),
+        claude,
+    )

@@ -1,0 +1,154 @@
+"""`brain secrets [--staged] [PATHS]`: credentials in the vault's files, before git keeps them.
+
+Every text file of the vault is scanned (`.git` skipped, binary files skipped), or the named files
+and folders, or with `--staged` the content the next commit will hold (read from the git index,
+which inside a commit hook is the index git handed the hook). The rules are brain's own
+(`brain.secrets`); when a `gitleaks` binary is on PATH it runs too, and its findings are merged,
+one per path and line.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+
+from brain import gitutil, secrets
+from brain.errors import BrainError
+
+BINARY_SNIFF = 8000  # as git does: a NUL byte in the first 8000 bytes means binary
+
+
+@dataclass(frozen=True)
+class SecretsResult:
+    ok: bool
+    files: tuple[str, ...]  # vault-relative paths scanned
+    findings: tuple[secrets.Finding, ...]
+    gitleaks: bool  # gitleaks ran and its findings are merged in
+
+
+def _walk(folder: Path, vault: Path) -> list[str]:
+    found = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if d != ".git" and not Path(root, d).is_symlink())
+        for name in sorted(files):
+            path = Path(root, name)
+            if name == ".git" or path.is_symlink() or not path.is_file():
+                continue
+            found.append(path.relative_to(vault).as_posix())
+    return found
+
+
+def _scope(vault: Path, paths: Iterable[str]) -> list[str]:
+    """Vault-relative '/'-paths for the named files and folders (relative to cwd or the vault)."""
+    out: list[str] = []
+    for given in paths:
+        path = Path(given).expanduser()
+        candidates = [path] if path.is_absolute() else [Path.cwd() / path, vault / path]
+        target = next((c for c in candidates if c.exists()), None)
+        if target is None:
+            raise BrainError(
+                f"{given} does not exist", "name files or folders inside the vault, or none"
+            )
+        resolved = target.resolve()
+        if not resolved.is_relative_to(vault):
+            raise BrainError(
+                f"{given} is not inside the vault {vault}",
+                "name files or folders inside the vault, or none to scan it all",
+            )
+        if resolved.is_dir():
+            out += _walk(resolved, vault)
+        else:
+            out.append(resolved.relative_to(vault).as_posix())
+    return sorted(set(out))
+
+
+def _wanted(rel: str, prefixes: list[str]) -> bool:
+    return any(rel == p or rel.startswith(p.rstrip("/") + "/") or p == "" for p in prefixes)
+
+
+def _text(data: bytes | None) -> str | None:
+    if data is None or b"\0" in data[:BINARY_SNIFF]:
+        return None
+    return data.decode("utf-8", errors="replace")
+
+
+def _prefixes(vault: Path, paths: Iterable[str]) -> list[str]:
+    out = []
+    for given in paths:
+        path = Path(given).expanduser()
+        absolute = path if path.is_absolute() else Path.cwd() / path
+        resolved = absolute.resolve()
+        if not resolved.is_relative_to(vault):
+            resolved = (vault / path).resolve()
+        if not resolved.is_relative_to(vault):
+            raise BrainError(
+                f"{given} is not inside the vault {vault}",
+                "name files or folders inside the vault, or none to scan everything staged",
+            )
+        rel = resolved.relative_to(vault).as_posix()
+        out.append("" if rel == "." else rel)
+    return out
+
+
+def scan(vault: Path, paths: list[str] | None = None, *, staged: bool = False) -> SecretsResult:
+    """Scan the vault (or `paths`, or what is staged) for credentials."""
+    contents: dict[str, str] = {}
+    if staged:
+        if not gitutil.is_repo(vault):
+            raise BrainError(
+                f"{vault} is not a git repository, so nothing is staged",
+                "run `brain secrets` without --staged",
+            )
+        prefixes = _prefixes(vault, paths) if paths else [""]
+        for rel in gitutil.staged_paths(vault):
+            if _wanted(rel, prefixes):
+                text = _text(gitutil.staged_blob(vault, rel))
+                if text is not None:
+                    contents[rel] = text
+    else:
+        for rel in _scope(vault, paths) if paths else _walk(vault, vault):
+            try:
+                data = (vault / rel).read_bytes()
+            except OSError:
+                continue
+            text = _text(data)
+            if text is not None:
+                contents[rel] = text
+    findings: list[secrets.Finding] = []
+    for rel, text in contents.items():
+        findings += secrets.scan_text(text, rel)
+    extra = _gitleaks(vault, contents, staged=staged)
+    if extra:
+        seen = {(f.path, f.line) for f in findings}
+        for finding in extra:
+            if (finding.path, finding.line) not in seen:
+                seen.add((finding.path, finding.line))
+                findings.append(finding)
+    findings.sort(key=lambda f: (f.path, f.line, f.rule))
+    return SecretsResult(not findings, tuple(sorted(contents)), tuple(findings), extra is not None)
+
+
+def _gitleaks(
+    vault: Path, contents: dict[str, str], *, staged: bool
+) -> list[secrets.Finding] | None:
+    """gitleaks' findings for the same files, or None when it is not installed (or failed)."""
+    if shutil.which("gitleaks") is None:
+        return None
+    if not contents:
+        return []
+    if not staged:
+        return secrets.gitleaks_findings([vault / rel for rel in contents], vault)
+    with tempfile.TemporaryDirectory(prefix="brain-staged-") as tmp:
+        root = Path(tmp)
+        for rel, text in contents.items():
+            target = root / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        config = vault / ".gitleaks.toml"
+        if config.is_file():
+            shutil.copyfile(config, root / ".gitleaks.toml")
+        return secrets.gitleaks_findings([root / rel for rel in contents], root)

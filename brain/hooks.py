@@ -1,0 +1,493 @@
+"""Brain's hooks into other tools: the vault's git hooks and Claude Code's SessionStart hook.
+
+Git hooks are generated from `hooks/hook-tmpl` (shipped as `brain.hooks_data`) into a folder of
+the user config dir, one per vault, and the vault's *local* `core.hooksPath` points there. Each
+generated hook names its generator on its second line (`HOOK_ID`), bakes in the absolute
+interpreter that runs brain with `brain` on PATH as the fallback, and chains to the hook that was in
+place before (another tool's `core.hooksPath`, else `.git/hooks`) and to the user's global
+`core.hooksPath`, which a repository-local one would otherwise shadow. Brain recognises its own
+files by the ID line and never overwrites or deletes anything else.
+
+Claude Code's settings are edited as JSON: brain's entries are recognised by their command
+(`... brain pack`), other content keeps its order and the file's indent, a file that does not parse
+is never touched, and every write is a temp file plus `os.replace`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import shlex
+import stat
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from brain import __version__, gitutil
+from brain.config import config_dir, state_dir
+from brain.errors import BrainError
+
+HOOK_ID = "ID: brain-hook-7d3f09c1b6e2"  # never change: it is how brain knows its own files
+BRAIN_HOOKS = ("pre-commit", "commit-msg", "post-commit")
+VAULT_MARKER = "brain-vault.txt"  # in each generated folder: the vault it serves (for uninstall)
+PREVIOUS_KEY = "brain.previousHooksPath"  # another tool's core.hooksPath, restored on uninstall
+# githooks(5): the names git runs. A hook of another name is never chained (git never runs it).
+GIT_HOOK_NAMES = frozenset(
+    """applypatch-msg pre-applypatch post-applypatch pre-commit pre-merge-commit
+    prepare-commit-msg commit-msg post-commit pre-rebase post-checkout post-merge pre-push
+    pre-receive update proc-receive post-receive post-update reference-transaction
+    push-to-checkout pre-auto-gc post-rewrite sendemail-validate fsmonitor-watchman p4-changelist
+    p4-prepare-changelist p4-post-changelist p4-pre-submit post-index-change""".split()
+)
+SESSION_MATCHERS = ("startup", "clear", "compact")
+
+
+# --- files ---------------------------------------------------------------------------------------
+
+
+def write_atomic(path: Path, data: str | bytes, mode: int | None = None) -> None:
+    """Write `path` through a temp file in the same folder and `os.replace` (never half-written).
+
+    A symlinked file (a dotfiles manager's link) is written through: its target is replaced, the
+    link stays.
+    """
+    target = Path(os.path.realpath(path))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    raw = data.encode("utf-8") if isinstance(data, str) else data
+    if mode is None:
+        try:
+            mode = stat.S_IMODE(target.stat().st_mode)
+        except FileNotFoundError:
+            mode = 0o644
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(raw)
+            fh.flush()
+            os.fsync(fh.fileno())
+        Path(tmp).chmod(mode)
+        Path(tmp).replace(target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            Path(tmp).unlink()
+        raise
+
+
+def is_brain_file(path: Path) -> bool:
+    """Whether `path` is a file brain generated (its first lines carry `HOOK_ID`)."""
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(512)
+    except OSError:
+        return False
+    return HOOK_ID.encode() in head
+
+
+def _resource(package: str, folder: str, name: str) -> str:
+    """A shipped text file: from the installed package, else from the source checkout."""
+    from importlib import resources
+
+    try:
+        return resources.files(package).joinpath(name).read_text(encoding="utf-8")
+    except (ModuleNotFoundError, FileNotFoundError, NotADirectoryError):
+        source = Path(__file__).resolve().parent.parent / folder / name
+        try:
+            return source.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise BrainError(
+                f"brain's {folder}/{name} is missing from this installation",
+                "reinstall brain (pip install --force-reinstall brain-memory)",
+            ) from exc
+
+
+def hook_template() -> str:
+    return _resource("brain.hooks_data", "hooks", "hook-tmpl")
+
+
+STARTER_FILES = ("MEMORY.md", "LEARNINGS.md", "TUNINGS.md", "INBOX.md", "synonyms.tsv")
+
+
+def starter_file(name: str) -> str:
+    return _resource("brain.starter_data", "starter", name)
+
+
+# --- git hooks -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GitHooks:
+    vault: str
+    dir: str  # where brain's hooks are (the vault's core.hooksPath while installed)
+    hooks: tuple[str, ...]  # hook names written (install) or deleted (uninstall)
+    previous: str | None  # another tool's core.hooksPath that brain chains to / restored
+    chains: str  # the folder whose hooks brain's hooks run first ("" when none)
+    action: str  # "installed" | "updated" | "removed" | "absent" | "left"
+    message: str = ""
+
+
+def hooks_root() -> Path:
+    return config_dir() / "hooks"
+
+
+def hooks_dir(vault: Path) -> Path:
+    """Brain's hook folder for `vault`: one per vault, as the index is, named to be recognisable."""
+    digest = hashlib.sha256(str(vault).encode("utf-8")).hexdigest()[:12]
+    slug = re.sub(r"[^A-Za-z0-9]+", "-", vault.name).strip("-").lower() or "vault"
+    return hooks_root() / f"{slug}-{digest}"
+
+
+def post_commit_log(vault: Path) -> Path:
+    return state_dir() / "logs" / f"{hooks_dir(vault).name}-post-commit.log"
+
+
+def render_hook(name: str, *, brain_py: str, previous_dir: str, log: Path) -> str:
+    values = {
+        "@ID_QUOTED@": shlex.quote(HOOK_ID),
+        "@ID@": HOOK_ID,
+        "@VERSION@": __version__,
+        "@HOOK@": shlex.quote(name),
+        "@BRAIN_PY@": shlex.quote(brain_py),
+        "@PREVIOUS_DIR@": shlex.quote(previous_dir),
+        "@LOG@": shlex.quote(str(log)),
+    }
+    text = hook_template()
+    for key, value in values.items():
+        text = text.replace(key, value)
+    return text
+
+
+def _config(vault: Path, *args: str) -> str | None:
+    proc = gitutil.run(vault, "config", "--local", *args, check=False)
+    if proc.returncode != 0:
+        return None
+    return proc.stdout.decode("utf-8", "replace").rstrip("\n")
+
+
+def _set_config(vault: Path, key: str, value: str | None) -> None:
+    if value is None:
+        proc = gitutil.run(vault, "config", "--local", "--unset-all", key, check=False)
+        if proc.returncode not in (0, 5):  # 5: the key was not set
+            gitutil.run(vault, "config", "--local", "--unset-all", key)
+    else:
+        gitutil.run(vault, "config", "--local", key, value)
+
+
+def _absolute(vault: Path, value: str) -> Path:
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else vault / path
+
+
+def _is_brain_dir(folder: Path) -> bool:
+    """A folder brain generated: under its hooks root, or holding hooks with brain's ID line."""
+    try:
+        resolved = folder.resolve()
+        if resolved.is_relative_to(hooks_root().resolve()):
+            return True
+    except OSError:
+        return False
+    return any(is_brain_file(folder / name) for name in BRAIN_HOOKS)
+
+
+def default_hooks_dir(vault: Path) -> Path:
+    """`.git/hooks` of the repository (its common dir, so worktrees share it)."""
+    proc = gitutil.run(vault, "rev-parse", "--git-common-dir")
+    common = Path(proc.stdout.decode("utf-8", "replace").strip())
+    return (common if common.is_absolute() else vault / common).resolve() / "hooks"
+
+
+def global_hooks_dir(vault: Path) -> Path | None:
+    proc = gitutil.run(
+        vault, "config", "--global", "--type=path", "--get", "core.hooksPath", check=False
+    )
+    value = proc.stdout.decode("utf-8", "replace").strip()
+    return _absolute(vault, value) if proc.returncode == 0 and value else None
+
+
+def _runnable_hooks(folder: Path | None) -> set[str]:
+    if folder is None or not folder.is_dir():
+        return set()
+    found = set()
+    for entry in folder.iterdir():
+        if entry.name in GIT_HOOK_NAMES and entry.is_file() and os.access(entry, os.X_OK):
+            found.add(entry.name)
+    return found
+
+
+def install_git_hooks(vault: Path, brain_py: str) -> GitHooks:
+    """Generate brain's hooks for `vault` and point its local core.hooksPath at them."""
+    ours = hooks_dir(vault)
+    current = _config(vault, "--get", "core.hooksPath")
+    if current and _is_brain_dir(_absolute(vault, current)):
+        action = "updated"
+        previous = _config(vault, "--get", PREVIOUS_KEY)
+    else:
+        action = "installed"
+        previous = current or None
+        _set_config(vault, PREVIOUS_KEY, previous)
+    if previous:
+        expanded = _config(vault, "--type=path", "--get", PREVIOUS_KEY) or previous
+        chains = str(_absolute(vault, expanded))
+    else:
+        chains = str(default_hooks_dir(vault))
+    names = (
+        set(BRAIN_HOOKS) | _runnable_hooks(Path(chains)) | _runnable_hooks(global_hooks_dir(vault))
+    )
+    try:
+        ours.mkdir(parents=True, exist_ok=True)
+        log = post_commit_log(vault)
+        for name in sorted(names):
+            text = render_hook(name, brain_py=brain_py, previous_dir=chains, log=log)
+            write_atomic(ours / name, text, mode=0o755)
+        for stale in ours.iterdir():  # a chained hook that has gone since the last install
+            if stale.name not in names and is_brain_file(stale):
+                stale.unlink()
+        write_atomic(ours / VAULT_MARKER, f"{vault}\n")
+    except OSError as exc:
+        raise BrainError(
+            f"cannot write brain's git hooks to {ours}: {exc.strerror}",
+            "make the config folder writable (or set XDG_CONFIG_HOME) and run `brain install` "
+            "again",
+        ) from exc
+    _set_config(vault, "core.hooksPath", str(ours))
+    ordered = tuple(n for n in BRAIN_HOOKS if n in names) + tuple(sorted(names - set(BRAIN_HOOKS)))
+    return GitHooks(str(vault), str(ours), ordered, previous, chains, action)
+
+
+def _delete_generated(folder: Path) -> tuple[str, ...]:
+    if not folder.is_dir():
+        return ()
+    removed = []
+    for entry in sorted(folder.iterdir()):
+        if entry.is_file() and is_brain_file(entry):
+            entry.unlink()
+            removed.append(entry.name)
+    with contextlib.suppress(FileNotFoundError):
+        (folder / VAULT_MARKER).unlink()
+    with contextlib.suppress(OSError):
+        folder.rmdir()  # only when empty: anything someone put there stays
+    return tuple(removed)
+
+
+def uninstall_git_hooks(vault: Path, folder: Path | None = None) -> GitHooks:
+    """Point `vault` back at the hooks it had before brain and delete brain's generated hooks."""
+    ours = folder or hooks_dir(vault)
+    previous: str | None = None
+    action, message = "absent", ""
+    if vault.is_dir() and gitutil.is_repo(vault):
+        current = _config(vault, "--get", "core.hooksPath")
+        previous = _config(vault, "--get", PREVIOUS_KEY)
+        if current and _is_brain_dir(_absolute(vault, current)):
+            _set_config(vault, "core.hooksPath", previous)
+            action = "removed"
+        elif current:
+            action = "left"
+            message = f"core.hooksPath is {current}, not brain's; left as it is"
+            previous = None
+        _set_config(vault, PREVIOUS_KEY, None)
+    removed = _delete_generated(ours)
+    if removed and action == "absent":
+        action = "removed"
+    return GitHooks(str(vault), str(ours), removed, previous, "", action, message)
+
+
+def installed_vaults() -> list[tuple[Path, Path]]:
+    """(vault, hook folder) for every folder brain generated hooks into."""
+    root = hooks_root()
+    if not root.is_dir():
+        return []
+    found = []
+    for folder in sorted(root.iterdir()):
+        try:
+            text = (folder / VAULT_MARKER).read_text(encoding="utf-8").strip()
+        except OSError:
+            continue
+        if text:
+            found.append((Path(text), folder))
+    return found
+
+
+# --- Claude Code ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ClaudeHook:
+    settings: str
+    action: str  # "added" | "updated" | "present" | "removed" | "absent" | "unparseable" | "failed"
+    matchers: tuple[str, ...]  # the SessionStart matchers added or removed
+    command: str
+    message: str = ""
+
+
+_PACK = re.compile(r"""(?:^|[\s/\\'"])brain(?:\.exe)?['"]?\s+pack(?:\s|$)""")
+
+
+def is_pack_command(command: object) -> bool:
+    """Whether a Claude Code hook command is brain's `brain pack` (any path to brain)."""
+    return isinstance(command, str) and _PACK.search(command) is not None
+
+
+def claude_settings_path() -> Path:
+    base = os.environ.get("CLAUDE_CONFIG_DIR")
+    folder = Path(base).expanduser() if base else Path.home() / ".claude"
+    return folder / "settings.json"
+
+
+def pack_command() -> str:
+    """The SessionStart command: brain's absolute executable, else its interpreter with -m."""
+    exe = brain_executable()
+    if exe is not None:
+        return f"{shlex.quote(str(exe))} pack"
+    return f"{shlex.quote(sys.executable)} -P -m brain pack"
+
+
+def brain_executable() -> Path | None:
+    """The `brain` console script of the running installation, resolved past any link."""
+    import shutil
+
+    candidates = [Path(sys.executable).parent / "brain"]
+    found = shutil.which("brain")
+    if found:
+        candidates.append(Path(found))
+    argv0 = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    if argv0 is not None and argv0.name == "brain":
+        candidates.append(argv0)
+    for candidate in candidates:
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return Path(os.path.realpath(candidate))
+    return None
+
+
+def _covers(matcher: object, wanted: str) -> bool:
+    if matcher is None or matcher in ("", "*"):
+        return True
+    return isinstance(matcher, str) and wanted in (m.strip() for m in matcher.split("|"))
+
+
+def _indent(text: str) -> int | str | None:
+    """The file's indent (spaces or a tab), or None for a one-line file."""
+    m = re.search(r"\n([ \t]+)\S", text)
+    if m is None:
+        return None
+    ws = m.group(1)
+    return ws if "\t" in ws else len(ws)
+
+
+def _load(path: Path) -> tuple[dict[str, Any] | None, str, str]:
+    """(document or None when it cannot be edited safely, original text, reason)."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}, "", ""
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, "", f"cannot read it ({exc})"
+    if not text.strip():
+        return {}, text, ""
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return None, text, f"not valid JSON (line {exc.lineno}: {exc.msg})"
+    if not isinstance(doc, dict):
+        return None, text, "not a JSON object"
+    hooks = doc.get("hooks", {})
+    if not isinstance(hooks, dict) or not isinstance(hooks.get("SessionStart", []), list):
+        return None, text, '"hooks" or "hooks.SessionStart" has an unexpected shape'
+    return doc, text, ""
+
+
+def _dump(doc: dict[str, Any], original: str) -> str:
+    indent = _indent(original) if original.strip() else 2
+    text = json.dumps(doc, indent=indent, ensure_ascii=False)
+    return text + "\n" if not original or original.endswith("\n") else text
+
+
+def add_pack_hook(path: Path, command: str) -> ClaudeHook:
+    """Register `command` for each SessionStart matcher that has no brain entry yet."""
+    doc, original, reason = _load(path)
+    if doc is None:
+        return ClaudeHook(
+            str(path),
+            "unparseable",
+            (),
+            command,
+            f"{path} is {reason}; left untouched. Fix it and run `brain install` again",
+        )
+    hooks = doc.setdefault("hooks", {})
+    groups: list[Any] = hooks.setdefault("SessionStart", [])
+    added: list[str] = []
+    updated = False
+    for matcher in SESSION_MATCHERS:
+        covered = False
+        for group in groups:
+            if not isinstance(group, dict) or not _covers(group.get("matcher"), matcher):
+                continue
+            for entry in group.get("hooks") or []:
+                if isinstance(entry, dict) and is_pack_command(entry.get("command")):
+                    covered = True
+                    if entry["command"] != command:  # brain moved: follow it
+                        entry["command"] = command
+                        updated = True
+        if not covered:
+            groups.append({"matcher": matcher, "hooks": [{"type": "command", "command": command}]})
+            added.append(matcher)
+    if not added and not updated:
+        return ClaudeHook(str(path), "present", (), command)
+    try:
+        write_atomic(path, _dump(doc, original))
+    except OSError as exc:
+        return ClaudeHook(str(path), "failed", (), command, f"cannot write {path}: {exc.strerror}")
+    return ClaudeHook(str(path), "added" if added else "updated", tuple(added), command)
+
+
+def remove_pack_hook(path: Path) -> ClaudeHook:
+    """Remove every `brain pack` SessionStart entry and nothing else."""
+    doc, original, reason = _load(path)
+    if doc is None:
+        return ClaudeHook(
+            str(path),
+            "unparseable",
+            (),
+            "",
+            f"{path} is {reason}; left untouched. Remove brain's SessionStart entries by hand",
+        )
+    hooks = doc.get("hooks")
+    groups = hooks.get("SessionStart") if isinstance(hooks, dict) else None
+    if not isinstance(hooks, dict) or not isinstance(groups, list):
+        return ClaudeHook(str(path), "absent", (), "")
+    removed: list[str] = []
+    command = ""
+    kept_groups: list[Any] = []
+    for group in groups:
+        entries = group.get("hooks") if isinstance(group, dict) else None
+        if not isinstance(entries, list):
+            kept_groups.append(group)
+            continue
+        keep = [
+            e for e in entries if not (isinstance(e, dict) and is_pack_command(e.get("command")))
+        ]
+        if len(keep) == len(entries):
+            kept_groups.append(group)
+            continue
+        gone = [e for e in entries if e not in keep]
+        command = command or str(gone[0]["command"])
+        removed.append(str(group.get("matcher", "")))
+        if keep:
+            group["hooks"] = keep
+            kept_groups.append(group)
+    if not removed:
+        return ClaudeHook(str(path), "absent", (), "")
+    if kept_groups:
+        hooks["SessionStart"] = kept_groups
+    else:
+        del hooks["SessionStart"]
+        if not hooks:
+            del doc["hooks"]
+    try:
+        write_atomic(path, _dump(doc, original))
+    except OSError as exc:
+        return ClaudeHook(str(path), "failed", (), command, f"cannot write {path}: {exc.strerror}")
+    return ClaudeHook(str(path), "removed", tuple(removed), command)

@@ -1,0 +1,688 @@
+"""Credential rules shared by `brain lint` (one bullet at a time) and `brain secrets` (files).
+
+Every rule is a keyword prefilter (a plain ``in`` test on the lowercased text, so a
+note that names no credential never reaches a regex), a pattern whose quantifiers
+are bounded and possessive (Python 3.11+) and whose starts sit on a token boundary
+(so a 1 MB line costs linear time, with no input cap that could hide a secret),
+and an acceptance test on the captured secret: minimum length, Shannon entropy and
+a placeholder allowlist.  The design follows gitleaks
+(https://github.com/gitleaks/gitleaks): keywords, a secret capture group, entropy.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import bisect
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+# Assignment-style rules need this many bits/char and chars.  At 8 chars, 3.0 bits
+# means eight distinct characters: it rejects "hunter22" and "changeme" (2.75) and
+# any repeated filler, yet keeps short human passwords such as "Xy7!pq9z" (3.0) that
+# gitleaks' 3.5 for generic-api-key (tuned for 10+ char machine keys) would miss.
+ENTROPY_THRESHOLD = 3.0
+MIN_SECRET_LEN = 8
+
+# (secret, start, end): the secret text and its span in the scanned string.
+_Extracted = tuple[str, int, int]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One credential format."""
+
+    id: str
+    description: str
+    pattern: re.Pattern[str]
+    # Lowercase substrings; the rule runs only when one occurs in the lowercased text.
+    keywords: tuple[str, ...]
+    min_entropy: float = 0.0
+    min_length: int = 1
+    # Assignment-style rule: a specific rule reporting an overlapping span wins.
+    generic: bool = False
+    # Extra test on the secret text (e.g. "looks random", not a dotted identifier).
+    value_check: Callable[[str], bool] | None = None
+    # Custom secret extraction for multi-line or structured formats; None means the
+    # first capture group that took part in the match (else the whole match).
+    extract: Callable[[re.Match[str]], _Extracted | None] | None = None
+
+    def __post_init__(self) -> None:
+        if not self.keywords or any(k != k.lower() or not k for k in self.keywords):
+            raise ValueError(f"rule {self.id}: keywords must be non-empty and lowercase")
+
+
+@dataclass(frozen=True)
+class Finding:
+    path: str  # as given by the caller (vault-relative, '/'-separated)
+    line: int  # 1-based line of the secret's start
+    rule: str  # rule id
+    masked: str  # e.g. "ghp_…(40)": never enough to reuse
+
+
+def shannon_entropy(value: str) -> float:
+    """Shannon entropy of ``value`` in bits per character (0.0 for the empty string)."""
+    if not value:
+        return 0.0
+    size = len(value)
+    return -sum(n / size * math.log2(n / size) for n in Counter(value).values())
+
+
+def mask(secret: str) -> str:
+    """First chars then an ellipsis and the length: at most 4 chars and a quarter shown."""
+    shown = min(4, len(secret) // 4)
+    return f"{secret[:shown]}…({len(secret)})"
+
+
+# --- allowlist -------------------------------------------------------------------
+
+# Placeholders people write where a secret would go.  Searched in the secret only.
+# "xxxx" and "fake" are case-sensitive so a random base64 key body (1-2 kB) rarely
+# hits them by chance;
+# "test" must start the value or follow a non-letter ("my-test-key", not "Contest").
+_PLACEHOLDER = re.compile(
+    r"""(?ix)
+      example | redacted | dummy | placeholder | change[_-]?me
+    | (?-i:xxxx|XXXX|fake|Fake|FAKE) | \*{3} | \.{3} | …
+    | ^your[_-]? | [_-]here$ | ^(?:insert|paste|enter|put)[_-]
+    | (?:^|[^a-z])test
+    | ^\$[a-z_({] | \$\{ | \{\{ | \{[a-z_][\w.-]{0,60}\} | <[^<>]{0,100}> | ^%
+    """
+)
+# Whole values that are defaults or words, never a chosen secret.
+_PLACEHOLDER_WORDS = frozenset(
+    """password passwd pass secret pwd admin root postgres mysql guest user username
+    changeit letmein default none null nil true false hunter2 token apikey api_key
+    qwerty 123456 12345678 s3cret""".split()
+)
+
+
+def is_placeholder(secret: str) -> bool:
+    """True for values that stand in for a secret (EXAMPLE, xxxx, ${VAR}, {var}, <token>...)."""
+    return secret.lower() in _PLACEHOLDER_WORDS or _PLACEHOLDER.search(secret) is not None
+
+
+_DOTTED_IDENT = re.compile(r"[A-Za-z_$][\w$]{0,100}(?:\.[A-Za-z_$][\w$]{0,100}){1,20}")
+_ENV_NAME = re.compile(r"[A-Z][A-Z0-9]{0,100}(?:_[A-Z0-9]{1,100}){1,20}")
+_PLAIN_PUNCT = frozenset("-_./")
+
+
+def _looks_random(value: str) -> bool:
+    """Gate for assignment values: rules out code references, paths, numbers and words.
+
+    Machine keys almost always hold a digit and human passwords a digit or a symbol,
+    while prose and code after "token:" ("refreshToken", "settings.API_KEY",
+    "/run/secrets/db", "GITHUB_TOKEN", "4096") do not.
+    """
+    if value.isdigit() or "://" in value or value.startswith(("/", "./", "../", "~/")):
+        return False
+    if _DOTTED_IDENT.fullmatch(value) or _ENV_NAME.fullmatch(value):
+        return False
+    return any(c.isdigit() for c in value) or any(
+        not c.isalnum() and c not in _PLAIN_PUNCT for c in value
+    )
+
+
+def _url_password_ok(value: str) -> bool:
+    low = value.lower()
+    return "password" not in low and "passwd" not in low
+
+
+# --- structured extractors ---------------------------------------------------------
+
+_PEM_HEADER_LINE = re.compile(r"^[ \t]*[A-Za-z][A-Za-z0-9-]{0,40}:.*$", re.MULTILINE)
+_B64_TOKEN = re.compile(r"[A-Za-z0-9+/=]+")
+_PEM_WINDOW = 65536  # a 16k-bit RSA key is ~12 kB of base64; stop looking beyond this
+
+
+def _pem_body(segment: str) -> str:
+    """The base64 body of a PEM block, from the text right after its BEGIN line.
+
+    Accepts real newlines or JSON-escaped ones (GCP key files), drops RFC 1421 /
+    OpenPGP armor headers ("Proc-Type: 4,ENCRYPTED", "Version: ..."), stops at the
+    first word that is not base64 (prose after a quoted header), and requires one
+    run of 40+ chars, as every PEM line is 64 (70 for OpenSSH).
+    """
+    text = segment.replace("\\r", "\n").replace("\\n", "\n")
+    text = _PEM_HEADER_LINE.sub("", text)
+    parts: list[str] = []
+    for word in text.split():
+        if not _B64_TOKEN.fullmatch(word):
+            break
+        parts.append(word)
+    if not parts or max(len(p) for p in parts) < 40:
+        return ""
+    return "".join(parts)
+
+
+def _extract_private_key(m: re.Match[str]) -> _Extracted | None:
+    text = m.string
+    start = m.end()
+    end = text.find("-----", start, start + _PEM_WINDOW)
+    if end < 0:
+        end = min(len(text), start + _PEM_WINDOW)
+    body = _pem_body(text[start:end])
+    return (body, m.start(), end) if body else None
+
+
+_GCP_TYPE = re.compile(r'"type"\s{0,20}:\s{0,20}"service_account"')
+_GCP_KEY_ID = re.compile(r'"private_key_id"\s{0,20}:\s{0,20}"([0-9a-f]{40})"')
+_GCP_KEY = re.compile(r'"private_key"\s{0,20}:\s{0,20}"-----BEGIN[ A-Z]{0,40}PRIVATE KEY-----')
+
+
+def _extract_gcp(m: re.Match[str]) -> _Extracted | None:
+    """A flat JSON object with type service_account and a real private key (id)."""
+    obj = m.group(0)
+    if "service_account" not in obj or not _GCP_TYPE.search(obj):
+        return None
+    key_id = _GCP_KEY_ID.search(obj)
+    if key_id and _acceptable(key_id.group(1), 40, ENTROPY_THRESHOLD):
+        return key_id.group(1), m.start(), m.end()
+    key = _GCP_KEY.search(obj)
+    if key:
+        body = _pem_body(obj[key.end() :])
+        if _acceptable(body, 64, ENTROPY_THRESHOLD):
+            return body, m.start(), m.end()
+    return None
+
+
+def _extract_jwt(m: re.Match[str]) -> _Extracted | None:
+    """RFC 7519: the first segment is base64url JSON naming an "alg" (RFC 7515 §4.1.1)."""
+    header = m.group(0).split(".", 1)[0]
+    try:
+        decoded = json.loads(base64.urlsafe_b64decode(header + "=" * (-len(header) % 4)))
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        return None
+    if not isinstance(decoded, dict) or "alg" not in decoded:
+        return None
+    return m.group(0), m.start(), m.end()
+
+
+def _default_extract(m: re.Match[str]) -> _Extracted:
+    for index in range(1, (m.re.groups or 0) + 1):
+        value = m.group(index)
+        if value is not None:
+            return value, m.start(index), m.end(index)
+    return m.group(0), m.start(), m.end()
+
+
+def _acceptable(secret: str, min_length: int, min_entropy: float) -> bool:
+    return (
+        len(secret) >= min_length
+        and shannon_entropy(secret) >= min_entropy
+        and not is_placeholder(secret)
+    )
+
+
+# --- rules -------------------------------------------------------------------------
+
+# Between a key name and its value: closing quotes/brackets, markdown bold, then
+# `=`, `:`, `:=` or `=>`.  Horizontal whitespace only: a rule never spans lines.
+_OPEN = r"""(?![A-Za-z0-9_])[ \t"'`*\]]{0,5}(?::=|=>|=|:)[ \t"'`*]{0,5}"""
+# A value: no whitespace, quotes, brackets or separators; it must end cleanly so
+# "os.environ['X']" and "get_token()" (code, not a literal) do not match.
+_VALUE = r"""([^\s"'`<>(){}\[\],;|\\]{8,200}+)(?=[\s"'`,;|)\\]|$)"""
+
+
+def _generic(rule_id: str, description: str, names: str, keywords: tuple[str, ...]) -> Rule:
+    """Assignment of a literal to a credential-named key, gated like gitleaks' generic rule."""
+    return Rule(
+        id=rule_id,
+        description=description,
+        pattern=re.compile(rf"(?i)(?:{names}){_OPEN}{_VALUE}"),
+        keywords=keywords,
+        min_entropy=ENTROPY_THRESHOLD,
+        min_length=MIN_SECRET_LEN,
+        generic=True,
+        value_check=_looks_random,
+    )
+
+
+RULES: tuple[Rule, ...] = (
+    # AWS key ids: https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_identifiers.html
+    # (AKIA long-term, ASIA STS temporary; ABIA/ACCA are the other documented prefixes).
+    Rule(
+        id="aws-access-key",
+        description="AWS access key id",
+        pattern=re.compile(r"(?<![A-Z0-9])((?:AKIA|ASIA|ABIA|ACCA)[A-Z0-9]{16}+)(?![A-Z0-9])"),
+        keywords=("akia", "asia", "abia", "acca"),
+        min_entropy=ENTROPY_THRESHOLD,
+    ),
+    # Secret keys are 40 base64 chars; alone they are indistinguishable from other
+    # base64, so only the assignment forms (credentials file, env, JSON) count.
+    Rule(
+        id="aws-secret-key",
+        description="AWS secret access key assignment",
+        pattern=re.compile(
+            rf"(?i)secret[_.-]?access[_.-]?key{_OPEN}([A-Za-z0-9/+]{{40}}+)(?![A-Za-z0-9/+=])"
+        ),
+        keywords=("secret_access_key", "secretaccesskey", "secret-access-key", "secret.access"),
+        min_entropy=ENTROPY_THRESHOLD,
+    ),
+    # Service-account key file: https://cloud.google.com/iam/docs/keys-create-delete
+    # The object is flat (no nested braces), so one bounded [^{}] run finds it.
+    Rule(
+        id="gcp-service-account",
+        description="GCP service-account key JSON",
+        pattern=re.compile(r"\{[^{}]{0,16384}+\}"),
+        keywords=("service_account",),
+        extract=_extract_gcp,
+    ),
+    # https://cloud.google.com/docs/authentication/api-keys: "AIza" + 35 chars.
+    Rule(
+        id="gcp-api-key",
+        description="Google Cloud API key",
+        pattern=re.compile(r"(?<![A-Za-z0-9_-])(AIza[0-9A-Za-z_-]{35}+)(?![A-Za-z0-9_-])"),
+        keywords=("aiza",),
+        min_entropy=ENTROPY_THRESHOLD,
+    ),
+    # Storage account keys are 64 bytes (88 base64 chars), Service Bus / Event Hubs
+    # SharedAccessKey 32 bytes (44): https://learn.microsoft.com/azure/storage/common/storage-configure-connection-string
+    Rule(
+        id="azure-storage-key",
+        description="Azure AccountKey / SharedAccessKey in a connection string",
+        pattern=re.compile(
+            r"(?i)(?:AccountKey|SharedAccessKey)[ \t]{0,5}=[ \t]{0,5}"
+            r"([A-Za-z0-9+/]{40,100}+={0,2}+)(?![A-Za-z0-9+/=])"
+        ),
+        keywords=("accountkey", "sharedaccesskey"),
+        min_entropy=ENTROPY_THRESHOLD,
+    ),
+    # Entra ID client secrets since 2022 carry "Q~" at offset 4 (gitleaks
+    # azure-ad-client-secret); any format counts when assigned to AZURE/ARM_CLIENT_SECRET.
+    Rule(
+        id="azure-client-secret",
+        description="Azure AD (Entra ID) client secret",
+        pattern=re.compile(
+            rf"(?i:(?:azure|arm)_client_secret){_OPEN}([A-Za-z0-9_~.-]{{30,80}}+)(?![A-Za-z0-9_~.-])"
+            r"|(?<![A-Za-z0-9_~.-])([A-Za-z0-9_~.]{3}\dQ~[A-Za-z0-9_~.-]{31,34}+)(?![A-Za-z0-9_~.-])"
+        ),
+        keywords=("q~", "azure_client_secret", "arm_client_secret"),
+        min_entropy=ENTROPY_THRESHOLD,
+    ),
+    # https://github.blog/2021-04-05-behind-githubs-new-authentication-token-formats/
+    # prefix + 36 base62 (30 random + 6 CRC32); GitHub reserves growth, so allow longer.
+    Rule(
+        id="github-token",
+        description="GitHub token (ghp_/gho_/ghu_/ghs_/ghr_)",
+        pattern=re.compile(r"(?<![A-Za-z0-9_])(gh[pousr]_[A-Za-z0-9]{36,251}+)(?![A-Za-z0-9_])"),
+        keywords=("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+        min_entropy=ENTROPY_THRESHOLD,
+    ),
+    # Fine-grained PAT: "github_pat_" + 22 id + "_" + 59 secret = 82 chars.
+    Rule(
+        id="github-fine-grained-pat",
+        description="GitHub fine-grained personal access token",
+        pattern=re.compile(r"(?<![A-Za-z0-9_])(github_pat_[0-9A-Za-z_]{82}+)(?![A-Za-z0-9_])"),
+        keywords=("github_pat_",),
+        min_entropy=ENTROPY_THRESHOLD,
+    ),
+    # https://docs.gitlab.com/ee/security/tokens/#token-prefixes: glpat- + 20 (legacy)
+    # or longer routable tokens; deploy (gldt-), runner (glrt-), trigger (glptt-).
+    Rule(
+        id="gitlab-token",
+        description="GitLab personal/deploy/runner/trigger token",
+        pattern=re.compile(
+            r"(?<![A-Za-z0-9_-])((?:glpat|gldt|glrt|glptt)-[0-9A-Za-z_-]{20,300}+)(?![0-9A-Za-z_-])"
+        ),
+        keywords=("glpat-", "gldt-", "glrt-", "glptt-"),
+        min_entropy=ENTROPY_THRESHOLD,
+    ),
+    # https://api.slack.com/authentication/token-types: xoxb bot, xoxp user, xoxa/xoxr
+    # app/refresh, xoxs/xoxo legacy.
+    Rule(
+        id="slack-token",
+        description="Slack API token",
+        pattern=re.compile(r"(?<![A-Za-z0-9-])(xox[abposr]-[0-9A-Za-z-]{10,250}+)(?![0-9A-Za-z-])"),
+        keywords=("xox",),
+        min_entropy=ENTROPY_THRESHOLD,
+    ),
+    # https://api.slack.com/messaging/webhooks: the path after /services/ is the secret.
+    Rule(
+        id="slack-webhook",
+        description="Slack incoming webhook URL",
+        pattern=re.compile(
+            r"hooks\.slack\.com/(?:services|workflows|triggers)/([A-Za-z0-9+/_-]{20,300}+)"
+        ),
+        keywords=("hooks.slack.com",),
+        min_entropy=ENTROPY_THRESHOLD,
+    ),
+    # https://docs.stripe.com/keys: live secret (sk_live_) and restricted (rk_live_) keys.
+    Rule(
+        id="stripe-key",
+        description="Stripe live secret or restricted key",
+        pattern=re.compile(
+            r"(?<![A-Za-z0-9_])((?:sk|rk)_live_[0-9A-Za-z]{24,247}+)(?![0-9A-Za-z])"
+        ),
+        keywords=("sk_live_", "rk_live_"),
+        min_entropy=ENTROPY_THRESHOLD,
+    ),
+    # OpenAI: classic "sk-" + 48 base62; project / service-account / admin keys carry
+    # a kind prefix and use base64url (gitleaks openai-api-key).
+    Rule(
+        id="openai-key",
+        description="OpenAI API key",
+        pattern=re.compile(
+            r"(?<![A-Za-z0-9_-])(sk-(?:(?:proj|svcacct|admin)-[A-Za-z0-9_-]{40,250}+"
+            r"|[A-Za-z0-9]{48}+))(?![A-Za-z0-9_-])"
+        ),
+        keywords=("sk-",),
+        min_entropy=ENTROPY_THRESHOLD,
+    ),
+    # Anthropic: "sk-ant-" + kind/version ("api03", "admin01") + base64url body.
+    Rule(
+        id="anthropic-key",
+        description="Anthropic API key",
+        pattern=re.compile(
+            r"(?<![A-Za-z0-9_-])(sk-ant-[a-z]{2,10}[0-9]{0,3}-[A-Za-z0-9_-]{32,250}+)(?![A-Za-z0-9_-])"
+        ),
+        keywords=("sk-ant-",),
+        min_entropy=ENTROPY_THRESHOLD,
+    ),
+    # npm granular/automation tokens: https://github.blog/2021-09-23-announcing-npms-new-access-token-format/
+    Rule(
+        id="npm-token",
+        description="npm access token",
+        pattern=re.compile(r"(?<![A-Za-z0-9_])(npm_[A-Za-z0-9]{36}+)(?![A-Za-z0-9])"),
+        keywords=("npm_",),
+        min_entropy=ENTROPY_THRESHOLD,
+    ),
+    # PyPI API tokens are macaroons whose fixed header base64-encodes "pypi.org".
+    Rule(
+        id="pypi-token",
+        description="PyPI upload token",
+        pattern=re.compile(r"(pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,1000}+)(?![A-Za-z0-9_-])"),
+        keywords=("pypi-ageichlwas5vcmc",),
+        min_entropy=ENTROPY_THRESHOLD,
+    ),
+    # Hugging Face user access tokens: "hf_" + 34 letters (gitleaks huggingface-access-token).
+    Rule(
+        id="huggingface-token",
+        description="Hugging Face access token",
+        pattern=re.compile(r"(?<![A-Za-z0-9_])(hf_[A-Za-z]{34}+)(?![A-Za-z0-9])"),
+        keywords=("hf_",),
+        min_entropy=ENTROPY_THRESHOLD,
+    ),
+    # RFC 7468 PEM, OpenSSH and OpenPGP armor ("PRIVATE KEY BLOCK"); the body, not
+    # the header, is the secret, so a header quoted in prose is not a finding.
+    Rule(
+        id="private-key",
+        description="Private key block",
+        pattern=re.compile(r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----"),
+        keywords=("private key",),
+        min_entropy=ENTROPY_THRESHOLD,
+        min_length=64,
+        extract=_extract_private_key,
+    ),
+    # RFC 7519 compact JWS: three base64url segments; the header must decode.
+    Rule(
+        id="jwt",
+        description="JSON Web Token",
+        pattern=re.compile(
+            r"(?<![A-Za-z0-9_-])eyJ[A-Za-z0-9_-]{5,2048}+\.[A-Za-z0-9_-]{2,8192}+"
+            r"\.[A-Za-z0-9_-]{10,2048}+(?![A-Za-z0-9_-])"
+        ),
+        keywords=("eyj",),
+        extract=_extract_jwt,
+    ),
+    # RFC 3986 userinfo "user:password@".  The URL shape is strong evidence and such
+    # passwords are short and human-chosen, so the bar is lower than for generic
+    # assignments: 6+ chars and 2.5 bits ("s3cr3tP4ss" is 2.65), defaults excluded.
+    Rule(
+        id="url-password",
+        description="Password embedded in a URL",
+        pattern=re.compile(
+            r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}+://"
+            r"[^\s:/?#@\"'`<>]{0,64}+:([^\s/?#@\"'`<>]{1,128}+)@(?=[A-Za-z0-9\[_-])"
+        ),
+        keywords=("://",),
+        min_entropy=2.5,
+        min_length=6,
+        generic=True,
+        value_check=_url_password_ok,
+    ),
+    # "Authorization: Bearer <opaque token>" pasted from curl; JWT or vendor rules win
+    # on the same span.
+    Rule(
+        id="bearer-token",
+        description="Bearer token in an Authorization header",
+        pattern=re.compile(
+            r"(?i)(?<![a-z0-9_])bearer[ \t]{1,5}"
+            r"([A-Za-z0-9._~+/-]{20,1024}+=*+)(?![A-Za-z0-9._~+/=-])"
+        ),
+        keywords=("bearer",),
+        min_entropy=ENTROPY_THRESHOLD,
+        min_length=20,
+        generic=True,
+        value_check=_looks_random,
+    ),
+    _generic(
+        "generic-password",
+        "Password assigned a literal value",
+        r"password|passwd|passphrase|pwd",
+        ("password", "passwd", "passphrase", "pwd"),
+    ),
+    _generic(
+        "generic-secret",
+        "Secret assigned a literal value",
+        r"secret(?:[_.-]?key)?",
+        ("secret",),
+    ),
+    _generic(
+        "generic-api-key",
+        "API key assigned a literal value",
+        r"(?:api|access|auth)[_.-]?key",
+        tuple(f"{w}{sep}key" for w in ("api", "access", "auth") for sep in ("", "_", "-", ".")),
+    ),
+    _generic(
+        "generic-token",
+        "Token assigned a literal value",
+        r"token",
+        ("token",),
+    ),
+)
+
+
+@dataclass(frozen=True)
+class _Hit:
+    rule: Rule
+    anchor: int  # where the finding is reported (match start: BEGIN line, JSON "{")
+    secret: str
+    start: int
+    end: int
+
+
+def _hits(text: str) -> list[_Hit]:
+    lowered = text.lower()
+    hits: list[_Hit] = []
+    for rule in RULES:
+        if not any(k in lowered for k in rule.keywords):
+            continue
+        extract = rule.extract or _default_extract
+        for m in rule.pattern.finditer(text):
+            got = extract(m)
+            if got is None:
+                continue
+            secret, start, end = got
+            if not _acceptable(secret, rule.min_length, rule.min_entropy):
+                continue
+            if rule.value_check is not None and not rule.value_check(secret):
+                continue
+            hits.append(_Hit(rule, m.start(), secret, start, end))
+    hits = _drop_shadowed(hits)
+    hits.sort(key=lambda h: (h.anchor, h.rule.id))
+    return hits
+
+
+def _drop_shadowed(hits: list[_Hit]) -> list[_Hit]:
+    """Drop generic hits whose secret overlaps a specific rule's ("token: ghp_...").
+
+    Spans are sorted once and searched by bisection, so a file with thousands of
+    findings stays O(n log n).
+    """
+    specific = sorted((h.start, h.end) for h in hits if not h.rule.generic)
+    if not specific:
+        return hits
+    starts = [s for s, _ in specific]
+    reach: list[int] = []  # reach[i]: furthest end among specific[0..i]
+    for _, end in specific:
+        reach.append(max(end, reach[-1]) if reach else end)
+    kept: list[_Hit] = []
+    for hit in hits:
+        if hit.rule.generic:
+            before = bisect.bisect_left(starts, hit.end)  # specifics starting before its end
+            if before and reach[before - 1] > hit.start:
+                continue
+        kept.append(hit)
+    return kept
+
+
+def scan_text(text: str, path: str) -> list[Finding]:
+    """All findings in a file's text, sorted by line; one per (line, rule, secret)."""
+    hits = _hits(text)
+    findings: list[Finding] = []
+    seen: set[tuple[int, str, str]] = set()
+    line, pos = 1, 0
+    for hit in hits:  # anchors ascend, so line numbers are counted incrementally
+        line += text.count("\n", pos, hit.anchor)
+        pos = hit.anchor
+        key = (line, hit.rule.id, hit.secret)
+        if key not in seen:
+            seen.add(key)
+            findings.append(Finding(path, line, hit.rule.id, mask(hit.secret)))
+    return findings
+
+
+def scan_line(line: str) -> list[tuple[str, str]]:
+    """(rule id, masked secret) for one line, e.g. a bullet lint is about to write."""
+    out: list[tuple[str, str]] = []
+    seen: set[tuple[str, str]] = set()
+    for hit in _hits(line):
+        if (hit.rule.id, hit.secret) not in seen:
+            seen.add((hit.rule.id, hit.secret))
+            out.append((hit.rule.id, mask(hit.secret)))
+    return out
+
+
+# --- gitleaks ----------------------------------------------------------------------
+
+GITLEAKS_TIMEOUT = 120.0
+GITLEAKS_MASK = "…(redacted)"  # gitleaks runs with --redact: the secret never leaves it
+
+
+def _normalized(path: Path) -> Path:
+    return Path(os.path.normpath(path.absolute()))
+
+
+def _relative_to(file: Path, root: Path) -> str | None:
+    """'/'-separated path of file under root, lexically first, then through symlinks."""
+    for candidate, base in ((_normalized(file), root), (file.resolve(), root.resolve())):
+        try:
+            return candidate.relative_to(base).as_posix()
+        except ValueError:
+            continue
+    return None
+
+
+def _collect(paths: Sequence[Path], root: Path) -> dict[str, Path]:
+    """Vault-relative '/'-path -> file, for files under root (directories walked, .git skipped)."""
+    files: dict[str, Path] = {}
+    for given in paths:
+        path = given if given.is_absolute() else root / given
+        for file in sorted(path.rglob("*")) if path.is_dir() else [path]:
+            rel = _relative_to(file, root)
+            if rel is not None and ".git" not in rel.split("/") and file.is_file():
+                files[rel] = file
+    return files
+
+
+def _parse_report(
+    report: Path, scratch: Path, source: Path, known: set[str]
+) -> list[Finding] | None:
+    try:
+        data = json.loads(report.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, list):
+        return None
+    findings: list[Finding] = []
+    for item in data:
+        if not isinstance(item, dict):
+            return None
+        file, line, rule = item.get("File"), item.get("StartLine"), item.get("RuleID")
+        if not isinstance(file, str) or not isinstance(rule, str):
+            return None
+        if not isinstance(line, int) or isinstance(line, bool):
+            return None
+        # Absolute when --source is; a relative one is taken from the working
+        # directory (the scratch dir), or failing that from the source dir.
+        reported = Path(file)
+        bases = [reported] if reported.is_absolute() else [scratch / file, source / file]
+        rel = next((r for r in (_relative_to(b, source) for b in bases) if r in known), None)
+        if rel is None:
+            return None  # not a file we gave it: the report is not what we think it is
+        findings.append(Finding(rel, max(line, 1), rule, GITLEAKS_MASK))
+    findings.sort(key=lambda f: (f.path, f.line, f.rule))
+    return findings
+
+
+def gitleaks_findings(paths: Sequence[Path], root: Path) -> list[Finding] | None:
+    """Run `gitleaks` when a binary is on PATH; None when absent or when it fails.
+
+    ``paths`` are files or directories, absolute or relative to ``root``; those
+    outside ``root`` are skipped.  Findings carry gitleaks' own rule ids and
+    GITLEAKS_MASK, since with --redact the report never holds the secret.
+    The files are copied into a scratch directory mirroring their vault-relative
+    paths, so gitleaks sees exactly ``paths`` (staged or listed) and its report
+    maps back to vault paths.  `detect --no-git` exists in every v8 release (hidden
+    but kept after 8.19); `dir` is the newer spelling and the fallback.
+    """
+    exe = shutil.which("gitleaks")
+    if exe is None:
+        return None
+    root = _normalized(root)
+    files = _collect(paths, root)
+    if not files:
+        return []
+    config = root / ".gitleaks.toml"
+    try:
+        with tempfile.TemporaryDirectory(prefix="brain-gitleaks-") as tmp:
+            scratch = Path(os.path.realpath(tmp))
+            source = scratch / "src"
+            for rel, file in files.items():
+                target = source / rel
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copyfile(file, target)
+            report = scratch / "report.json"
+            common = ["--report-format", "json", "--report-path", str(report)]
+            common += ["--redact", "--exit-code", "0"]
+            if config.is_file():
+                common += ["--config", str(config)]
+            for argv in (
+                [exe, "detect", "--no-git", "--source", str(source), *common],
+                [exe, "dir", str(source), *common],
+            ):
+                report.unlink(missing_ok=True)
+                done = subprocess.run(
+                    argv,
+                    cwd=scratch,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                    timeout=GITLEAKS_TIMEOUT,
+                    check=False,
+                )
+                if done.returncode == 0 and report.is_file():
+                    return _parse_report(report, scratch, source, set(files))
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return None

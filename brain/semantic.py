@@ -1,0 +1,199 @@
+"""The vector half of hybrid search: unit embeddings stored in the index, brute-force cosine.
+
+Vectors are keyed by a hash of the text they embed, so re-parsing a file re-embeds only the units
+whose text changed; the index records the model id and drops every vector when it changes.
+numpy and the model load only here, only when a command needs them.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from brain import config
+from brain.errors import BrainError
+from brain.index import ALIAS_SEP, embed_text
+from brain.vault import Unit
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from brain.embed import Embedder
+
+PROVIDERS = ("onnx", "none", "ollama", "openai")
+Progress = Callable[[int, int], None]  # (done, total)
+BATCH = 64
+
+
+def embed_settings() -> tuple[str, dict[str, Any]]:
+    """The provider and its options: `BRAIN_EMBED`, else `embed:` in brain.yaml, else onnx.
+
+    `BRAIN_EMBED` is a provider name, optionally with a model: `ollama:nomic-embed-text`.
+    """
+    raw = os.environ.get("BRAIN_EMBED", "").strip()
+    section: Any = {}
+    if raw != "none":
+        section = config.settings().get("embed") or {}
+        if isinstance(section, str):
+            section = {"provider": section}
+        if not isinstance(section, dict):
+            raise BrainError("brain.yaml: `embed` must be a mapping", "see the README's settings")
+    options = {k: v for k, v in section.items() if k != "provider"}
+    if raw:
+        provider, _, model = raw.partition(":")
+        if model:
+            options["model"] = model
+        if section.get("provider", provider) != provider:
+            options = {"model": model} if model else {}
+    else:
+        provider = str(section.get("provider", "onnx"))
+    if provider not in PROVIDERS:
+        raise BrainError(
+            f"unknown embedding provider {provider!r}", f"use one of {', '.join(PROVIDERS)}"
+        )
+    return provider, options
+
+
+_LOADED: dict[str, Embedder | None] = {}
+
+
+def load() -> Embedder | None:
+    """The configured embedder, or None for keyword-only. A model that cannot load is a warning,
+    never a failure: search falls back to keywords."""
+    provider, options = embed_settings()
+    if provider == "none":
+        return None
+    key = repr((provider, sorted(options.items())))
+    if key in _LOADED:
+        return _LOADED[key]
+    from brain.embed import EmbedError, load_embedder
+
+    try:
+        embedder = load_embedder(provider, options, cache_dir=config.data_dir() / "models")
+    except EmbedError as exc:
+        warn(f"semantic search is off: {exc}")
+        embedder = None
+    _LOADED[key] = embedder  # one model per process: loading costs far more than a query
+    return embedder
+
+
+def warn(message: str) -> None:
+    sys.stderr.write(f"brain: {message}\n")
+
+
+def update(
+    conn: sqlite3.Connection,
+    embedder: Embedder,
+    progress: Progress | None = None,
+) -> int:
+    """Embed every unit that has no vector for this model; drop vectors nothing uses. Returns how
+    many texts were embedded. Commits per batch: an interrupted run keeps what it finished."""
+    import numpy as np
+
+    model = conn.execute("SELECT value FROM meta WHERE key = 'model'").fetchone()
+    if model is None or model[0] != embedder.model_id:
+        with _tx(conn):
+            conn.execute("DELETE FROM vectors")
+            conn.execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES ('model', ?)", (embedder.model_id,)
+            )
+    todo: dict[str, str] = {}
+    for vhash, path, line, kind, handle, aliases, text, section in conn.execute(
+        "SELECT u.vhash, u.path, u.line, u.kind, u.handle, u.aliases, u.text, u.section"
+        " FROM units u LEFT JOIN vectors v ON v.hash = u.vhash WHERE v.hash IS NULL"
+    ):
+        unit = Unit(path, line, kind, text, section, handle, tuple(aliases.split(ALIAS_SEP)))
+        todo.setdefault(vhash, embed_text(unit))
+    items = list(todo.items())
+    done = 0
+    for start in range(0, len(items), BATCH):
+        batch = items[start : start + BATCH]
+        vecs = np.asarray(embedder.embed([t for _, t in batch]), dtype=np.float32)
+        with _tx(conn):
+            conn.executemany(
+                "INSERT OR REPLACE INTO vectors(hash, vec) VALUES (?, ?)",
+                [(h, vecs[i].tobytes()) for i, (h, _) in enumerate(batch)],
+            )
+        done += len(batch)
+        if progress:
+            progress(done, len(items))
+    with _tx(conn):
+        conn.execute("DELETE FROM vectors WHERE hash NOT IN (SELECT vhash FROM units)")
+    return done
+
+
+def missing(conn: sqlite3.Connection) -> int:
+    """Units without a vector (edited since the last reindex that embedded)."""
+    row = conn.execute(
+        "SELECT count(DISTINCT u.vhash) FROM units u LEFT JOIN vectors v ON v.hash = u.vhash"
+        " WHERE v.hash IS NULL"
+    ).fetchone()
+    return int(row[0])
+
+
+class _tx:
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self.conn = conn
+
+    def __enter__(self) -> None:
+        self.conn.execute("BEGIN IMMEDIATE")
+
+    def __exit__(self, exc_type: object, *_: object) -> None:
+        self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
+
+
+@dataclass
+class Matrix:
+    """Every unit's vector, one row each, in memory; rebuilt when the index's build changes."""
+
+    built: str
+    model: str
+    ids: npt.NDArray[np.int64]
+    vecs: npt.NDArray[np.float32]
+
+
+_CACHE: dict[str, Matrix] = {}
+
+
+def matrix(conn: sqlite3.Connection, model: str, key: str = "") -> Matrix:
+    """Every unit's vector in memory, cached per index until its build stamp changes."""
+    import numpy as np
+
+    built = str(conn.execute("SELECT value FROM meta WHERE key = 'built'").fetchone()[0])
+    cached = _CACHE.get(key)
+    if cached and cached.built == built and cached.model == model:
+        return cached
+    rows = conn.execute(
+        "SELECT u.id, v.vec FROM units u JOIN vectors v ON v.hash = u.vhash ORDER BY u.id"
+    ).fetchall()
+    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    if rows:
+        vecs = np.frombuffer(b"".join(r[1] for r in rows), dtype=np.float32)
+        vecs = vecs.reshape(len(rows), -1)
+    else:
+        vecs = np.zeros((0, 1), dtype=np.float32)
+    found = Matrix(built, model, ids, vecs)
+    _CACHE[key] = found
+    return found
+
+
+def search(
+    conn: sqlite3.Connection, embedder: Embedder, text: str, k: int, key: str = ""
+) -> list[tuple[int, float]]:
+    """The k units nearest to `text` by cosine, best first: (unit id, cosine)."""
+    import numpy as np
+
+    m = matrix(conn, embedder.model_id, key)
+    if not len(m.ids):
+        return []
+    q = np.asarray(embedder.embed([text])[0], dtype=np.float32)
+    sims = m.vecs @ q
+    k = min(k, len(sims))
+    top = np.argpartition(-sims, k - 1)[:k]
+    top = top[np.argsort(-sims[top], kind="stable")]
+    return [(int(m.ids[i]), round(float(sims[i]), 6)) for i in top]

@@ -1,0 +1,320 @@
+"""The command line as a whole: entry points, help, version, the usage log, and bad input."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURE_VAULT, ROOT, Run, brain
+
+from brain.config import usage_log_path
+from brain.usage import connect, events
+
+V = str(FIXTURE_VAULT)
+
+
+def commands() -> dict[str, str]:
+    """Every command the Typer app declares, with its help text."""
+    import typer
+
+    from brain.app import app
+
+    group = typer.main.get_command(app)
+    return {name: cmd.help or "" for name, cmd in group.commands.items()}  # type: ignore[attr-defined]
+
+
+def assert_clean(run: Run) -> None:
+    assert "Traceback" not in run.err
+    assert "Traceback" not in run.out
+    assert "internal error" not in run.err
+
+
+def usage_rows() -> list[tuple[str, str, str, str, int, int]]:
+    conn = connect(usage_log_path())
+    try:
+        return [
+            (e.command, e.caller, e.session, e.query, e.entries, e.bytes) for e in events(conn)
+        ]
+    finally:
+        conn.close()
+
+
+# --- entry points and help ----------------------------------------------------------------------
+
+
+def test_python_dash_m_brain_without_arguments_prints_help() -> None:
+    run = brain()
+    assert run.code == 0, run
+    assert "Usage" in run.out
+    for name in commands():
+        assert name in run.out
+
+
+def test_console_script_and_module_agree() -> None:
+    script = Path(sys.executable).with_name("brain")
+    if not script.exists():
+        pytest.skip("the console script is not installed in this environment")
+    proc = subprocess.run(
+        [str(script), "find", "--vault", V, "pygit2"], capture_output=True, text=True, check=False
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == brain("find", "--vault", V, "pygit2").out
+
+
+def test_help_lists_every_command_with_help_text() -> None:
+    declared = commands()
+    assert {"find", "reindex", "sync", "lint", "version"} <= set(declared)
+    run = brain("--help")
+    assert run.code == 0
+    for name, text in declared.items():
+        assert re.search(rf"^\W*{re.escape(name)}\s", run.out, re.MULTILINE), name
+        assert text.strip(), f"`brain {name}` has no help text"
+    assert brain("-h").out == run.out
+
+
+@pytest.mark.parametrize("name", sorted(commands()))
+def test_every_command_has_its_own_help(name: str) -> None:
+    run = brain(name, "--help")
+    assert run.code == 0, run
+    assert "Usage" in run.out
+    first_words = " ".join(commands()[name].split()[:3])
+    assert first_words in " ".join(run.out.split())
+
+
+def test_readme_mentions_every_command() -> None:
+    readme = ROOT / "README.md"
+    if not readme.exists():
+        pytest.skip("README.md is not written yet")
+    text = readme.read_text(encoding="utf-8")
+    missing = [name for name in commands() if f"brain {name}" not in text]
+    assert missing == [], f"commands missing from README.md: {missing}"
+
+
+@pytest.mark.parametrize(
+    ("args", "says"),
+    [
+        (["frobnicate"], "No such command"),
+        (["find", "--bogus", "x"], "No such option"),
+        (["reindex", "--vault"], "requires an argument"),
+        (["find", "--vault", V, "--limit", "many", "x"], "many"),
+    ],
+)
+def test_usage_errors_are_one_line_exit_2(args: list[str], says: str) -> None:
+    run = brain(*args)
+    assert run.code == 2, run
+    assert run.err.startswith("brain: ")
+    assert run.err.count("\n") == 1
+    assert says in run.err
+    assert_clean(run)
+
+
+# --- version ------------------------------------------------------------------------------------
+
+
+def test_version_names_this_checkout() -> None:
+    if (ROOT / "brain" / "_build.py").exists():
+        pytest.skip("a release build carries its own tag and commit")
+    if not (ROOT / ".git").exists():
+        pytest.skip("not running from a git checkout")
+    head = subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", "--short=12", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    run = brain("version")
+    assert run.code == 0, run
+    m = re.fullmatch(r"brain dev \((?P<commit>[0-9a-f]{12})(?P<dirty>-dirty)?\)\n", run.out)
+    assert m, run.out
+    assert m["commit"] == head
+    doc = brain("version", "--json").json()
+    assert doc["version"] == "dev"
+    assert doc["commit"].removesuffix("-dirty") == head
+    assert doc["python"] == ".".join(map(str, sys.version_info[:3]))
+
+
+def test_version_needs_no_vault() -> None:
+    run = brain("version", env={"BRAIN_VAULT": "/nonexistent"})
+    assert run.code == 0
+    assert run.out.startswith("brain ")
+
+
+# --- the usage log ------------------------------------------------------------------------------
+
+
+def test_every_find_appends_a_usage_row() -> None:
+    env = {"BRAIN_CALLER": "tester", "BRAIN_SESSION": "sess-1"}
+    hit = brain("find", "--vault", V, "--budget", "99999", "libgit2 hooks", env=env)
+    miss = brain("find", "--vault", V, "xylophonist", env=env)
+    as_json = brain("find", "--vault", V, "--json", "pygit2", env=env)
+    assert (hit.code, miss.code, as_json.code) == (0, 1, 0)
+    rows = usage_rows()
+    assert rows == [
+        (
+            "find",
+            "tester",
+            "sess-1",
+            "libgit2 hooks",
+            len(hit.out.splitlines()),
+            len(hit.out.encode()),
+        ),
+        ("find", "tester", "sess-1", "xylophonist", 0, 0),
+        ("find", "tester", "sess-1", "pygit2", 1, len(as_json.out.encode())),
+    ]
+    conn = connect(usage_log_path())
+    try:
+        (event,) = [e for e in events(conn) if e.query == "pygit2"]
+    finally:
+        conn.close()
+    assert event.vault == str(FIXTURE_VAULT.resolve())
+    assert abs(event.ts - time.time()) < 120
+
+
+@pytest.mark.parametrize(
+    ("env", "caller", "session"),
+    [
+        ({"CLAUDECODE": "1", "CLAUDE_SESSION_ID": "c-42"}, "claude-code", "c-42"),
+        ({"CLAUDECODE": "1", "BRAIN_SESSION": "b-1", "CLAUDE_SESSION_ID": "c-42"}, "claude-code", "b-1"),
+        ({"BRAIN_CALLER": "my-agent", "CLAUDECODE": "1"}, "my-agent", ""),
+        ({}, "script", ""),
+    ],
+)
+def test_usage_row_names_the_caller(env: dict[str, str], caller: str, session: str) -> None:
+    run = brain("find", "--vault", V, "--budget", "300", "payments", env=env)
+    assert run.code == 0
+    (row,) = usage_rows()
+    assert row[1:3] == (caller, session)
+    assert row[5] == len(run.out.encode())
+
+
+def test_unwritable_state_dir_is_a_one_line_error_naming_it(tmp_path: Path) -> None:
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder\n", encoding="utf-8")
+    env = {"XDG_STATE_HOME": str(blocker / "state")}
+    for args in (["find", "--vault", V, "libgit2"], ["reindex", "--vault", V]):
+        run = brain(*args, env=env)
+        assert run.code == 1, run
+        assert run.err.startswith("brain: ")
+        assert run.err.count("\n") == 1
+        assert str(blocker) in run.err
+        assert_clean(run)
+    run = brain("find", "--vault", V, "--json", "libgit2", env=env)
+    assert run.code == 1
+    assert str(blocker) in run.json()["error"]
+
+
+@pytest.mark.skipif(
+    not hasattr(os, "geteuid") or os.geteuid() == 0, reason="root writes through chmod"
+)
+def test_read_only_state_dir_is_a_one_line_error_naming_it(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    state.chmod(0o500)
+    try:
+        run = brain("find", "--vault", V, "libgit2", env={"XDG_STATE_HOME": str(state)})
+    finally:
+        state.chmod(0o700)
+    assert run.code == 1, run
+    assert str(state) in run.err
+    assert run.err.count("\n") == 1
+    assert_clean(run)
+
+
+# --- bad input ----------------------------------------------------------------------------------
+
+
+def test_malformed_bullet_is_searchable_as_prose_and_reindex_warns(vault: Path) -> None:
+    memory = vault / "AI" / "MEMORY.md"
+    lines = memory.read_text(encoding="utf-8").split("\n")
+    lines.insert(10, "- **broken bullet** — a fact about the okapi without a date — me")
+    memory.write_text("\n".join(lines), encoding="utf-8")
+    run = brain("reindex", "--vault", str(vault))
+    assert run.code == 0, run
+    assert "1 problems" in run.err or "1 problem" in run.err
+    assert "brain lint" in run.err
+    assert_clean(run)
+    found = brain("find", "--vault", str(vault), "--json", "okapi")
+    assert found.code == 0
+    hit = found.json()["hits"][0]
+    assert (hit["path"], hit["line"], hit["kind"]) == ("AI/MEMORY.md", 11, "prose")
+    assert brain("find", "--vault", str(vault), "libgit2").code == 0  # the rest still works
+    lint = brain("lint", "--vault", str(vault))
+    assert lint.code == 1
+    assert "AI/MEMORY.md:11: " in lint.out
+
+
+def test_non_utf8_files_are_read_and_reported(vault: Path) -> None:
+    (vault / "notes" / "latin1.md").write_bytes(b"# Caf\xe9\n\nThe ocelot visited the caf\xe9.\n")
+    tunings = vault / "AI" / "TUNINGS.md"
+    tunings.write_bytes(tunings.read_bytes() + b"- **bad bytes** \xff\xfe \xe2\x80 x\n")
+    run = brain("reindex", "--vault", str(vault))
+    assert run.code == 0, run
+    assert "problems" in run.err
+    assert_clean(run)
+    found = brain("find", "--vault", str(vault), "ocelot")
+    assert found.code == 0
+    assert found.out.startswith("notes/latin1.md:3 ")
+    assert_clean(found)
+    assert brain("find", "--vault", str(vault), "pygit2").code == 0
+
+
+def test_megabyte_lines_stay_searchable_and_fast(vault: Path) -> None:
+    words = " ".join(f"w{i}" for i in range(150_000))  # ~1 MB on one line
+    (vault / "notes" / "paste.md").write_text(f"# Paste\n\nquetzal {words} tapir\n", "utf-8")
+    memory = vault / "AI" / "MEMORY.md"
+    memory.write_text(
+        memory.read_text(encoding="utf-8")
+        + f"- **huge bullet** — narwhal {words} — me — 2026-01-01\n",
+        encoding="utf-8",
+    )
+    start = time.monotonic()
+    run = brain("find", "--vault", str(vault), "quetzal")
+    assert run.code == 0, run
+    assert run.out.startswith("notes/paste.md:3 ")
+    assert len(run.out.encode()) <= 2400
+    bullet = brain("find", "--vault", str(vault), "--json", "narwhal")
+    assert bullet.json()["hits"][0]["handle"] == "huge bullet"
+    lint = brain("lint", "--vault", str(vault))
+    assert lint.code == 0, lint
+    assert time.monotonic() - start < 30
+    for r in (run, bullet, lint):
+        assert_clean(r)
+
+
+@pytest.mark.parametrize("shape", ["empty-core-files", "bare-ai-folder"])
+def test_empty_vault(tmp_path: Path, shape: str) -> None:
+    root = tmp_path / "empty"
+    (root / "AI").mkdir(parents=True)
+    if shape == "empty-core-files":
+        for name in ("MEMORY.md", "LEARNINGS.md", "TUNINGS.md", "INBOX.md", "synonyms.tsv"):
+            (root / "AI" / name).write_text("", encoding="utf-8")
+    run = brain("find", "--vault", str(root), "anything")
+    assert (run.code, run.out, run.err) == (1, "", "")
+    report = brain("reindex", "--vault", str(root), "--json")
+    assert report.code == 0, report
+    assert (report.json()["units"], report.json()["bullets"]) == (0, 0)
+    lint = brain("lint", "--vault", str(root))
+    assert lint.code == 0, lint
+    for r in (run, report, lint):
+        assert_clean(r)
+
+
+def test_odd_files_do_not_break_the_index(vault: Path) -> None:
+    (vault / "notes" / "binary.md").write_bytes(bytes(range(256)) * 64)
+    (vault / "notes" / "empty.md").write_bytes(b"")
+    (vault / "notes" / "only-front-matter.md").write_text("---\na: b\n---\n", "utf-8")
+    (vault / "notes" / "unterminated-fence.md").write_text("```\nopen fence aardwolf\n", "utf-8")
+    (vault / "notes" / "folder.md").mkdir()
+    (vault / "notes" / "crlf.md").write_bytes(b"# Win\r\n\r\nThe dingo line\r\nwraps here.\r\n")
+    run = brain("find", "--vault", str(vault), "aardwolf")
+    assert run.code == 0, run
+    assert run.out.startswith("notes/unterminated-fence.md:1 ")
+    crlf = brain("find", "--vault", str(vault), "dingo wraps")
+    assert crlf.out.startswith("notes/crlf.md:3 ")
+    for r in (run, crlf, brain("reindex", "--vault", str(vault), "--full")):
+        assert_clean(r)

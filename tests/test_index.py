@@ -1,0 +1,410 @@
+"""The disposable index: incremental sync, full rebuilds, and recovery from anything on disk."""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURE_VAULT, ROOT, brain
+
+from brain import index
+from brain.config import index_path
+
+LIBGIT2 = "AI/LEARNINGS.md:7"
+
+
+def idx(vault: Path) -> Path:
+    return index_path(vault.resolve())
+
+
+def reindex(vault: Path, *args: str) -> dict[str, object]:
+    run = brain("reindex", "--vault", str(vault), "--json", *args)
+    assert run.code == 0, run
+    assert "Traceback" not in run.err
+    doc: dict[str, object] = run.json()
+    return doc
+
+
+def first_locator(vault: Path, query: str) -> str:
+    run = brain("find", "--vault", str(vault), query)
+    assert run.code == 0, run
+    assert run.err == ""
+    return run.out.split(" ", 1)[0]
+
+
+def units_of(vault: Path, rel: str) -> int:
+    conn = sqlite3.connect(idx(vault))
+    try:
+        return int(conn.execute("SELECT count(*) FROM units WHERE path = ?", (rel,)).fetchone()[0])
+    finally:
+        conn.close()
+
+
+def pragma(vault: Path, name: str) -> object:
+    conn = sqlite3.connect(idx(vault))
+    try:
+        return conn.execute(f"PRAGMA {name}").fetchone()[0]
+    finally:
+        conn.close()
+
+
+def line_of(vault: Path, rel: str, needle: str) -> str:
+    """`rel:N` for the first line of `rel` that contains `needle`."""
+    lines = (vault / rel).read_text(encoding="utf-8").split("\n")
+    return f"{rel}:{next(i for i, line in enumerate(lines, start=1) if needle in line)}"
+
+
+def all_tracked(vault: Path) -> set[str]:
+    files = {p.relative_to(vault).as_posix() for p in vault.rglob("*.md")}
+    return (files - {"AI/INBOX.md"}) | {"AI/synonyms.tsv"}
+
+
+# --- incremental and full -----------------------------------------------------------------------
+
+
+def test_first_reindex_reads_everything_then_nothing(vault: Path) -> None:
+    first = reindex(vault)
+    assert set(first["changed"]) == all_tracked(vault)  # type: ignore[arg-type]
+    assert first["files"] == len(all_tracked(vault))
+    second = reindex(vault)
+    assert second["changed"] == []
+    assert second["removed"] == []
+    assert second["units"] == first["units"]
+    assert second["bullets"] == first["bullets"]
+    assert first["bullets"] == 151  # every bullet of the three fixture core files
+
+
+def test_reindex_reads_only_the_edited_file(vault: Path) -> None:
+    reindex(vault)
+    note = vault / "notes" / "ideas.md"
+    note.write_text(note.read_text(encoding="utf-8") + "\nA thylacine sighting.\n", "utf-8")
+    report = reindex(vault)
+    assert report["changed"] == ["notes/ideas.md"]
+    assert report["removed"] == []
+    assert first_locator(vault, "thylacine") == line_of(vault, "notes/ideas.md", "thylacine")
+
+
+def test_touched_but_unchanged_file_is_not_reparsed(vault: Path) -> None:
+    reindex(vault)
+    note = vault / "notes" / "ideas.md"
+    os.utime(note, ns=(time.time_ns(), time.time_ns() + 5_000_000_000))
+    assert reindex(vault)["changed"] == []
+
+
+def test_deleted_file_is_removed_with_its_units(vault: Path) -> None:
+    reindex(vault)
+    rel = "projects/website/state/todo.md"
+    assert units_of(vault, rel) > 0
+    assert first_locator(vault, "hero video").startswith(rel)
+    (vault / rel).unlink()
+    report = reindex(vault)
+    assert report["removed"] == [rel]
+    assert report["changed"] == []
+    assert units_of(vault, rel) == 0
+    run = brain("find", "--vault", str(vault), "--json", "--limit", "50", "hero video")
+    assert rel not in {hit["path"] for hit in run.json()["hits"]}
+
+
+def test_full_rebuild_reads_everything(vault: Path) -> None:
+    incremental = reindex(vault)
+    full = reindex(vault, "--full")
+    assert full["full"] is True
+    assert incremental["full"] is False or incremental["changed"]
+    assert set(full["changed"]) == all_tracked(vault)  # type: ignore[arg-type]
+    assert (full["units"], full["bullets"]) == (incremental["units"], incremental["bullets"])
+    assert first_locator(vault, "libgit2") == LIBGIT2
+
+
+def test_sync_is_an_alias_of_reindex(vault: Path) -> None:
+    reindex(vault)
+    note = vault / "notes" / "ideas.md"
+    note.write_text(note.read_text(encoding="utf-8") + "\nA numbat.\n", "utf-8")
+    run = brain("sync", "--vault", str(vault), "--json")
+    assert run.code == 0, run
+    doc = run.json()
+    assert list(doc) == list(reindex(vault))
+    assert doc["changed"] == ["notes/ideas.md"]
+    plain = brain("sync", "--vault", str(vault))
+    assert plain.code == 0
+    assert plain.out.startswith("Index updated:")
+    full = brain("sync", "--vault", str(vault), "--full")
+    assert full.out.startswith("Index rebuilt:")
+
+
+def test_built_changes_on_every_sync(vault: Path) -> None:
+    stamps = [reindex(vault)["built"] for _ in range(3)]
+    stamps.append(reindex(vault, "--full")["built"])
+    assert len(set(stamps)) == len(stamps)
+    conn = sqlite3.connect(idx(vault))
+    try:
+        assert conn.execute("SELECT value FROM meta WHERE key = 'built'").fetchone()[0] == stamps[-1]
+        assert index.built(conn) == stamps[-1]
+    finally:
+        conn.close()
+
+
+@pytest.mark.parametrize("how", ["fresh", "full-over-existing", "incremental"])
+def test_index_is_in_wal_mode(vault: Path, how: str) -> None:
+    reindex(vault)
+    if how == "full-over-existing":
+        reindex(vault, "--full")
+    elif how == "incremental":
+        (vault / "notes" / "new.md").write_text("A new note.\n", encoding="utf-8")
+        reindex(vault)
+    assert pragma(vault, "journal_mode") == "wal"
+    assert pragma(vault, "user_version") == index.SCHEMA_VERSION
+
+
+def test_index_never_lives_in_the_vault(vault: Path, isolated_env: Path) -> None:
+    before = sorted(p.relative_to(vault) for p in vault.rglob("*"))
+    reindex(vault)
+    assert idx(vault).is_file()
+    assert idx(vault).is_relative_to(isolated_env)
+    assert sorted(p.relative_to(vault) for p in vault.rglob("*")) == before
+
+
+# --- recovery -----------------------------------------------------------------------------------
+
+
+def test_wrong_schema_version_is_rebuilt_silently(vault: Path) -> None:
+    reindex(vault)
+    conn = sqlite3.connect(idx(vault))
+    conn.execute("PRAGMA user_version = 99")
+    conn.close()
+    assert first_locator(vault, "libgit2") == LIBGIT2
+    assert pragma(vault, "user_version") == index.SCHEMA_VERSION
+
+
+def test_old_schema_without_tables_is_rebuilt(vault: Path) -> None:
+    reindex(vault)
+    conn = sqlite3.connect(idx(vault))
+    conn.execute("DROP TABLE meta")
+    conn.close()
+    assert first_locator(vault, "libgit2") == LIBGIT2
+
+
+def _garbage(kind: str, real: bytes) -> bytes:
+    rng = random.Random(kind)
+    if kind == "random":
+        return rng.randbytes(64 * 1024)
+    if kind == "text":
+        return b"this is not a database\n" * 500
+    if kind == "empty":
+        return b""
+    if kind == "header-only":
+        return real[:100]
+    if kind == "truncated":
+        return real[: len(real) // 3]
+    if kind == "scribbled":  # a valid header, garbage pages
+        return real[:4096] + rng.randbytes(len(real) - 4096)
+    raise AssertionError(kind)
+
+
+@pytest.mark.parametrize(
+    "kind", ["random", "text", "empty", "header-only", "truncated", "scribbled"]
+)
+def test_corrupt_index_is_rebuilt_silently_by_find(vault: Path, kind: str) -> None:
+    reindex(vault)
+    path = idx(vault)
+    real = path.read_bytes()
+    assert len(real) > 3 * 4096
+    path.write_bytes(_garbage(kind, real))
+    assert first_locator(vault, "libgit2") == LIBGIT2
+    assert first_locator(vault, "backblaze") == line_of(vault, "notes/home-network.md", "A Synology")
+    assert pragma(vault, "user_version") == index.SCHEMA_VERSION
+    assert pragma(vault, "journal_mode") == "wal"
+
+
+def test_corrupt_index_is_rebuilt_by_reindex(vault: Path) -> None:
+    reindex(vault)
+    idx(vault).write_bytes(b"\x00garbage" * 4096)
+    report = reindex(vault)
+    assert set(report["changed"]) == all_tracked(vault)  # type: ignore[arg-type]
+    assert first_locator(vault, "libgit2") == LIBGIT2
+
+
+def test_deleted_index_is_rebuilt_silently(vault: Path) -> None:
+    reindex(vault)
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{idx(vault)}{suffix}").unlink(missing_ok=True)
+    assert first_locator(vault, "libgit2") == LIBGIT2
+    assert idx(vault).is_file()
+
+
+def test_deleted_state_dir_is_recreated(vault: Path, isolated_env: Path) -> None:
+    reindex(vault)
+    state = isolated_env / ".local" / "state"
+    for path in sorted(state.rglob("*"), reverse=True):
+        path.rmdir() if path.is_dir() else path.unlink()
+    assert first_locator(vault, "libgit2") == LIBGIT2
+
+
+# --- find keeps the index fresh -----------------------------------------------------------------
+
+
+def test_find_picks_up_an_edited_bullet_without_reindex(vault: Path) -> None:
+    reindex(vault)
+    learnings = vault / "AI" / "LEARNINGS.md"
+    text = learnings.read_text(encoding="utf-8")
+    edited = text.replace("call the hook script yourself", "call the ocelot script yourself", 1)
+    assert edited != text
+    learnings.write_text(edited, encoding="utf-8")
+    assert first_locator(vault, "ocelot") == LIBGIT2
+    run = brain("find", "--vault", str(vault), "--json", "ocelot")
+    assert "ocelot script" in run.json()["hits"][0]["text"]
+
+
+def test_find_sees_new_and_deleted_files_without_reindex(vault: Path) -> None:
+    reindex(vault)
+    (vault / "notes" / "fresh.md").write_text("# Fresh\n\nThe okapi arrived.\n", "utf-8")
+    assert first_locator(vault, "okapi") == "notes/fresh.md:3"
+    (vault / "notes" / "fresh.md").unlink()
+    assert brain("find", "--vault", str(vault), "okapi").code == 1
+
+
+def test_open_index_reflects_disk_in_process(vault: Path) -> None:
+    conn = index.open_index(vault.resolve())
+    try:
+        before = conn.execute("SELECT count(*) FROM units").fetchone()[0]
+    finally:
+        conn.close()
+    (vault / "notes" / "extra.md").write_text("One.\n\nTwo.\n", encoding="utf-8")
+    conn = index.open_index(vault.resolve())
+    try:
+        assert conn.execute("SELECT count(*) FROM units").fetchone()[0] == before + 2
+    finally:
+        conn.close()
+
+
+# --- concurrency and crashes --------------------------------------------------------------------
+
+WRITER = """
+import os
+import sys
+from pathlib import Path
+from brain import index
+vault, rounds = Path(sys.argv[1]), int(sys.argv[2])
+note = vault / "notes" / "churn.md"
+tmp = vault / "notes" / f".churn-{os.getpid()}.tmp"
+for i in range(rounds):
+    # saved the way editors save: a reader never sees a half-written file
+    tmp.write_text(f"# Churn\\n\\nRevision {i} of the churn note, marker{i}.\\n", "utf-8")
+    os.replace(tmp, note)
+    if i % 3 == 2:
+        index.rebuild(vault)
+    else:
+        index.sync(vault)
+"""
+
+READER = """
+import sys
+from pathlib import Path
+from brain.commands.find import find
+vault, rounds = Path(sys.argv[1]), int(sys.argv[2])
+for _ in range(rounds):
+    hits = find(vault, "libgit2").hits
+    assert hits and (hits[0].path, hits[0].line) == ("AI/LEARNINGS.md", 7), hits
+    hits = find(vault, "churn note").hits
+    assert hits and hits[0].path == "notes/churn.md", hits
+"""
+
+
+def _script(code: str, *args: str) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-c", code, *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+
+
+def test_reindex_loop_and_finds_in_other_processes(vault: Path) -> None:
+    (vault / "notes" / "churn.md").write_text("# Churn\n\nThe churn note.\n", "utf-8")
+    reindex(vault)
+    target = str(vault.resolve())
+    procs = [
+        _script(WRITER, target, "30"),
+        _script(WRITER, target, "30"),  # two writers: rebuilds race each other too
+        _script(READER, target, "40"),
+        _script(READER, target, "40"),
+    ]
+    cli_runs = []
+    while any(p.poll() is None for p in procs):
+        cli_runs.append(brain("find", "--vault", target, "libgit2"))
+    for p in procs:
+        out, err = p.communicate(timeout=120)
+        assert p.returncode == 0, err
+        assert err == ""
+    assert cli_runs
+    for run in cli_runs:
+        assert run.code == 0, run
+        assert run.err == ""
+        assert run.out.split(" ", 1)[0] == LIBGIT2
+    assert first_locator(vault, "marker29") == "notes/churn.md:3"
+
+
+@pytest.fixture(scope="module")
+def big_vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The fixture vault plus 20,000 generated bullets and 1,000 notes (read-only in tests)."""
+    root = tmp_path_factory.mktemp("big") / "vault"
+    shutil.copytree(FIXTURE_VAULT, root)
+    vocab = (
+        "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november"
+        " oscar papa quebec romeo sierra tango uniform victor whiskey xray yankee zulu"
+    ).split()
+
+    def phrase(seed: int, k: int) -> str:
+        return " ".join(vocab[(seed * 7 + j * 3) % len(vocab)] for j in range(k))
+
+    bullets = [
+        f"- **filler {i}** (aliases: f{i}) — {phrase(i, 14)} item{i} — gen — 2025-01-{i % 28 + 1:02d}"
+        for i in range(20_000)
+    ]
+    with (root / "AI" / "MEMORY.md").open("a", encoding="utf-8") as fh:
+        fh.write("\n## Generated\n\n" + "\n".join(bullets) + "\n")
+    for n in range(1_000):
+        folder = root / "gen" / f"d{n % 20}"
+        folder.mkdir(parents=True, exist_ok=True)
+        paras = (f"{phrase(n + p, 12)}\n{phrase(n * p, 12)} para{n}x{p}." for p in range(10))
+        (folder / f"note{n}.md").write_text(f"# Note {n}\n\n" + "\n\n".join(paras) + "\n", "utf-8")
+    return root
+
+
+@pytest.mark.parametrize("existing", [True, False], ids=["index-existed", "no-index"])
+def test_kill_mid_reindex_leaves_a_working_index(big_vault: Path, existing: bool) -> None:
+    path = idx(big_vault)
+    if existing:
+        reindex(big_vault)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "brain", "reindex", "--full", "--vault", str(big_vault)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    tmp = path.with_name(f"{path.name}.tmp-{proc.pid}")
+    deadline = time.monotonic() + 30
+    while not tmp.exists() and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.005)
+    time.sleep(0.1)  # well into the build: the whole build takes about a second
+    still_running = proc.poll() is None
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    assert still_running, "the rebuild finished before it could be killed; grow the vault"
+
+    assert first_locator(big_vault, "libgit2") == LIBGIT2
+    expected = line_of(big_vault, "AI/MEMORY.md", "**filler 19999**")
+    assert first_locator(big_vault, "item19999") == expected
+    assert first_locator(big_vault, "para999x9") == "gen/d19/note999.md:30"
+    report = reindex(big_vault)
+    assert report["changed"] == []
+    assert report["bullets"] == 151 + 20_000
+    reindex(big_vault, "--full")
+    assert not list(path.parent.glob(f"{path.name}.tmp-*"))  # the killed build's leftovers

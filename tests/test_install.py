@@ -1,0 +1,558 @@
+"""`brain install` and `brain uninstall`: the vault, its record, the PATH link, Claude Code.
+
+The git hooks themselves are exercised with real commits in test_hooks.py.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import ROOT, Run, brain, git
+
+from brain import config, hooks
+from brain.commands import install as installmod
+
+STARTER = ["AI/INBOX.md", "AI/LEARNINGS.md", "AI/MEMORY.md", "AI/TUNINGS.md", "AI/synonyms.tsv"]
+INSTALL_KEYS = [
+    "vault",
+    "origin",
+    "created",
+    "git_init",
+    "starter",
+    "recorded",
+    "moved_from",
+    "path_link",
+    "git_hooks",
+    "index",
+    "claude",
+]
+
+
+def _path_without_brain() -> str:
+    """PATH minus any folder holding a `brain` (an activated venv would make the link moot)."""
+    dirs = [d for d in os.environ.get("PATH", "").split(os.pathsep) if d]
+    return os.pathsep.join(d for d in dirs if not (Path(d) / "brain").exists())
+
+
+@pytest.fixture(autouse=True)
+def no_brain_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", _path_without_brain())
+
+
+def install(*args: str, env: dict[str, str] | None = None) -> Run:
+    return brain("install", *args, env=env)
+
+
+def install_json(*args: str, env: dict[str, str] | None = None) -> Any:
+    run = install(*args, "--json", env=env)
+    assert run.code == 0, run.err + run.out
+    return run.json()
+
+
+def local_hooks_path(repo: Path) -> str | None:
+    proc = subprocess.run(
+        ["git", "-C", str(repo), "config", "--local", "--get", "core.hooksPath"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return proc.stdout.strip() if proc.returncode == 0 else None
+
+
+# --- the vault -----------------------------------------------------------------------------------
+
+
+def test_default_vault_is_created_with_the_starter_and_recorded(isolated_env: Path) -> None:
+    doc = install_json()
+    vault = isolated_env / "Documents" / "Brain"
+    assert list(doc) == INSTALL_KEYS
+    assert doc["vault"] == str(vault)
+    assert (doc["origin"], doc["created"], doc["git_init"]) == ("default", True, True)
+    assert doc["starter"] == [f"AI/{n}" for n in hooks.STARTER_FILES]
+    assert sorted(p.relative_to(vault).as_posix() for p in (vault / "AI").iterdir()) == STARTER
+    assert (vault / ".git").is_dir()
+    assert (vault / "AI" / "synonyms.tsv").read_text(encoding="utf-8") == "term\texpansion\n"
+    for name in ("MEMORY.md", "LEARNINGS.md", "TUNINGS.md", "INBOX.md"):
+        assert (vault / "AI" / name).read_text(encoding="utf-8").startswith("# ")
+    record = isolated_env / ".config" / "brain" / "vault"
+    assert doc["recorded"] == str(record)
+    assert record.read_text(encoding="utf-8") == f"{vault}\n"
+    assert brain("lint", "--vault", str(vault)).code == 0  # the starter is lint-clean
+
+
+def test_nested_json_key_orders(tmp_path: Path) -> None:
+    doc: dict[str, Any] = install_json(str(tmp_path / "v"))
+    assert list(doc["path_link"]) == ["path", "target", "action", "on_path", "message"]
+    assert list(doc["git_hooks"]) == [
+        "vault",
+        "dir",
+        "hooks",
+        "previous",
+        "chains",
+        "action",
+        "message",
+    ]
+    assert list(doc["index"]) == ["path", "files", "bullets", "built", "ms"]
+    assert list(doc["claude"]) == ["settings", "action", "matchers", "command", "message"]
+    run = brain("uninstall", "--json")
+    assert run.code == 0, run.err
+    undo = run.json()
+    assert list(undo) == ["vault", "recorded", "path_link", "git_hooks", "indexes", "claude"]
+
+
+def test_second_install_changes_nothing(tmp_path: Path, isolated_env: Path) -> None:
+    vault = tmp_path / "v"
+    first = install_json(str(vault))
+    settings = isolated_env / ".claude" / "settings.json"
+    before = settings.read_bytes()
+    folder = Path(first["git_hooks"]["dir"])
+    hook_bytes = {p.name: p.read_bytes() for p in folder.iterdir()}
+    again = install_json()  # the recorded vault
+    assert (again["origin"], again["created"], again["git_init"]) == ("recorded", False, False)
+    assert again["starter"] == []
+    assert again["moved_from"] is None
+    assert again["claude"]["action"] == "present"
+    assert again["path_link"]["action"] == "kept"
+    assert again["git_hooks"]["action"] == "updated"
+    assert settings.read_bytes() == before
+    assert {p.name: p.read_bytes() for p in folder.iterdir()} == hook_bytes
+
+
+def test_install_with_another_path_moves(tmp_path: Path, isolated_env: Path) -> None:
+    first, second = tmp_path / "one", tmp_path / "two"
+    install_json(str(first))
+    assert local_hooks_path(first) is not None
+    doc = install_json(str(second))
+    assert doc["moved_from"] == str(first)
+    assert config.recorded_vault_file().read_text(encoding="utf-8") == f"{second}\n"
+    assert local_hooks_path(first) is None  # the old vault has its own hooks back
+    assert local_hooks_path(second) == doc["git_hooks"]["dir"]
+    assert (first / "AI" / "MEMORY.md").is_file()  # and its files stay
+
+
+def test_brain_vault_is_used(tmp_path: Path) -> None:
+    target = tmp_path / "from-env"
+    doc = install_json(env={"BRAIN_VAULT": str(target)})
+    assert (doc["vault"], doc["origin"]) == (str(target), "BRAIN_VAULT")
+
+
+def test_existing_repository_with_ai_is_used_as_it_is(git_vault: Path) -> None:
+    before = {p: p.read_bytes() for p in (git_vault / "AI").iterdir()}
+    doc = install_json(str(git_vault))
+    assert (doc["created"], doc["git_init"], doc["starter"]) == (False, False, [])
+    assert {p: p.read_bytes() for p in (git_vault / "AI").iterdir()} == before
+    assert doc["index"]["bullets"] > 100
+
+
+def test_existing_repository_without_ai_gets_the_starter(tmp_path: Path) -> None:
+    repo = tmp_path / "checkout"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    (repo / "README.md").write_text("mine\n", encoding="utf-8")
+    doc = install_json(str(repo))
+    assert doc["starter"] == [f"AI/{n}" for n in hooks.STARTER_FILES]
+    assert (repo / "README.md").read_text(encoding="utf-8") == "mine\n"
+    assert doc["git_init"] is False
+
+
+def test_a_file_is_refused(tmp_path: Path) -> None:
+    afile = tmp_path / "notes.txt"
+    afile.write_text("x", encoding="utf-8")
+    run = install(str(afile))
+    assert run.code == 1
+    assert run.err.count("\n") == 1
+    assert "is a file, not a folder" in run.err
+    assert "Traceback" not in run.err
+
+
+def test_a_plain_folder_needs_init(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "note.md").write_text("hello\n", encoding="utf-8")
+    run = install(str(plain))  # not a terminal: no question, a one-line error
+    assert run.code == 1
+    assert run.err.count("\n") == 1
+    assert "not a git repository" in run.err
+    assert "--init" in run.err
+    assert not (plain / ".git").exists()
+    assert not config.recorded_vault_file().exists()
+    doc = install_json(str(plain), "--init")
+    assert (doc["created"], doc["git_init"]) == (False, True)
+    assert (plain / ".git").is_dir()
+    assert (plain / "note.md").read_text(encoding="utf-8") == "hello\n"
+
+
+def test_an_empty_folder_needs_no_init_flag(tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    doc = install_json(str(empty))
+    assert (doc["created"], doc["git_init"]) == (False, True)
+
+
+def test_a_folder_inside_another_repository_is_refused(git_vault: Path) -> None:
+    run = install(str(git_vault / "notes"))
+    assert run.code == 1
+    assert f"inside the git repository {git_vault}" in run.err
+
+
+def test_human_output_names_every_step(tmp_path: Path) -> None:
+    run = install(str(tmp_path / "v"))
+    assert run.code == 0, run.err
+    for word in ("Vault:", "Recorded in", "PATH:", "Git hooks:", "Index:", "Claude Code:"):
+        assert word in run.out
+    undo = brain("uninstall")
+    assert undo.code == 0, undo.err
+    assert "untouched" in undo.out
+
+
+# --- PATH ----------------------------------------------------------------------------------------
+
+
+def test_path_link_is_made_and_removed(tmp_path: Path, isolated_env: Path) -> None:
+    doc = install_json(str(tmp_path / "v"))
+    link = isolated_env / ".local" / "bin" / "brain"
+    info = doc["path_link"]
+    assert info["path"] == str(link)
+    assert info["action"] == "created"
+    assert link.is_symlink()
+    assert Path(os.path.realpath(link)) == Path(info["target"])
+    assert info["on_path"] is False
+    assert 'export PATH="$HOME/.local/bin:$PATH"' in info["message"]
+    out = subprocess.run([str(link), "version"], capture_output=True, text=True, check=True)
+    assert out.stdout.startswith("brain ")
+    undo = brain("uninstall", "--json").json()
+    assert undo["path_link"]["action"] == "removed"
+    assert not link.exists()
+    assert not link.is_symlink()
+
+
+def test_link_dir_on_path_has_no_hint(tmp_path: Path, isolated_env: Path) -> None:
+    bindir = isolated_env / ".local" / "bin"
+    env = {"PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}"}
+    doc = install_json(str(tmp_path / "v"), env=env)
+    assert doc["path_link"]["on_path"] is True
+    assert doc["path_link"]["message"] == ""
+
+
+def test_brain_already_on_path_needs_no_link(tmp_path: Path, isolated_env: Path) -> None:
+    exe = Path(sys.executable).parent / "brain"
+    if not exe.exists():
+        pytest.skip("no brain console script beside the interpreter")
+    env = {"PATH": f"{exe.parent}{os.pathsep}{os.environ['PATH']}"}
+    doc = install_json(str(tmp_path / "v"), env=env)
+    assert doc["path_link"]["action"] == "on-path"
+    assert not (isolated_env / ".local" / "bin" / "brain").exists()
+
+
+def test_unwritable_bin_dir_is_reported_and_install_continues(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("a file where the bin folder should be", encoding="utf-8")
+    env = {"BRAIN_BINDIR": str(blocker)}
+    run = install(str(tmp_path / "v"), env=env)
+    assert run.code == 0, run.err
+    assert "cannot write" in run.out
+    assert "BRAIN_BINDIR" in run.out
+    doc = install_json(env=env)
+    assert doc["path_link"]["action"] == "failed"
+    assert doc["git_hooks"]["action"] == "updated"
+    assert blocker.read_text(encoding="utf-8").startswith("a file")
+
+
+def test_a_foreign_brain_in_the_bin_dir_is_left_alone(tmp_path: Path, isolated_env: Path) -> None:
+    bindir = isolated_env / ".local" / "bin"
+    bindir.mkdir(parents=True)
+    foreign = bindir / "brain"
+    foreign.write_text("#!/bin/sh\necho another brain\n", encoding="utf-8")
+    doc = install_json(str(tmp_path / "v"))
+    assert doc["path_link"]["action"] == "exists"
+    assert "not brain's link" in doc["path_link"]["message"]
+    brain("uninstall")
+    assert foreign.read_text(encoding="utf-8") == "#!/bin/sh\necho another brain\n"
+
+
+def test_wrapper_script_where_links_are_not_allowed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, isolated_env: Path
+) -> None:
+    def no_symlinks(self: Path, target: str | Path, target_is_directory: bool = False) -> None:
+        raise OSError(1, "Operation not permitted")
+
+    monkeypatch.setattr(Path, "symlink_to", no_symlinks)
+    exe = Path(sys.executable)
+    result = installmod.link_brain(exe)
+    link = isolated_env / ".local" / "bin" / "brain"
+    assert result.action == "created"
+    assert not link.is_symlink()
+    assert hooks.is_brain_file(link)
+    assert os.access(link, os.X_OK)
+    assert installmod.unlink_brain().action == "removed"
+    assert not link.exists()
+
+
+# --- Claude Code settings ------------------------------------------------------------------------
+
+OTHER_HOOKS = {
+    "model": "opus",
+    "hooks": {
+        "SessionStart": [
+            {"matcher": "startup", "hooks": [{"type": "command", "command": "echo hello"}]}
+        ],
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "guard.sh", "timeout": 5}]}
+        ],
+    },
+    "permissions": {"allow": ["Bash(ls:*)"]},
+}
+
+
+def brain_entries(doc: Any) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for group in doc.get("hooks", {}).get("SessionStart", []):
+        for entry in group["hooks"]:
+            if hooks.is_pack_command(entry["command"]):
+                counts[group["matcher"]] = counts.get(group["matcher"], 0) + 1
+    return counts
+
+
+def test_settings_keep_other_hooks_and_get_one_entry_per_matcher(
+    tmp_path: Path, isolated_env: Path
+) -> None:
+    settings = isolated_env / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    settings.write_text(json.dumps(OTHER_HOOKS, indent=4) + "\n", encoding="utf-8")
+    install_json(str(tmp_path / "v"))
+    install_json()
+    doc = json.loads(settings.read_text(encoding="utf-8"))
+    assert brain_entries(doc) == {"startup": 1, "clear": 1, "compact": 1}
+    assert list(doc) == ["model", "hooks", "permissions"]
+    assert doc["hooks"]["PreToolUse"] == OTHER_HOOKS["hooks"]["PreToolUse"]
+    first = doc["hooks"]["SessionStart"][0]
+    assert first == OTHER_HOOKS["hooks"]["SessionStart"][0]
+    text = settings.read_text(encoding="utf-8")
+    assert text.startswith('{\n    "model"')  # the file's own indent is kept
+    assert text.endswith("}\n")
+    entry = doc["hooks"]["SessionStart"][1]
+    assert entry["hooks"][0]["type"] == "command"
+    assert entry["hooks"][0]["command"].endswith(" pack")
+    undo = brain("uninstall", "--json").json()
+    assert undo["claude"]["action"] == "removed"
+    after = json.loads(settings.read_text(encoding="utf-8"))
+    assert after == OTHER_HOOKS
+    assert brain_entries(after) == {}
+
+
+def test_settings_are_created_when_missing_and_emptied_on_uninstall(
+    tmp_path: Path, isolated_env: Path
+) -> None:
+    doc = install_json(str(tmp_path / "v"))
+    settings = isolated_env / ".claude" / "settings.json"
+    assert doc["claude"]["settings"] == str(settings)
+    assert doc["claude"]["matchers"] == ["startup", "clear", "compact"]
+    assert brain_entries(json.loads(settings.read_text(encoding="utf-8"))) == {
+        "startup": 1,
+        "clear": 1,
+        "compact": 1,
+    }
+    brain("uninstall")
+    assert json.loads(settings.read_text(encoding="utf-8")) == {}
+
+
+def test_a_broken_settings_file_is_left_byte_identical(tmp_path: Path, isolated_env: Path) -> None:
+    settings = isolated_env / ".claude" / "settings.json"
+    settings.parent.mkdir()
+    broken = b'{\n  "hooks": {\n    "SessionStart": [\n  }, oops\n'
+    settings.write_bytes(broken)
+    run = install(str(tmp_path / "v"))
+    assert run.code == 0, run.err
+    assert str(settings) in run.out
+    assert "not valid JSON" in run.out
+    assert settings.read_bytes() == broken
+    doc = install_json()
+    assert doc["claude"]["action"] == "unparseable"
+    undo = brain("uninstall")
+    assert str(settings) in undo.out
+    assert settings.read_bytes() == broken
+
+
+def test_claude_config_dir_is_respected(tmp_path: Path, isolated_env: Path) -> None:
+    custom = tmp_path / "claude-config"
+    env = {"CLAUDE_CONFIG_DIR": str(custom)}
+    doc = install_json(str(tmp_path / "v"), env=env)
+    assert doc["claude"]["settings"] == str(custom / "settings.json")
+    assert (custom / "settings.json").is_file()
+    assert not (isolated_env / ".claude" / "settings.json").exists()
+    run = brain("uninstall", "--json", env=env)
+    assert run.json()["claude"]["action"] == "removed"
+
+
+def test_a_moved_brain_updates_its_entries_in_place(tmp_path: Path) -> None:
+    settings = tmp_path / "settings.json"
+    hooks.add_pack_hook(settings, "/old/venv/bin/brain pack")
+    result = hooks.add_pack_hook(settings, "'/new place/bin/brain' pack")
+    assert result.action == "updated"
+    doc = json.loads(settings.read_text(encoding="utf-8"))
+    commands = [g["hooks"][0]["command"] for g in doc["hooks"]["SessionStart"]]
+    assert commands == ["'/new place/bin/brain' pack"] * 3
+
+
+def test_a_symlinked_settings_file_stays_a_symlink(tmp_path: Path) -> None:
+    real = tmp_path / "dotfiles" / "settings.json"
+    real.parent.mkdir()
+    real.write_text('{"theme": "dark"}\n', encoding="utf-8")
+    link = tmp_path / "claude" / "settings.json"
+    link.parent.mkdir()
+    link.symlink_to(real)
+    assert hooks.add_pack_hook(link, "brain pack").action == "added"
+    assert link.is_symlink()
+    assert json.loads(real.read_text(encoding="utf-8"))["theme"] == "dark"
+
+
+@pytest.mark.parametrize(
+    ("command", "ours"),
+    [
+        ("/home/me/.local/bin/brain pack", True),
+        ("brain pack", True),
+        ("'/path with space/brain' pack", True),
+        ("/venv/bin/python -P -m brain pack", True),
+        ("mybrain pack", False),
+        ("brain packer", False),
+        ("echo brain", False),
+        (None, False),
+    ],
+)
+def test_pack_command_recognition(command: str | None, ours: bool) -> None:
+    assert hooks.is_pack_command(command) is ours
+
+
+# --- uninstall -----------------------------------------------------------------------------------
+
+
+def test_uninstall_leaves_the_vault_and_its_history(git_vault: Path, isolated_env: Path) -> None:
+    install_json(str(git_vault))
+    files_before = sorted(
+        p.relative_to(git_vault).as_posix() for p in git_vault.rglob("*") if ".git" not in p.parts
+    )
+    head = git(git_vault, "rev-parse", "HEAD")
+    undo = brain("uninstall", "--json").json()
+    assert undo["vault"] == str(git_vault)
+    assert undo["recorded"] == str(config.recorded_vault_file())
+    assert [h["action"] for h in undo["git_hooks"]] == ["removed"]
+    assert undo["indexes"] == [str(config.index_path(git_vault))]
+    assert not config.recorded_vault_file().exists()
+    assert local_hooks_path(git_vault) is None
+    assert not (isolated_env / ".config" / "brain" / "hooks").exists() or not any(
+        (isolated_env / ".config" / "brain" / "hooks").iterdir()
+    )
+    assert git(git_vault, "rev-parse", "HEAD") == head
+    assert (
+        sorted(
+            p.relative_to(git_vault).as_posix()
+            for p in git_vault.rglob("*")
+            if ".git" not in p.parts
+        )
+        == files_before
+    )
+    again = brain("uninstall", "--json")
+    assert again.code == 0
+    assert again.json()["claude"]["action"] == "absent"
+
+
+def test_uninstall_with_nothing_installed() -> None:
+    run = brain("uninstall", "--json")
+    assert run.code == 0, run.err
+    doc = run.json()
+    assert doc["vault"] is None
+    assert doc["git_hooks"] == []
+    assert doc["path_link"]["action"] == "absent"
+
+
+# --- packaging -----------------------------------------------------------------------------------
+
+
+def test_every_package_is_listed_in_pyproject() -> None:
+    """pyproject lists packages by hand (for hooks/ and starter/); none may be forgotten."""
+    listed = set(
+        tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["setuptools"][
+            "packages"
+        ]
+    )
+    found = {
+        ".".join(p.parent.relative_to(ROOT).parts)
+        for p in (ROOT / "brain").rglob("__init__.py")
+        if "__pycache__" not in p.parts
+    }
+    assert found <= listed
+    assert {"brain.hooks_data", "brain.starter_data"} <= listed
+
+
+def test_templates_load_through_importlib_resources() -> None:
+    from importlib import resources
+
+    assert resources.files("brain.hooks_data").joinpath("hook-tmpl").read_text(
+        encoding="utf-8"
+    ) == (ROOT / "hooks" / "hook-tmpl").read_text(encoding="utf-8")
+    for name in hooks.STARTER_FILES:
+        assert resources.files("brain.starter_data").joinpath(name).is_file()
+
+
+def test_git_is_required_on_path(tmp_path: Path) -> None:
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed")
+    run = install(str(tmp_path / "v"), env={"PATH": str(tmp_path / "empty-bin")})
+    assert run.code == 1
+    assert "git is not installed" in run.err
+
+
+@pytest.mark.parametrize(("answer", "code"), [("y", 0), ("n", 1)])
+def test_a_terminal_is_asked_before_git_init(tmp_path: Path, answer: str, code: int) -> None:
+    pty = pytest.importorskip("pty")
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "note.md").write_text("hello\n", encoding="utf-8")
+    controller, terminal = pty.openpty()
+    try:
+        os.write(controller, f"{answer}\n".encode())
+        proc = subprocess.run(
+            [sys.executable, "-m", "brain", "install", str(plain)],
+            stdin=terminal,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
+    finally:
+        os.close(controller)
+        os.close(terminal)
+    assert proc.returncode == code, proc.stderr
+    assert "is not a git repository. Run `git init` there" in proc.stderr
+    assert (plain / ".git").is_dir() is (answer == "y")
+
+
+@pytest.mark.parametrize(
+    "original",
+    [
+        '{\n\t"theme": "dark"\n}',  # tabs, no final newline
+        '{"theme": "dark"}\n',  # one line
+        '{\n  "theme": "dark",\n  "hooks": {}\n}\n',  # two spaces, an empty hooks table
+    ],
+)
+def test_settings_formatting_is_kept_through_add_and_remove(tmp_path: Path, original: str) -> None:
+    settings = tmp_path / "settings.json"
+    settings.write_text(original, encoding="utf-8")
+    assert hooks.add_pack_hook(settings, "/x/brain pack").action == "added"
+    added = settings.read_text(encoding="utf-8")
+    assert added.endswith("\n") is original.endswith("\n")
+    if "\t" in original:
+        assert '\n\t"hooks": {\n\t\t"SessionStart"' in added
+    if "\n" not in original.strip():
+        assert "\n" not in added.strip()
+    assert hooks.remove_pack_hook(settings).action == "removed"
+    after = json.loads(settings.read_text(encoding="utf-8"))
+    assert after == {"theme": "dark"}
