@@ -15,3 +15,7 @@ bench:
 # a find in the fixture vault
 demo QUERY="libgit2 hooks":
     .venv/bin/brain find --vault testdata/vault "{{QUERY}}"
+
+# the installers, the release workflow and `brain update`, against a release server on 127.0.0.1
+test-installer *ARGS:
+    .venv/bin/python -m pytest tests/test_installer.py tests/test_release.py {{ARGS}}

@@ -6,6 +6,7 @@ import contextlib
 import dataclasses
 import sys
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -342,6 +343,441 @@ def uninstall_command(as_json: JsonOpt = False) -> None:
         lines.append(f"Deleted {len(r.indexes)} index files (brain reindex rebuilds them)")
     if r.vault:
         lines.append(f"The vault {r.vault} and its history are untouched")
+    render.out("\n".join(lines))
+
+
+@app.command("pack")
+def pack_command(
+    project: Annotated[
+        str | None,
+        typer.Argument(
+            help="The project (default: the git repository you are in, by its folder name).",
+            show_default=False,
+        ),
+    ] = None,
+    vault: VaultOpt = None,
+    budget: Annotated[
+        int | None,
+        typer.Option("--budget", help="Token cap on the pack (bytes / 4; default 1500)."),
+    ] = None,
+    fresh: Annotated[
+        bool, typer.Option("--fresh", help="Rebuild the pack instead of serving the cached one.")
+    ] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """The briefing an agent opens a project with: its bullets, the working rules, the newest
+    handoff and the state folder, within --budget tokens. Claude Code's SessionStart hook runs it.
+
+    With no PROJECT it packs the repository you are in; a repository the vault knows nothing about
+    prints nothing and exits 0.
+    """
+    raise typer.Exit(cli.run_pack(project, vault, budget, fresh, as_json))
+
+
+@app.command("recall")
+def recall_command(
+    query: Annotated[
+        list[str] | None, typer.Argument(help="What was said, in plain words.", show_default=False)
+    ] = None,
+    full: Annotated[
+        str | None, typer.Option("--full", help="Print one turn in full, by its id.")
+    ] = None,
+    sync: Annotated[
+        bool, typer.Option("--sync", help="Read every enabled transcript again from the start.")
+    ] = False,
+    sources: Annotated[
+        bool, typer.Option("--sources", help="List the adapters and which are enabled.")
+    ] = False,
+    enable: Annotated[
+        str | None, typer.Option("--enable", help="Opt in to an agent's transcripts (once).")
+    ] = None,
+    disable: Annotated[
+        str | None,
+        typer.Option("--disable", help="Opt out of an agent; its turns are deleted from recall."),
+    ] = None,
+    all_sessions: Annotated[
+        bool, typer.Option("--all", help="Include the current session (excluded by default).")
+    ] = False,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many hits.")] = 10,
+    since: Annotated[
+        str | None, typer.Option("--since", help="Only turns from DATE on (2025-05-01, 7d).")
+    ] = None,
+    agent: Annotated[
+        str | None, typer.Option("--agent", help="Only this agent's turns (claude, codex, ...).")
+    ] = None,
+    cwd: Annotated[
+        str | None, typer.Option("--cwd", help="Only turns from sessions in this folder or below.")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Search what was said in your agents' transcripts (opt in per agent with --enable).
+
+    Transcripts stay in transcripts.db in the state dir, never in the vault. Exit 1 when nothing
+    matches.
+    """
+    from brain.recall.cli import run_recall
+
+    raise typer.Exit(
+        run_recall(
+            query or [],
+            full=full,
+            sync=sync,
+            sources=sources,
+            enable=enable,
+            disable=disable,
+            all_sessions=all_sessions,
+            limit=limit,
+            since=since or "",
+            agent=agent or "",
+            cwd=cwd or "",
+            as_json=as_json,
+            progress=_progress,
+        )
+    )
+
+
+@app.command("update")
+def update_command(
+    rollback: Annotated[
+        bool, typer.Option("--rollback", help="Put back the version the last update replaced.")
+    ] = False,
+    check: Annotated[
+        bool, typer.Option("--check", help="Only say whether a newer release is waiting.")
+    ] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Install the newest release (signature and checksums verified), then run `brain doctor`.
+
+    Only an installation made by install.sh or install.ps1 updates itself; a local build (`dev`)
+    never does. Set BRAIN_NO_UPDATE=1 to silence the once-a-day notice.
+    """
+    from brain.commands.update import rollback as do_rollback
+    from brain.commands.update import update
+
+    result = do_rollback() if rollback else update(check_only=check)
+    if as_json:
+        render.out(render.dumps(_doc(result)))
+        return
+    if result.action == "current":
+        render.out(f"brain {result.current} is the newest release; nothing to do.")
+        return
+    if result.action == "available":
+        render.out(f"brain {result.current} is available (this is {result.previous}).")
+        return
+    verb = "Updated" if result.action == "updated" else "Rolled back"
+    lines = [f"{verb}: brain {result.previous} -> {result.current}"]
+    if result.check:
+        lines.append(result.check)
+    render.out("\n".join(lines))
+    if not result.check_ok:
+        sys.stderr.write(
+            f"the check of brain {result.current} reported a problem; "
+            f"`brain update --rollback` puts {result.previous} back\n"
+        )
+
+
+SinceOpt = Annotated[
+    str | None,
+    typer.Option("--since", help="Only lookups from DATE (YYYY-MM-DD, local time) on."),
+]
+
+
+@app.command("ledger")
+def ledger_command(
+    vault: VaultOpt = None,
+    since: SinceOpt = None,
+    caller: Annotated[
+        str | None, typer.Option("--caller", help="Only this caller's lookups (e.g. claude-code).")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Tokens returned per caller, session and day, and tokens saved against reading the core
+    files whole for every lookup."""
+    from brain.commands.ledger import ledger, text
+    from brain.config import resolve_vault
+
+    result = ledger(resolve_vault(vault), since=since or "", caller=caller or "")
+    if as_json:
+        render.out(render.dumps(dataclasses.asdict(result)))
+    elif sys.stdout.isatty():
+        render.print_rich(text(result, chart=True))
+    else:
+        render.out(text(result, chart=False))
+
+
+@app.command("log")
+def log_command(vault: VaultOpt = None, since: SinceOpt = None, as_json: JsonOpt = False) -> None:
+    """The finds that returned nothing and still do: the backlog for bullets and synonyms.tsv."""
+    from brain.commands.log import log, text
+    from brain.config import resolve_vault
+
+    result = log(resolve_vault(vault), since=since or "")
+    render.out(render.dumps(dataclasses.asdict(result)) if as_json else text(result))
+
+
+@app.command("doctor")
+def doctor_command(vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
+    """Check the vault, git hooks, index, model, SQLite and SessionStart hook (exit 1 when one is
+    broken), and list bullets to promote, older notes to update and near-duplicate bullets."""
+    from brain.commands.doctor import doctor, text
+
+    result = doctor(vault)
+    render.out(render.dumps(dataclasses.asdict(result)) if as_json else text(result))
+    raise typer.Exit(0 if result.ok else 1)
+
+
+@app.command("locate")
+def locate_command(
+    handle: Annotated[list[str], typer.Argument(help="The bullet's handle or an alias.")],
+    vault: VaultOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Print where a bullet lives (path:line) and its line as written; exit 1 when none matches."""
+    from brain.commands.locate import locate, text
+    from brain.config import resolve_vault
+
+    result = locate(resolve_vault(vault), " ".join(handle))
+    render.out(render.dumps(dataclasses.asdict(result)) if as_json else text(result))
+
+
+@app.command("mcp")
+def mcp_command(vault: VaultOpt = None) -> None:
+    """Serve brain's tools (find, recall, pack, propose, locate) over MCP on stdio, for agents.
+
+    Register it with your agent, e.g. `claude mcp add --scope user brain -- brain mcp`.
+    """
+    from brain.config import resolve_vault
+
+    if vault:
+        resolve_vault(vault)  # a wrong --vault is an error now, not on every tool call
+    from brain.mcp_server import serve
+
+    serve(vault)
+
+
+ToOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--to",
+        help="The core file it belongs in: MEMORY (default), LEARNINGS or TUNINGS.",
+        show_default=False,
+    ),
+]
+
+
+def _propose_line(r: Any) -> str:
+    to = f" (for {r.to})" if r.to else ""
+    if r.action == "proposed":
+        head = f"Proposed as #{r.number}{to}: {r.bullet}"
+    elif r.action == "queued":
+        head = f"Already in the inbox: {r.bullet}"
+    elif r.action == "known":
+        head = f"Already in the vault: {r.bullet}"
+    else:
+        head = f"Refused ({r.problem}): {r.bullet}"
+    if r.updates and r.action == "proposed":
+        head += f"\n  updates {r.updates}: {r.current}"
+    return head
+
+
+@app.command("propose")
+def propose_command(
+    line: Annotated[
+        list[str],
+        typer.Argument(help="The bullet: `handle — fact`; source and date are added if missing."),
+    ],
+    to: ToOpt = None,
+    vault: VaultOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Queue a bullet in AI/INBOX.md for a person to approve (`brain inbox`).
+
+    The caller becomes the source and today the date when they are missing; a line that is not a
+    bullet or holds a credential is refused. Proposing what the vault has already adds nothing.
+    """
+    from brain.commands.propose import propose
+    from brain.config import resolve_vault
+
+    result = propose(resolve_vault(vault), " ".join(line), to=to)
+    if as_json:
+        render.out(render.dumps(_doc(result)))
+    else:
+        render.out(_propose_line(result))
+
+
+@app.command("inbox")
+def inbox_command(
+    action: Annotated[
+        str | None,
+        typer.Argument(help="approve or drop (default: list the queue).", show_default=False),
+    ] = None,
+    number: Annotated[
+        int | None, typer.Argument(help="The proposal's number in the list.", show_default=False)
+    ] = None,
+    to: ToOpt = None,
+    vault: VaultOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The proposals waiting in AI/INBOX.md, numbered; `approve N` moves one into a core file
+    (a proposal for an existing handle replaces that bullet in place), `drop N` discards it.
+
+    Approving reindexes but commits nothing: review and commit the vault yourself.
+    """
+    from brain.commands import inbox as inboxmod
+    from brain.config import resolve_vault
+
+    if action is None:
+        if number is not None or to is not None:
+            raise UsageError("nothing to do with a number alone", "brain inbox approve N")
+        listing = inboxmod.inbox(resolve_vault(vault))
+        if as_json:
+            doc = _doc(listing)
+            doc["proposals"] = [_doc(p) for p in listing.proposals]
+            render.out(render.dumps(doc))
+            return
+        if listing.recovered:
+            sys.stderr.write(f"finished an interrupted approval: {listing.recovered}\n")
+        if not listing.proposals:
+            render.out("The inbox is empty.")
+            return
+        lines = []
+        for p in listing.proposals:
+            to_note = f"  (for {p.to})" if p.to else ""
+            lines.append(f"{p.number:>3}. {p.text}{to_note}")
+            if p.problem:
+                lines.append(f"     not a valid bullet: {p.problem}")
+            elif p.updates:
+                lines.append(f"     updates {p.updates}: {p.current}")
+        n = len(listing.proposals)
+        lines.append(
+            f"{_plural(n, 'proposal')} in {listing.path}: `brain inbox approve N "
+            "[--to MEMORY|LEARNINGS|TUNINGS]` or `brain inbox drop N`"
+        )
+        render.out("\n".join(lines))
+        return
+    if action not in ("approve", "drop"):
+        raise UsageError(f"unknown inbox action {action!r}", "use `approve N` or `drop N`")
+    if number is None:
+        raise UsageError(f"which proposal? brain inbox {action} N", "run `brain inbox` to list")
+    path = resolve_vault(vault)
+    if action == "drop":
+        if to is not None:
+            raise UsageError("--to goes with approve, not drop", f"brain inbox drop {number}")
+        dropped = inboxmod.drop(path, number)
+        if as_json:
+            render.out(render.dumps(_doc(dropped)))
+        else:
+            render.out(f"Dropped #{number}: {dropped.bullet} ({dropped.remaining} left)")
+        return
+    approved = inboxmod.approve(path, number, to)
+    if as_json:
+        render.out(render.dumps(_doc(approved)))
+        return
+    verb = "Replaced" if approved.replaced else "Approved"
+    lines = [f"{verb} #{number} in {approved.path}:{approved.line}: {approved.bullet}"]
+    if approved.replaced:
+        lines.append(f"  was: {approved.replaced}")
+    lines.append(
+        f"Index updated; {approved.remaining} left in the inbox. Not committed: {approved.commit}."
+    )
+    render.out("\n".join(lines))
+
+
+@app.command("export")
+def export_command(
+    agents: Annotated[
+        list[str],
+        typer.Argument(
+            help="claude, codex, copilot, gemini, cursor, cline, kiro, or all.",
+            show_default=False,
+        ),
+    ],
+    check: Annotated[
+        bool,
+        typer.Option("--check", help="Write nothing; exit 1 when a file is out of date (CI)."),
+    ] = False,
+    project: Annotated[
+        str | None,
+        typer.Option(
+            "--project", help="Pack this project (default: the repository's folder name)."
+        ),
+    ] = None,
+    budget: Annotated[
+        int | None,
+        typer.Option("--budget", help="Token cap on the exported pack (default 1500)."),
+    ] = None,
+    vault: VaultOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Write this repository's pack into the file each agent reads (CLAUDE.md, AGENTS.md, ...).
+
+    Shared files get a marked block replaced in place, the rest of the file untouched; files brain
+    owns (.cursor/rules/brain.mdc, .clinerules/brain.md, .kiro/steering/brain.md) are written whole.
+    """
+    from brain.commands.export import export
+    from brain.config import resolve_vault
+
+    result = export(
+        resolve_vault(vault), Path.cwd(), agents, project=project, budget=budget, check=check
+    )
+    if as_json:
+        doc = _doc(result)
+        doc["targets"] = [_doc(t) for t in result.targets]
+        render.out(render.dumps(doc))
+    else:
+        lines = [f"{t.path}: {t.action}" for t in result.targets]
+        if check:
+            stale = sum(1 for t in result.targets if t.action != "current")
+            lines.append(
+                f"{_plural(stale, 'file')} out of date; run `brain export {' '.join(agents)}`"
+                if stale
+                else f"all {_plural(len(result.targets), 'file')} up to date"
+            )
+        render.out("\n".join(lines))
+    raise typer.Exit(0 if result.ok else 1)
+
+
+@app.command("import")
+def import_command(
+    source: Annotated[
+        str,
+        typer.Argument(
+            help="`claude` (what Claude Code remembered for this repository) or a Markdown FILE.",
+            show_default=False,
+        ),
+    ],
+    memory_dir: Annotated[
+        str | None,
+        typer.Option("--dir", help="Claude Code's memory folder, when it is not the usual one."),
+    ] = None,
+    to: ToOpt = None,
+    vault: VaultOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Propose what another tool remembered: Claude Code's memories, or any Markdown list.
+
+    Everything goes through the inbox; importing the same thing twice proposes nothing new.
+    """
+    from brain.commands.import_ import import_claude, import_file
+    from brain.config import resolve_vault
+
+    path = resolve_vault(vault)
+    if source == "claude":
+        result = import_claude(path, Path.cwd(), Path(memory_dir) if memory_dir else None, to=to)
+    else:
+        if memory_dir:
+            raise UsageError("--dir goes with `brain import claude`", f"brain import {source}")
+        result = import_file(path, Path(source), to=to)
+    if as_json:
+        doc = _doc(result)
+        doc["items"] = [_doc(i) for i in result.items]
+        render.out(render.dumps(doc))
+        return
+    lines = [_propose_line(i) for i in result.items]
+    lines.append(
+        f"{_plural(result.proposed, 'proposal')} added to the inbox from {result.origin} "
+        f"({result.found} found); review them with `brain inbox`"
+    )
     render.out("\n".join(lines))
 
 

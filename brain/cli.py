@@ -12,8 +12,12 @@ import os
 import sys
 import time
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from brain.errors import BrainError, UsageError
+
+if TYPE_CHECKING:
+    from brain.commands.pack import HookEvent
 
 # name -> (destination, takes a value); mirrors `brain.app.find_command`.
 FIND_OPTIONS: dict[str, tuple[str, bool]] = {
@@ -88,20 +92,150 @@ def run_find(
     path = resolve_vault(vault)
     result = find(path, text, limit=DEFAULT_LIMIT if limit is None else limit)
     who = callermod.detect()
+    omitted = 0
     if as_json:
-        written = render.out(render.find_json(text, result.hits, budget))
+        doc, omitted = render.find_json(text, result.hits, budget)
+        written = render.out(doc)
     elif not result.hits:
         written = 0
         if who.person:
             sys.stderr.write(f"nothing in the vault matches {text!r}\n")
     elif raw or terse or who.agent:
-        body, _ = render.find_lines(result.hits, budget, raw=raw)
+        body, omitted = render.find_lines(result.hits, budget, raw=raw)
         written = render.out(body)
     else:
-        markup, _ = render.find_listing(text, result.hits, budget)
+        markup, omitted = render.find_listing(text, result.hits, budget)
         written = render.print_rich(markup)
-    usage.record("find", who.name, who.session, text, len(result.hits), written, path)
+    shown = len(result.hits) - omitted  # what the caller actually received
+    usage.record("find", who.name, who.session, text, shown, written, path)
     return 0 if result.hits else 1
+
+
+# name -> (destination, takes a value); mirrors `brain.app.pack_command`.
+PACK_OPTIONS: dict[str, tuple[str, bool]] = {
+    "--vault": ("vault", True),
+    "--budget": ("budget", True),
+    "--fresh": ("fresh", False),
+    "--json": ("as_json", False),
+}
+
+
+def parse_pack(args: Sequence[str]) -> dict[str, object] | None:
+    """The fast path's parse of `brain pack [PROJECT] ...`, or None to let Typer handle it."""
+    opts: dict[str, object] = {}
+    words: list[str] = []
+    it = iter(args)
+    for arg in it:
+        if arg == "--":
+            words.extend(it)
+            break
+        if arg.startswith("-") and arg != "-":
+            name, eq, value = arg.partition("=")
+            spec = PACK_OPTIONS.get(name)
+            if spec is None:
+                return None
+            dest, takes = spec
+            if not takes:
+                if eq:
+                    return None
+                opts[dest] = True
+                continue
+            if not eq:
+                nxt = next(it, None)
+                if nxt is None:
+                    return None
+                value = nxt
+            if dest == "budget":
+                try:
+                    opts[dest] = int(value)
+                except ValueError:
+                    return None
+            else:
+                opts[dest] = value
+        else:
+            words.append(arg)
+    if len(words) > 1:
+        return None
+    opts["project"] = words[0] if words else None
+    return opts
+
+
+def run_pack(
+    project: str | None = None,
+    vault: str | None = None,
+    budget: int | None = None,
+    fresh: bool = False,
+    as_json: bool = False,
+) -> int:
+    """`brain pack`: with no PROJECT it serves the repository the caller is in and never fails (a
+    SessionStart hook must not), so an error there is a line on stderr and exit 0."""
+    from brain.commands import pack as packmod
+
+    event = packmod.read_hook_event() if project is None else None
+    hook = event is not None and event.event == "SessionStart"
+    try:
+        return _serve_pack(project, vault, budget, fresh, as_json, event if hook else None)
+    except UsageError:
+        raise
+    except BrainError as exc:
+        if project is not None or as_json:
+            raise
+        sys.stderr.write(f"brain: {exc}\n")
+        return 0
+    except Exception as exc:
+        if not hook:
+            raise
+        sys.stderr.write(f"brain: pack failed ({type(exc).__name__}); see {_crash_report(exc)}\n")
+        return 0
+
+
+def _serve_pack(
+    project: str | None,
+    vault: str | None,
+    budget: int | None,
+    fresh: bool,
+    as_json: bool,
+    hook: HookEvent | None,
+) -> int:
+    from pathlib import Path
+
+    from brain import caller as callermod
+    from brain import render, usage
+    from brain.commands import pack as packmod
+    from brain.config import resolve_vault
+
+    budget = packmod.DEFAULT_BUDGET if budget is None else budget
+    if budget < 1:
+        raise UsageError("--budget must be a positive number of tokens", "pass e.g. --budget 1500")
+    who = callermod.detect()
+    if project is None:
+        root = packmod.repo_root(Path(hook.cwd if hook and hook.cwd else Path.cwd()))
+        if root is None:
+            if as_json:
+                render.out(render.dumps(packmod.to_doc(packmod.empty("", "", budget))))
+            elif who.person:
+                sys.stderr.write(
+                    "brain: not in a git repository; name a project: brain pack NAME\n"
+                )
+            return 0
+        project = root.name
+    path = resolve_vault(vault)
+    result = packmod.pack(path, project, budget=budget, fresh=fresh)
+    if hook is not None:
+        written = render.out(render.dumps(packmod.hook_output(result.text))) if result.text else 0
+    elif as_json:
+        written = render.out(render.dumps(packmod.to_doc(result)))
+    elif result.text:
+        written = render.out(result.text)
+    else:
+        written = 0
+        if who.person:
+            sys.stderr.write(f"brain: the vault knows nothing about {project!r}\n")
+    name = "claude-code" if hook is not None and who.name in ("script", "person") else who.name
+    session = hook.session if hook is not None and hook.session else who.session
+    entries = len(result.bullets) + len(result.rules)
+    usage.record("pack", name, session, project, entries, written, path)
+    return 0
 
 
 def _crash_report(exc: BaseException) -> str:
@@ -154,7 +288,18 @@ def main(argv: Sequence[str] | None = None) -> None:
             as_json=as_json,
         )
         code = 3
+    if code in (0, 1):
+        _update_notice(args)
     sys.exit(code)
+
+
+def _update_notice(args: list[str]) -> None:
+    """After the output, at a terminal only: the daily release check and its notice (stderr)."""
+    if os.environ.get("BRAIN_NO_UPDATE") or not sys.stderr.isatty():
+        return  # agents, hooks and pipes never pay for the import
+    from brain import notice
+
+    notice.after_command(args)
 
 
 def _dispatch(args: list[str]) -> int:
@@ -162,6 +307,10 @@ def _dispatch(args: list[str]) -> int:
         opts = parse_find(args[1:])
         if opts is not None:
             return run_find(**opts)  # type: ignore[arg-type]
+    if args[:1] == ["pack"]:
+        opts = parse_pack(args[1:])
+        if opts is not None:
+            return run_pack(**opts)  # type: ignore[arg-type]
     from brain.app import run
 
     return run(args)

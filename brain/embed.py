@@ -160,6 +160,8 @@ class _OnnxEmbedder:
 
     def __init__(self, path: Path, *, cache_dir: Path | None = None) -> None:
         _verify_model(path, cache_dir)
+        # Read only when onnxruntime is first imported: without it, Linux builds (1.32 here)
+        # write a device id and an upload queue for Microsoft under ~/.cache/Microsoft.
         os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
         try:
             import numpy  # noqa: F401  (fail here, not in the first embed())
@@ -170,7 +172,7 @@ class _OnnxEmbedder:
                 f"{exc.name or 'a dependency'} is not installed, so local embeddings cannot run: "
                 "reinstall brain-memory (or use provider none)"
             ) from exc
-        with suppress(AttributeError):
+        with suppress(AttributeError):  # in case someone imported onnxruntime first
             ort.disable_telemetry_events()
 
         try:

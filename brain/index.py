@@ -21,7 +21,7 @@ from brain import vault as vaultmod
 from brain.config import SYNONYMS, index_path
 from brain.errors import BrainError
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 BUSY_TIMEOUT_MS = 10_000
 
 _SCHEMA = """
@@ -44,6 +44,9 @@ CREATE INDEX synonyms_term ON synonyms(term);
 CREATE VIRTUAL TABLE fts USING fts5(
     handle, aliases, body, context, tokenize = 'porter unicode61 remove_diacritics 2'
 );
+-- Handles and aliases again, unstemmed: a prefix such as `renova` must reach `renovate`, whose
+-- stem `renov` is shorter than the prefix.
+CREATE VIRTUAL TABLE names USING fts5(handle, aliases, tokenize = 'unicode61 remove_diacritics 2');
 """
 
 ALIAS_SEP = "\x1f"  # aliases may contain commas; store them with a separator no one types
@@ -164,10 +167,16 @@ def _insert_units(conn: sqlite3.Connection, units: list[vaultmod.Unit]) -> None:
                 u.section if u.kind == "prose" else f"{u.section} {u.source}",
             ),
         )
+        if u.kind == "bullet":
+            conn.execute(
+                "INSERT INTO names(rowid, handle, aliases) VALUES (?,?,?)",
+                (cur.lastrowid, u.handle, " ; ".join(u.aliases)),
+            )
 
 
 def _delete_path(conn: sqlite3.Connection, rel: str) -> None:
     conn.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM units WHERE path = ?)", (rel,))
+    conn.execute("DELETE FROM names WHERE rowid IN (SELECT id FROM units WHERE path = ?)", (rel,))
     conn.execute("DELETE FROM units WHERE path = ?", (rel,))
     conn.execute("DELETE FROM files WHERE path = ?", (rel,))
 

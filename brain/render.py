@@ -84,13 +84,13 @@ def hit_json(hit: Hit) -> dict[str, Any]:
     }
 
 
-def find_json(query: str, hits: Sequence[Hit], budget: int) -> str:
+def find_json(query: str, hits: Sequence[Hit], budget: int) -> tuple[str, int]:
     docs = [hit_json(h) for h in hits]
     # the envelope and the closing newline count against the budget too (counts at their widest)
     n = len(docs)
     envelope = len(dumps({"query": query, "count": n, "omitted": n, "hits": []}).encode()) + 1
     kept, omitted = fit(docs, lambda d: len(dumps(d).encode("utf-8")) + 2, budget - envelope)
-    return dumps({"query": query, "count": len(kept), "omitted": omitted, "hits": kept})
+    return dumps({"query": query, "count": len(kept), "omitted": omitted, "hits": kept}), omitted
 
 
 def find_lines(hits: Sequence[Hit], budget: int, *, raw: bool) -> tuple[str, int]:

@@ -108,18 +108,18 @@ def _alternatives(group: tuple[tuple[str, ...], ...], *, prefix: bool) -> list[s
 
 
 def _name_expression(group: tuple[tuple[str, ...], ...]) -> str:
-    return "{handle aliases} : (" + " OR ".join(_alternatives(group, prefix=True)) + ")"
+    """A term as a handle/alias word or word prefix (the unstemmed `names` table)."""
+    return " OR ".join(_alternatives(group, prefix=True))
 
 
 def _group_expression(group: tuple[tuple[str, ...], ...]) -> str:
-    """One query term with its synonyms: exact anywhere, or as a prefix of a handle/alias word."""
-    anywhere = " OR ".join(_alternatives(group, prefix=False))
-    return f"({anywhere}) OR ({_name_expression(group)})"
+    """A term or one of its synonyms, anywhere (the stemmed `fts` table)."""
+    return " OR ".join(_alternatives(group, prefix=False))
 
 
 def match_expression(query: Query) -> str:
     """An FTS5 expression built only from quoted, tokenized words: safe for any user input."""
-    return " OR ".join(_group_expression(g) for g in query.groups)
+    return " OR ".join(f"({_group_expression(g)})" for g in query.groups)
 
 
 _COLUMNS = (
@@ -135,6 +135,7 @@ _KEYWORD_SQL = (  # only constants are formatted in
     " ORDER BY top.rank"
 )
 _MATCH_SQL = "SELECT rowid FROM fts WHERE fts MATCH ?"
+_NAMES_SQL = "SELECT rowid FROM names WHERE names MATCH ?"
 
 
 def _by_ids(conn: sqlite3.Connection, ids: list[int]) -> dict[int, tuple[Any, ...]]:
@@ -189,9 +190,18 @@ def keyword_rank(conn: sqlite3.Connection, query: Query) -> list[Hit]:
     conn.execute("SAVEPOINT keyword_rank")
     try:
         rows = conn.execute(_KEYWORD_SQL, (match_expression(query), CANDIDATES)).fetchall()
+        named = [
+            {r[0] for r in conn.execute(_NAMES_SQL, (_name_expression(g),))} for g in query.groups
+        ]
         ids = {row[0] for row in rows}
-        anywhere = [_matching(conn, _group_expression(g), ids) for g in query.groups]
-        named = [_matching(conn, _name_expression(g), ids) for g in query.groups]
+        # Bullets reached only through a handle prefix join the candidates with no BM25 weight.
+        extra = sorted(set().union(*named) - ids)[:CANDIDATES]
+        rows += [(*row, 0.0) for row in _by_ids(conn, extra).values()]
+        ids.update(extra)
+        anywhere = [
+            _matching(conn, _group_expression(g), ids) | (named[k] & ids)
+            for k, g in enumerate(query.groups)
+        ]
     finally:
         conn.execute("RELEASE keyword_rank")
     if not rows:
@@ -201,6 +211,8 @@ def keyword_rank(conn: sqlite3.Connection, query: Query) -> list[Hit]:
         uid, handle, aliases = row[0], row[4], row[5]
         covered = sum(uid in found for found in anywhere)
         in_name = sum(uid in found for found in named)
+        if not covered:
+            continue
         strength = -row[11]
         score = 2 * covered + in_name + strength / (1 + strength)
         match = []

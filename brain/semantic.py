@@ -95,8 +95,7 @@ def update(
     many texts were embedded. Commits per batch: an interrupted run keeps what it finished."""
     import numpy as np
 
-    model = conn.execute("SELECT value FROM meta WHERE key = 'model'").fetchone()
-    if model is None or model[0] != embedder.model_id:
+    if index_model(conn) != embedder.model_id:
         with _tx(conn):
             conn.execute("DELETE FROM vectors")
             conn.execute(
@@ -127,8 +126,15 @@ def update(
     return done
 
 
-def missing(conn: sqlite3.Connection) -> int:
-    """Units without a vector (edited since the last reindex that embedded)."""
+def index_model(conn: sqlite3.Connection) -> str:
+    row = conn.execute("SELECT value FROM meta WHERE key = 'model'").fetchone()
+    return str(row[0]) if row else ""
+
+
+def missing(conn: sqlite3.Connection, model: str) -> int:
+    """Texts without a vector from `model` (edited since the last reindex, or a new model)."""
+    if index_model(conn) != model:
+        return int(conn.execute("SELECT count(DISTINCT vhash) FROM units").fetchone()[0])
     row = conn.execute(
         "SELECT count(DISTINCT u.vhash) FROM units u LEFT JOIN vectors v ON v.hash = u.vhash"
         " WHERE v.hash IS NULL"

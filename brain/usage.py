@@ -8,20 +8,13 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import time
+from collections.abc import Iterator
 from dataclasses import astuple, dataclass
 from pathlib import Path
 
 from brain.config import usage_log_path
 
 LOG_VERSION = 1
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS events(
-    ts REAL NOT NULL, command TEXT NOT NULL, caller TEXT NOT NULL, session TEXT NOT NULL,
-    query TEXT NOT NULL, entries INTEGER NOT NULL, bytes INTEGER NOT NULL, vault TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS events_ts ON events(ts);
-"""
 
 
 @dataclass(frozen=True)
@@ -36,32 +29,139 @@ class Event:
     vault: str
 
 
+COLUMNS = ("ts", "command", "caller", "session", "query", "entries", "bytes", "vault")
+_DEFAULTS = {"ts": "0.0", "entries": "0", "bytes": "0"}  # the rest default to ''
+_CREATE = (
+    "CREATE TABLE IF NOT EXISTS events(ts REAL NOT NULL, command TEXT NOT NULL,"
+    " caller TEXT NOT NULL, session TEXT NOT NULL, query TEXT NOT NULL, entries INTEGER NOT NULL,"
+    " bytes INTEGER NOT NULL, vault TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS events_ts ON events(ts)",
+)
+
+_INSERT = f"INSERT INTO events({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"  # noqa: S608
+_SELECT = f"SELECT {', '.join(COLUMNS)} FROM events WHERE ts >= ? ORDER BY ts"  # noqa: S608
+
+
 def connect(path: Path | None = None) -> sqlite3.Connection:
+    """The log, created, migrated from an older version, or set aside and started again when it
+    is not a database at all: reading or writing the log is never fatal."""
     path = path or usage_log_path()
     path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        return _open(path)
+    except sqlite3.DatabaseError:
+        _set_aside(path)
+        return _open(path)
+
+
+def _open(path: Path) -> sqlite3.Connection:
     conn = sqlite3.connect(path, timeout=5, isolation_level=None)
-    conn.execute("PRAGMA busy_timeout = 5000")
-    # A usage row lost to a power cut costs nothing; a disk sync on every find costs ~10 ms.
-    conn.execute("PRAGMA synchronous = OFF")
-    if conn.execute("PRAGMA user_version").fetchone()[0] != LOG_VERSION:
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.executescript(_SCHEMA)
-        conn.execute(f"PRAGMA user_version = {LOG_VERSION}")
+    try:
+        conn.execute("PRAGMA busy_timeout = 5000")
+        # A usage row lost to a power cut costs nothing; a disk sync on every find costs ~10 ms.
+        conn.execute("PRAGMA synchronous = OFF")
+        if conn.execute("PRAGMA user_version").fetchone()[0] != LOG_VERSION:
+            conn.execute("PRAGMA journal_mode = WAL")
+            _migrate(conn)
+    except BaseException:
+        conn.close()
+        raise
     return conn
+
+
+def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
+    return [str(row[1]) for row in conn.execute(f'PRAGMA table_info("{table}")')]
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    """Bring a log of another version to this one, keeping every row it can.
+
+    Version 0 is a log no brain stamped (or an unknown shape): its rows are copied column by
+    column into the current table (a missing column gets its default) and the old table is
+    dropped; rows that cannot be copied stay behind in a table named after the old version. A log
+    from a newer brain whose table has every column this one needs is used as it is.
+    """
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = int(conn.execute("PRAGMA user_version").fetchone()[0])
+        cols = _columns(conn, "events")
+        if version == LOG_VERSION or (version > LOG_VERSION and set(COLUMNS) <= set(cols)):
+            conn.execute("COMMIT")
+            return
+        if cols and cols[: len(COLUMNS)] != list(COLUMNS):
+            old = f"events_v{version}"
+            n = 1
+            while _columns(conn, old):
+                n += 1
+                old = f"events_v{version}_{n}"
+            conn.execute(f'ALTER TABLE events RENAME TO "{old}"')
+            conn.execute("DROP INDEX IF EXISTS events_ts")
+            for sql in _CREATE:
+                conn.execute(sql)
+            picks = ", ".join(
+                f'coalesce("{c}", {_default(c)})' if c in cols else _default(c) for c in COLUMNS
+            )
+            conn.execute("SAVEPOINT copy")
+            try:
+                names = ", ".join(COLUMNS)  # constants; `old` is a table name of ours
+                conn.execute(f'INSERT INTO events({names}) SELECT {picks} FROM "{old}"')  # noqa: S608
+                conn.execute(f'DROP TABLE "{old}"')
+                conn.execute("RELEASE copy")
+            except sqlite3.DatabaseError:
+                conn.execute("ROLLBACK TO copy")
+                conn.execute("RELEASE copy")
+        else:
+            for sql in _CREATE:
+                conn.execute(sql)
+        conn.execute(f"PRAGMA user_version = {LOG_VERSION}")
+        conn.execute("COMMIT")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+
+
+def _default(column: str) -> str:
+    return _DEFAULTS.get(column, "''")
+
+
+def _set_aside(path: Path) -> None:
+    """Move a file that is not a usage log out of the way (kept beside it for a person to see)."""
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        src = path.with_name(path.name + suffix)
+        with contextlib.suppress(FileNotFoundError):
+            src.replace(path.with_name(f"{path.name}.unreadable-{stamp}{suffix}"))
+
+
+_muted = False
+
+
+@contextlib.contextmanager
+def muted() -> Iterator[None]:
+    """Record nothing inside: a second rendering of one lookup (the MCP server's JSON copy of a
+    tool's answer) must not count as a second lookup."""
+    global _muted  # noqa: PLW0603 - one flag for the process; MCP tool runs are serialised
+    before, _muted = _muted, True
+    try:
+        yield
+    finally:
+        _muted = before
 
 
 def record(
     command: str, caller: str, session: str, query: str, entries: int, nbytes: int, vault: Path
 ) -> None:
+    if _muted:
+        return
     event = Event(time.time(), command, caller, session, query, entries, nbytes, str(vault))
     with contextlib.suppress(OSError, sqlite3.Error):
         conn = connect()
         try:
-            conn.execute("INSERT INTO events VALUES (?,?,?,?,?,?,?,?)", astuple(event))
+            conn.execute(_INSERT, astuple(event))
         finally:
             conn.close()
 
 
 def events(conn: sqlite3.Connection, since: float = 0.0) -> list[Event]:
-    rows = conn.execute("SELECT * FROM events WHERE ts >= ? ORDER BY ts", (since,)).fetchall()
+    rows = conn.execute(_SELECT, (since,)).fetchall()
     return [Event(*row) for row in rows]

@@ -198,13 +198,13 @@ def serve(vault: Path, idle: float = IDLE_SECONDS) -> int:
                     if request.get("token", "") != token:
                         continue
                     conn = _fresh(conn, vault)
-                    if semantic.missing(conn):
+                    if semantic.missing(conn, embedder.model_id):
                         semantic.update(conn, embedder)
                     hits = semantic.search(
                         conn, embedder, str(request["text"]), int(request["k"]), str(vault)
                     )
                     _send(client, {"hits": hits})
-                except (OSError, ValueError, KeyError) as exc:
+                except Exception as exc:  # one bad request must not kill the worker
                     with contextlib.suppress(OSError):
                         _send(client, {"error": str(exc)})
     finally:

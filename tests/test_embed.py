@@ -268,6 +268,17 @@ def test_import_is_cheap() -> None:
     assert result.stdout.strip() == "[]"
 
 
+def test_onnxruntime_telemetry_stays_off(tmp_path: Path) -> None:
+    # onnxruntime 1.2x+ on Linux keeps a device id and an event queue for upload to
+    # Microsoft under $XDG_CACHE_HOME unless ORT_DISABLE_TELEMETRY is set before import.
+    env = {k: v for k, v in os.environ.items() if k != "ORT_DISABLE_TELEMETRY"}
+    env["HOME"] = str(tmp_path / "home")
+    env["XDG_CACHE_HOME"] = str(tmp_path / "cache")
+    code = "from brain.embed import load_embedder; load_embedder('onnx').embed(['hello'])"
+    subprocess.run([sys.executable, "-c", code], env=env, check=True, timeout=120)
+    assert list(tmp_path.rglob("*")) == []
+
+
 # -- HTTP providers against a real loopback server -----------------------------------------
 
 

@@ -2,7 +2,7 @@
 
     .venv/bin/python tools/bench_embed.py [--runs 5] [--sentences 1000] [--no-quantized]
 
-Prints medians of:
+Prints medians (and, in brackets, the best run: on a shared machine the least disturbed) of:
 - a fresh process that imports brain.embed, loads the model and embeds one query, next to
   ``python -c pass`` on the same interpreter (the ratio is what a CLI start pays);
 - onnxruntime session creation alone in a fresh process, for the graph optimisation level
@@ -178,12 +178,17 @@ def bench_fresh_process(runs: int) -> None:
                 walls[name].append(seconds)
                 rows[name].append([float(x) for x in out.split()])
     base = median_ms(baseline)
-    print(f"fresh process, median of {runs} (python -c pass = {base:.0f} ms):")
+    print(
+        f"fresh process, median of {runs} "
+        f"(python -c pass = {base:.0f} ms [{min(baseline) * 1000:.0f}]):"
+    )
     for name, label in (("stamp", "sha256 stamp in cache_dir"), ("hash", "no cache_dir: hash")):
         total = median_ms(walls[name])
+        best = min(walls[name]) * 1000
         imp, load, first = (statistics.median(col) for col in zip(*rows[name], strict=True))
         print(
-            f"  import+load+1 query ({label}): {total:.0f} ms = {total / base:.1f}x python;"
+            f"  import+load+1 query ({label}): {total:.0f} ms [{best:.0f}]"
+            f" = {total / base:.1f}x python;"
             f" import {imp:.0f}, load_embedder {load:.0f}, first embed {first:.0f} ms"
         )
 
@@ -198,8 +203,9 @@ def bench_session(runs: int, path: Path, label: str, levels: Sequence[str]) -> N
             imports.append(imp)
             sessions.append(sess)
         print(
-            f"  {label}, {level}: import onnxruntime {statistics.median(imports):.0f} ms,"
-            f" session create {statistics.median(sessions):.0f} ms"
+            f"  {label}, {level}: import onnxruntime {statistics.median(imports):.0f} ms"
+            f" [{min(imports):.0f}], session create {statistics.median(sessions):.0f} ms"
+            f" [{min(sessions):.0f}]"
         )
 
 
@@ -212,7 +218,8 @@ def bench_throughput(embed_fn: Callable[..., object], texts: list[str], runs: in
             start = time.perf_counter()
             embed_fn(texts, batch_size=batch_size)
             times.append(time.perf_counter() - start)
-        cells.append(f"bs{batch_size} {len(texts) / statistics.median(times):.0f}/s")
+        rate, best = len(texts) / statistics.median(times), len(texts) / min(times)
+        cells.append(f"bs{batch_size} {rate:.0f}/s [{best:.0f}]")
     return ", ".join(cells)
 
 

@@ -68,6 +68,17 @@ def neighbours(vault: Path, conn: sqlite3.Connection, text: str) -> list[tuple[i
     embedder = semantic.load()
     if embedder is None:
         return None
-    if 0 < semantic.missing(conn) <= worker.INLINE_EMBED_MAX:
-        semantic.update(conn, embedder)
-    return semantic.search(conn, embedder, text, search.VECTOR_DEPTH, str(vault))
+    from brain.embed import EmbedError
+
+    try:
+        stale = semantic.missing(conn, embedder.model_id)
+        if 0 < stale <= worker.INLINE_EMBED_MAX:
+            semantic.update(conn, embedder)
+        elif stale and semantic.index_model(conn) != embedder.model_id:
+            # Vectors of another model are not comparable; the worker started above re-embeds.
+            semantic.warn("keyword results only until the vault is embedded: run `brain reindex`")
+            return None
+        return semantic.search(conn, embedder, text, search.VECTOR_DEPTH, str(vault))
+    except EmbedError as exc:
+        semantic.warn(f"keyword results only: {exc}")
+        return None

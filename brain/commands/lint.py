@@ -32,8 +32,10 @@ def _normalise(vault: Path, paths: list[str]) -> list[str]:
         try:
             out.append(absolute.resolve().relative_to(vault).as_posix())
         except ValueError:
-            if (vault / p).exists():
-                out.append(Path(p).as_posix())
+            # a vault-relative path; `vault / p` would be `p` itself for an absolute one
+            inside = (vault / path).resolve()
+            if not path.is_absolute() and inside.is_relative_to(vault):
+                out.append(inside.relative_to(vault).as_posix())
             else:
                 raise BrainError(
                     f"{p} is not inside the vault {vault}",
@@ -45,6 +47,10 @@ def _normalise(vault: Path, paths: list[str]) -> list[str]:
 def lint(vault: Path, paths: list[str] | None = None, *, staged: bool = False) -> LintResult:
     """Check the vault's core files (or the named ones, or the staged ones)."""
     wanted = set(_normalise(vault, paths)) if paths else None
+    if wanted and not staged:
+        absent = sorted(p for p in wanted if not (vault / p).is_file())
+        if absent:
+            raise BrainError(f"no such file in the vault: {absent[0]}", "check the path")
     if staged:
         if not gitutil.is_repo(vault):
             raise BrainError(

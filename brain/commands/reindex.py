@@ -34,12 +34,16 @@ def reindex(vault: Path, *, full: bool = False, progress: Progress | None = None
     model, embedded = "", 0
     embedder = semantic.load()
     if embedder is not None:
+        from brain.embed import EmbedError
+
         conn = index.connect(vault)
         try:
             embedded = semantic.update(conn, embedder, progress)
+            model = embedder.model_id
+        except EmbedError as exc:
+            semantic.warn(f"the index has keywords only for now: {exc}")
         finally:
             conn.close()
-        model = embedder.model_id
     return ReindexResult(
         str(vault),
         report.full,

@@ -1,0 +1,668 @@
+"""`brain doctor`: is everything brain relies on in place, and what in the vault wants attention.
+
+Health checks, each with the command that fixes it (a `fail` makes the exit status 1, a `warn` does
+not): the vault, its git state, brain's git hooks (core.hooksPath -> brain's generated hooks, with
+the ID line and an interpreter that still exists), the index (present, built after the last commit
+and the last edit), the embedding model (loads, and the index has its vectors), SQLite with FTS5,
+and Claude Code's SessionStart entry.
+
+Then three advisories, which never fail the run:
+- bullets the logged lookups keep returning (the most frequent logged queries are asked again and
+  the bullets in their first `TOP` hits counted): a project file or a gate should carry them;
+- older dated notes that name what a newer bullet names (its handle or an alias, as a phrase of two
+  or more words and ten or more characters), which an agent might quote over the bullet; a line
+  that cites the bullet (`**handle**`, `M#handle` or its `path:line`) does not count;
+- near-duplicate bullets: cosine between the bullets' stored vectors, else word overlap.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import shlex
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from brain import config, gitutil, hooks, index, usage
+from brain.errors import BrainError
+from brain.search import STOPWORDS, words
+
+MIN_SQLITE = (3, 27, 0)  # FTS5's `remove_diacritics 2`
+TOP = 3  # hits of a frequent query that count as returned
+FREQUENT_MIN = 5  # lookups that returned a bullet before doctor suggests carrying it
+FREQUENT_QUERIES = 100  # most frequent logged queries asked again
+PHRASE_WORDS, PHRASE_CHARS = 2, 10
+# Calibrated on testdata/vault (tests/test_doctor.py): its four known duplicate pairs score
+# .625-.716 by cosine (all-MiniLM-L6-v2) and .20-.25 by word overlap; with the nearest-neighbour and
+# cross-file rules below, .62 lets one other pair through and .20 two.
+COSINE_MIN = 0.62
+JACCARD_MIN = 0.20
+SHOWN = 10
+CORE_LETTER = {"AI/MEMORY.md": "M", "AI/LEARNINGS.md": "L", "AI/TUNINGS.md": "T"}
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str
+    status: str  # "ok" | "warn" | "fail"
+    detail: str
+    fix: str  # the command or step that fixes it ("" when ok)
+
+
+@dataclass(frozen=True)
+class Frequent:
+    handle: str
+    path: str
+    line: int
+    count: int  # logged lookups whose first TOP hits hold it
+    queries: tuple[str, ...]  # the most frequent of them, at most three
+
+
+@dataclass(frozen=True)
+class OlderNote:
+    path: str
+    line: int  # first line that names the bullet
+    date: str
+    mentions: int
+    phrase: str
+    bullet: str  # path:line of the bullet
+    handle: str
+    bullet_date: str
+
+
+@dataclass(frozen=True)
+class Duplicate:
+    handles: tuple[str, str]
+    locators: tuple[str, str]
+    score: float
+    method: str  # "cosine" | "jaccard"
+
+
+@dataclass(frozen=True)
+class DoctorResult:
+    ok: bool
+    vault: str
+    checks: tuple[Check, ...]
+    frequent: tuple[Frequent, ...]
+    older_notes: tuple[OlderNote, ...]
+    duplicates: tuple[Duplicate, ...]
+
+
+def cite(path: str, handle: str) -> str:
+    letter = CORE_LETTER.get(path)
+    return f"{letter}#{handle}" if letter else handle
+
+
+def doctor(vault_option: str | None = None, *, log: Path | None = None) -> DoctorResult:
+    checks: list[Check] = []
+    try:
+        vault: Path | None = config.resolve_vault(vault_option)
+        checks.append(Check("vault", "ok", str(vault), ""))
+    except BrainError as exc:
+        vault = None
+        checks.append(Check("vault", "fail", exc.message, exc.hint))
+    if vault is not None:
+        checks += _git_checks(vault)
+        checks.append(_index_check(vault))
+    checks.append(_model_check(vault))
+    checks.append(_sqlite_check())
+    checks.append(_session_start_check())
+    frequent: tuple[Frequent, ...] = ()
+    older: tuple[OlderNote, ...] = ()
+    dupes: tuple[Duplicate, ...] = ()
+    if vault is not None and (config.index_path(vault).exists() or (vault / "AI").is_dir()):
+        conn = index.open_index(vault)
+        try:
+            bullets = _bullets(conn)
+            older = tuple(older_notes(conn, bullets))
+            dupes = tuple(duplicates(conn, bullets))
+        finally:
+            conn.close()
+        frequent = tuple(frequent_bullets(vault, log))
+    ok = all(c.status != "fail" for c in checks)
+    return DoctorResult(ok, str(vault or ""), tuple(checks), frequent, older, dupes)
+
+
+# --- health --------------------------------------------------------------------------------------
+
+
+def _git(vault: Path, *args: str) -> str | None:
+    proc = gitutil.run(vault, *args, check=False)
+    return proc.stdout.decode("utf-8", "replace").strip() if proc.returncode == 0 else None
+
+
+def _git_checks(vault: Path) -> list[Check]:
+    if not gitutil.is_repo(vault):
+        return [
+            Check(
+                "git",
+                "fail",
+                f"{vault} is not a git repository: no history, no hooks",
+                f"brain install --init {shlex.quote(str(vault))}",
+            )
+        ]
+    status = _git(vault, "status", "--porcelain", "--untracked-files=normal") or ""
+    changed = [line for line in status.splitlines() if line.strip()]
+    if changed:
+        git = Check(
+            "git",
+            "warn",
+            f"{len(changed)} uncommitted changes",
+            f"git -C {shlex.quote(str(vault))} add -A && git -C {shlex.quote(str(vault))} "
+            "commit -m 'notes'",
+        )
+    else:
+        git = Check("git", "ok", "clean", "")
+    return [git, _hooks_check(vault)]
+
+
+def _hooks_check(vault: Path) -> Check:
+    current = _git(vault, "config", "--local", "--get", "core.hooksPath")
+    if not current:
+        return Check("hooks", "fail", "brain's git hooks are not installed", "brain install")
+    folder = Path(current).expanduser()
+    folder = folder if folder.is_absolute() else vault / folder
+    problems = []
+    for name in hooks.BRAIN_HOOKS:
+        hook = folder / name
+        if not hook.is_file():
+            problems.append(f"{name} is missing")
+            continue
+        if not hooks.is_brain_file(hook):
+            problems.append(f"{name} is not brain's (no ID line)")
+            continue
+        if not os.access(hook, os.X_OK):
+            problems.append(f"{name} is not executable")
+        python = baked_interpreter(hook)
+        if python and not (Path(python).is_file() and os.access(python, os.X_OK)):
+            problems.append(f"{name} runs {python}, which no longer exists")
+    if problems:
+        return Check(
+            "hooks", "fail", f"core.hooksPath is {current}: " + "; ".join(problems), "brain install"
+        )
+    return Check("hooks", "ok", f"core.hooksPath is {current} ({', '.join(hooks.BRAIN_HOOKS)})", "")
+
+
+def baked_interpreter(hook: Path) -> str:
+    """The interpreter path `brain install` baked into a generated hook (`BRAIN_PY=...`)."""
+    try:
+        text = hook.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    for line in text.splitlines()[:40]:
+        if line.startswith("BRAIN_PY="):
+            try:
+                parts = shlex.split(line[len("BRAIN_PY=") :])
+            except ValueError:
+                return ""
+            return parts[0] if parts else ""
+    return ""
+
+
+def _stamp_time(stamp: str) -> float:
+    try:
+        return (
+            dt.datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=dt.UTC).timestamp()
+        )
+    except ValueError:
+        return 0.0
+
+
+def _index_check(vault: Path) -> Check:
+    path = config.index_path(vault)
+    if not path.exists():
+        return Check("index", "warn", "no index yet (the next find builds it)", "brain reindex")
+    try:
+        conn = index.connect(vault)
+        try:
+            built = index.built(conn)
+            units = conn.execute("SELECT count(*) FROM units").fetchone()[0]
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return Check(
+            "index",
+            "warn",
+            f"{path} is unreadable (it is rebuilt on demand)",
+            "brain reindex --full",
+        )
+    when = _stamp_time(built)
+    commit = _git(vault, "log", "-1", "--format=%ct") if gitutil.is_repo(vault) else None
+    newest = 0.0
+    from brain.vault import vault_files
+
+    for rel in [*vault_files(vault), config.SYNONYMS]:
+        try:
+            newest = max(newest, (vault / rel).stat().st_mtime)
+        except OSError:
+            continue
+    if commit and float(commit) > when:
+        return Check("index", "warn", f"built {built}, before the last commit", "brain reindex")
+    if newest > when:
+        return Check("index", "warn", f"built {built}, before the last edit", "brain reindex")
+    return Check("index", "ok", f"{units} units, built {built}", "")
+
+
+def _model_check(vault: Path | None) -> Check:
+    from brain import semantic
+
+    try:
+        provider, options = semantic.embed_settings()
+    except BrainError as exc:
+        return Check("model", "fail", exc.message, exc.hint)
+    if provider == "none":
+        return Check("model", "ok", "keyword search only (embedding provider: none)", "")
+    from brain.embed import EmbedError, load_embedder
+
+    try:
+        embedder = load_embedder(provider, options, cache_dir=config.data_dir() / "models")
+        if embedder is not None:
+            embedder.embed(["brain doctor"])  # an HTTP provider is only reached here
+    except EmbedError as exc:
+        return Check(
+            "model",
+            "fail",
+            f"{provider}: {exc}",
+            "fix the model as the message says, or set BRAIN_EMBED=none for keyword search",
+        )
+    if embedder is None:
+        return Check("model", "ok", "keyword search only (embedding provider: none)", "")
+    detail = f"{provider}: {embedder.model_id} loads"
+    if vault is not None and config.index_path(vault).exists():
+        try:
+            conn = index.connect(vault)
+            try:
+                model = conn.execute("SELECT value FROM meta WHERE key = 'model'").fetchone()
+                missing = semantic.missing(conn, embedder.model_id)
+            finally:
+                conn.close()
+        except sqlite3.DatabaseError:
+            return Check("model", "ok", detail, "")
+        if model is None or model[0] != embedder.model_id:
+            return Check(
+                "model", "warn", f"{detail}; the index has no vectors for it", "brain reindex"
+            )
+        if missing:
+            return Check(
+                "model", "warn", f"{detail}; {missing} units have no vector yet", "brain reindex"
+            )
+    return Check("model", "ok", detail, "")
+
+
+def _sqlite_check() -> Check:
+    version = sqlite3.sqlite_version
+    try:
+        conn = sqlite3.connect(":memory:")
+        try:
+            conn.execute(
+                "CREATE VIRTUAL TABLE t USING fts5(x, tokenize = 'unicode61 remove_diacritics 2')"
+            )
+        finally:
+            conn.close()
+    except sqlite3.Error as exc:
+        return Check(
+            "sqlite",
+            "fail",
+            f"SQLite {version} has no usable FTS5 ({exc})",
+            "use a Python built against SQLite 3.27 or newer with FTS5 (python.org or uv builds)",
+        )
+    if sqlite3.sqlite_version_info < MIN_SQLITE:
+        return Check(
+            "sqlite", "fail", f"SQLite {version} is older than 3.27", "use a newer Python build"
+        )
+    return Check("sqlite", "ok", f"SQLite {version} with FTS5", "")
+
+
+def _session_start_check() -> Check:
+    path = hooks.claude_settings_path()
+    if not path.exists():
+        if not path.parent.is_dir():
+            return Check(
+                "session-start", "warn", f"Claude Code not found ({path.parent} does not exist)", ""
+            )
+        return Check(
+            "session-start", "fail", f"no {path}: brain pack is not registered", "brain install"
+        )
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        return Check(
+            "session-start",
+            "fail",
+            f"{path} cannot be read: {exc}",
+            f"fix {path}, then brain install",
+        )
+    groups = doc.get("hooks", {}).get("SessionStart", []) if isinstance(doc, dict) else []
+    commands: dict[str, str] = {}
+    for group in groups if isinstance(groups, list) else []:
+        if not isinstance(group, dict):
+            continue
+        for entry in group.get("hooks") or []:
+            if isinstance(entry, dict) and hooks.is_pack_command(entry.get("command")):
+                for matcher in hooks.SESSION_MATCHERS:
+                    if _covers(group.get("matcher"), matcher):
+                        commands[matcher] = str(entry["command"])
+    missing = [m for m in hooks.SESSION_MATCHERS if m not in commands]
+    if missing:
+        return Check(
+            "session-start",
+            "fail",
+            f"brain pack is not registered for {', '.join(missing)} in {path}",
+            "brain install",
+        )
+    for command in set(commands.values()):
+        try:
+            exe = shlex.split(command)[0]
+        except (ValueError, IndexError):
+            exe = ""
+        if "/" in exe and not Path(exe).exists():
+            return Check(
+                "session-start",
+                "fail",
+                f"{path} runs {exe}, which no longer exists",
+                "brain install",
+            )
+    return Check(
+        "session-start", "ok", f"brain pack at {', '.join(hooks.SESSION_MATCHERS)} in {path}", ""
+    )
+
+
+def _covers(matcher: object, wanted: str) -> bool:
+    if matcher is None or matcher in ("", "*"):
+        return True
+    return isinstance(matcher, str) and wanted in (m.strip() for m in matcher.split("|"))
+
+
+# --- advisories ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Bullet:
+    id: int
+    path: str
+    line: int
+    handle: str
+    aliases: tuple[str, ...]
+    text: str
+    date: str
+    vhash: str
+
+
+def _bullets(conn: sqlite3.Connection) -> list[_Bullet]:
+    rows = conn.execute(
+        "SELECT id, path, line, handle, aliases, text, date, vhash FROM units"
+        " WHERE kind = 'bullet' ORDER BY path, line"
+    ).fetchall()
+    return [
+        _Bullet(
+            r[0],
+            r[1],
+            r[2],
+            r[3],
+            tuple(a for a in r[4].split(index.ALIAS_SEP) if a),
+            r[5],
+            r[6],
+            r[7],
+        )
+        for r in rows
+    ]
+
+
+def frequent_bullets(vault: Path, log: Path | None = None) -> list[Frequent]:
+    """Bullets in the first TOP hits of the logged lookups, FREQUENT_MIN times or more."""
+    from brain.commands.find import find
+
+    conn = usage.connect(log)
+    try:
+        rows = conn.execute(
+            "SELECT query, count(*) FROM events WHERE vault = ? AND command = 'find'"
+            " AND entries > 0 GROUP BY query ORDER BY count(*) DESC, query LIMIT ?",
+            (str(vault), FREQUENT_QUERIES),
+        ).fetchall()
+    finally:
+        conn.close()
+    counts: dict[tuple[str, int], int] = {}
+    asked: dict[tuple[str, int], list[tuple[int, str]]] = {}
+    handles: dict[tuple[str, int], str] = {}
+    for query, n in rows:
+        try:
+            hits = find(vault, query, limit=TOP).hits
+        except BrainError:
+            continue
+        for h in hits[:TOP]:
+            if h.kind != "bullet":
+                continue
+            key = (h.path, h.line)
+            counts[key] = counts.get(key, 0) + n
+            asked.setdefault(key, []).append((n, query))
+            handles[key] = h.handle
+    found = [
+        Frequent(
+            handles[key],
+            key[0],
+            key[1],
+            n,
+            tuple(q for _, q in sorted(asked[key], key=lambda x: (-x[0], x[1]))[:3]),
+        )
+        for key, n in counts.items()
+        if n >= FREQUENT_MIN
+    ]
+    found.sort(key=lambda f: (-f.count, f.path, f.line))
+    return found
+
+
+def _names(b: _Bullet) -> list[tuple[str, tuple[str, ...]]]:
+    """The bullet's handle and aliases that are long enough to be a telling phrase."""
+    out = []
+    for name in (b.handle, *b.aliases):
+        seq = tuple(words(name))
+        if (
+            len(seq) >= PHRASE_WORDS
+            and len(name.strip()) >= PHRASE_CHARS
+            and (name, seq) not in out
+        ):
+            out.append((name, seq))
+    return out
+
+
+def older_notes(conn: sqlite3.Connection, bullets: list[_Bullet]) -> list[OlderNote]:
+    """Dated prose, older than a bullet, that names the bullet without citing it."""
+    starts: dict[str, list[tuple[_Bullet, str, tuple[str, ...]]]] = {}
+    for b in bullets:
+        if not b.date:
+            continue
+        for name, seq in _names(b):
+            starts.setdefault(seq[0], []).append((b, name, seq))
+    if not starts:
+        return []
+    found: dict[tuple[str, int], dict[str, Any]] = {}
+    rows = conn.execute(
+        "SELECT path, line, date, raw FROM units WHERE kind = 'prose' AND date != ''"
+        " AND path NOT LIKE 'AI/%' ORDER BY path, line"
+    )
+    for path, start, date, raw in rows:
+        lines = raw.split("\n")
+        seq_words: list[tuple[str, int]] = [
+            (w, k) for k, text in enumerate(lines) for w in words(text)
+        ]
+        tokens = [w for w, _ in seq_words]
+        for i, word in enumerate(tokens):
+            for b, name, seq in starts.get(word, ()):
+                if date >= b.date or tuple(tokens[i : i + len(seq)]) != seq:
+                    continue
+                first, last = seq_words[i][1], seq_words[i + len(seq) - 1][1]
+                if any(_cites(lines[k], b) for k in range(first, last + 1)):
+                    continue
+                key = (path, b.id)
+                entry = found.setdefault(
+                    key,
+                    {
+                        "line": start + first,
+                        "date": date,
+                        "at": set(),
+                        "phrase": name,
+                        "bullet": b,
+                    },
+                )
+                entry["at"].add((start, i))  # the handle and an alias at one place: one mention
+    notes = [
+        OlderNote(
+            path,
+            e["line"],
+            e["date"],
+            len(e["at"]),
+            e["phrase"],
+            f"{e['bullet'].path}:{e['bullet'].line}",
+            e["bullet"].handle,
+            e["bullet"].date,
+        )
+        for (path, _), e in found.items()
+    ]
+    notes.sort(key=lambda n: (-n.mentions, n.date, n.path, n.line))
+    return notes
+
+
+def _cites(line: str, b: _Bullet) -> bool:
+    folded = " ".join(line.casefold().split())
+    handle = " ".join(b.handle.casefold().split())
+    return (
+        f"**{handle}**" in folded
+        or f"#{handle}" in folded
+        or f"{b.path}:{b.line}".casefold() in folded
+    )
+
+
+def duplicates(conn: sqlite3.Connection, bullets: list[_Bullet]) -> list[Duplicate]:
+    """Pairs of bullets in different core files, with different handles, that say the same thing.
+
+    A pair counts when one of the two is the other's nearest bullet and their similarity reaches
+    the bar. Within one file an author sees the neighbours; across files (a learning restated as a
+    tuning) they drift apart unseen. On the fixture this finds the four known pairs and one more
+    (cosine), or the four and two more (word overlap).
+    """
+    vectors = dict(conn.execute("SELECT hash, vec FROM vectors").fetchall())
+    if len(bullets) > 1 and all(b.vhash in vectors for b in bullets):
+        return _pairs(bullets, _cosine_neighbours(bullets, vectors), COSINE_MIN, "cosine")
+    return _pairs(bullets, _jaccard_neighbours(bullets), JACCARD_MIN, "jaccard")
+
+
+Neighbours = tuple[list[int], dict[tuple[int, int], float]]  # nearest per bullet, scores >= bar
+
+
+def _pairs(bullets: list[_Bullet], found: Neighbours, bar: float, method: str) -> list[Duplicate]:
+    nearest, scores = found
+    out = []
+    for (i, j), score in scores.items():
+        a, b = bullets[i], bullets[j]
+        if score < bar or a.path == b.path or (nearest[i] != j and nearest[j] != i):
+            continue
+        if " ".join(words(a.handle)) == " ".join(words(b.handle)):
+            continue  # one handle twice is lint's business
+        out.append(
+            Duplicate(
+                (cite(a.path, a.handle), cite(b.path, b.handle)),
+                (f"{a.path}:{a.line}", f"{b.path}:{b.line}"),
+                round(score, 3),
+                method,
+            )
+        )
+    out.sort(key=lambda d: (-d.score, d.locators))
+    return out
+
+
+def _cosine_neighbours(bullets: list[_Bullet], vectors: dict[str, bytes]) -> Neighbours:
+    import numpy as np
+
+    m = np.stack([np.frombuffer(vectors[b.vhash], dtype=np.float32) for b in bullets])
+    nearest: list[int] = []
+    scores: dict[tuple[int, int], float] = {}
+    block = 1024  # a 10,000-bullet vault never holds the whole square matrix
+    for start in range(0, len(m), block):
+        sims = m[start : start + block] @ m.T
+        rows = np.arange(sims.shape[0])
+        sims[rows, rows + start] = -1.0
+        nearest += sims.argmax(axis=1).tolist()
+        for r, c in zip(*np.nonzero(sims >= min(COSINE_MIN, JACCARD_MIN)), strict=True):
+            i, j = int(r) + start, int(c)
+            if i < j:
+                scores[(i, j)] = float(sims[r, c])
+    return nearest, scores
+
+
+def _stem(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") else word
+
+
+def _bag(b: _Bullet) -> set[str]:
+    text = " ".join((b.handle, *b.aliases, b.text))
+    return {_stem(w) for w in words(text) if w not in STOPWORDS and len(w) > 1}
+
+
+def _jaccard_neighbours(bullets: list[_Bullet]) -> Neighbours:
+    bags = [_bag(b) for b in bullets]
+    holders: dict[str, list[int]] = {}
+    for i, bag in enumerate(bags):
+        for w in bag:
+            holders.setdefault(w, []).append(i)
+    common = max(50, len(bullets) // 20)  # a word in every twentieth bullet tells nothing
+    nearest = [-1] * len(bullets)
+    best = [0.0] * len(bullets)
+    scores: dict[tuple[int, int], float] = {}
+    for i, bag in enumerate(bags):
+        shared: dict[int, int] = {}
+        for w in bag:
+            ids = holders[w]
+            if len(ids) <= common:
+                for j in ids:
+                    if j != i:
+                        shared[j] = shared.get(j, 0) + 1
+        for j, inter in shared.items():
+            score = inter / len(bag | bags[j])
+            if score > best[i]:
+                best[i], nearest[i] = score, j
+            if i < j and score >= JACCARD_MIN:
+                scores[(i, j)] = score
+    return nearest, scores
+
+
+# --- text ----------------------------------------------------------------------------------------
+
+_MARK = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}
+
+
+def text(result: DoctorResult) -> str:
+    lines = []
+    for c in result.checks:
+        line = f"{_MARK.get(c.status, c.status)}  {c.name:<13} {c.detail}"
+        if c.fix:
+            line += f"\n      {'':<13} fix: {c.fix}"
+        lines.append(line)
+    if result.frequent:
+        lines += [
+            "",
+            "Bullets lookups keep returning (put them in the project's agent file or a gate):",
+        ]
+        for f in result.frequent[:SHOWN]:
+            asked = ", ".join(repr(q) for q in f.queries)
+            lines.append(f"  {f.count:>5}×  {cite(f.path, f.handle)}  {f.path}:{f.line}  ({asked})")
+    if result.older_notes:
+        lines += [
+            "",
+            "Older notes that name what a newer bullet settled (update or cite the bullet):",
+        ]
+        for n in result.older_notes[:SHOWN]:
+            lines.append(
+                f"  {n.path}:{n.line} ({n.date}) says {n.phrase!r} {n.mentions}× — "
+                f"{cite(n.bullet.split(':')[0], n.handle)} {n.bullet} ({n.bullet_date})"
+            )
+    if result.duplicates:
+        lines += ["", "Bullets that may say the same thing (merge them, or make one an alias):"]
+        for d in result.duplicates[:SHOWN]:
+            pair = f"{d.handles[0]} ~ {d.handles[1]}"
+            lines.append(f"  {d.score:.2f}  {pair}  ({d.locators[0]}, {d.locators[1]})")
+    failed = sum(c.status == "fail" for c in result.checks)
+    lines += ["", f"{failed} broken; run the fix under each" if failed else "All checks pass."]
+    return "\n".join(lines)

@@ -1,0 +1,248 @@
+"""`brain import claude` and `brain import FILE`: propose what another tool remembered.
+
+Claude Code keeps memories of its own in `~/.claude/projects/<project>/memory/` (under
+`$CLAUDE_CONFIG_DIR` when that is set): one Markdown file per memory with front matter (`name`,
+`description`, `type`) and `MEMORY.md` as their index. `<project>` is the repository's absolute
+path with every character that is not a letter or digit turned into `-`.
+
+Any other Markdown list is read with mistune 3: each item (at any depth) is one proposal, its
+inline Markdown rendered to plain text, its first words its handle. Everything goes through the
+inbox (`brain propose`), which refuses credentials and skips what the vault already has.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from brain.commands.propose import ProposeResult, first_words, propose_many
+from brain.errors import BrainError
+
+SEP = " — "
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    vault: str
+    origin: str  # the memory folder or file read
+    found: int  # memories or list items read
+    proposed: int  # of them, added to the inbox
+    items: tuple[ProposeResult, ...]
+
+
+# --- Markdown to plain text ----------------------------------------------------------------------
+
+
+def _markdown() -> Any:
+    import mistune
+
+    return mistune.create_markdown(renderer=None)
+
+
+def inline_text(tokens: list[dict[str, Any]]) -> str:
+    """Inline tokens as plain text: emphasis unwrapped, a link as `text (url)`, code spans kept in
+    backticks (they are commands and names), HTML tags dropped, line breaks as spaces."""
+    out: list[str] = []
+    for tok in tokens:
+        kind = tok.get("type")
+        if kind == "text":
+            out.append(tok.get("raw", ""))
+        elif kind == "codespan":
+            out.append(f"`{tok.get('raw', '')}`")
+        elif kind in ("softbreak", "linebreak"):
+            out.append(" ")
+        elif kind == "link":
+            label = inline_text(tok.get("children", []))
+            url = str(tok.get("attrs", {}).get("url", ""))
+            out.append(
+                label if not url or url in (label, f"mailto:{label}") else f"{label} ({url})"
+            )
+        elif kind == "image":
+            out.append(inline_text(tok.get("children", [])))
+        elif kind == "inline_html":
+            continue
+        elif "children" in tok:
+            out.append(inline_text(tok["children"]))
+        elif "raw" in tok:
+            out.append(str(tok["raw"]))
+    return " ".join("".join(out).split())
+
+
+def _leading_strong(tokens: list[dict[str, Any]]) -> str:
+    """The text of a strong (or emphasis) span that opens an item: its handle, as in the vault."""
+    for tok in tokens:
+        if tok.get("type") == "text" and not tok.get("raw", "").strip():
+            continue
+        if tok.get("type") in ("strong", "emphasis"):
+            return inline_text(tok.get("children", []))
+        return ""
+    return ""
+
+
+def block_text(tokens: list[dict[str, Any]]) -> str:
+    """Plain text of block tokens (paragraphs, quotes, code), nested lists left out."""
+    parts: list[str] = []
+    for tok in tokens:
+        kind = tok.get("type")
+        if kind == "list":
+            continue
+        if kind in ("paragraph", "block_text", "heading"):
+            parts.append(inline_text(tok.get("children", [])))
+        elif kind == "block_code":
+            parts.append(" ".join(str(tok.get("raw", "")).split()))
+        elif "children" in tok:
+            parts.append(block_text(tok["children"]))
+    return " ".join(p for p in parts if p)
+
+
+def list_items(text: str) -> list[str]:
+    """Every list item of a Markdown text, as a line to propose: `**handle** — fact`.
+
+    A nested item's fact starts with its parent's handle (`parent: fact`), so that `- Postgres`
+    over `- version 15` proposes `version 15` about Postgres rather than alone.
+    """
+    items: list[str] = []
+
+    def walk(tokens: list[dict[str, Any]], parent: str) -> None:
+        for tok in tokens:
+            if tok.get("type") == "list":
+                for item in tok.get("children", []):
+                    kids = item.get("children", [])
+                    first = next((k for k in kids if k.get("type") != "list"), None)
+                    words = block_text(kids)
+                    handle = ""
+                    if first is not None:
+                        handle = _leading_strong(first.get("children", []))
+                    if words:
+                        items.append(_line(words, handle, parent))
+                    here = handle or first_words(words) or parent
+                    walk(kids, here)
+            elif "children" in tok:
+                walk(tok["children"], parent)
+
+    walk(_markdown()(text), "")
+    return items
+
+
+def _line(text: str, handle: str, parent: str) -> str:
+    if handle:
+        rest = text[len(handle) :].strip() if text.startswith(handle) else text
+        rest = rest.lstrip("—–-:;,. ").strip() or text
+    else:
+        handle, rest = first_words(text), text
+    handle = handle.replace("*", "")
+    if rest.startswith("(aliases:") and ")" in rest:  # a vault bullet, as brain writes them
+        aliases, _, rest = rest.partition(")")
+        rest = rest.lstrip("—–-:;,. ").strip()
+        if parent:
+            rest = f"{parent}: {rest}"
+        return f"**{handle}** {aliases}){SEP}{rest}"
+    if parent:
+        rest = f"{parent}: {rest}"
+    return f"**{handle}**{SEP}{rest}"
+
+
+# --- Claude Code's memories ----------------------------------------------------------------------
+
+
+def claude_root() -> Path:
+    configured = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(configured).expanduser() if configured else Path.home() / ".claude"
+
+
+def project_slug(path: Path) -> str:
+    return re.sub(r"[^A-Za-z0-9]", "-", str(path))
+
+
+def claude_memory_dir(cwd: Path) -> Path:
+    from brain.commands.pack import repo_root
+
+    start = cwd.resolve()
+    root = repo_root(start) or start
+    projects = claude_root() / "projects"
+    for folder in dict.fromkeys((root, start)):
+        candidate = projects / project_slug(folder) / "memory"
+        if candidate.is_dir():
+            return candidate
+    raise BrainError(
+        f"Claude Code has no memories for {root} (looked in {projects / project_slug(root)})",
+        "run it in the repository Claude Code worked in, or pass --dir MEMORY_FOLDER",
+    )
+
+
+def front_matter(text: str) -> tuple[dict[str, str], str]:
+    """(fields, body) of a memory file; fields are the `key: value` lines between `---` fences."""
+    lines = text.split("\n")
+    if not lines or lines[0].strip() != "---":
+        return {}, text
+    for end in range(1, len(lines)):
+        if lines[end].strip() in ("---", "..."):
+            break
+    else:
+        return {}, text
+    fields: dict[str, str] = {}
+    import yaml
+
+    try:
+        data = yaml.safe_load("\n".join(lines[1:end]))
+    except yaml.YAMLError:
+        data = None
+    if isinstance(data, dict):
+        fields = {str(k): str(v) for k, v in data.items() if v is not None}
+    return fields, "\n".join(lines[end + 1 :])
+
+
+def _memory_line(path: Path) -> tuple[str, str] | None:
+    text = path.read_text(encoding="utf-8", errors="replace")
+    fields, body = front_matter(text)
+    fact = block_text(_markdown()(body))
+    if not fact:
+        return None
+    name = " ".join(fields.get("name", "").replace("*", "").split())
+    handle = name or first_words(fact)
+    source = " ".join(fields.get("type", "").split()) or "claude-code"
+    date = dt.date.fromtimestamp(path.stat().st_mtime).isoformat()
+    return f"**{handle}**{SEP}{fact}{SEP}{source}{SEP}{date}", source
+
+
+def import_claude(
+    vault: Path, cwd: Path, memory_dir: Path | None = None, *, to: str | None = None
+) -> ImportResult:
+    folder = memory_dir or claude_memory_dir(cwd)
+    if not folder.is_dir():
+        raise BrainError(f"{folder} is not a folder", "pass --dir with Claude Code's memory folder")
+    lines: list[tuple[str, str]] = []
+    for path in sorted(folder.glob("*.md")):
+        if path.name == "MEMORY.md":
+            continue  # the index: one line per memory file, nothing of its own
+        try:
+            found = _memory_line(path)
+        except OSError:
+            continue
+        if found:
+            lines.append(found)
+    results = propose_many(vault, lines, to=to)
+    return _result(vault, folder, results)
+
+
+def import_file(vault: Path, path: Path, *, to: str | None = None) -> ImportResult:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise BrainError(
+            f"{path} does not exist", "name a Markdown file, or `claude` for Claude Code's memory"
+        ) from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BrainError(f"cannot read {path}: {exc}", "save it as UTF-8 Markdown") from exc
+    source = f"import {path.name}"
+    results = propose_many(vault, [(line, source) for line in list_items(text)], to=to)
+    return _result(vault, path, results)
+
+
+def _result(vault: Path, origin: Path, results: list[ProposeResult]) -> ImportResult:
+    proposed = sum(1 for r in results if r.action == "proposed")
+    return ImportResult(str(vault), str(origin), len(results), proposed, tuple(results))

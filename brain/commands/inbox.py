@@ -1,0 +1,429 @@
+"""`brain inbox`: the queue of proposed bullets in AI/INBOX.md, and approving or dropping them.
+
+Agents propose (`brain propose`, `brain import`); a person approves. Every change to the inbox and
+every approval runs under one lock per vault (a file in the state dir), and every file is
+rewritten whole through a temp file and `os.replace`, so two agents proposing at once never lose a
+line and a reader never sees half a file.
+
+An approval touches two files. It first records its intent in a journal beside the lock, then
+writes the core file, then the inbox, then deletes the journal. Each step is idempotent (the core
+file is checked for the bullet before it is added; the inbox line is removed only if present), so
+a crash anywhere is finished by the next inbox command, which replays the journal before doing
+anything else: the bullet never ends up in neither file, and never stays in both.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from brain.config import CORE_FILES, INBOX, index_path, state_dir
+from brain.errors import BrainError, UsageError
+
+DESTINATIONS = {"MEMORY": CORE_FILES[0], "LEARNINGS": CORE_FILES[1], "TUNINGS": CORE_FILES[2]}
+DEFAULT_DESTINATION = "MEMORY"
+APPROVED_HEADING = "## From the inbox"
+_MARK = re.compile(r"\s*<!-- brain:to=([A-Z]+) -->\s*$")
+_HEADING = re.compile(r"^(#{1,6})\s")
+
+
+# --- files, lock and journal ---------------------------------------------------------------------
+
+
+def read(vault: Path, rel: str) -> str:
+    try:
+        return (vault / rel).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BrainError(f"cannot read {rel}: {exc}", f"fix or re-save {vault / rel}") from exc
+
+
+def write(vault: Path, rel: str, text: str) -> None:
+    from brain.hooks import write_atomic
+
+    try:
+        write_atomic(vault / rel, text)
+    except OSError as exc:
+        raise BrainError(
+            f"cannot write {rel}: {exc.strerror}", f"make {vault / rel} writable and try again"
+        ) from exc
+
+
+def _state_file(vault: Path, suffix: str) -> Path:
+    return state_dir() / "inbox" / f"{index_path(vault).stem}{suffix}"
+
+
+@contextlib.contextmanager
+def locked(vault: Path) -> Iterator[None]:
+    """One writer at a time for this vault's inbox and core files (across processes)."""
+    path = _state_file(vault, ".lock")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        raise BrainError(
+            f"cannot create the inbox lock {path}: {exc.strerror}",
+            "make the state dir writable, or point XDG_STATE_HOME at a writable folder",
+        ) from exc
+    try:
+        _lock(fd)
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            _unlock(fd)
+        os.close(fd)
+
+
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+    import msvcrt
+
+    def _lock(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_LOCK, 1)  # retries for 10 s, then raises
+
+    def _unlock(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+else:
+    import fcntl
+
+    def _lock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+
+    def _unlock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+def journal_path(vault: Path) -> Path:
+    return _state_file(vault, ".approve.json")
+
+
+# --- reading proposals ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Proposal:
+    number: int  # 1-based position in the queue (what approve and drop take)
+    line: int  # 1-based line in AI/INBOX.md
+    text: str  # the bullet as proposed, without brain's destination marker
+    to: str  # MEMORY | LEARNINGS | TUNINGS as the proposal asked, "" for the default
+    handle: str
+    problem: str  # why the line does not parse as a bullet, "" when it does
+    updates: str  # "AI/MEMORY.md:12" when a core bullet has the same handle, else ""
+    current: str  # that bullet's line as it is now
+
+
+def split_marker(line: str) -> tuple[str, str]:
+    """(bullet, destination) of an inbox line; the destination is "" when none is marked."""
+    m = _MARK.search(line)
+    if not m or m.group(1) not in DESTINATIONS:
+        return line.rstrip(), ""
+    return line[: m.start()].rstrip(), m.group(1)
+
+
+def with_marker(bullet: str, to: str) -> str:
+    return f"{bullet} <!-- brain:to={to} -->" if to else bullet
+
+
+def is_proposal(line: str) -> bool:
+    return line.startswith("- ")
+
+
+def fold_handle(handle: str) -> str:
+    from brain.commands.pack import fold
+
+    return " ".join(fold(handle).split())
+
+
+@dataclass(frozen=True)
+class CoreBullet:
+    path: str
+    line: int
+    handle: str
+    fact: str
+    raw: str
+
+
+def core_bullets(vault: Path) -> list[CoreBullet]:
+    """Every parseable bullet of the three core files, with where it is."""
+    from brain.vault import parse_bullet
+
+    out: list[CoreBullet] = []
+    for rel in CORE_FILES:
+        for number, raw in enumerate(read(vault, rel).split("\n"), start=1):
+            if not raw.startswith("- **"):
+                continue
+            try:
+                b = parse_bullet(raw)
+            except ValueError:
+                continue
+            out.append(CoreBullet(rel, number, b.handle, b.fact, raw))
+    return out
+
+
+def proposals(vault: Path, text: str | None = None) -> list[Proposal]:
+    from brain.vault import parse_bullet
+
+    text = read(vault, INBOX) if text is None else text
+    by_handle: dict[str, CoreBullet] = {}
+    for cb in core_bullets(vault):
+        by_handle.setdefault(fold_handle(cb.handle), cb)
+    out: list[Proposal] = []
+    for number, raw in enumerate(text.split("\n"), start=1):
+        if not is_proposal(raw):
+            continue
+        bullet, to = split_marker(raw)
+        try:
+            b = parse_bullet(bullet)
+        except ValueError as exc:
+            out.append(Proposal(len(out) + 1, number, bullet, to, "", str(exc), "", ""))
+            continue
+        old = by_handle.get(fold_handle(b.handle))
+        where, current = (f"{old.path}:{old.line}", old.raw) if old else ("", "")
+        out.append(Proposal(len(out) + 1, number, bullet, to, b.handle, "", where, current))
+    return out
+
+
+# --- the inbox command ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class InboxResult:
+    vault: str
+    path: str  # AI/INBOX.md
+    proposals: tuple[Proposal, ...]
+    recovered: str  # an interrupted approval this run finished, "" when there was none
+
+
+@dataclass(frozen=True)
+class ApproveResult:
+    vault: str
+    number: int
+    bullet: str
+    path: str  # the core file it went into
+    line: int  # where it is there
+    replaced: str  # the bullet it replaced (an update), "" for a new one
+    remaining: int  # proposals still in the inbox
+    commit: str  # the person commits: brain never does
+
+
+@dataclass(frozen=True)
+class DropResult:
+    vault: str
+    number: int
+    bullet: str
+    remaining: int
+
+
+def inbox(vault: Path) -> InboxResult:
+    with locked(vault):
+        recovered = recover(vault)
+        found = proposals(vault)
+    return InboxResult(str(vault), INBOX, tuple(found), recovered)
+
+
+def _stop_if_recovered(bullet: str) -> None:
+    """After finishing an interrupted approval the numbers have moved: act on none of them."""
+    if bullet:
+        raise BrainError(
+            f"finished an approval a crash had interrupted ({bullet}); the numbers have changed",
+            "run `brain inbox` to see them, then approve or drop again",
+        )
+
+
+def _pick(vault: Path, number: int) -> tuple[str, Proposal]:
+    text = read(vault, INBOX)
+    found = proposals(vault, text)
+    if not found:
+        raise BrainError("the inbox is empty", "agents add to it with `brain propose`")
+    if not 1 <= number <= len(found):
+        raise UsageError(
+            f"there is no proposal {number}; the inbox holds 1 to {len(found)}",
+            "run `brain inbox` to see the numbers",
+        )
+    return text, found[number - 1]
+
+
+def _without_line(text: str, line: int) -> str:
+    lines = text.split("\n")
+    del lines[line - 1]
+    return "\n".join(lines)
+
+
+def drop(vault: Path, number: int) -> DropResult:
+    with locked(vault):
+        _stop_if_recovered(recover(vault))
+        text, p = _pick(vault, number)
+        write(vault, INBOX, _without_line(text, p.line))
+        remaining = len(proposals(vault))
+    return DropResult(str(vault), number, p.text, remaining)
+
+
+def approve(vault: Path, number: int, to: str | None = None) -> ApproveResult:
+    """Move proposal `number` into a core file (an update replaces the bullet of the same handle
+    in place, wherever it is), remove it from the inbox, and bring the index up to date."""
+    if to is not None and to.upper() not in DESTINATIONS:
+        raise UsageError(f"--to {to} is not a core file", "use MEMORY, LEARNINGS or TUNINGS")
+    with locked(vault):
+        _stop_if_recovered(recover(vault))
+        _, p = _pick(vault, number)
+        if p.problem:
+            raise BrainError(
+                f"proposal {number} is not a valid bullet: {p.problem}",
+                f"fix line {p.line} of {INBOX}, or drop it with `brain inbox drop {number}`",
+            )
+        _check_secret(p.text, number)
+        if p.updates:
+            target = p.updates.rsplit(":", 1)[0]
+        else:
+            target = DESTINATIONS[(to or p.to or DEFAULT_DESTINATION).upper()]
+        raw = read(vault, INBOX).split("\n")[p.line - 1]
+        bullet = _keep_aliases(p.text, p.current)
+        intent = {"bullet": bullet, "target": target, "replace": p.current, "inbox": raw}
+        _write_journal(vault, intent)
+        line = _apply(vault, intent)
+        remaining = len(proposals(vault))
+    _reindex(vault)
+    return ApproveResult(
+        str(vault),
+        number,
+        bullet,
+        target,
+        line,
+        p.current,
+        remaining,
+        f"review and commit {target} in the vault yourself (git -C {vault} commit -p)",
+    )
+
+
+def _keep_aliases(bullet: str, current: str) -> str:
+    """An update that names no aliases keeps the old bullet's: they are how it is found."""
+    from dataclasses import replace
+
+    from brain.vault import format_bullet, parse_bullet
+
+    if not current:
+        return bullet
+    new, old = parse_bullet(bullet), parse_bullet(current)
+    if new.aliases or not old.aliases:
+        return bullet
+    return format_bullet(replace(new, aliases=old.aliases))
+
+
+def _check_secret(bullet: str, number: int) -> None:
+    from brain.secrets import scan_line
+
+    found = scan_line(bullet)
+    if found:
+        rule, masked = found[0]
+        raise BrainError(
+            f"proposal {number} holds what looks like a credential ({rule}: {masked})",
+            f"drop it with `brain inbox drop {number}` and keep secrets in a password manager",
+        )
+
+
+def _write_journal(vault: Path, intent: dict[str, str]) -> None:
+    from brain.hooks import write_atomic
+
+    write_atomic(journal_path(vault), json.dumps(intent, ensure_ascii=False))
+
+
+def _apply(vault: Path, intent: dict[str, str]) -> int:
+    """Carry out a journalled approval, each step only if still needed; returns the bullet's line
+    in the core file. Deletes the journal last."""
+    target, bullet, old = intent["target"], intent["bullet"], intent["replace"]
+    core = read(vault, target)
+    lines = core.split("\n")
+    if bullet in lines:
+        at = lines.index(bullet)
+    elif old and old in lines:
+        at = lines.index(old)
+        lines[at] = bullet
+        write(vault, target, "\n".join(lines))
+    else:
+        lines, at = insert_approved(lines, bullet)
+        write(vault, target, "\n".join(lines))
+    _after_core_write(vault)
+    inbox_text = read(vault, INBOX)
+    inbox_lines = inbox_text.split("\n")
+    if intent["inbox"] in inbox_lines:
+        inbox_lines.remove(intent["inbox"])
+        write(vault, INBOX, "\n".join(inbox_lines))
+    with contextlib.suppress(FileNotFoundError):
+        journal_path(vault).unlink()
+    return at + 1
+
+
+def _after_core_write(vault: Path) -> None:
+    """A seam for the crash test: nothing happens here."""
+
+
+def insert_approved(lines: list[str], bullet: str) -> tuple[list[str], int]:
+    """`lines` with `bullet` at the end of the `## From the inbox` section (made at the end of the
+    file when missing), so an approved bullet never lands in an unrelated section; the person moves
+    it where it belongs when they commit. Returns the lines and the bullet's 0-based index."""
+    lines = list(lines)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    if APPROVED_HEADING not in lines:
+        lines += ["", APPROVED_HEADING, ""] if lines else [APPROVED_HEADING, ""]
+        lines += [bullet, ""]
+        return lines, len(lines) - 2
+    start = lines.index(APPROVED_HEADING)
+    end = next(
+        (
+            i
+            for i in range(start + 1, len(lines))
+            if (m := _HEADING.match(lines[i])) and len(m.group(1)) <= 2
+        ),
+        len(lines),
+    )
+    at = end
+    while at > start + 1 and not lines[at - 1].strip():
+        at -= 1
+    if at == start + 1:
+        lines.insert(at, "")
+        at += 1
+    lines.insert(at, bullet)
+    if at + 1 < len(lines) and lines[at + 1].strip():
+        lines.insert(at + 1, "")
+    lines.append("")
+    return lines, at
+
+
+def recover(vault: Path) -> str:
+    """Finish an approval a crash interrupted (call under the lock); returns its bullet or ""."""
+    path = journal_path(vault)
+    try:
+        intent = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return ""
+    except (OSError, ValueError):
+        with contextlib.suppress(OSError):
+            path.unlink()  # torn before os.replace cannot happen; unreadable means foreign
+        return ""
+    if not isinstance(intent, dict) or not all(
+        isinstance(intent.get(k), str) for k in ("bullet", "target", "replace", "inbox")
+    ):
+        with contextlib.suppress(OSError):
+            path.unlink()
+        return ""
+    _apply(vault, intent)
+    _reindex(vault)
+    return str(intent["bullet"])
+
+
+def _reindex(vault: Path) -> None:
+    """The index follows in-process: brain commits nothing here, and a commit made through libgit2
+    would run no post-commit hook anyway."""
+    from brain import index
+
+    index.sync(vault)

@@ -1,0 +1,89 @@
+"""`brain locate HANDLE`: where a bullet lives (`path:line`) and its line as written.
+
+The handle or any alias matches, folded for case, diacritics and spacing (`odeme durumu` finds
+`Ödeme durumu`). A prefix `M#`, `L#` or `T#` (MEMORY, LEARNINGS, TUNINGS) narrows it to one file,
+the way bullets are cited (`M#blue green deploys`).
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+from brain import index
+from brain.errors import BrainError, UsageError
+from brain.index import ALIAS_SEP
+from brain.search import fold
+
+FILE_PREFIX = {"M": "AI/MEMORY.md", "L": "AI/LEARNINGS.md", "T": "AI/TUNINGS.md"}
+_PREFIX = re.compile(r"^([MLT])#\s*(.+)$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Located:
+    path: str
+    line: int
+    handle: str
+    aliases: tuple[str, ...]
+    date: str
+    raw: str  # the bullet's line as written
+
+
+@dataclass(frozen=True)
+class LocateResult:
+    query: str
+    count: int
+    matches: tuple[Located, ...]
+
+
+def name_key(name: str) -> str:
+    """A handle or alias folded for comparison: case, diacritics and runs of spaces."""
+    return " ".join(fold(name).split())
+
+
+def split_prefix(query: str) -> tuple[str, str]:
+    """(core file or "", name) for `M#name` style citations."""
+    m = _PREFIX.match(query.strip())
+    if m:
+        return FILE_PREFIX[m.group(1).upper()], m.group(2)
+    return "", query
+
+
+def locate(vault: Path, query: str) -> LocateResult:
+    path, name = split_prefix(query)
+    key = name_key(name)
+    if not key:
+        raise UsageError("locate needs a handle", "e.g. brain locate 'blue green deploys'")
+    conn = index.open_index(vault)
+    try:
+        rows = conn.execute(
+            "SELECT path, line, handle, aliases, date, raw FROM units WHERE kind = 'bullet'"
+            " ORDER BY path, line"
+        ).fetchall()
+    finally:
+        conn.close()
+    by_handle: list[Located] = []
+    by_alias: list[Located] = []
+    for rel, line, handle, aliases, date, raw in rows:
+        if path and rel != path:
+            continue
+        names = tuple(a for a in aliases.split(ALIAS_SEP) if a)
+        found = Located(rel, line, handle, names, date, raw)
+        if name_key(handle) == key:
+            by_handle.append(found)
+        elif any(name_key(a) == key for a in names):
+            by_alias.append(found)
+    matches = tuple(by_handle + by_alias)  # a handle outranks an alias that spells the same
+    if not matches:
+        where = f" in {path}" if path else ""
+        raise BrainError(
+            f"no bullet is named {name.strip()!r}{where}",
+            f"search for it: brain find {shlex.quote(name.strip())}",
+        )
+    return LocateResult(query, len(matches), matches)
+
+
+def text(result: LocateResult) -> str:
+    return "\n".join(f"{m.path}:{m.line}: {m.raw}" for m in result.matches)

@@ -1,0 +1,158 @@
+"""`brain log`: the lookups that found nothing and still find nothing — the writing backlog.
+
+Every find is logged with its hit count. A zero-hit query is a backlog item only while it still
+misses, so each distinct missed query is asked again against the index as it is now, in the mode
+`brain find` would use now (hybrid when an embedder is configured, else keyword): a query a later
+edit answered is set aside. What remains, grouped by query text (case and spacing folded), is what
+to write bullets or `AI/synonyms.tsv` rows for.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from brain import usage
+from brain.commands.ledger import where
+from brain.errors import BrainError
+
+LOOKUP = "find"
+
+
+@dataclass(frozen=True)
+class Miss:
+    query: str  # the latest spelling of the query
+    count: int  # times it was asked and found nothing
+    last: str  # YYYY-MM-DD, local, of the latest miss
+    callers: tuple[str, ...]  # who asked it, most often first
+
+
+@dataclass(frozen=True)
+class Answered:
+    query: str
+    count: int
+    last: str
+    hits: int  # what it finds now
+
+
+@dataclass(frozen=True)
+class CallerMisses:
+    caller: str
+    misses: int  # open misses this caller asked
+
+
+@dataclass(frozen=True)
+class LogResult:
+    vault: str
+    since: str
+    mode: str  # the find mode the misses were asked again in
+    lookups: int  # finds logged in scope
+    misses: int  # of them, finds that returned nothing
+    open: tuple[Miss, ...]
+    answered: tuple[Answered, ...]
+    callers: tuple[CallerMisses, ...]
+
+
+@dataclass
+class _Group:
+    query: str
+    last: float = 0.0
+    callers: dict[str, int] = field(default_factory=dict)
+
+
+def _key(query: str) -> str:
+    return " ".join(query.casefold().split())
+
+
+def log(vault: Path, *, since: str = "", log_path: Path | None = None) -> LogResult:
+    from brain.commands.find import find
+
+    clause, params = where(vault, since, "")
+    clause += f" AND command = '{LOOKUP}'"
+    conn = usage.connect(log_path)
+    try:
+        lookups, misses = conn.execute(
+            f"SELECT count(*), coalesce(sum(entries = 0), 0) FROM events WHERE {clause}",  # noqa: S608
+            params,
+        ).fetchone()
+        rows = conn.execute(
+            "SELECT query, caller, count(*), max(ts) FROM events"  # noqa: S608 - constants only
+            f" WHERE {clause} AND entries = 0 GROUP BY query, caller",
+            params,
+        ).fetchall()
+    finally:
+        conn.close()
+    groups: dict[str, _Group] = {}
+    for query, caller, count, last in rows:
+        g = groups.setdefault(_key(query), _Group(query))
+        if last > g.last:
+            g.query, g.last = query, float(last)
+        g.callers[caller] = g.callers.get(caller, 0) + int(count)
+    open_: list[Miss] = []
+    answered: list[Answered] = []
+    asked: dict[str, int] = {}
+    mode = ""
+    for g in groups.values():
+        count = sum(g.callers.values())
+        last = time.strftime("%Y-%m-%d", time.localtime(g.last))
+        try:
+            found = find(vault, g.query, limit=1)
+        except BrainError:  # a query with no words to search for can never be answered
+            found = None
+        if found is not None:
+            mode = found.mode
+            if found.hits:
+                answered.append(Answered(g.query, count, last, len(found.hits)))
+                continue
+        ranked = sorted(g.callers.items(), key=lambda kv: (-kv[1], kv[0]))
+        open_.append(Miss(g.query, count, last, tuple(c for c, _ in ranked)))
+        for c, n in ranked:
+            asked[c] = asked.get(c, 0) + n
+    open_.sort(key=lambda m: (-m.count, _neg(m.last), m.query))
+    answered.sort(key=lambda m: (-m.count, _neg(m.last), m.query))
+    by_caller = tuple(
+        CallerMisses(c, n) for c, n in sorted(asked.items(), key=lambda kv: (-kv[1], kv[0]))
+    )
+    return LogResult(
+        str(vault),
+        since,
+        mode,
+        int(lookups),
+        int(misses),
+        tuple(open_),
+        tuple(answered),
+        by_caller,
+    )
+
+
+def _neg(day: str) -> str:
+    """Sorts YYYY-MM-DD newest first inside an ascending sort."""
+    return "".join(chr(0x7F - ord(c)) for c in day)
+
+
+def text(result: LogResult) -> str:
+    scope = f" since {result.since}" if result.since else ""
+    if not result.misses:
+        return (
+            f"No misses{scope}: every one of {result.lookups} logged finds returned something."
+            if result.lookups
+            else f"No finds logged{scope} yet for {result.vault}."
+        )
+    distinct = len(result.open) + len(result.answered)
+    lines = [
+        f"{result.misses} of {result.lookups} finds{scope} returned nothing ({distinct} distinct "
+        f"queries); {len(result.answered)} answered since by an edit, {len(result.open)} still "
+        "open:"
+    ]
+    for m in result.open:
+        lines.append(f"  {m.count:>4}×  {m.last}  {m.query!r}  ({', '.join(m.callers)})")
+    if result.callers:
+        asking = ", ".join(f"{c.caller} {c.misses}" for c in result.callers)
+        lines.append(f"Who asks most: {asking}")
+    if result.open:
+        lines.append(
+            "Answer them with bullets in the core files or rows in AI/synonyms.tsv; "
+            "`brain log` drops each once `brain find` answers it."
+        )
+    return "\n".join(lines)

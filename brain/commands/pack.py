@@ -1,0 +1,474 @@
+"""`brain pack [PROJECT]`: the briefing an agent opens a project with.
+
+The pack is the bullets that name or mention the project (terse, newest first), then the vault's
+working rules (AI/TUNINGS.md) while the budget lasts, then one line naming the project's newest
+handoff and one counting the files in its state folder. It never exceeds `--budget` tokens (bytes
+/ 4, as everywhere in brain).
+
+It is cached in the state dir against the index's build stamp: a SessionStart hook runs it at
+every session start, so serving a cached pack must cost little more than starting Python. This
+module therefore imports only the standard library and `brain.index` at module level.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import sqlite3
+import unicodedata
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from brain import index
+from brain.config import CORE_FILES, index_path
+from brain.errors import UsageError
+
+DEFAULT_BUDGET = 1500  # tokens; a token is 4 bytes of output
+BYTES_PER_TOKEN = 4
+PACK_FORMAT = "1"  # bump when the text or the cached shape changes
+RULES_FILE = CORE_FILES[2]  # AI/TUNINGS.md: how the agent should work, every session
+SEP = " — "
+
+
+@dataclass(frozen=True)
+class PackBullet:
+    path: str
+    line: int
+    handle: str
+    aliases: tuple[str, ...]
+    text: str
+    section: str
+    source: str
+    date: str
+
+    def terse(self) -> str:
+        """One line, as `brain find` gives an agent: locator, handle, fact, date."""
+        return f"{self.path}:{self.line} {self.handle}{SEP}{self.text}{SEP}{self.date}"
+
+
+@dataclass(frozen=True)
+class PackResult:
+    project: str
+    vault: str
+    budget: int  # tokens
+    tokens: int  # tokens the text uses (bytes / 4, rounded up)
+    bullets: tuple[PackBullet, ...]  # the project's bullets that fit
+    rules: tuple[PackBullet, ...]  # working rules (AI/TUNINGS.md) that fit after them
+    omitted: int  # matching bullets and rules left out to stay within the budget
+    handoff: str  # vault-relative path of the newest handoff, "" when there is none
+    state_files: int  # files in projects/<name>/state/ (-1 when there is no such folder)
+    built: str  # the index build the pack was made from
+    cached: bool  # served from the cache
+    text: str  # the briefing itself; "" when the vault knows nothing about the project
+
+    @property
+    def empty(self) -> bool:
+        return not self.text
+
+
+def fold(text: str) -> str:
+    """Case- and diacritic-folded text, so that `Odeme` finds `Ödeme`."""
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
+
+
+def name_words(project: str) -> list[str]:
+    return re.findall(r"[^\W_]+", fold(project))
+
+
+def name_pattern(project: str) -> re.Pattern[str] | None:
+    """Matches the project's name as whole words of folded text; `my-repo` also as `my repo`."""
+    words = name_words(project)
+    if not words:
+        return None
+    body = r"[\W_]+".join(re.escape(w) for w in words)
+    return re.compile(rf"(?<![^\W_]){body}(?![^\W_])")
+
+
+# --- the project's folder ------------------------------------------------------------------------
+
+
+def project_dir(vault: Path, project: str) -> str:
+    """`projects/<name>` as it is spelt in the vault (matched case- and accent-blind), or ""."""
+    if (vault / "projects" / project).is_dir():
+        return f"projects/{project}"
+    wanted = fold(project)
+    try:
+        names = sorted(p.name for p in (vault / "projects").iterdir() if p.is_dir())
+    except OSError:
+        return ""
+    return next((f"projects/{name}" for name in names if fold(name) == wanted), "")
+
+
+def newest_handoff(vault: Path, folder: str) -> str:
+    """The handoff whose file name sorts last (they start with YYYY-MM-DD), or ""."""
+    if not folder:
+        return ""
+    try:
+        names = [
+            p.name
+            for p in (vault / folder / "handoffs").iterdir()
+            if p.name.endswith(".md") and not p.name.startswith(".")
+        ]
+    except OSError:
+        return ""
+    return f"{folder}/handoffs/{max(names)}" if names else ""
+
+
+def state_count(vault: Path, folder: str) -> int:
+    """Files in the state folder, at any depth, hidden ones aside; -1 when there is none."""
+    if not folder or not (vault / folder / "state").is_dir():
+        return -1
+    count = 0
+    for _root, dirs, files in os.walk(vault / folder / "state"):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        count += sum(1 for f in files if not f.startswith("."))
+    return count
+
+
+# --- choosing the bullets ------------------------------------------------------------------------
+
+_COLUMNS = "u.path, u.line, u.handle, u.aliases, u.text, u.section, u.source, u.date"
+
+
+def _bullet(row: tuple[Any, ...]) -> PackBullet:
+    path, line, handle, aliases, text, section, source, date = row
+    names = tuple(a for a in str(aliases).split(index.ALIAS_SEP) if a)
+    return PackBullet(path, line, handle, names, text, section, source, date)
+
+
+def _candidates(conn: sqlite3.Connection, project: str) -> list[PackBullet]:
+    """Bullets whose words could name the project: an FTS phrase query (a superset, as FTS stems
+    and folds), or every bullet when FTS cannot take the query."""
+    words = name_words(project)
+    phrase = '"' + " ".join(words) + '"'
+    try:
+        rows = conn.execute(
+            f"SELECT {_COLUMNS} FROM fts JOIN units u ON u.id = fts.rowid"  # noqa: S608
+            " WHERE fts MATCH ? AND u.kind = 'bullet'",
+            (phrase,),
+        ).fetchall()
+    except sqlite3.OperationalError:
+        rows = conn.execute(
+            f"SELECT {_COLUMNS} FROM units u WHERE u.kind = 'bullet'"  # noqa: S608
+        ).fetchall()
+    return [_bullet(r) for r in rows]
+
+
+def _tier(b: PackBullet, pattern: re.Pattern[str], wanted: str) -> int | None:
+    """0: the bullet is filed under the project or names it; 1: it mentions it; None: neither."""
+    crumbs = [fold(c.strip()) for c in b.section.split(">")]
+    if wanted in crumbs:
+        return 0
+    if pattern.search(fold(b.handle)) or any(pattern.search(fold(a)) for a in b.aliases):
+        return 0
+    if pattern.search(fold(b.section)) or pattern.search(fold(b.text)):
+        return 1
+    return None
+
+
+def project_bullets(conn: sqlite3.Connection, project: str) -> list[PackBullet]:
+    """The bullets that name or mention the project, strongest first, newest first within."""
+    pattern = name_pattern(project)
+    if pattern is None:
+        return []
+    wanted = " ".join(name_words(project))
+    ranked: list[tuple[int, str, PackBullet]] = []
+    for b in _candidates(conn, project):
+        tier = _tier(b, pattern, wanted)
+        if tier is not None:
+            ranked.append((tier, b.date, b))
+    # tier ascending, date descending, then file order: sort by the stable keys in two passes
+    ranked.sort(key=lambda t: (t[2].path, t[2].line))
+    ranked.sort(key=lambda t: t[1], reverse=True)
+    ranked.sort(key=lambda t: t[0])
+    return [b for _, _, b in ranked]
+
+
+def working_rules(conn: sqlite3.Connection) -> list[PackBullet]:
+    rows = conn.execute(
+        f"SELECT {_COLUMNS} FROM units u WHERE u.kind = 'bullet' AND u.path = ?"  # noqa: S608
+        " ORDER BY u.line",
+        (RULES_FILE,),
+    ).fetchall()
+    return [_bullet(r) for r in rows]
+
+
+# --- the text ------------------------------------------------------------------------------------
+
+
+def _size(line: str) -> int:
+    return len(line.encode("utf-8")) + 1  # and its newline
+
+
+def _trailer(project: str, handoff: str, folder: str, state_files: int) -> tuple[str, str]:
+    """The two closing lines: the newest handoff, and the state folder's file count."""
+    if handoff:
+        handoff_line = f"Newest handoff: {handoff}"
+    elif folder:
+        handoff_line = f"Newest handoff: none in {folder}/handoffs/"
+    else:
+        handoff_line = f"Newest handoff: none (the vault has no projects/{project}/ folder)"
+    if state_files >= 0:
+        state_line = (
+            f"State: {state_files} {'file' if state_files == 1 else 'files'} in {folder}/state/"
+        )
+    elif folder:
+        state_line = f"State: no {folder}/state/ folder"
+    else:
+        state_line = "State: no state folder"
+    return handoff_line, state_line
+
+
+def compose(
+    project: str,
+    bullets: list[PackBullet],
+    rules: list[PackBullet],
+    handoff: str,
+    folder: str,
+    state_files: int,
+    budget: int,
+) -> tuple[str, list[PackBullet], list[PackBullet], int]:
+    """The briefing within `budget` tokens: (text, bullets kept, rules kept, omitted).
+
+    The handoff and state lines and the header are placed first (in that order, each only if it
+    fits), then a worst-case line for what is left out is reserved, then bullets and rules fill
+    what remains; a bullet too long for the space left is skipped, not cut.
+    """
+    limit = budget * BYTES_PER_TOKEN
+    seen = {(b.path, b.line) for b in bullets}
+    rules = [r for r in rules if (r.path, r.line) not in seen]
+    if not bullets and not folder:
+        return "", [], [], 0
+    header = f"brain: what the vault knows about {project} (terse; `brain find WORDS` for more)"
+    handoff_line, state_line = _trailer(project, handoff, folder, state_files)
+    rules_header = f"Working rules ({RULES_FILE}):"
+    total = len(bullets) + len(rules)
+
+    def omitted_line(n: int) -> str:
+        return f"({n} more over the budget: `brain find {project}`, or raise --budget)"
+
+    avail = limit
+    placed: dict[str, bool] = {}
+    for key, line in (("handoff", handoff_line), ("state", state_line), ("header", header)):
+        placed[key] = _size(line) <= avail
+        if placed[key]:
+            avail -= _size(line)
+    reserve = _size(omitted_line(total)) if total else 0
+    reserved = reserve <= avail
+    if reserved:
+        avail -= reserve
+    kept: list[PackBullet] = []
+    for b in bullets:
+        if _size(b.terse()) <= avail:
+            kept.append(b)
+            avail -= _size(b.terse())
+    kept_rules: list[PackBullet] = []
+    for r in rules:
+        cost = _size(r.terse()) + (0 if kept_rules else _size(rules_header))
+        if cost <= avail:
+            kept_rules.append(r)
+            avail -= cost
+    omitted = total - len(kept) - len(kept_rules)
+    lines = [header] if placed["header"] else []
+    lines += [b.terse() for b in kept]
+    if kept_rules:
+        lines.append(rules_header)
+        lines += [r.terse() for r in kept_rules]
+    if placed["handoff"]:
+        lines.append(handoff_line)
+    if placed["state"]:
+        lines.append(state_line)
+    if omitted and reserved:
+        lines.append(omitted_line(omitted))
+    text = "".join(line + "\n" for line in lines)
+    return text, kept, kept_rules, omitted
+
+
+# --- the cache -----------------------------------------------------------------------------------
+
+
+def cache_path(vault: Path, project: str, budget: int) -> Path:
+    slug = re.sub(r"[^a-z0-9]+", "-", fold(project)).strip("-") or "project"
+    ix = index_path(vault)
+    return ix.parent.parent / "packs" / ix.stem / f"{slug}-{budget}.json"
+
+
+def _key(vault: Path, project: str, budget: int, built: str, folder: str, state: int) -> str:
+    return "\x1f".join((PACK_FORMAT, str(vault), project, str(budget), built, folder, str(state)))
+
+
+def _load(path: Path, key: str) -> PackResult | None:
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+        if doc.get("key") != key:
+            return None
+        data = doc["pack"]
+        data["bullets"] = tuple(_from_doc(b) for b in data["bullets"])
+        data["rules"] = tuple(_from_doc(b) for b in data["rules"])
+        data["cached"] = True
+        return PackResult(**data)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None  # missing, torn or from another version: rebuild
+
+
+def _from_doc(doc: dict[str, Any]) -> PackBullet:
+    doc["aliases"] = tuple(doc["aliases"])
+    return PackBullet(**doc)
+
+
+def _store(path: Path, key: str, result: PackResult) -> None:
+    """Write the cache through a temp file and os.replace; a failure only costs a rebuild."""
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+        try:
+            tmp.write_text(json.dumps({"key": key, "pack": to_doc(result)}), encoding="utf-8")
+            tmp.replace(path)
+        finally:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+
+
+def to_doc(result: PackResult) -> dict[str, Any]:
+    """The JSON object of a pack, keys in field order (README: `pack`)."""
+    doc = {f.name: getattr(result, f.name) for f in fields(result)}
+    doc["bullets"] = [_bullet_doc(b) for b in result.bullets]
+    doc["rules"] = [_bullet_doc(b) for b in result.rules]
+    return doc
+
+
+def _bullet_doc(b: PackBullet) -> dict[str, Any]:
+    doc = asdict(b)
+    doc["aliases"] = list(b.aliases)
+    return doc
+
+
+# --- the command ---------------------------------------------------------------------------------
+
+
+def pack(
+    vault: Path, project: str, *, budget: int = DEFAULT_BUDGET, fresh: bool = False
+) -> PackResult:
+    """The pack of `project` from `vault`, from the cache when the index has not changed since."""
+    if budget < 1:
+        raise UsageError("--budget must be a positive number of tokens", "pass e.g. --budget 1500")
+    project = project.strip()
+    if not name_words(project):
+        raise UsageError(f"{project!r} is not a project name", "name it, e.g. brain pack payments")
+    folder = project_dir(vault, project)
+    state = state_count(vault, folder)
+    conn = index.open_index(vault)
+    try:
+        built = index.built(conn)
+        key = _key(vault, project, budget, built, folder, state)
+        where = cache_path(vault, project, budget)
+        if not fresh:
+            hit = _load(where, key)
+            if hit is not None:
+                return hit
+        found = project_bullets(conn, project)
+        rules = working_rules(conn) if (found or folder) else []
+    finally:
+        conn.close()
+    handoff = newest_handoff(vault, folder)
+    text, kept, kept_rules, omitted = compose(project, found, rules, handoff, folder, state, budget)
+    size = len(text.encode("utf-8"))
+    result = PackResult(
+        project=project,
+        vault=str(vault),
+        budget=budget,
+        tokens=-(-size // BYTES_PER_TOKEN),
+        bullets=tuple(kept),
+        rules=tuple(kept_rules),
+        omitted=omitted,
+        handoff=handoff,
+        state_files=state,
+        built=built,
+        cached=False,
+        text=text,
+    )
+    _store(where, key, result)
+    return result
+
+
+def repo_root(start: Path) -> Path | None:
+    """The nearest folder at or above `start` holding `.git` (a folder, or a worktree's file)."""
+    try:
+        here = start.resolve()
+    except OSError:
+        return None
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+def empty(project: str, vault: str, budget: int) -> PackResult:
+    """The pack of a repository the vault knows nothing about (or of no repository)."""
+    return PackResult(project, vault, budget, 0, (), (), 0, "", -1, "", False, "")
+
+
+# --- Claude Code's SessionStart hook -------------------------------------------------------------
+
+HOOK_WAIT_S = 0.2  # Claude Code writes the event before the hook has even started Python
+
+
+@dataclass(frozen=True)
+class HookEvent:
+    event: str  # hook_event_name: "SessionStart" when called as that hook
+    session: str
+    cwd: str
+    source: str  # startup | resume | clear | compact
+
+
+def read_hook_event(stream: Any = None) -> HookEvent | None:
+    """The hook's JSON event from stdin, or None: never blocks on a terminal, an empty or a silent
+    stdin (it waits at most HOOK_WAIT_S for the first byte), never fails on bad input."""
+    import sys
+
+    stream = sys.stdin if stream is None else stream
+    try:
+        if stream is None or stream.isatty():
+            return None
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return None
+    data = b""
+    try:
+        if os.name == "posix":
+            import select
+
+            while len(data) < 1_000_000:
+                ready, _, _ = select.select([fd], [], [], HOOK_WAIT_S)
+                if not ready:
+                    break
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    break
+                data += chunk
+        else:  # no select on Windows pipes: Claude Code closes stdin after the event
+            data = os.read(fd, 1_000_000)
+    except OSError:
+        return None
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        return None
+    if not isinstance(doc, dict):
+        return None
+
+    def text(key: str) -> str:
+        value = doc.get(key)
+        return value if isinstance(value, str) else ""
+
+    return HookEvent(text("hook_event_name"), text("session_id"), text("cwd"), text("source"))
+
+
+def hook_output(text: str) -> dict[str, Any]:
+    """Claude Code's form for context a SessionStart hook adds (hooks reference, "SessionStart
+    decision control")."""
+    return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}

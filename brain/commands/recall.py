@@ -1,0 +1,204 @@
+"""`brain recall`: search what was said in the agents' transcripts (not the vault).
+
+Every function returns data and never prints; `brain.recall.render` and the Typer app turn it into
+output. A query first brings transcripts.db up to date with the enabled agents' files
+(incrementally: only new bytes of changed files are read).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from brain.errors import BrainError, UsageError
+from brain.recall import search, store
+from brain.recall.search import Hit
+from brain.recall.store import Progress, SyncReport
+
+DEFAULT_LIMIT = 10
+MAX_LIMIT = 1000
+
+
+@dataclass(frozen=True)
+class RecallResult:
+    query: str
+    count: int
+    hits: tuple[Hit, ...]
+    sync: SyncReport
+
+
+@dataclass(frozen=True)
+class FullTurn:
+    id: str
+    agent: str
+    session: str
+    title: str
+    role: str
+    ts: str
+    cwd: str
+    body: str
+
+
+@dataclass(frozen=True)
+class Source:
+    name: str
+    label: str
+    enabled: bool
+    root: str
+    exists: bool
+    turns: int
+
+
+@dataclass(frozen=True)
+class Toggle:
+    agent: str
+    enabled: bool
+    sources: tuple[str, ...]  # every enabled agent after the change
+    removed: int  # turns deleted from transcripts.db (on --disable)
+
+
+def _need_enabled() -> list[str]:
+    names = store.enabled()
+    if not names:
+        raise BrainError(
+            "no transcripts are enabled for recall",
+            "opt in with `brain recall --enable claude`; `brain recall --sources` lists agents",
+        )
+    return names
+
+
+def parse_since(text: str, now: datetime | None = None) -> str:
+    """`2025-05-01`, an ISO datetime, or a span back from now (`3d`, `2w`, `12h`) as ISO UTC."""
+    text = text.strip()
+    span = re.fullmatch(r"(\d+)\s*([hdw])", text)
+    if span:
+        hours = int(span[1]) * {"h": 1, "d": 24, "w": 168}[span[2]]
+        then = (now or datetime.now(UTC)) - timedelta(hours=hours)
+        return then.strftime("%Y-%m-%dT%H:%M:%S")
+    if re.fullmatch(r"\d{4}-\d{2}", text):
+        return text
+    try:
+        stamp = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise UsageError(
+            f"--since {text!r} is not a date", "pass e.g. --since 2025-05-01 or --since 7d"
+        ) from None
+    if stamp.tzinfo is not None:
+        stamp = stamp.astimezone(UTC)
+    if len(text) == 10:
+        return stamp.strftime("%Y-%m-%d")
+    return stamp.strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def sync(*, full: bool = False, progress: Progress | None = None) -> SyncReport:
+    names = _need_enabled()
+    conn = store.connect()
+    try:
+        return store.sync(conn, names, full=full, progress=progress)
+    finally:
+        conn.close()
+
+
+def recall(
+    query: str,
+    *,
+    limit: int = DEFAULT_LIMIT,
+    since: str = "",
+    agent: str = "",
+    cwd: str = "",
+    exclude_session: str = "",
+    progress: Progress | None = None,
+) -> RecallResult:
+    """The turns that best match `query`, after an incremental sync of the enabled agents."""
+    if not 1 <= limit <= MAX_LIMIT:
+        raise UsageError(f"--limit must be 1 to {MAX_LIMIT}", "pass e.g. --limit 20")
+    words = search.terms(query)
+    if not words:
+        raise UsageError("the query has no words to search for", "ask in plain words")
+    names = _need_enabled()
+    if agent:
+        store.adapter(agent)
+        if agent not in names:
+            raise BrainError(
+                f"{agent} transcripts are not enabled", f"run `brain recall --enable {agent}`"
+            )
+    folder = str(Path(cwd).expanduser().absolute()) if cwd else ""
+    filters = search.Filters(
+        agent=agent,
+        since=parse_since(since) if since else "",
+        cwd=folder,
+        exclude_session=exclude_session,
+        agents=tuple(names),
+    )
+    conn = store.connect()
+    try:
+        report = store.sync(conn, names, progress=progress)
+        found = search.hits(conn, words, search.ranked(conn, words, filters, limit))
+    finally:
+        conn.close()
+    return RecallResult(query, len(found), tuple(found), report)
+
+
+def full(turn_id: str) -> FullTurn:
+    """One turn in full, by its id or a unique prefix of it (as printed in a listing)."""
+    key = turn_id.strip()
+    if not key:
+        raise UsageError("--full needs a turn id", "copy one from a `brain recall` listing")
+    conn = store.connect()
+    try:
+        rows = conn.execute(
+            "SELECT t.id, t.tid, t.agent, t.session, coalesce(s.title, ''), t.role, t.ts, t.cwd"
+            " FROM turns t LEFT JOIN sessions s ON s.agent = t.agent AND s.session = t.session"
+            " WHERE t.tid >= ? AND t.tid < ? LIMIT 2",
+            (key, key + "\U0010ffff"),
+        ).fetchall()
+        exact = [r for r in rows if r[1] == key]
+        rows = exact or rows
+        if not rows:
+            raise BrainError(f"no turn {key!r} in transcripts.db", "run `brain recall QUERY` first")
+        if len(rows) > 1:
+            raise UsageError(f"{key!r} names more than one turn", "give more of the id")
+        rowid, tid, agent, session, title, role, ts, cwd = rows[0]
+        body = conn.execute("SELECT body FROM fts WHERE rowid = ?", (rowid,)).fetchone()
+    finally:
+        conn.close()
+    return FullTurn(tid, agent, session, title, role, ts, cwd, body[0] if body else "")
+
+
+def sources() -> list[Source]:
+    from brain.recall.adapters import registry
+
+    on = store.enabled()
+    counts: dict[str, int] = {}
+    if store.db_path().exists():
+        conn = store.connect()
+        try:
+            counts = dict(conn.execute("SELECT agent, count(*) FROM turns GROUP BY agent"))
+        finally:
+            conn.close()
+    out = []
+    for name, ad in registry().items():
+        root = ad.root()
+        out.append(
+            Source(name, ad.label, name in on, str(root), root.is_dir(), counts.get(name, 0))
+        )
+    return out
+
+
+def toggle(name: str, on: bool) -> Toggle:
+    names = store.set_enabled(name, on)
+    removed = 0
+    if not on and store.db_path().exists():
+        conn = store.connect()
+        try:
+            removed = store.forget(conn, name)
+        finally:
+            conn.close()
+    return Toggle(name, on, tuple(names), removed)
+
+
+def elapsed_ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000, 1)

@@ -1,0 +1,93 @@
+"""Claude Code: `~/.claude/projects/<cwd-slug>/<session-id>.jsonl` (root from CLAUDE_CONFIG_DIR).
+
+Each line is a record. `user` and `assistant` records carry `uuid`, `timestamp`, `sessionId`,
+`cwd` and `message` (content: a string, or blocks of which the `text` ones are kept). Side chains
+(sub-agents), meta records, non-external users and bodies that open with a system or command
+wrapper are not conversation. The title is the last `custom-title` record, else the last
+`ai-title`; a transcript that never gets one is a headless run and yields nothing.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+from brain.recall.adapters import (
+    Chunk,
+    FileState,
+    Turn,
+    cap,
+    clip_title,
+    env_root,
+    iso,
+    jsonl_lines,
+    text_blocks,
+    walk,
+    wrapper,
+)
+
+
+class Claude:
+    name = "claude"
+    label = "Claude Code"
+    append_only = True
+
+    def root(self) -> Path:
+        return env_root("CLAUDE_CONFIG_DIR", ".claude") / "projects"
+
+    def files(self) -> Iterator[Path]:
+        return walk(self.root(), "*/*.jsonl")
+
+    def read(self, path: Path, data: bytes, start: int, state: FileState) -> Chunk:
+        turns: list[Turn] = []
+        skipped = 0
+        end = start
+        custom = state.extra.get("custom", "")
+        ai = state.extra.get("ai", "")
+        for end, line in jsonl_lines(data, start):  # noqa: B007 - `end` is the resume offset
+            if not line.strip():
+                continue
+            try:
+                rec = json.loads(line)
+            except ValueError:  # malformed JSON or bytes that are not UTF-8
+                skipped += 1
+                continue
+            if not isinstance(rec, dict):
+                skipped += 1
+                continue
+            kind = rec.get("type")
+            if kind == "custom-title" and isinstance(rec.get("customTitle"), str):
+                custom = rec["customTitle"]
+            elif kind == "ai-title" and isinstance(rec.get("aiTitle"), str):
+                ai = rec["aiTitle"]
+            elif kind in ("user", "assistant"):
+                turn = self._turn(rec, kind, state)
+                if turn is not None:
+                    turns.append(turn)
+        state.extra["custom"], state.extra["ai"] = custom, ai
+        state.title = clip_title(custom or ai)
+        if not state.session:
+            state.session = path.stem
+        return Chunk(turns, end, state, skipped, titled=bool(state.title))
+
+    @staticmethod
+    def _turn(rec: dict[str, object], kind: str, state: FileState) -> Turn | None:
+        if rec.get("isSidechain") or rec.get("isMeta"):
+            return None
+        if rec.get("userType", "external") != "external":
+            return None
+        if isinstance(rec.get("cwd"), str) and rec["cwd"]:
+            state.cwd = str(rec["cwd"])
+        if isinstance(rec.get("sessionId"), str) and rec["sessionId"] and not state.session:
+            state.session = str(rec["sessionId"])
+        message = rec.get("message")
+        if not isinstance(message, dict):
+            return None
+        body = text_blocks(message.get("content"))
+        uid = rec.get("uuid")
+        if not body.strip() or wrapper(body) or not isinstance(uid, str) or not uid:
+            return None
+        role = message.get("role") if message.get("role") in ("user", "assistant") else kind
+        session = rec.get("sessionId") if isinstance(rec.get("sessionId"), str) else state.session
+        return Turn(uid, iso(rec.get("timestamp")), str(role), str(session), cap(body))

@@ -1,0 +1,34 @@
+"""Output of `brain recall`: terse lines, and the JSON objects (key order is the contract)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from brain.recall.search import Hit
+
+SHORT_ID = 8
+TITLE_CHARS = 32
+
+
+def hit_json(hit: Hit) -> dict[str, Any]:
+    return {
+        "id": hit.id,
+        "session": hit.session,
+        "title": hit.title,
+        "role": hit.role,
+        "ts": hit.ts,
+        "cwd": hit.cwd,
+        "snippet": hit.snippet,
+        "score": hit.score,
+        "agent": hit.agent,
+    }
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def hit_line(hit: Hit) -> str:
+    """`id date role [title] snippet`: the id's first characters are enough for --full."""
+    title = f" [{_clip(hit.title, TITLE_CHARS)}]" if hit.title else ""
+    return f"{hit.id[:SHORT_ID]} {hit.ts[:10]} {hit.role}{title} {hit.snippet}"

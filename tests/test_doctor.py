@@ -1,0 +1,152 @@
+"""`brain doctor`: health checks with fixes, and the vault advisories."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+from conftest import brain
+
+DOCTOR_KEYS = ["ok", "vault", "checks", "frequent", "older_notes", "duplicates"]
+CHECK_KEYS = ["name", "status", "detail", "fix"]
+KNOWN_PAIRS = {
+    ("L#go race detector", "T#race tests"),
+    ("L#migration locks", "T#migration safety"),
+    ("L#pytest tmp_path", "T#temp files in tests"),
+    ("L#numeric money", "M#amounts in minor units"),
+}
+
+
+def _checks(doc: dict[str, object]) -> dict[str, dict[str, str]]:
+    return {c["name"]: c for c in doc["checks"]}  # type: ignore[attr-defined,index]
+
+
+def test_json_contract_and_a_vault_without_git(vault: Path) -> None:
+    run = brain("doctor", "--vault", str(vault), "--json")
+    assert run.code == 1, run
+    doc = run.json()
+    assert list(doc) == DOCTOR_KEYS
+    assert all(list(c) == CHECK_KEYS for c in doc["checks"])
+    checks = _checks(doc)
+    assert [c["name"] for c in doc["checks"]] == [
+        "vault",
+        "git",
+        "index",
+        "model",
+        "sqlite",
+        "session-start",
+    ]
+    assert checks["git"]["status"] == "fail"
+    assert "brain install --init" in checks["git"]["fix"]
+    assert checks["sqlite"]["status"] == "ok"
+    assert "FTS5" in checks["sqlite"]["detail"]
+    assert doc["ok"] is False
+    text = brain("doctor", "--vault", str(vault))
+    assert text.code == 1
+    assert "fix: brain install --init" in text.out
+
+
+def test_missing_vault_is_a_failed_check_not_a_crash(tmp_path: Path) -> None:
+    run = brain("doctor", "--vault", str(tmp_path / "nope"), "--json")
+    assert run.code == 1
+    assert _checks(run.json())["vault"]["status"] == "fail"
+
+
+def test_installed_vault_passes_then_a_vanished_interpreter_fails(
+    git_vault: Path, tmp_path: Path
+) -> None:
+    (Path(os.environ["HOME"]) / ".claude").mkdir()
+    assert brain("install", str(git_vault), "--json").code == 0
+    doc = brain("doctor", "--vault", str(git_vault), "--json").json()
+    checks = _checks(doc)
+    assert {k: c["status"] for k, c in checks.items()} == {
+        "vault": "ok",
+        "git": "ok",
+        "hooks": "ok",
+        "index": "ok",
+        "model": "ok",
+        "sqlite": "ok",
+        "session-start": "ok",
+    }, checks
+    assert doc["ok"] is True
+    hooks_dir = Path(checks["hooks"]["detail"].split(" ")[2])
+    hook = hooks_dir / "post-commit"
+    hook.write_text(
+        hook.read_text(encoding="utf-8").replace("BRAIN_PY=", f"BRAIN_PY={tmp_path}/gone/python #"),
+        encoding="utf-8",
+    )
+    settings = Path(os.environ["HOME"]) / ".claude" / "settings.json"
+    settings.write_text(json.dumps({"hooks": {}}), encoding="utf-8")
+    (git_vault / "AI" / "MEMORY.md").write_text("# Memory\n", encoding="utf-8")
+    run = brain("doctor", "--vault", str(git_vault), "--json")
+    assert run.code == 1
+    checks = _checks(run.json())
+    assert checks["hooks"]["status"] == "fail"
+    assert "no longer exists" in checks["hooks"]["detail"]
+    assert checks["hooks"]["fix"] == "brain install"
+    assert checks["session-start"]["status"] == "fail"
+    assert checks["git"]["status"] == "warn"
+    assert checks["index"]["status"] == "warn"
+    assert checks["index"]["fix"] == "brain reindex"
+
+
+def test_older_notes_that_name_a_newer_bullet(vault: Path) -> None:
+    doc = brain("doctor", "--vault", str(vault), "--json").json()
+    notes = doc["older_notes"]
+    assert list(notes[0]) == [
+        "path",
+        "line",
+        "date",
+        "mentions",
+        "phrase",
+        "bullet",
+        "handle",
+        "bullet_date",
+    ]
+    first = notes[0]
+    assert (first["path"], first["line"], first["handle"]) == (
+        "projects/infra/plans/2025-06-02-deploy-strategy.md",
+        12,
+        "blue green deploys",
+    )
+    assert first["bullet_date"] == "2026-02-17"
+    # a line that cites the bullet does not count
+    plan = vault / first["path"]
+    text = plan.read_text(encoding="utf-8").replace("blue green deploys", "**blue green deploys**")
+    text = text.replace("Blue green deploys", "M#blue green deploys")
+    plan.write_text(text, encoding="utf-8")
+    again = brain("doctor", "--vault", str(vault), "--json").json()["older_notes"]
+    (left,) = [n for n in again if n["path"] == first["path"] and n["handle"] == first["handle"]]
+    assert (left["line"], left["mentions"], left["phrase"]) == (21, 1, "blue-green")  # uncited
+
+
+def test_near_duplicates_by_word_overlap_without_vectors(vault: Path) -> None:
+    doc = brain("doctor", "--vault", str(vault), "--json").json()
+    pairs = {tuple(d["handles"]) for d in doc["duplicates"]}
+    assert pairs >= KNOWN_PAIRS
+    assert len(pairs) <= len(KNOWN_PAIRS) + 2
+    assert list(doc["duplicates"][0]) == ["handles", "locators", "score", "method"]
+    assert {d["method"] for d in doc["duplicates"]} == {"jaccard"}
+
+
+def test_near_duplicates_by_cosine_with_vectors(vault: Path) -> None:
+    env = {"BRAIN_EMBED": "onnx", "BRAIN_WORKER": "0"}
+    assert brain("reindex", "--vault", str(vault), env=env).code == 0
+    doc = brain("doctor", "--vault", str(vault), "--json", env=env).json()
+    assert _checks(doc)["model"]["status"] == "ok"
+    pairs = {tuple(d["handles"]) for d in doc["duplicates"]}
+    assert {d["method"] for d in doc["duplicates"]} == {"cosine"}
+    assert pairs >= KNOWN_PAIRS
+    assert len(pairs) <= len(KNOWN_PAIRS) + 1
+
+
+def test_bullets_lookups_keep_returning(vault: Path) -> None:
+    for _ in range(5):
+        assert brain("find", "--vault", str(vault), "libgit2 hooks").code == 0
+    doc = brain("doctor", "--vault", str(vault), "--json").json()
+    assert doc["frequent"], doc["frequent"]
+    top = doc["frequent"][0]
+    assert list(top) == ["handle", "path", "line", "count", "queries"]
+    assert top["count"] == 5
+    assert top["queries"] == ["libgit2 hooks"]

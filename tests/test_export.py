@@ -1,0 +1,173 @@
+"""`brain export`: the pack in every agent's file, a managed block that survives edits around it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import FIXTURE_VAULT, brain, git
+
+from brain.commands import export as exportmod
+from brain.commands import pack as packmod
+
+V = str(FIXTURE_VAULT)
+EXPORT_KEYS = ["repo", "project", "check", "ok", "targets"]
+TARGET_KEYS = ["agent", "path", "kind", "action"]
+
+
+@pytest.fixture
+def payments(tmp_path: Path) -> Path:
+    folder = tmp_path / "payments"
+    folder.mkdir()
+    git(folder, "init", "-q")
+    return folder
+
+
+def export(repo: Path, *args: str) -> dict[str, Any]:
+    run = brain("export", "--vault", V, "--json", *args, cwd=repo)
+    assert run.code in (0, 1), run
+    doc: dict[str, Any] = run.json()
+    return doc
+
+
+def test_the_table_names_every_agent_once() -> None:
+    assert [t.agent for t in exportmod.TARGETS] == [
+        "claude",
+        "codex",
+        "copilot",
+        "gemini",
+        "cursor",
+        "cline",
+        "kiro",
+    ]
+    assert len({t.path for t in exportmod.TARGETS}) == len(exportmod.TARGETS)
+
+
+def test_export_all_writes_every_file(payments: Path) -> None:
+    doc = export(payments, "all")
+    assert list(doc) == EXPORT_KEYS
+    assert doc["project"] == "payments"
+    targets = doc["targets"]
+    assert isinstance(targets, list)
+    assert [list(t) for t in targets] == [TARGET_KEYS] * 7
+    assert {t["action"] for t in targets} == {"created"}
+    pack = packmod.pack(FIXTURE_VAULT, "payments").text
+    first_fact = pack.split("\n")[1]
+    for t in exportmod.TARGETS:
+        text = (payments / t.path).read_text(encoding="utf-8")
+        assert f"- {first_fact}" in text, t.path
+    claude = (payments / "CLAUDE.md").read_text(encoding="utf-8")
+    assert claude.startswith("<!-- brain:begin")
+    assert claude.endswith("<!-- brain:end -->\n")
+    cursor = (payments / ".cursor/rules/brain.mdc").read_text(encoding="utf-8")
+    front = cursor.split("---\n")[1]
+    assert "alwaysApply: true\n" in front
+    assert "description: " in front
+    assert "globs:" in front
+    kiro = (payments / ".kiro/steering/brain.md").read_text(encoding="utf-8")
+    assert kiro.startswith("---\ninclusion: always\n---\n")
+    cline = (payments / ".clinerules/brain.md").read_text(encoding="utf-8")
+    assert cline.startswith(exportmod.OWNED)
+    assert {t["action"] for t in export(payments, "all")["targets"]} == {"unchanged"}
+
+
+def test_the_edit_outside_the_block_survives(payments: Path) -> None:
+    agents = payments / "AGENTS.md"
+    agents.write_text("# Agents\n\nRun `make test` first.\n", encoding="utf-8")
+    export(payments, "codex")
+    text = agents.read_text(encoding="utf-8")
+    assert text.startswith("# Agents\n\nRun `make test` first.\n\n<!-- brain:begin")
+    edited = text.replace("# Agents\n", "# Agents (edited)\n") + "\n## After\n\nmine\n"
+    block = text[text.index("<!-- brain:begin") :]
+    stale = edited.replace(block.split("\n")[3], "- an old fact")
+    agents.write_text(stale, encoding="utf-8")
+    doc = export(payments, "codex")
+    assert doc["targets"][0]["action"] == "updated"
+    final = agents.read_text(encoding="utf-8")
+    assert final == edited
+    assert final.count("<!-- brain:begin") == 1
+
+
+def test_crlf_files_keep_their_line_ends(payments: Path) -> None:
+    gemini = payments / "GEMINI.md"
+    gemini.write_bytes(b"# Gemini\r\n\r\nhello\r\n")
+    export(payments, "gemini")
+    data = gemini.read_bytes()
+    assert data.startswith(b"# Gemini\r\n\r\nhello\r\n\r\n<!-- brain:begin")
+    assert b"\n" not in data.replace(b"\r\n", b"")
+    export(payments, "gemini")
+    assert gemini.read_bytes() == data
+
+
+def test_check_exits_1_when_out_of_date(payments: Path) -> None:
+    run = brain("export", "--vault", V, "--check", "claude", "cursor", cwd=payments)
+    assert run.code == 1
+    assert "CLAUDE.md: missing" in run.out
+    assert brain("export", "--vault", V, "claude", "cursor", cwd=payments).code == 0
+    assert not list(payments.glob("*.tmp"))
+    run = brain("export", "--vault", V, "--check", "claude", "cursor", cwd=payments)
+    assert run.code == 0, run
+    claude = payments / "CLAUDE.md"
+    claude.write_text(claude.read_text(encoding="utf-8").replace("payments", "PAYMENTS"), "utf-8")
+    doc = export(payments, "--check", "claude", "cursor")
+    assert doc["ok"] is False
+    assert [t["action"] for t in doc["targets"]] == ["stale", "current"]
+    before = claude.read_text(encoding="utf-8")
+    brain("export", "--vault", V, "--check", "claude", cwd=payments)
+    assert claude.read_text(encoding="utf-8") == before  # --check writes nothing
+
+
+def test_a_vault_change_makes_the_export_stale(payments: Path, vault: Path) -> None:
+    assert brain("export", "--vault", str(vault), "claude", cwd=payments).code == 0
+    memory = vault / "AI" / "MEMORY.md"
+    memory.write_text(
+        memory.read_text(encoding="utf-8") + "- **payments v2** — new — me — 2027-01-01\n",
+        encoding="utf-8",
+    )
+    assert brain("export", "--vault", str(vault), "--check", "claude", cwd=payments).code == 1
+
+
+def test_refuses_a_file_brain_does_not_own(payments: Path) -> None:
+    rules = payments / ".clinerules" / "brain.md"
+    rules.parent.mkdir()
+    rules.write_text("my own rules\n", encoding="utf-8")
+    run = brain("export", "--vault", V, "cline", cwd=payments)
+    assert run.code == 1
+    assert "not written by brain" in run.err
+    assert rules.read_text(encoding="utf-8") == "my own rules\n"
+
+
+def test_refuses_a_broken_block(payments: Path) -> None:
+    (payments / "CLAUDE.md").write_text("<!-- brain:begin -->\nhalf\n", encoding="utf-8")
+    run = brain("export", "--vault", V, "claude", cwd=payments)
+    assert run.code == 1
+    assert "brain:end" in run.err
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "words"),
+    [
+        (["windsurf"], 2, "unknown agent"),
+        ([], 2, ""),
+        (["--project", "xylophone", "claude"], 1, "knows nothing"),
+    ],
+)
+def test_bad_exports(payments: Path, args: list[str], code: int, words: str) -> None:
+    run = brain("export", "--vault", V, *args, cwd=payments)
+    assert run.code == code, run
+    assert words in run.err
+    assert not (payments / "CLAUDE.md").exists()
+
+
+def test_outside_a_repository(tmp_path: Path) -> None:
+    run = brain("export", "--vault", V, "claude", cwd=tmp_path)
+    assert run.code == 1
+    assert "not in a git repository" in run.err
+
+
+def test_place_block_appends_then_replaces() -> None:
+    first = exportmod.place_block("", "<!-- brain:begin x -->\na\n<!-- brain:end -->", "f")
+    assert first == "<!-- brain:begin x -->\na\n<!-- brain:end -->\n"
+    again = exportmod.place_block("top\n" + first + "tail\n", exportmod.block("h\nb\n"), "f")
+    assert again == f"top\n{exportmod.BEGIN}\n## h\n\n- b\n{exportmod.END}\ntail\n"

@@ -1,0 +1,249 @@
+"""Hybrid retrieval through the real path: the real ONNX model, the real index, the real CLI,
+the real warm worker over its socket."""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, brain
+
+from brain import config, index
+
+ONNX = {"BRAIN_EMBED": "onnx", "BRAIN_WORKER": "0"}
+
+
+@pytest.fixture(scope="module")
+def embedded_state(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One embedded copy of the fixture vault for the module: embedding it costs seconds."""
+    import shutil
+
+    root = tmp_path_factory.mktemp("hybrid")
+    shutil.copytree(ROOT / "testdata" / "vault", root / "vault")
+    return root
+
+
+@pytest.fixture
+def hvault(embedded_state: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The embedded vault, with the state dir shared across this module's tests."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(embedded_state / "state"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(embedded_state / "data"))
+    vault = embedded_state / "vault"
+    if not config.index_path(vault).exists():
+        run = brain("reindex", "--vault", str(vault), "--json", env=ONNX)
+        assert run.code == 0, run.err
+    return vault
+
+
+def find_json(vault: Path, query: str, **env: str) -> tuple[int, dict[str, object]]:
+    run = brain("find", "--vault", str(vault), "--json", query, env={**ONNX, **env})
+    assert "Traceback" not in run.err
+    return run.code, json.loads(run.out)
+
+
+def test_reindex_embeds_every_unit_and_records_the_model(hvault: Path) -> None:
+    conn = sqlite3.connect(config.index_path(hvault))
+    model = conn.execute("SELECT value FROM meta WHERE key = 'model'").fetchone()[0]
+    units, vectors = conn.execute(
+        "SELECT (SELECT count(DISTINCT vhash) FROM units), (SELECT count(*) FROM vectors)"
+    ).fetchone()
+    conn.close()
+    assert model.startswith("onnx:all-MiniLM-L6-v2")
+    assert units == vectors > 100
+
+
+def test_a_paraphrase_keyword_search_misses_is_found_by_meaning(hvault: Path) -> None:
+    query = "which computer do I use for my job"
+    code, keyword = find_json(hvault, query, BRAIN_EMBED="none")
+    handles = [h["handle"] for h in keyword["hits"]]  # type: ignore[index]
+    assert "kestrel" not in handles[:3]
+    code, hybrid = find_json(hvault, query)
+    assert code == 0
+    top = hybrid["hits"][0]  # type: ignore[index]
+    assert top["handle"] == "kestrel"
+    assert "semantic" in top["match"]
+
+
+def test_match_says_which_signals_found_a_hit(hvault: Path) -> None:
+    code, doc = find_json(hvault, "libgit2 hooks skipped")
+    assert code == 0
+    top = doc["hits"][0]  # type: ignore[index]
+    assert top["handle"] == "libgit2"
+    assert {"handle", "keyword", "semantic"} <= set(top["match"])
+
+
+def test_exact_handle_rule_still_holds_on_top_of_fusion(hvault: Path) -> None:
+    _, doc = find_json(hvault, "libgit2")
+    hits = doc["hits"]  # type: ignore[index]
+    assert hits[0]["handle"] == "libgit2"
+    assert "exact" in hits[0]["match"]
+    assert len(hits) < 10
+
+
+def test_prefix_rule_still_holds_on_top_of_fusion(hvault: Path) -> None:
+    _, doc = find_json(hvault, "renova")
+    assert doc["hits"][0]["handle"] == "renovate grouping"  # type: ignore[index]
+
+
+@pytest.mark.parametrize("query", ["kafka partition rebalancing", "haskell monad transformers"])
+def test_a_question_the_vault_cannot_answer_comes_back_empty(hvault: Path, query: str) -> None:
+    code, doc = find_json(hvault, query)
+    assert code == 1
+    assert doc["hits"] == []
+    log = sqlite3.connect(config.usage_log_path())
+    entries = log.execute(
+        "SELECT entries FROM events WHERE query = ? ORDER BY ts DESC", (query,)
+    ).fetchone()
+    assert entries == (0,)  # logged as a miss
+
+
+def test_an_edit_re_embeds_only_what_changed(hvault: Path) -> None:
+    memory = hvault / "AI" / "MEMORY.md"
+    before = memory.read_text(encoding="utf-8")
+    try:
+        memory.write_text(
+            before + "- **tide tables** — the harbour tide tables live in the boat locker"
+            " — test — 2026-11-30\n",
+            encoding="utf-8",
+        )
+        run = brain("reindex", "--vault", str(hvault), "--json", env=ONNX)
+        assert run.code == 0, run.err
+        assert run.json()["embedded"] == 1
+    finally:
+        memory.write_text(before, encoding="utf-8")
+        brain("reindex", "--vault", str(hvault), env=ONNX)
+
+
+def test_worker_gives_identical_results_to_in_process(hvault: Path) -> None:
+    queries = ["people paid double when the card processor was sluggish", "k8s upgrade"]
+    inline = [find_json(hvault, q)[1] for q in queries]
+    env = {"BRAIN_WORKER": "1", "BRAIN_WORKER_IDLE": "30"}
+    first = find_json(hvault, queries[0], **env)[1]  # starts the worker, answers in-process
+    assert first == inline[0]
+    sock = _worker_socket(hvault)
+    deadline = time.monotonic() + 60
+    while not sock.exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert sock.exists(), "the first hybrid find should have started a worker"
+    try:
+        served = [find_json(hvault, q, **env)[1] for q in queries]
+        assert served == inline
+    finally:
+        _stop_worker(sock)
+
+
+def _worker_socket(vault: Path) -> Path:
+    env = {**os.environ, **ONNX, "BRAIN_WORKER": "1"}
+    code = "import sys; from pathlib import Path; from brain import worker; "
+    code += "print(worker._base(Path(sys.argv[1])).with_suffix('.sock'))"
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(vault)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    ).stdout.strip()
+    return Path(out)
+
+
+def _stop_worker(sock: Path) -> None:
+    subprocess.run(["pkill", "-f", "brain.worker"], check=False)
+    deadline = time.monotonic() + 10
+    while sock.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
+def test_worker_exits_after_its_idle_time(hvault: Path) -> None:
+    env = {**os.environ, **ONNX, "BRAIN_WORKER_IDLE": "1"}
+    proc = subprocess.Popen([sys.executable, "-m", "brain.worker", str(hvault)], env=env)
+    try:
+        assert proc.wait(timeout=60) == 0
+    finally:
+        proc.kill()
+    assert not _worker_socket(hvault).exists()
+
+
+class _Embeddings(BaseHTTPRequestHandler):
+    """An Ollama-shaped embedding server on loopback: deterministic vectors from the text."""
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        vectors = [[float(len(t) % 7 + 1), float(t.count("e") + 1), 1.0] for t in body["input"]]
+        data = json.dumps({"embeddings": vectors}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args: object) -> None:
+        return
+
+
+@pytest.fixture
+def ollama() -> Iterator[str]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Embeddings)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+
+
+def _use_ollama(url: str) -> None:
+    cfg = config.config_dir()
+    cfg.mkdir(parents=True, exist_ok=True)
+    (cfg / "brain.yaml").write_text(
+        f"embed:\n  provider: ollama\n  model: fake\n  url: {url}\n", encoding="utf-8"
+    )
+
+
+def test_a_new_model_re_embeds_everything(vault: Path, ollama: str) -> None:
+    _use_ollama(ollama)
+    first = brain("reindex", "--vault", str(vault), "--json", env={"BRAIN_EMBED": ""})
+    assert first.code == 0, first.err
+    doc = first.json()
+    assert doc["model"] == f"ollama:fake@{ollama}"
+    total = doc["embedded"]
+    assert total > 100
+    again = brain("reindex", "--vault", str(vault), "--json", env={"BRAIN_EMBED": ""})
+    assert again.json()["embedded"] == 0
+    other = brain("reindex", "--vault", str(vault), "--json", env={"BRAIN_EMBED": "ollama:other"})
+    assert other.json()["embedded"] == total
+
+
+def test_a_model_that_cannot_load_falls_back_to_keywords(vault: Path) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Embeddings)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    _use_ollama(f"http://127.0.0.1:{server.server_address[1]}")
+    assert brain("reindex", "--vault", str(vault), env={"BRAIN_EMBED": ""}).code == 0
+    server.shutdown()
+    server.server_close()  # the same model id, but its server is gone
+    env = {"BRAIN_EMBED": "", "BRAIN_WORKER": "0"}
+    run = brain("find", "--vault", str(vault), "--json", "libgit2 hooks", env=env)
+    assert run.code == 0
+    assert run.json()["hits"][0]["handle"] == "libgit2"
+    warnings = [line for line in run.err.splitlines() if line]
+    assert len(warnings) == 1
+    assert warnings[0].startswith("brain: keyword results only")
+    assert "Traceback" not in run.err
+
+
+def test_keyword_only_mode_imports_no_numpy(vault: Path) -> None:
+    index.sync(vault)
+    run = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "brain", "find", "--vault", str(vault), "x"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "BRAIN_EMBED": "none"},
+        check=False,
+    )
+    assert " numpy" not in run.stderr

@@ -1,0 +1,185 @@
+"""The agent's hot path stays light, and its hand-written parser agrees with the Typer command.
+
+`brain find` runs many times a session from agents and hooks, so it parses its own arguments
+(brain.cli.FIND_OPTIONS) and never imports Typer, rich or any of the heavy optional libraries.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURE_VAULT, ROOT, brain
+
+from brain import cli
+
+V = str(FIXTURE_VAULT)
+HEAVY = ("typer", "click", "rich", "numpy", "onnxruntime", "tokenizers", "httpx", "pygit2", "mcp")
+HEAVY += ("yaml",)
+
+
+def imported_modules(*args: str, env: dict[str, str] | None = None) -> tuple[int, set[str]]:
+    """Run `python -X importtime -m brain ARGS` (not a TTY) and list every module it imported."""
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "brain", *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **(env or {})},
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+    assert "Traceback" not in proc.stderr
+    modules = set()
+    for line in proc.stderr.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            name = line.rsplit("|", 1)[1].strip()
+            if name != "package":  # the header row
+                modules.add(name)
+    assert "brain.cli" in modules, proc.stderr[-2000:]
+    return proc.returncode, modules
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["x"],  # no hit
+        ["libgit2", "hooks"],  # hits, terse lines
+        ["--json", "pygit2"],
+        ["--raw", "--limit", "2", "payments"],
+        ["--budget", "100", "--", "--weird"],
+        ["--terse", "-n", "1", "libgit2"],
+    ],
+)
+def test_find_imports_nothing_heavy(args: list[str]) -> None:
+    code, modules = imported_modules("find", "--vault", V, *args)
+    assert code in (0, 1)
+    heavy = sorted(m for m in modules if m.split(".")[0] in HEAVY)
+    assert heavy == [], f"`brain find` imported {heavy}"
+
+
+def test_find_on_a_fresh_and_a_warm_index_imports_nothing_heavy() -> None:
+    for _ in range(2):  # the first run builds the index, the second only reads it
+        code, modules = imported_modules("find", "--vault", V, "libgit2")
+        assert code == 0
+        assert sorted(m for m in modules if m.split(".")[0] in HEAVY) == []
+
+
+def test_find_errors_import_nothing_heavy() -> None:
+    code, modules = imported_modules("find", "--vault", "/nonexistent", "--json", "x")
+    assert code == 1
+    assert sorted(m for m in modules if m.split(".")[0] in HEAVY) == []
+
+
+def test_importtime_check_can_fail() -> None:
+    """The detector itself: the Typer path does import typer."""
+    _, modules = imported_modules("find", "--vault", V, "--help")
+    assert "typer" in modules
+
+
+# --- the fast-path parser and the Typer command --------------------------------------------------
+
+
+def _typer_find_options() -> dict[str, tuple[str, bool]]:
+    import typer
+
+    from brain.app import app
+
+    command = typer.main.get_command(app).commands["find"]  # type: ignore[attr-defined]
+    out: dict[str, tuple[str, bool]] = {}
+    for param in command.params:
+        if param.param_type_name != "option":
+            continue
+        for flag in (*param.opts, *param.secondary_opts):
+            out[flag] = (param.name, not param.is_flag)
+    return out
+
+
+def test_find_options_table_matches_the_typer_command() -> None:
+    typer_options = _typer_find_options()
+    assert set(cli.FIND_OPTIONS) == set(typer_options), (
+        f"only in FIND_OPTIONS: {sorted(set(cli.FIND_OPTIONS) - set(typer_options))}; "
+        f"only in Typer: {sorted(set(typer_options) - set(cli.FIND_OPTIONS))}"
+    )
+    for flag, (dest, takes_value) in cli.FIND_OPTIONS.items():
+        assert typer_options[flag] == (dest, takes_value), flag
+
+
+def test_typer_find_takes_the_query_as_its_only_argument() -> None:
+    import typer
+
+    from brain.app import app
+
+    command = typer.main.get_command(app).commands["find"]  # type: ignore[attr-defined]
+    arguments = [p for p in command.params if p.param_type_name == "argument"]
+    assert [(p.name, p.nargs) for p in arguments] == [("query", -1)]
+
+
+@pytest.mark.parametrize(
+    ("args", "parsed"),
+    [
+        (
+            ["--vault", V, "--limit=2", "-n", "3", "--", "--weird"],
+            {"vault": V, "limit": 3, "query": ["--weird"]},
+        ),
+        (["--json", "a", "--raw", "b"], {"as_json": True, "raw": True, "query": ["a", "b"]}),
+        (["--budget=10", "-", "x"], {"budget": 10, "query": ["-", "x"]}),
+        (["--help", "x"], None),  # Typer answers what the table does not know
+        (["--limit", "many", "x"], None),
+        (["--raw=yes", "x"], None),
+        (["--vault"], None),
+        (["--terse"], None),  # no query: Typer reports it
+    ],
+)
+def test_parse_find(args: list[str], parsed: dict[str, object] | None) -> None:
+    assert cli.parse_find(args) == parsed
+
+
+TYPER_RUN = "import sys; from brain.app import run; sys.exit(run(sys.argv[1:]))"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["--vault", V, "--limit=2", "-n", "3", "--", "--weird"],
+        ["--vault", V, "--limit=2", "-n", "3", "--", "--weird", "libgit2"],
+        ["--vault", V, "--raw", "--budget", "300", "--terse", "payments"],
+        ["--vault", V, "--json", "--budget=500", "the", "payments"],
+        [f"--vault={V}", "--", "-n", "c++"],
+    ],
+)
+def test_fast_path_and_typer_give_the_same_answer(args: list[str]) -> None:
+    assert cli.parse_find(args) is not None, "these arguments must take the fast path"
+    fast = subprocess.run(
+        [sys.executable, "-m", "brain", "find", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    slow = subprocess.run(
+        [sys.executable, "-c", TYPER_RUN, "find", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=False,
+    )
+    assert (fast.returncode, fast.stdout, fast.stderr) == (
+        slow.returncode,
+        slow.stdout,
+        slow.stderr,
+    )
+    assert "Traceback" not in fast.stderr + slow.stderr
+
+
+def test_fast_path_is_really_taken(tmp_path: Path) -> None:
+    """With typer unimportable, a find still works: nothing on its path needs it."""
+    blocker = tmp_path / "typer.py"
+    blocker.write_text("raise ImportError('typer is blocked in this test')\n", encoding="utf-8")
+    env = {"PYTHONPATH": f"{tmp_path}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
+    run = brain("find", "--vault", V, "--limit=2", "-n", "3", "pygit2", env=env)
+    assert run.code == 0, run
+    assert run.out.startswith("AI/LEARNINGS.md:7 libgit2 — ")

@@ -1,0 +1,289 @@
+"""`brain propose` and `brain inbox`: completing, refusing, queueing, approving, dropping, and
+never losing or doubling a bullet (concurrent proposers, a crash in the middle of approve)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import brain
+
+from brain.commands import inbox as inboxmod
+from brain.commands.find import find
+from brain.commands.propose import complete, propose
+
+TODAY = dt.date.today().isoformat()
+PROPOSE_KEYS = ["vault", "bullet", "to", "action", "number", "updates", "current", "problem"]
+INBOX_KEYS = ["vault", "path", "proposals", "recovered"]
+PROPOSAL_KEYS = ["number", "line", "text", "to", "handle", "problem", "updates", "current"]
+APPROVE_KEYS = ["vault", "number", "bullet", "path", "line", "replaced", "remaining", "commit"]
+DROP_KEYS = ["vault", "number", "bullet", "remaining"]
+
+
+def lines_of(vault: Path, rel: str) -> list[str]:
+    return (vault / rel).read_text(encoding="utf-8").split("\n")
+
+
+@pytest.mark.parametrize(
+    ("line", "bullet"),
+    [
+        (
+            "helm timeouts — use --timeout 10m",
+            f"- **helm timeouts** — use --timeout 10m — me — {TODAY}",
+        ),
+        ("**x** (aliases: y, z) — fact", f"- **x** (aliases: y, z) — fact — me — {TODAY}"),
+        ("- **x** — fact — 2025-01-02", "- **x** — fact — me — 2025-01-02"),
+        ("**x** — fact — docs — 2025-01-02", "- **x** — fact — docs — 2025-01-02"),
+        ("**x** fact without a dash", f"- **x** — fact without a dash — me — {TODAY}"),
+        (
+            "Postgres runs on Cloud SQL, always",
+            f"- **Postgres runs on Cloud** — Postgres runs on Cloud SQL, always — me — {TODAY}",
+        ),
+        ("a — b\n  wrapped", f"- **a** — b wrapped — me — {TODAY}"),
+    ],
+)
+def test_complete(line: str, bullet: str) -> None:
+    assert complete(line, "me", TODAY) == bullet
+
+
+def test_propose_appends_to_the_inbox_which_find_never_searches(vault: Path) -> None:
+    result = propose(vault, "zebra crossing — the zebra crossing on Elm St is the quick way")
+    assert result.action == "proposed"
+    assert result.number == 4  # the fixture's inbox holds three
+    assert lines_of(vault, "AI/INBOX.md")[-2] == result.bullet
+    assert result.bullet.endswith(f" — {TODAY}")
+    assert find(vault, "zebra crossing").hits == ()
+
+
+def test_propose_refuses_what_is_not_a_bullet_or_holds_a_credential(vault: Path) -> None:
+    before = lines_of(vault, "AI/INBOX.md")
+    run = brain("propose", "--vault", str(vault), "**x** — fact — me — 2025-13-45")
+    assert run.code == 1
+    assert "valid date" in run.err
+    run = brain("propose", "--vault", str(vault), "aws key — AKIAZ7Q3XK2M9PLW4RTN in prod")
+    assert run.code == 1
+    assert "credential" in run.err
+    assert "AKIAZ7Q3XK2M9PLW4RTN" not in run.err
+    assert lines_of(vault, "AI/INBOX.md") == before
+
+
+def test_the_caller_is_the_source(vault: Path) -> None:
+    run = brain(
+        "propose", "--vault", str(vault), "--json", "kiwi — a fact", env={"BRAIN_CALLER": "codex"}
+    )
+    doc = run.json()
+    assert list(doc) == PROPOSE_KEYS
+    assert doc["bullet"] == f"- **kiwi** — a fact — codex — {TODAY}"
+
+
+def test_proposing_twice_adds_nothing(vault: Path) -> None:
+    assert propose(vault, "kiwi — a fact", source="a").action == "proposed"
+    assert propose(vault, "kiwi — a fact", source="b").action == "queued"
+    assert propose(vault, "**libgit2** — " + _fact(vault, "libgit2"), source="b").action == "known"
+
+
+def _fact(vault: Path, handle: str) -> str:
+    from brain.vault import parse_bullet
+
+    for line in lines_of(vault, "AI/LEARNINGS.md"):
+        if line.startswith(f"- **{handle}**"):
+            return parse_bullet(line).fact
+    raise AssertionError(handle)
+
+
+def test_inbox_numbers_the_queue_and_flags_updates(vault: Path) -> None:
+    propose(vault, "brain cli — brain is written in Python 3.12", source="me")
+    run = brain("inbox", "--vault", str(vault))
+    assert run.code == 0
+    assert "  1. - **zanzibar quota**" in run.out
+    assert "  4. - **brain cli** — brain is written in Python 3.12" in run.out
+    assert "updates AI/MEMORY.md:9: - **brain cli** (aliases: brain, memory cli)" in run.out
+    doc = brain("inbox", "--vault", str(vault), "--json").json()
+    assert list(doc) == INBOX_KEYS
+    assert [list(p) for p in doc["proposals"]] == [PROPOSAL_KEYS] * 4
+    assert doc["proposals"][3]["updates"] == "AI/MEMORY.md:9"
+
+
+def test_approve_moves_a_proposal_and_reindexes(vault: Path) -> None:
+    propose(vault, "zebra crossing — the quick way over Elm St", to="LEARNINGS", source="me")
+    assert find(vault, "zebra").hits == ()
+    run = brain("inbox", "--vault", str(vault), "approve", "4", "--json")
+    doc = run.json()
+    assert list(doc) == APPROVE_KEYS
+    assert doc["path"] == "AI/LEARNINGS.md"
+    assert "commit" in doc["commit"]
+    learnings = lines_of(vault, "AI/LEARNINGS.md")
+    assert learnings[doc["line"] - 1] == doc["bullet"]
+    assert inboxmod.APPROVED_HEADING in learnings
+    assert not any("zebra" in line for line in lines_of(vault, "AI/INBOX.md"))
+    (hit,) = find(vault, "zebra crossing").hits  # the index followed without a reindex
+    assert hit.path == "AI/LEARNINGS.md"
+    assert hit.section == "From the inbox"
+    text = brain("inbox", "--vault", str(vault), "approve", "1").out
+    assert "Approved #1 in AI/MEMORY.md" in text
+    assert "Not committed" in text
+
+
+def test_approve_to_overrides_and_a_second_approval_joins_the_section(vault: Path) -> None:
+    inboxmod.approve(vault, 1, "TUNINGS")
+    inboxmod.approve(vault, 1, "tunings")
+    tunings = lines_of(vault, "AI/TUNINGS.md")
+    start = tunings.index(inboxmod.APPROVED_HEADING)
+    assert tunings[start + 1 :] == [
+        "",
+        tunings[start + 2],
+        tunings[start + 3],
+        "",
+    ]
+    assert tunings[start + 2].startswith("- **zanzibar quota**")
+    assert tunings[start + 3].startswith("- **brain find json**")
+    run = brain("lint", "--vault", str(vault))
+    assert run.code == 0, run
+
+
+def test_approving_an_update_replaces_the_bullet_in_place(vault: Path) -> None:
+    before = lines_of(vault, "AI/MEMORY.md")
+    propose(vault, "brain cli — brain is written in Python 3.12", source="me")
+    result = inboxmod.approve(vault, 4, "LEARNINGS")  # an update stays where its bullet is
+    after = lines_of(vault, "AI/MEMORY.md")
+    assert result.path == "AI/MEMORY.md"
+    assert result.line == 9
+    assert result.replaced == before[8]
+    fact = "brain is written in Python 3.12"
+    assert after[8] == f"- **brain cli** (aliases: brain, memory cli) — {fact} — me — {TODAY}"
+    assert len(after) == len(before)
+    assert sum(1 for line in after if line.startswith("- **brain cli**")) == 1
+
+
+def test_drop(vault: Path) -> None:
+    doc = brain("inbox", "--vault", str(vault), "drop", "2", "--json").json()
+    assert list(doc) == DROP_KEYS
+    assert doc["remaining"] == 2
+    text = "\n".join(lines_of(vault, "AI/INBOX.md"))
+    assert "brain find json" not in text
+    assert "zanzibar quota" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (["approve", "9"], 2),
+        (["approve", "0"], 2),
+        (["approve"], 2),
+        (["promote", "1"], 2),
+        (["drop", "1", "--to", "MEMORY"], 2),
+        (["approve", "1", "--to", "NOTES"], 2),
+    ],
+)
+def test_bad_inbox_commands(vault: Path, args: list[str], code: int) -> None:
+    run = brain("inbox", "--vault", str(vault), *args)
+    assert run.code == code, run
+    assert "Traceback" not in run.err
+
+
+def test_an_empty_inbox(vault: Path) -> None:
+    (vault / "AI" / "INBOX.md").unlink()
+    assert brain("inbox", "--vault", str(vault)).out == "The inbox is empty.\n"
+    assert brain("inbox", "--vault", str(vault), "approve", "1").code == 1
+    propose(vault, "kiwi — a fact", source="me")
+    assert lines_of(vault, "AI/INBOX.md")[0] == "# Inbox"  # the starter's header came back
+
+
+# --- never lose a line, never keep one twice ---------------------------------------------------
+
+_PROPOSER = """
+import sys
+from pathlib import Path
+from brain.commands.propose import propose
+vault, who = Path(sys.argv[1]), sys.argv[2]
+for i in range(15):
+    propose(vault, f"note {who} {i} — proposed by {who}, number {i}", source=who)
+"""
+
+
+def test_concurrent_proposers_lose_nothing(vault: Path) -> None:
+    procs = [
+        subprocess.Popen(
+            [sys.executable, "-c", _PROPOSER, str(vault), f"agent{n}"],
+            env=os.environ.copy(),
+            stderr=subprocess.PIPE,
+        )
+        for n in range(6)
+    ]
+    for proc in procs:
+        _, err = proc.communicate(timeout=120)
+        assert proc.returncode == 0, err
+    found = [p.handle for p in inboxmod.proposals(vault)]
+    wanted = {f"note agent{n} {i}" for n in range(6) for i in range(15)}
+    assert wanted <= set(found)
+    assert len(found) == len(set(found)) == 3 + len(wanted)
+
+
+class Crash(Exception):
+    pass
+
+
+def test_a_crash_between_the_two_writes_is_finished_next_time(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    propose(vault, "zebra crossing — the quick way over Elm St", source="me")
+
+    def crash(_vault: Path) -> None:
+        raise Crash
+
+    with monkeypatch.context() as patch:
+        patch.setattr(inboxmod, "_after_core_write", crash)
+        with pytest.raises(Crash):
+            inboxmod.approve(vault, 4)
+    assert inboxmod.journal_path(vault).exists()
+    listing = inboxmod.inbox(vault)  # any inbox command finishes the approval first
+    assert listing.recovered.startswith("- **zebra crossing**")
+    memory = lines_of(vault, "AI/MEMORY.md")
+    assert sum(1 for line in memory if line.startswith("- **zebra crossing**")) == 1
+    assert [p.handle for p in listing.proposals] == [
+        "zanzibar quota",
+        "brain find json",
+        "helm diff plugin",
+    ]
+    assert not inboxmod.journal_path(vault).exists()
+    assert len(find(vault, "zebra crossing").hits) == 1
+
+
+def test_a_crash_before_the_core_write_is_finished_by_the_next_approve(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    real_write = inboxmod.write
+
+    def crash(vault_: Path, rel: str, text: str) -> None:
+        raise Crash
+
+    monkeypatch.setattr(inboxmod, "write", crash)
+    with pytest.raises(Crash):
+        inboxmod.approve(vault, 1)
+    monkeypatch.setattr(inboxmod, "write", real_write)
+    assert inboxmod.journal_path(vault).exists()
+    assert not any("zanzibar" in line for line in lines_of(vault, "AI/MEMORY.md"))
+    run = brain("inbox", "--vault", str(vault), "approve", "1")  # re-run: finishes, then stops
+    assert run.code == 1
+    assert "numbers have changed" in run.err
+    assert sum(1 for line in lines_of(vault, "AI/MEMORY.md") if "zanzibar" in line) == 1
+    assert not any("zanzibar" in line for line in lines_of(vault, "AI/INBOX.md"))
+    assert not inboxmod.journal_path(vault).exists()
+
+
+def test_replaying_a_journal_twice_changes_nothing(vault: Path) -> None:
+    intent = {
+        "bullet": "- **kiwi** — a fact — me — 2025-01-01",
+        "target": "AI/MEMORY.md",
+        "replace": "",
+        "inbox": "- **zanzibar quota** (aliases: quota exhaustion) — the Paynova sandbox enforces a"
+        " hidden zanzibar quota of 500 calls per hour per merchant key — claude — 2026-11-04",
+    }
+    inboxmod._apply(vault, intent)
+    once = (lines_of(vault, "AI/MEMORY.md"), lines_of(vault, "AI/INBOX.md"))
+    inboxmod._apply(vault, intent)
+    assert (lines_of(vault, "AI/MEMORY.md"), lines_of(vault, "AI/INBOX.md")) == once

@@ -1,0 +1,39 @@
+"""`brain locate HANDLE`: path:line and the line as written."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from conftest import brain
+
+LOCATE_KEYS = ["query", "count", "matches"]
+MATCH_KEYS = ["path", "line", "handle", "aliases", "date", "raw"]
+
+
+def test_handle_alias_case_and_diacritics(vault: Path) -> None:
+    v = str(vault)
+    run = brain("locate", "--vault", v, "Blue", "Green", "DEPLOYS")
+    assert run.code == 0, run
+    lines = (vault / "AI" / "MEMORY.md").read_text(encoding="utf-8").splitlines()
+    loc, _, raw = run.out.rstrip("\n").partition(": ")
+    path, line = loc.split(":")
+    assert path == "AI/MEMORY.md"
+    assert lines[int(line) - 1] == raw
+    assert brain("locate", "--vault", v, "blue-green").out == run.out  # an alias
+    doc = brain("locate", "--vault", v, "--json", "odeme durumu").json()
+    assert list(doc) == LOCATE_KEYS
+    assert list(doc["matches"][0]) == MATCH_KEYS
+    assert doc["matches"][0]["handle"] == "ödeme durumu casing"  # the handle before the alias
+    assert doc["count"] == 2
+    assert brain("locate", "--vault", v, "M#ödeme durumu", "--json").json()["count"] == 1
+
+
+def test_not_found_is_exit_1_with_a_hint(vault: Path) -> None:
+    run = brain("locate", "--vault", str(vault), "blue green")
+    assert run.code == 1
+    assert run.out == ""
+    assert run.err.count("\n") == 1
+    assert "brain find 'blue green'" in run.err
+    as_json = brain("locate", "--vault", str(vault), "--json", "nothing here")
+    assert as_json.code == 1
+    assert list(as_json.json()) == ["error"]

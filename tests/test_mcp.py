@@ -1,0 +1,175 @@
+"""`brain mcp`: the SDK's own client spawns the server over stdio; edge cases run in-process."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from conftest import brain
+
+from brain.config import usage_log_path
+from brain.usage import connect, events
+
+mcp = pytest.importorskip("mcp")
+
+from mcp import ClientSession  # noqa: E402
+from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
+from mcp.types import Implementation  # noqa: E402
+
+TOOLS = {"find", "recall", "pack", "propose", "locate"}
+
+
+def _params(vault: Path) -> StdioServerParameters:
+    env = {k: v for k, v in os.environ.items() if k.startswith(("XDG_", "BRAIN_", "GIT_"))}
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "brain", "mcp", "--vault", str(vault)],
+        env={**env, "HOME": os.environ["HOME"], "PYTHONPATH": str(Path(__file__).parents[1])},
+    )
+
+
+async def _session_calls(vault: Path, calls: list[tuple[str, dict[str, Any]]]) -> Any:
+    async with (
+        stdio_client(_params(vault)) as (read, write),
+        ClientSession(read, write, client_info=Implementation(name="tester", version="1")) as s,
+    ):
+        await s.initialize()
+        names = {t.name for t in (await s.list_tools()).tools}
+        results = [await s.call_tool(name, args) for name, args in calls]
+        return names, results
+
+
+def test_stdio_tools_print_what_the_cli_prints(vault: Path) -> None:
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("find", {"query": "libgit2 hooks"}),
+        ("find", {"query": "paynova status", "limit": 2}),
+        ("locate", {"handle": "odeme durumu"}),
+        ("find", {}),  # missing argument: a tool error, and the server lives on
+        ("find", {"query": "x", "limit": "many"}),  # wrong type
+        ("locate", {"handle": "no such bullet"}),
+        ("find", {"query": "pygit2"}),
+    ]
+    names, results = anyio.run(_session_calls, vault, calls)
+    assert names == TOOLS
+    find, find2, locate, missing, wrong, unknown, after = results
+    cli = brain("find", "--vault", str(vault), "libgit2 hooks")
+    assert not find.is_error
+    assert find.content[0].text == cli.out.rstrip("\n")
+    assert (
+        find.structured_content
+        == brain("find", "--vault", str(vault), "--json", "libgit2 hooks").json()
+    )
+    assert find2.content[0].text == brain(
+        "find", "--vault", str(vault), "-n", "2", "paynova status"
+    ).out.rstrip("\n")
+    assert locate.content[0].text == brain(
+        "locate", "--vault", str(vault), "odeme durumu"
+    ).out.rstrip("\n")
+    assert list(locate.structured_content) == ["query", "count", "matches"]
+    assert missing.is_error
+    assert "query" in missing.content[0].text
+    assert wrong.is_error
+    assert "limit" in wrong.content[0].text
+    assert unknown.is_error
+    assert "brain find" in unknown.content[0].text
+    assert not after.is_error
+    assert "pygit2" in after.content[0].text.lower()
+
+
+def test_stdio_caller_is_logged_as_the_client_name(vault: Path) -> None:
+    anyio.run(_session_calls, vault, [("find", {"query": "libgit2 hooks"})])
+    conn = connect(usage_log_path())
+    try:
+        rows = [(e.command, e.caller, e.query) for e in events(conn)]
+    finally:
+        conn.close()
+    assert rows == [("find", "mcp:tester", "libgit2 hooks")]  # the JSON copy is not logged
+
+
+def test_stdio_optional_tools_run_their_commands(vault: Path) -> None:
+    from importlib.util import find_spec
+
+    calls: list[tuple[str, dict[str, Any]]] = []
+    if find_spec("brain.commands.pack"):
+        calls.append(("pack", {"project": "payments"}))
+    if find_spec("brain.commands.propose"):
+        calls.append(("propose", {"line": "mcp tools — brain serves its tools over MCP"}))
+    if not calls:
+        pytest.skip("pack and propose are not part of this brain yet")
+    _, results = anyio.run(_session_calls, vault, calls)
+    for (name, _args), res in zip(calls, results, strict=True):
+        assert not res.is_error, (name, res.content)
+        if name == "pack":
+            cli = brain("pack", "--vault", str(vault), "payments")
+            assert res.content[0].text == cli.out.rstrip("\n")
+        else:
+            assert "mcp tools" in (vault / "AI" / "INBOX.md").read_text(encoding="utf-8")
+            assert res.structured_content is not None
+
+
+# --- in-process ----------------------------------------------------------------------------------
+
+
+async def _inprocess(vault: Path, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    from mcp import Client
+
+    from brain.mcp_server import build
+
+    async with Client(build(str(vault)), client_info=Implementation(name="unit", version="0")) as c:
+        return [await c.call_tool(name, args) for name, args in calls]
+
+
+def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(vault: Path) -> None:
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("find", {"query": 42}),
+        ("find", {"query": "x", "limit": 0}),
+        ("find", {"query": "x", "budget": [1]}),
+        ("locate", {}),
+        ("locate", {"handle": "   "}),
+        ("find", {"query": "?!"}),
+        ("nonesuch", {}),
+        ("find", {"query": "libgit2 hooks"}),
+    ]
+    *bad, good = anyio.run(_inprocess, vault, calls)
+    for (name, args), res in zip(calls, bad, strict=False):
+        assert res.is_error, (name, args, res)
+    assert not good.is_error
+    assert good.structured_content["count"] >= 1
+
+
+def test_a_missing_command_module_is_a_clear_tool_error(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+
+    def fake(name: str, *args: Any) -> Any:
+        return None if name == "brain.commands.recall" else real(name, *args)
+
+    monkeypatch.setattr(importlib.util, "find_spec", fake)
+    (res,) = anyio.run(_inprocess, vault, [("recall", {"query": "hooks"})])
+    assert res.is_error
+    assert "`brain recall` is not part of this brain" in res.content[0].text
+
+
+def test_tools_never_write_to_the_real_stdout(
+    vault: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    anyio.run(
+        _inprocess, vault, [("find", {"query": "libgit2 hooks"}), ("locate", {"handle": "libgit2"})]
+    )
+    assert capfd.readouterr().out == ""
+
+
+def test_mcp_help_and_a_bad_vault_are_one_line_errors(tmp_path: Path) -> None:
+    run = brain("mcp", "--vault", str(tmp_path / "nope"))
+    assert run.code == 1
+    assert run.err.count("\n") == 1
+    assert "does not exist" in run.err
+    assert shutil.which(sys.executable)

@@ -1,0 +1,340 @@
+"""`brain pack`: the briefing, its budget, the repository it picks, the cache and the hook form."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURE_VAULT, ROOT, brain, git
+
+from brain import cli
+from brain.commands import pack as packmod
+from brain.config import usage_log_path
+from brain.usage import Event, connect, events
+
+PACK_KEYS = [
+    "project",
+    "vault",
+    "budget",
+    "tokens",
+    "bullets",
+    "rules",
+    "omitted",
+    "handoff",
+    "state_files",
+    "built",
+    "cached",
+    "text",
+]
+BULLET_KEYS = ["path", "line", "handle", "aliases", "text", "section", "source", "date"]
+HEAVY: tuple[str, ...] = ("typer", "click", "rich", "numpy", "onnxruntime", "tokenizers", "httpx")
+HEAVY += ("pygit2", "yaml", "mcp", "mistune")
+
+
+def repo(tmp_path: Path, name: str) -> Path:
+    folder = tmp_path / name
+    folder.mkdir()
+    git(folder, "init", "-q")
+    return folder
+
+
+# --- what goes in ------------------------------------------------------------------------------
+
+
+def test_pack_names_the_project_bullets_handoff_and_state(vault: Path) -> None:
+    result = packmod.pack(vault, "payments")
+    assert result.text.splitlines()[0].startswith("brain: what the vault knows about payments")
+    handles = [b.handle for b in result.bullets]
+    assert "payments service" in handles
+    assert "paynova status field" in handles  # filed under ### payments, name not in the line
+    assert "answer first" not in handles
+    assert result.handoff == "projects/payments/handoffs/2025-10-07-idempotency-bloat.md"
+    assert f"Newest handoff: {result.handoff}" in result.text
+    assert result.state_files == 2
+    assert "State: 2 files in projects/payments/state/" in result.text
+    # filed under the project or naming it ranks before a mere mention, newest first within
+    first_mention = next(i for i, b in enumerate(result.bullets) if "payments" not in b.section)
+    named = result.bullets[:first_mention]
+    assert [b.date for b in named] == sorted((b.date for b in named), reverse=True)
+
+
+def test_working_rules_follow_when_the_budget_allows(vault: Path) -> None:
+    result = packmod.pack(vault, "website", budget=5000)
+    assert result.rules, "the TUNINGS rules fill what the project leaves"
+    assert all(r.path == "AI/TUNINGS.md" for r in result.rules)
+    assert "Working rules (AI/TUNINGS.md):" in result.text
+    assert not {(r.path, r.line) for r in result.rules} & {(b.path, b.line) for b in result.bullets}
+
+
+def test_word_boundaries_and_folding(vault: Path) -> None:
+    memory = vault / "AI" / "MEMORY.md"
+    memory.write_text(
+        memory.read_text(encoding="utf-8")
+        + "\n- **kestrel-app deploy** — ships on Fridays — me — 2026-01-01\n"
+        + "- **kestrelapp tooling** — not the same word — me — 2026-01-01\n"
+        + "- **Ödeme api** — folded match — me — 2026-01-02\n",
+        encoding="utf-8",
+    )
+    handles = [b.handle for b in packmod.pack(vault, "kestrel app").bullets]
+    assert handles == ["kestrel-app deploy"]
+    assert [b.handle for b in packmod.pack(vault, "odeme").bullets][:1] == ["Ödeme api"]
+
+
+@pytest.mark.parametrize("budget", [1, 5, 20, 50, 100, 300, 1500, 5000])
+@pytest.mark.parametrize("project", ["payments", "brain", "infra", "website"])
+def test_never_over_budget_on_the_fixture(vault: Path, project: str, budget: int) -> None:
+    result = packmod.pack(vault, project, budget=budget)
+    assert len(result.text.encode("utf-8")) <= budget * 4
+    assert result.tokens <= budget
+    assert len(result.bullets) + len(result.rules) + result.omitted >= len(result.bullets)
+
+
+def test_never_over_budget_on_a_10k_vault(tmp_path: Path) -> None:
+    sys.path.insert(0, str(ROOT / "tools"))
+    from genvault import generate
+
+    gen = generate(tmp_path / "big", bullets=10_000, notes=40, seed=3)
+    projects = sorted(p.name for p in (gen.root / "projects").iterdir())[:3]
+    common = gen.handles[0].split()[0]  # a word that names many bullets
+    for project in [*projects, common]:
+        for budget in (10, 200, 1500, 4000):
+            result = packmod.pack(gen.root, project, budget=budget, fresh=True)
+            assert len(result.text.encode("utf-8")) <= budget * 4, (project, budget)
+    assert packmod.pack(gen.root, common, budget=1500).omitted > 0
+
+
+def test_an_unknown_project_packs_nothing(vault: Path) -> None:
+    result = packmod.pack(vault, "xylophone")
+    assert result.text == ""
+    assert result.bullets == ()
+
+
+# --- the repository the caller is in -----------------------------------------------------------
+
+
+def test_no_project_takes_the_repository_you_are_in(tmp_path: Path) -> None:
+    here = repo(tmp_path, "payments")
+    (here / "src" / "deep").mkdir(parents=True)
+    run = brain("pack", "--vault", str(FIXTURE_VAULT), cwd=here / "src" / "deep", input="")
+    assert run.code == 0, run
+    assert run.out.startswith("brain: what the vault knows about payments")
+    assert run.out == brain("pack", "--vault", str(FIXTURE_VAULT), "payments", input="").out
+
+
+def test_a_repository_the_vault_does_not_know_prints_nothing(tmp_path: Path) -> None:
+    here = repo(tmp_path, "zzqx-unknown")
+    run = brain("pack", "--vault", str(FIXTURE_VAULT), cwd=here, input="")
+    assert (run.code, run.out) == (0, "")
+
+
+def test_outside_any_repository_prints_nothing(tmp_path: Path) -> None:
+    run = brain("pack", "--vault", str(FIXTURE_VAULT), cwd=tmp_path, input="")
+    assert (run.code, run.out) == (0, "")
+
+
+def test_a_hook_never_fails_even_without_a_vault(tmp_path: Path) -> None:
+    here = repo(tmp_path, "payments")
+    run = brain("pack", cwd=here, input="")  # no vault configured anywhere
+    assert (run.code, run.out) == (0, "")
+    assert "no vault configured" in run.err
+    assert "Traceback" not in run.err
+    named = brain("pack", "payments", cwd=here, input="")  # named: a normal error
+    assert named.code == 1
+
+
+# --- Claude Code's SessionStart hook -----------------------------------------------------------
+
+
+def _event(cwd: Path, **extra: str) -> str:
+    doc = {"session_id": "abc123", "hook_event_name": "SessionStart", "cwd": str(cwd)}
+    doc.update({"source": "startup", "transcript_path": "/tmp/t.jsonl", **extra})
+    return json.dumps(doc)
+
+
+def test_session_start_hook_answers_in_claude_codes_form(tmp_path: Path) -> None:
+    here = repo(tmp_path, "payments")
+    env = {"BRAIN_VAULT": str(FIXTURE_VAULT)}
+    run = brain("pack", input=_event(here), cwd=tmp_path, env=env)  # cwd comes from the event
+    assert run.code == 0, run
+    assert run.out.count("\n") == 1
+    doc = json.loads(run.out)
+    assert list(doc) == ["hookSpecificOutput"]
+    assert list(doc["hookSpecificOutput"]) == ["hookEventName", "additionalContext"]
+    assert doc["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    context = doc["hookSpecificOutput"]["additionalContext"]
+    assert context == brain("pack", "--vault", str(FIXTURE_VAULT), "payments", input="").out
+    hook_row = next(e for e in _usage() if e.command == "pack")
+    assert hook_row.session == "abc123"
+    assert hook_row.caller == "claude-code"
+    assert hook_row.bytes == len(run.out.encode("utf-8"))
+
+
+def test_session_start_hook_for_an_unknown_repository_prints_nothing(tmp_path: Path) -> None:
+    here = repo(tmp_path, "zzqx-unknown")
+    run = brain("pack", input=_event(here), env={"BRAIN_VAULT": str(FIXTURE_VAULT)})
+    assert (run.code, run.out) == (0, "")
+
+
+@pytest.mark.parametrize("stdin", ["", "not json", "[1, 2]", '{"hook_event_name": "Stop"}'])
+def test_other_stdin_is_not_a_hook(tmp_path: Path, stdin: str) -> None:
+    here = repo(tmp_path, "payments")
+    run = brain("pack", "--vault", str(FIXTURE_VAULT), input=stdin, cwd=here)
+    assert run.code == 0
+    assert run.out.startswith("brain: what the vault knows about payments")
+
+
+def test_a_silent_open_stdin_does_not_block(tmp_path: Path) -> None:
+    here = repo(tmp_path, "payments")
+    start = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "brain", "pack", "--vault", str(FIXTURE_VAULT)],
+        stdin=subprocess.PIPE,  # open, never written, never closed
+        stdout=subprocess.PIPE,
+        cwd=here,
+    )
+    assert proc.stdout is not None
+    assert proc.stdin is not None
+    try:
+        out = proc.stdout.read()  # EOF when brain exits, stdin still open
+    finally:
+        proc.stdin.close()
+        proc.wait(timeout=30)
+    assert proc.returncode == 0
+    assert out.startswith(b"brain: what the vault knows about payments")
+    assert time.monotonic() - start < 20
+
+
+# --- the cache ---------------------------------------------------------------------------------
+
+
+def test_cached_pack_follows_the_vault(vault: Path) -> None:
+    v = str(vault)
+    first = brain("pack", "--vault", v, "--json", "payments", input="").json()
+    assert list(first) == PACK_KEYS
+    assert first["cached"] is False
+    for b in first["bullets"] + first["rules"]:
+        assert list(b) == BULLET_KEYS
+    second = brain("pack", "--vault", v, "--json", "payments", input="").json()
+    assert second["cached"] is True
+    assert {**second, "cached": False} == first
+    memory = vault / "AI" / "MEMORY.md"
+    memory.write_text(
+        memory.read_text(encoding="utf-8")
+        + "- **payments freeze** — payments freezes deploys in December — me — 2027-01-01\n",
+        encoding="utf-8",
+    )
+    third = brain("pack", "--vault", v, "--json", "payments", input="").json()
+    assert third["cached"] is False
+    assert third["built"] != first["built"]
+    assert third["bullets"][0]["handle"] == "payments freeze"
+    fresh = brain("pack", "--vault", v, "--json", "--fresh", "payments", input="").json()
+    assert fresh["cached"] is False
+    assert fresh["text"] == third["text"]
+
+
+def test_a_new_state_file_changes_the_cached_pack(vault: Path) -> None:
+    assert packmod.pack(vault, "payments").state_files == 2
+    (vault / "projects" / "payments" / "state" / "notes.json").write_text("{}", encoding="utf-8")
+    again = packmod.pack(vault, "payments")
+    assert (again.cached, again.state_files) == (False, 3)
+
+
+def test_a_torn_cache_file_is_rebuilt(vault: Path) -> None:
+    first = packmod.pack(vault, "payments")
+    path = packmod.cache_path(vault, "payments", 1500)
+    path.write_text("{", encoding="utf-8")
+    again = packmod.pack(vault, "payments")
+    assert again.text == first.text
+    assert again.cached is False
+
+
+def test_cached_pack_imports_nothing_heavy(vault: Path) -> None:
+    args = ["pack", "--vault", str(vault), "payments"]
+    assert brain(*args, input="").code == 0  # builds the index and the cache
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "brain", *args],
+        capture_output=True,
+        text=True,
+        input="",
+        cwd=ROOT,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0
+    modules = {
+        line.rsplit("|", 1)[1].strip()
+        for line in proc.stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+    assert "brain.commands.pack" in modules
+    heavy = sorted(m for m in modules if m.split(".")[0] in HEAVY)
+    assert heavy == [], f"a cached `brain pack` imported {heavy}"
+
+
+def test_each_serve_is_logged_with_its_bytes(vault: Path) -> None:
+    run = brain("pack", "--vault", str(vault), "payments", input="")
+    brain("pack", "--vault", str(vault), "payments", input="")
+    rows = [e for e in _usage() if e.command == "pack"]
+    assert len(rows) == 2
+    assert rows[0].query == "payments"
+    assert rows[0].bytes == rows[1].bytes == len(run.out.encode("utf-8"))
+    assert rows[0].entries > 0
+
+
+def _usage() -> list[Event]:
+    conn = connect(usage_log_path())
+    try:
+        return events(conn)
+    finally:
+        conn.close()
+
+
+# --- the command line --------------------------------------------------------------------------
+
+
+def test_budget_must_be_positive(vault: Path) -> None:
+    run = brain("pack", "--vault", str(vault), "--budget", "0", "payments", input="")
+    assert run.code == 2
+    assert "--budget" in run.err
+
+
+def _typer_pack_options() -> dict[str, tuple[str, bool]]:
+    import typer
+
+    from brain.app import app
+
+    command = typer.main.get_command(app).commands["pack"]  # type: ignore[attr-defined]
+    out: dict[str, tuple[str, bool]] = {}
+    for param in command.params:
+        if param.param_type_name == "option":
+            for flag in (*param.opts, *param.secondary_opts):
+                out[flag] = (param.name, not param.is_flag)
+    return out
+
+
+def test_pack_options_table_matches_the_typer_command() -> None:
+    assert _typer_pack_options() == cli.PACK_OPTIONS
+
+
+@pytest.mark.parametrize(
+    ("args", "parsed"),
+    [
+        ([], {"project": None}),
+        (["payments"], {"project": "payments"}),
+        (
+            ["--budget=300", "--fresh", "--json", "--vault", "/v", "x"],
+            {"budget": 300, "fresh": True, "as_json": True, "vault": "/v", "project": "x"},
+        ),
+        (["--", "--odd"], {"project": "--odd"}),
+        (["a", "b"], None),
+        (["--budget", "lots"], None),
+        (["--help"], None),
+        (["--fresh=1"], None),
+    ],
+)
+def test_parse_pack(args: list[str], parsed: dict[str, object] | None) -> None:
+    assert cli.parse_pack(args) == parsed

@@ -1,0 +1,189 @@
+"""Recall's core: adapters on fixtures in each agent's format, incremental ingest, bad input."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+
+from brain.recall import search, store
+from brain.recall.adapters import BODY_CAP, FileState, registry
+
+FIXTURES = ROOT / "testdata" / "transcripts"
+SESSION = "5b0c1f7e-0000-4000-8000-000000000001"
+
+
+@pytest.fixture
+def agents(tmp_path: Path, isolated_env: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The fixture transcripts where each agent keeps them (a copy: tests may append)."""
+    shutil.copytree(FIXTURES / "claude", tmp_path / "claude")
+    shutil.copytree(FIXTURES / "codex", tmp_path / "codex")
+    shutil.copytree(FIXTURES / "gemini" / ".gemini", isolated_env / ".gemini")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
+    return tmp_path
+
+
+def _read(name: str) -> list[tuple[str, str, str]]:
+    ad = registry()[name]
+    out = []
+    for path in ad.files():
+        chunk = ad.read(path, path.read_bytes(), 0, FileState())
+        if chunk.titled:
+            out += [(t.role, t.body, chunk.state.title) for t in chunk.turns]
+    return out
+
+
+def test_claude_keeps_conversation_and_skips_machinery(agents: Path) -> None:
+    turns = _read("claude")
+    bodies = " ".join(b for _, b, _ in turns)
+    assert [r for r, _, _ in turns] == ["user", "assistant", "user"]
+    assert "Paynova" in turns[0][1]
+    assert "zebras" not in bodies  # system reminder, meta, side chain
+    assert "/clear" not in bodies
+    assert "secret thoughts" not in bodies  # thinking blocks are not text
+    assert "walruses" not in bodies  # no title: a headless run
+    assert {t for _, _, t in turns} == {"Checkout webhook fix"}  # custom title beats ai-title
+
+
+def test_codex_reads_messages_not_events_or_tools(agents: Path) -> None:
+    turns = _read("codex")
+    assert [r for r, _, _ in turns] == ["user", "assistant"]
+    assert turns[0][1].startswith("Rename the ledger table")
+    assert turns[0][2].startswith("Rename the ledger table")  # the first prompt is the title
+
+
+def test_gemini_reads_user_and_model_messages(agents: Path) -> None:
+    turns = _read("gemini")
+    assert [r for r, _, _ in turns] == ["user", "assistant", "user"]
+    assert turns[2][1] == "Thanks, that fixed the invoice test."
+
+
+def _sync(*names: str) -> store.SyncReport:
+    conn = store.connect()
+    try:
+        return store.sync(conn, list(names))
+    finally:
+        conn.close()
+
+
+def _find(query: str, **kw: str) -> list[search.Hit]:
+    conn = store.connect()
+    try:
+        words = search.terms(query)
+        return search.hits(conn, words, search.ranked(conn, words, search.Filters(**kw), 10))
+    finally:
+        conn.close()
+
+
+def test_sync_is_incremental_and_idempotent(agents: Path) -> None:
+    first = _sync("claude", "codex", "gemini")
+    assert first.turns == 3 + 2 + 3
+    again = _sync("claude", "codex", "gemini")
+    assert (again.read, again.turns) == (0, 0)
+    (hit,) = _find("paynova lock acknowledgement")[:1]
+    assert hit.id == "c1000000-0000-4000-8000-000000000003"
+    assert hit.title == "Checkout webhook fix"
+    assert hit.cwd == "/home/dev/shop"
+    assert len(hit.snippet) < 200
+    assert _find("journal_entries migrations", agent="codex")[0].agent == "codex"
+    assert _find("invoice pdf fonts")[0].agent == "gemini"
+
+
+def _line(uuid: str, text: str, session: str = SESSION) -> str:
+    rec = {
+        "type": "user",
+        "userType": "external",
+        "sessionId": session,
+        "cwd": "/home/dev/shop",
+        "uuid": uuid,
+        "timestamp": "2025-05-08T09:05:00.000Z",
+        "message": {"role": "user", "content": text},
+    }
+    return json.dumps(rec)
+
+
+def test_append_resumes_and_truncated_line_waits(agents: Path) -> None:
+    _sync("claude")
+    path = next((agents / "claude" / "projects").glob(f"*/{SESSION}.jsonl"))
+    half = _line("c1000000-0000-4000-8000-00000000000a", "the quokka migration plan")
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(_line("c1000000-0000-4000-8000-00000000000b", "wombat deploy notes") + "\n")
+        fh.write(half[:40])  # a record still being written
+    report = _sync("claude")
+    assert (report.read, report.turns, report.skipped) == (1, 1, 0)
+    assert _find("wombat")
+    assert not _find("quokka")
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(half[40:] + "\n")
+    assert _sync("claude").turns == 1
+    assert _find("quokka")
+    # the turn before the appended ones now has them as context: found through its neighbour
+    assert any(h.id.endswith("0009") for h in _find("wombat quokka"))
+
+
+def test_resumed_session_in_a_new_file_inserts_nothing_twice(agents: Path) -> None:
+    _sync("claude")
+    src = next((agents / "claude" / "projects").glob(f"*/{SESSION}.jsonl"))
+    copy = src.with_name("9d9d9d9d-0000-4000-8000-000000000002.jsonl")
+    copy.write_bytes(src.read_bytes())
+    report = _sync("claude")
+    assert (report.read, report.turns) == (1, 0)
+
+
+def test_bad_input_is_skipped_with_a_count(agents: Path) -> None:
+    path = next((agents / "claude" / "projects").glob(f"*/{SESSION}.jsonl"))
+    huge = "x " * (BODY_CAP * 2) + " platypus"
+    with path.open("ab") as fh:
+        fh.write(b"{not json\n")
+        fh.write(b'{"type": "user", "message": "\xff\xfe broken bytes"}\n')
+        fh.write(b"[1, 2, 3]\n")
+        fh.write(
+            (_line("c1000000-0000-4000-8000-0000000000cc", "capybara " + huge) + "\n").encode()
+        )
+    report = _sync("claude")
+    assert report.skipped == 3
+    (hit,) = [h for h in _find("capybara") if h.id.endswith("00cc")]
+    assert not _find("platypus")  # past the cap
+    conn = store.connect()
+    (body,) = conn.execute("SELECT body FROM fts WHERE rowid = ?", (hit.rowid,)).fetchone()
+    assert len(body) <= BODY_CAP + 2
+
+
+def test_vanished_file_is_skipped(agents: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ad = registry()["claude"]
+    real = ad.files
+
+    def files() -> list[Path]:
+        found = list(real())
+        return [*found, found[0].with_name("gone-0000.jsonl")]
+
+    monkeypatch.setattr(type(ad), "files", lambda self: files())
+    report = _sync("claude")
+    assert report.skipped == 1
+    assert report.turns == 3
+
+
+def test_filters_and_current_session(agents: Path) -> None:
+    _sync("claude", "codex", "gemini")
+    assert _find("paynova", exclude_session=SESSION) == []
+    assert _find("paynova", since="2025-05-09") == []
+    assert _find("ledger", cwd="/home/dev/api")
+    assert _find("ledger", cwd="/home/dev/ap") == []
+    assert _find("invoice", cwd="/home/dev") == []  # Gemini keeps no folder
+
+
+def test_user_text_never_reaches_match_syntax(agents: Path) -> None:
+    _sync("claude")
+    for query in ['"', "NOT", "body:x", "c++ AND (", "*", "NEAR(a b)"]:
+        _find(query)
+
+
+def test_forget_deletes_an_agent(agents: Path) -> None:
+    _sync("claude", "codex")
+    conn = store.connect()
+    assert store.forget(conn, "codex") == 2
+    assert conn.execute("SELECT count(*) FROM fts").fetchone()[0] == 3

@@ -1,0 +1,115 @@
+"""`brain recall` through the real CLI: opt-in, JSON contract, exit codes, no heavy imports."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, brain
+
+FIXTURES = ROOT / "testdata" / "transcripts"
+SESSION = "5b0c1f7e-0000-4000-8000-000000000001"
+RECALL_KEYS = ["query", "count", "hits"]
+RECALL_HIT_KEYS = ["id", "session", "title", "role", "ts", "cwd", "snippet", "score", "agent"]
+FULL_KEYS = ["id", "agent", "session", "title", "role", "ts", "cwd", "body"]
+SYNC_KEYS = ["agents", "full", "files", "read", "turns", "skipped", "bytes", "ms"]
+SOURCE_KEYS = ["name", "label", "enabled", "root", "exists", "turns"]
+TOGGLE_KEYS = ["agent", "enabled", "sources", "removed"]
+
+
+@pytest.fixture
+def env(tmp_path: Path, isolated_env: Path) -> dict[str, str]:
+    shutil.copytree(FIXTURES / "claude", tmp_path / "claude")
+    shutil.copytree(FIXTURES / "codex", tmp_path / "codex")
+    shutil.copytree(FIXTURES / "gemini" / ".gemini", isolated_env / ".gemini")
+    return {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude"), "CODEX_HOME": str(tmp_path / "codex")}
+
+
+def test_nothing_enabled_says_how_to_opt_in(env: dict[str, str]) -> None:
+    run = brain("recall", "paynova", env=env)
+    assert run.code == 1
+    assert "--enable claude" in run.err
+    assert "Traceback" not in run.err
+
+
+def test_enable_query_full_disable(env: dict[str, str]) -> None:
+    on = brain("recall", "--enable", "claude", "--json", env=env).json()
+    assert list(on) == TOGGLE_KEYS
+    assert on["sources"] == ["claude"]
+    doc = brain("recall", "paynova webhook", "--json", env=env).json()
+    assert list(doc) == RECALL_KEYS
+    assert doc["count"] == len(doc["hits"]) > 0
+    for hit in doc["hits"]:
+        assert list(hit) == RECALL_HIT_KEYS
+        assert isinstance(hit["score"], float)
+    first = doc["hits"][0]
+    assert first["title"] == "Checkout webhook fix"
+    assert first["ts"].startswith("2025-05-08T")
+    terse = brain("recall", "paynova webhook", env=env)
+    assert terse.code == 0
+    assert terse.out.split()[0] == first["id"][:8]
+    assert len(terse.out.encode()) < 200 * doc["count"]
+    full = brain("recall", "--full", first["id"], "--json", env=env).json()
+    assert list(full) == FULL_KEYS
+    assert full["id"] == first["id"]
+    assert "webhook" in full["body"].lower()
+    off = brain("recall", "--disable", "claude", "--json", env=env).json()
+    assert off["removed"] == 3
+    assert brain("recall", "paynova", env=env).code == 1
+
+
+def test_current_session_is_excluded_unless_all(env: dict[str, str]) -> None:
+    brain("recall", "--enable", "claude", env=env)
+    mine = {**env, "CLAUDE_CODE_SESSION_ID": SESSION}
+    assert brain("recall", "paynova", "--json", env=mine).json()["count"] == 0
+    assert brain("recall", "paynova", "--all", "--json", env=mine).json()["count"] > 0
+
+
+def test_sources_sync_and_agent_filter(env: dict[str, str]) -> None:
+    for name in ("claude", "codex", "gemini"):
+        brain("recall", "--enable", name, env=env)
+    srcs = brain("recall", "--sources", "--json", env=env).json()["sources"]
+    assert [list(s) for s in srcs] == [SOURCE_KEYS] * 3
+    assert all(s["enabled"] and s["exists"] for s in srcs)
+    sync = brain("recall", "--sync", "--json", env=env).json()
+    assert list(sync) == SYNC_KEYS
+    assert (sync["files"], sync["turns"]) == (4, 8)
+    doc = brain("recall", "ledger", "--agent", "codex", "--json", env=env).json()
+    assert {h["agent"] for h in doc["hits"]} == {"codex"}
+    assert brain("recall", "ledger", "--since", "2025-06-01", env=env).code == 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["recall", "--json"],
+        ["recall", "x", "--sync", "--json"],
+        ["recall", "--enable", "nosuchagent", "--json"],
+        ["recall", "x", "--since", "yesterday-ish", "--json"],
+        ["recall", "--full", "zzzz", "--json"],
+    ],
+)
+def test_errors_are_one_json_line(env: dict[str, str], args: list[str]) -> None:
+    brain("recall", "--enable", "claude", env=env)
+    run = brain(*args, env=env)
+    assert run.code in (1, 2)
+    assert list(run.json()) == ["error"]
+    assert run.err == ""
+
+
+def test_recall_does_not_import_the_model(env: dict[str, str]) -> None:
+    brain("recall", "--enable", "claude", env=env)
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "brain", "recall", "paynova"],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        check=False,
+    )
+    assert proc.returncode == 0
+    for heavy in ("numpy", "onnxruntime", "tokenizers"):
+        assert f" {heavy}\n" not in proc.stderr

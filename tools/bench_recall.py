@@ -1,0 +1,165 @@
+#!/usr/bin/env python3
+"""Benchmark `brain recall`: ingest speed (MB/s of Claude Code JSONL) and query latency.
+
+    .venv/bin/python tools/bench_recall.py [--turns 1000000] [--json]
+
+Generates Claude Code transcripts in a temp dir (sessions of 200 turns: prompts, answers, tool
+calls with bulky results, an ai-title), ingests them with the code path of `brain recall`, then
+times queries over the whole corpus. Prints medians.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+TURNS_PER_SESSION = 200
+QUERIES = [
+    "webhook timeout retry",
+    "why does the migration fail on postgres",
+    "flaky snapshot test fonts",
+    "rename ledger table",
+    "cache invalidation bug in the session store",
+    "deploy rollback kubernetes",
+    "zyxwvut",
+    "the",
+]
+
+
+def vocabulary(rng: random.Random) -> list[str]:
+    base = (
+        "webhook timeout retry migration postgres snapshot test fonts ledger table cache session "
+        "store deploy rollback kubernetes lock inventory checkout payment invoice refactor parser "
+        "token budget index search vault bullet hook commit branch merge rebase error stack trace "
+        "config yaml json schema sqlite query latency memory thread async await queue worker"
+    ).split()
+    syll = ["ka", "lo", "mi", "ne", "ru", "ta", "vo", "shi", "pe", "zu", "do", "an", "el", "or"]
+    made = {"".join(rng.choice(syll) for _ in range(rng.randint(2, 4))) for _ in range(30000)}
+    return base + sorted(made)
+
+
+def sentence(rng: random.Random, vocab: list[str], weights: list[float], n: int) -> str:
+    """Words drawn by Zipf's law (rank r has weight 1/r), as content words are in prose."""
+    return " ".join(rng.choices(vocab, cum_weights=weights, k=n))
+
+
+def generate(root: Path, turns: int, seed: int = 7) -> int:
+    rng = random.Random(seed)  # noqa: S311 - a reproducible corpus, not a secret
+    vocab = vocabulary(rng)
+    rng.shuffle(vocab)  # the bench's topic words land anywhere on the frequency scale
+    weights = list(itertools.accumulate(1 / (r + 1) for r in range(len(vocab))))
+    folder = root / "projects" / "-home-dev-proj"
+    folder.mkdir(parents=True)
+    made = 0
+    total = 0
+    while made < turns:
+        sid = str(uuid.UUID(int=rng.getrandbits(128)))
+        lines = []
+        for i in range(min(TURNS_PER_SESSION, turns - made)):
+            role = "user" if i % 2 == 0 else "assistant"
+            text = sentence(rng, vocab, weights, rng.randint(8, 60))
+            ts = f"2025-0{1 + made % 9}-1{made % 10}T10:{i % 60:02d}:00.000Z"
+            content = text if role == "user" else [{"type": "text", "text": text}]
+            rec = {
+                "parentUuid": None,
+                "isSidechain": False,
+                "userType": "external",
+                "cwd": "/home/dev/proj",
+                "sessionId": sid,
+                "version": "2.0.30",
+                "type": role,
+                "message": {"role": role, "content": content},
+                "uuid": str(uuid.UUID(int=rng.getrandbits(128))),
+                "timestamp": ts,
+            }
+            lines.append(json.dumps(rec))
+            if role == "assistant" and i % 4 == 1:  # a tool call and its bulky result
+                call = {**rec, "uuid": str(uuid.UUID(int=rng.getrandbits(128)))}
+                call["message"] = {
+                    "role": "assistant",
+                    "content": [{"type": "tool_use", "id": "t", "name": "Bash", "input": {}}],
+                }
+                out = {**rec, "type": "user", "uuid": str(uuid.UUID(int=rng.getrandbits(128)))}
+                out["message"] = {
+                    "role": "user",
+                    "content": [
+                        {"type": "tool_result", "tool_use_id": "t", "content": text * 8},
+                    ],
+                }
+                lines += [json.dumps(call), json.dumps(out)]
+            made += 1
+            if i == 1:
+                lines.append(
+                    json.dumps({"type": "ai-title", "aiTitle": text[:40], "sessionId": sid})
+                )
+        data = ("\n".join(lines) + "\n").encode()
+        (folder / f"{sid}.jsonl").write_bytes(data)
+        total += len(data)
+    return total
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--turns", type=int, default=1_000_000)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="brain-bench-recall-") as tmp:
+        base = Path(tmp)
+        for var in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
+            os.environ[var] = str(base / var.lower())
+        os.environ["CLAUDE_CONFIG_DIR"] = str(base / "claude")
+        t0 = time.perf_counter()
+        size = generate(base / "claude", args.turns)
+        gen_s = time.perf_counter() - t0
+
+        from brain.recall import search, store
+
+        conn = store.connect()
+        t0 = time.perf_counter()
+        report = store.sync(conn, ["claude"])
+        ingest_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        again = store.sync(conn, ["claude"])
+        noop_ms = (time.perf_counter() - t0) * 1000
+        assert again.read == 0
+        timings: dict[str, float] = {}
+        for q in QUERIES:
+            runs = []
+            for _ in range(5):
+                t0 = time.perf_counter()
+                words = search.terms(q)
+                search.hits(conn, words, search.ranked(conn, words, search.Filters(), 10))
+                runs.append((time.perf_counter() - t0) * 1000)
+            timings[q] = round(statistics.median(runs), 1)
+        result = {
+            "turns": report.turns,
+            "mb": round(size / 1e6, 1),
+            "generate_s": round(gen_s, 1),
+            "ingest_s": round(ingest_s, 1),
+            "ingest_mb_s": round(size / 1e6 / ingest_s, 1),
+            "noop_sync_ms": round(noop_ms, 1),
+            "query_ms_median": round(statistics.median(timings.values()), 1),
+            "query_ms": timings,
+            "db_mb": round(store.db_path().stat().st_size / 1e6, 1),
+        }
+    if args.json:
+        print(json.dumps(result))
+    else:
+        for key, value in result.items():
+            print(f"{key:>16}: {value}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
