@@ -204,6 +204,7 @@ def keyword_rank(conn: sqlite3.Connection, query: Query) -> list[Hit]:
         ]
     finally:
         conn.execute("RELEASE keyword_rank")
+
     if not rows:
         return []
     hits: list[Hit] = []

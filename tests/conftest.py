@@ -99,5 +99,3 @@ def brain(
         check=False,
     )
     return Run(proc.returncode, proc.stdout, proc.stderr)
-
-
