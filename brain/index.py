@@ -21,7 +21,7 @@ from brain import vault as vaultmod
 from brain.config import SYNONYMS, index_path
 from brain.errors import BrainError
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 BUSY_TIMEOUT_MS = 10_000
 
 _SCHEMA = """
@@ -42,7 +42,7 @@ CREATE TABLE vectors(hash TEXT PRIMARY KEY, vec BLOB NOT NULL);
 CREATE TABLE synonyms(term TEXT NOT NULL, expansion TEXT NOT NULL);
 CREATE INDEX synonyms_term ON synonyms(term);
 CREATE VIRTUAL TABLE fts USING fts5(
-    handle, aliases, body, context, tokenize = 'porter unicode61 remove_diacritics 2'
+    handle, aliases, body, context, near, tokenize = 'porter unicode61 remove_diacritics 2'
 );
 -- Handles and aliases again, unstemmed: a prefix such as `renova` must reach `renovate`, whose
 -- stem `renov` is shorter than the prefix.
@@ -138,8 +138,23 @@ def text_hash(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=12).hexdigest()
 
 
+NEAR = 2  # prose units on each side whose words also find a unit (weighted low)
+NEAR_CHARS = 300
+
+
+def _neighbours(units: list[vaultmod.Unit], i: int) -> str:
+    """The text around a prose unit: a short line of a log or a chat is found through what
+    surrounds it, as a reader would find it."""
+    if units[i].kind != "prose":
+        return ""
+    lo, hi = max(0, i - NEAR), min(len(units), i + NEAR + 1)
+    return " ".join(
+        units[k].text[:NEAR_CHARS] for k in range(lo, hi) if k != i and units[k].kind == "prose"
+    )
+
+
 def _insert_units(conn: sqlite3.Connection, units: list[vaultmod.Unit]) -> None:
-    for u in units:
+    for i, u in enumerate(units):
         cur = conn.execute(
             "INSERT INTO units(path, line, kind, handle, aliases, text, section, source, date, raw,"
             " vhash) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
@@ -158,13 +173,14 @@ def _insert_units(conn: sqlite3.Connection, units: list[vaultmod.Unit]) -> None:
             ),
         )
         conn.execute(
-            "INSERT INTO fts(rowid, handle, aliases, body, context) VALUES (?,?,?,?,?)",
+            "INSERT INTO fts(rowid, handle, aliases, body, context, near) VALUES (?,?,?,?,?,?)",
             (
                 cur.lastrowid,
                 u.handle,
                 " ; ".join(u.aliases),
                 u.text,
                 u.section if u.kind == "prose" else f"{u.section} {u.source}",
+                _neighbours(units, i),
             ),
         )
         if u.kind == "bullet":

@@ -117,6 +117,11 @@ def _group_expression(group: tuple[tuple[str, ...], ...]) -> str:
     return " OR ".join(_alternatives(group, prefix=False))
 
 
+def _own_expression(group: tuple[tuple[str, ...], ...]) -> str:
+    """The term in the unit's own words: its neighbours help find it, but do not vouch for it."""
+    return "{handle aliases body context} : (" + _group_expression(group) + ")"
+
+
 def match_expression(query: Query) -> str:
     """An FTS5 expression built only from quoted, tokenized words: safe for any user input."""
     return " OR ".join(f"({_group_expression(g)})" for g in query.groups)
@@ -129,7 +134,7 @@ _COLUMNS = (
 
 # Rank inside FTS5 first, then join the shortlist: joining every match before the cut is slower.
 _KEYWORD_SQL = (  # only constants are formatted in
-    "WITH top AS (SELECT rowid AS id, bm25(fts, 10.0, 8.0, 1.0, 0.5) AS rank FROM fts"  # noqa: S608
+    "WITH top AS (SELECT rowid AS id, bm25(fts, 10.0, 8.0, 1.0, 0.5, 0.3) AS rank FROM fts"  # noqa: S608
     " WHERE fts MATCH ? ORDER BY rank LIMIT ?)"
     f" SELECT {_COLUMNS}, top.rank FROM top JOIN units u ON u.id = top.id"
     " ORDER BY top.rank"
@@ -199,7 +204,7 @@ def keyword_rank(conn: sqlite3.Connection, query: Query) -> list[Hit]:
         rows += [(*row, 0.0) for row in _by_ids(conn, extra).values()]
         ids.update(extra)
         anywhere = [
-            _matching(conn, _group_expression(g), ids) | (named[k] & ids)
+            _matching(conn, _own_expression(g), ids) | (named[k] & ids)
             for k, g in enumerate(query.groups)
         ]
     finally:
@@ -248,7 +253,7 @@ def keyword_search(conn: sqlite3.Connection, query: Query, limit: int) -> list[H
 # common word outvote the vector list (measured: R@5 fell from .80 to .40 on paraphrases).
 RRF_K = 60
 KEYWORD_FULL = 1.0  # a keyword hit containing every query term
-KEYWORD_PART = 0.5  # times the squared share of terms matched: one word of seven is weak evidence
+KEYWORD_PART = 1.0  # times the share of terms matched, for the rest
 VECTOR_WEIGHT = 1.0
 VECTOR_DEPTH = 100  # vector candidates considered
 # A hit is *vouched for* when the keyword half found at least half the query's terms in it, or
@@ -279,7 +284,7 @@ def hybrid_rank(
     fused: dict[int, float] = {}
     by_id: dict[int, Hit] = {}
     for rank, h in enumerate(keyword):
-        weight = KEYWORD_FULL if h.covered >= 1.0 else KEYWORD_PART * h.covered**2
+        weight = KEYWORD_FULL if h.covered >= 1.0 else KEYWORD_PART * h.covered
         fused[h.id] = weight / (RRF_K + rank + 1)
         by_id[h.id] = h
     for rank, (uid, _) in enumerate(vector[:VECTOR_DEPTH]):

@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURE = ROOT / "testdata" / "vault"
 
 
-def environment(home: Path) -> dict[str, str]:
+def environment(home: Path, embed: str = "none") -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "BRAIN_", "XDG_"))}
     env.update(
         HOME=str(home),
@@ -39,7 +39,7 @@ def environment(home: Path) -> dict[str, str]:
         GIT_AUTHOR_EMAIL="bench@example.invalid",
         GIT_COMMITTER_NAME="Bench",
         GIT_COMMITTER_EMAIL="bench@example.invalid",
-        BRAIN_EMBED="none",
+        BRAIN_EMBED=embed,
         BRAIN_NO_UPDATE="1",
     )
     return env
@@ -84,12 +84,15 @@ def ms(values: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("-n", type=int, default=9, help="runs per figure (median reported)")
+    parser.add_argument(
+        "--embed", default="none", help="embedding provider for the reindex (onnx: the default)"
+    )
     args = parser.parse_args()
     brain = [sys.executable, "-P", "-m", "brain"]
     with tempfile.TemporaryDirectory(prefix="brain-bench-hooks-") as tmp:
         home = Path(tmp) / "home"
         home.mkdir()
-        env = environment(home)
+        env = environment(home, args.embed)
 
         # 1. post-commit's work: reindex after a one-bullet change
         vault = new_vault(Path(tmp), "reindex", env)
