@@ -63,28 +63,9 @@ def find_command(
 
 
 def _reindex(vault: str | None, full: bool, as_json: bool) -> None:
-    from brain.commands.reindex import reindex
-    from brain.config import resolve_vault
-
-    path = resolve_vault(vault)
     with _progress("Embedding", enabled=not as_json) as progress:
-        result = reindex(path, full=full, progress=progress)
-    if as_json:
-        doc = _doc(result)
-        doc["changed"], doc["removed"] = list(result.changed), list(result.removed)
-        render.out(render.dumps(doc))
-        return
-    what = "rebuilt" if result.full else "updated"
-    line = (
-        f"Index {what}: {result.bullets} bullets and {result.units - result.bullets} note "
-        f"paragraphs from {result.files} files ({len(result.changed)} changed, "
-        f"{len(result.removed)} removed)"
-    )
-    if result.embedded:
-        line += f", {result.embedded} embedded"
-    render.out(f"{line} in {result.ms:.0f} ms.")
-    if result.problems:
-        sys.stderr.write(f"{result.problems} problems in the vault; run `brain lint` to see them\n")
+        code = cli.run_reindex(vault, full, as_json, progress)
+    raise typer.Exit(code)
 
 
 @contextlib.contextmanager

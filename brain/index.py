@@ -154,11 +154,15 @@ def _neighbours(units: list[vaultmod.Unit], i: int) -> str:
 
 
 def _insert_units(conn: sqlite3.Connection, units: list[vaultmod.Unit]) -> None:
-    for i, u in enumerate(units):
-        cur = conn.execute(
-            "INSERT INTO units(path, line, kind, handle, aliases, text, section, source, date, raw,"
-            " vhash) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+    """Insert one file's units; ids are assigned here so that all three tables take one batch."""
+    first = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM units").fetchone()[0]
+    ids = range(first, first + len(units))
+    conn.executemany(
+        "INSERT INTO units(id, path, line, kind, handle, aliases, text, section, source, date,"
+        " raw, vhash) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        [
             (
+                uid,
                 u.path,
                 u.line,
                 u.kind,
@@ -170,24 +174,32 @@ def _insert_units(conn: sqlite3.Connection, units: list[vaultmod.Unit]) -> None:
                 u.date,
                 u.raw,
                 text_hash(embed_text(u)),
-            ),
-        )
-        conn.execute(
-            "INSERT INTO fts(rowid, handle, aliases, body, context, near) VALUES (?,?,?,?,?,?)",
+            )
+            for uid, u in zip(ids, units, strict=True)
+        ],
+    )
+    conn.executemany(
+        "INSERT INTO fts(rowid, handle, aliases, body, context, near) VALUES (?,?,?,?,?,?)",
+        [
             (
-                cur.lastrowid,
+                uid,
                 u.handle,
                 " ; ".join(u.aliases),
                 u.text,
                 u.section if u.kind == "prose" else f"{u.section} {u.source}",
                 _neighbours(units, i),
-            ),
-        )
-        if u.kind == "bullet":
-            conn.execute(
-                "INSERT INTO names(rowid, handle, aliases) VALUES (?,?,?)",
-                (cur.lastrowid, u.handle, " ; ".join(u.aliases)),
             )
+            for i, (uid, u) in enumerate(zip(ids, units, strict=True))
+        ],
+    )
+    conn.executemany(
+        "INSERT INTO names(rowid, handle, aliases) VALUES (?,?,?)",
+        [
+            (uid, u.handle, " ; ".join(u.aliases))
+            for uid, u in zip(ids, units, strict=True)
+            if u.kind == "bullet"
+        ],
+    )
 
 
 def _delete_path(conn: sqlite3.Connection, rel: str) -> None:
@@ -205,10 +217,12 @@ def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool) -> SyncReport:
     }
     present = _tracked(vault)
     report.files = len(present)
+    seen: set[str] = set()
     for rel in present:
         st = _stat(vault, rel)
         if st is None:
             continue  # vanished between the walk and now: treated as deleted below
+        seen.add(rel)
         old = known.get(rel)
         if old and (old[1], old[2]) == st:
             report.problems += _decode_problems(old[3])
@@ -243,7 +257,7 @@ def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool) -> SyncReport:
             "INSERT INTO files(path, hash, size, mtime_ns, problems) VALUES (?,?,?,?,?)",
             (rel, digest, *st, _encode_problems(problems)),
         )
-    gone = set(known) - {rel for rel in present if (vault / rel).exists()}
+    gone = set(known) - seen
     for rel in sorted(gone):
         _delete_path(conn, rel)
         if rel == SYNONYMS:

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -83,12 +84,12 @@ def test_importtime_check_can_fail() -> None:
 # --- the fast-path parser and the Typer command --------------------------------------------------
 
 
-def _typer_find_options() -> dict[str, tuple[str, bool]]:
+def _typer_find_options(name: str = "find") -> dict[str, tuple[str, bool]]:
     import typer
 
     from brain.app import app
 
-    command = typer.main.get_command(app).commands["find"]  # type: ignore[attr-defined]
+    command = typer.main.get_command(app).commands[name]  # type: ignore[attr-defined]
     out: dict[str, tuple[str, bool]] = {}
     for param in command.params:
         if param.param_type_name != "option":
@@ -106,6 +107,25 @@ def test_find_options_table_matches_the_typer_command() -> None:
     )
     for flag, (dest, takes_value) in cli.FIND_OPTIONS.items():
         assert typer_options[flag] == (dest, takes_value), flag
+
+
+@pytest.mark.parametrize("name", ["reindex", "sync"])
+def test_reindex_options_table_matches_the_typer_command(name: str) -> None:
+    assert _typer_find_options(name) == cli.REINDEX_OPTIONS
+
+
+def test_reindex_fast_path_and_typer_give_the_same_json(
+    vault: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fast = brain("reindex", "--vault", str(vault), "--json")  # stderr is a pipe: fast path
+    assert fast.code == 0, fast.err
+    from brain.app import run
+
+    assert run(["reindex", "--vault", str(vault), "--json"]) == 0
+    slow = json.loads(capsys.readouterr().out)
+    assert list(fast.json()) == list(slow)
+    assert slow["changed"] == []
+    assert slow["full"] is False
 
 
 def test_typer_find_takes_the_query_as_its_only_argument() -> None:

@@ -19,11 +19,12 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from brain.errors import BrainError
-from brain.recall.adapters import Adapter, FileState, Turn, registry
+from brain.recall.adapters import Adapter, Chunk, FileState, Turn, registry
 
 SCHEMA_VERSION = 1
 NEIGHBOURS = 2  # turns either side whose text goes into a turn's context column
@@ -201,22 +202,62 @@ def sync(
     total = sum(t[2] for t in todo)
     report = progress if progress is not None and total >= PROGRESS_BYTES else None
     added = nbytes = 0
-    for ad, path, _size, _mtime in todo:
-        try:
-            n, bad, size = ingest_file(conn, ad, path, full=full)
-        except FileNotFoundError:  # gone since it was listed
-            skipped += 1
-            continue
-        except OSError:
-            skipped += 1
-            continue
-        added += n
-        skipped += bad
-        nbytes += size
-        if report:
-            report(nbytes, total)
+    # Reading and parsing a file (Python, holds the GIL) overlaps with writing the one before it
+    # (SQLite, releases the GIL while it tokenizes and writes): the next file is read in a thread.
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="recall-read") as pool:
+        pending: Future[_Read] | None = None
+        for k, (ad, path, _size, _mtime) in enumerate(todo):
+            if pending is None:
+                pending = _submit(pool, conn, ad, path, full)
+            current, pending = pending, None
+            if k + 1 < len(todo) and not os.environ.get("NOPIPE"):
+                nxt = todo[k + 1]
+                pending = _submit(pool, conn, nxt[0], nxt[1], full)
+            try:
+                n, bad, size = _write(conn, ad, path, current.result(), full=full)
+            except OSError:  # gone since it was listed (FileNotFoundError), or unreadable
+                skipped += 1
+                continue
+            added += n
+            skipped += bad
+            nbytes += size
+            if report:
+                report(nbytes, total)
     ms = round((time.perf_counter() - start) * 1000, 1)
     return SyncReport(tuple(agents), full, found, len(todo), added, skipped, nbytes, ms)
+
+
+@dataclass(frozen=True)
+class _Read:
+    st: os.stat_result
+    data: bytes
+    start: int
+    chunk: Chunk
+
+
+def _saved(conn: sqlite3.Connection, path: Path) -> tuple[int, str, str] | None:
+    row = conn.execute("SELECT offset, tail, state FROM files WHERE path = ?", (str(path),))
+    return row.fetchone()  # type: ignore[no-any-return]
+
+
+def _submit(
+    pool: ThreadPoolExecutor, conn: sqlite3.Connection, ad: Adapter, path: Path, full: bool
+) -> Future[_Read]:
+    return pool.submit(_read, ad, path, _saved(conn, path), full)
+
+
+def _read(ad: Adapter, path: Path, row: tuple[int, str, str] | None, full: bool) -> _Read:
+    """Read one transcript and parse it from where the last read stopped (no database use)."""
+    with path.open("rb") as fh:
+        st = os.fstat(fh.fileno())
+        data = fh.read()
+    start, state = 0, FileState()
+    if row and ad.append_only and not full:
+        offset, tail, saved = row
+        if 0 < offset <= len(data) and _tail(data, offset) == tail:
+            start = offset
+            state = FileState(**json.loads(saved))
+    return _Read(st, data, start, ad.read(path, data, start, state))
 
 
 def ingest_file(
@@ -224,18 +265,14 @@ def ingest_file(
 ) -> tuple[int, int, int]:
     """Read one transcript (from where the last read stopped, when its format allows) and store
     its new turns in one transaction. Returns (turns added, lines skipped, bytes read)."""
-    with path.open("rb") as fh:
-        st = os.fstat(fh.fileno())
-        data = fh.read()
-    key = str(path)
-    row = conn.execute("SELECT offset, tail, state FROM files WHERE path = ?", (key,)).fetchone()
-    start, state = 0, FileState()
-    if row and ad.append_only and not full:
-        offset, tail, saved = row
-        if 0 < offset <= len(data) and _tail(data, offset) == tail:
-            start = offset
-            state = FileState(**json.loads(saved))
-    chunk = ad.read(path, data, start, state)
+    return _write(conn, ad, path, _read(ad, path, _saved(conn, path), full), full=full)
+
+
+def _write(
+    conn: sqlite3.Connection, ad: Adapter, path: Path, got: _Read, *, full: bool
+) -> tuple[int, int, int]:
+    """Store what one read of a transcript found, in one transaction."""
+    st, data, start, chunk = got.st, got.data, got.start, got.chunk
     with transaction(conn):
         added = 0
         if chunk.titled:
@@ -254,7 +291,7 @@ def ingest_file(
         conn.execute(
             "INSERT OR REPLACE INTO files(path, agent, size, mtime, offset, tail, state)"
             " VALUES (?,?,?,?,?,?,?)",
-            (key, ad.name, st.st_size, st.st_mtime_ns, end, _tail(data, end), st_state),
+            (str(path), ad.name, st.st_size, st.st_mtime_ns, end, _tail(data, end), st_state),
         )
     return added, chunk.skipped, len(data) - start
 
@@ -262,28 +299,45 @@ def ingest_file(
 def _store(
     conn: sqlite3.Connection, ad: Adapter, turns: list[Turn], state: FileState, *, full: bool
 ) -> int:
-    """Insert the turns this file adds and index them with their neighbours as context."""
+    """Insert the turns this file adds and index them with their neighbours as context.
+
+    Bulk-shaped: the turns already stored are looked up in batches, the new ones get the rowids
+    SQLite would give them (max + 1, ...) and are written with executemany."""
     fresh: dict[int, Turn] = {}
     changed: set[int] = set()
     sessions: dict[str, str] = {}
+    stored: dict[str, int] = {}
+    ids = list(dict.fromkeys(t.id for t in turns))
+    for start in range(0, len(ids), 500):
+        part = ids[start : start + 500]
+        marks = ",".join("?" * len(part))
+        sql = f"SELECT tid, id FROM turns WHERE agent = ? AND tid IN ({marks})"  # noqa: S608
+        stored.update(conn.execute(sql, [ad.name, *part]))
+    next_id = (conn.execute("SELECT max(id) FROM turns").fetchone()[0] or 0) + 1
+    rows: list[tuple[int, str, str, str, str, str, str]] = []
+    seen: set[str] = set()
     for turn in turns:
         sessions.setdefault(turn.session, "")
-        cur = conn.execute(
-            "INSERT OR IGNORE INTO turns(agent, tid, session, ts, role, cwd) VALUES (?,?,?,?,?,?)",
-            (ad.name, turn.id, turn.session, turn.ts, turn.role, state.cwd),
-        )
-        if cur.rowcount == 1:
-            fresh[int(cur.lastrowid or 0)] = turn
+        if turn.id in seen:  # twice in one file: the first one stands
+            continue
+        seen.add(turn.id)
+        rid = stored.get(turn.id)
+        if rid is None:
+            rows.append((next_id, ad.name, turn.id, turn.session, turn.ts, turn.role, state.cwd))
+            fresh[next_id] = turn
+            next_id += 1
         elif not ad.append_only:  # a rewritten document may have edited a turn in place
-            rid, body = conn.execute(
-                "SELECT t.id, f.body FROM turns t JOIN fts f ON f.rowid = t.id"
-                " WHERE t.agent = ? AND t.tid = ?",
-                (ad.name, turn.id),
-            ).fetchone()
+            (body,) = conn.execute("SELECT body FROM fts WHERE rowid = ?", (rid,)).fetchone()
             if body != turn.body:
                 conn.execute("DELETE FROM fts WHERE rowid = ?", (rid,))
                 fresh[rid] = turn
                 changed.add(rid)
+    conn.execute(  # one statement, so SQLite runs it without taking the GIL back per row
+        "INSERT INTO turns(id, agent, tid, session, ts, role, cwd) SELECT value ->> 0,"
+        " value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6"
+        " FROM json_each(?)",
+        (json.dumps(rows),),
+    )
     if not state.session and turns:
         state.session = turns[0].session
     sessions.setdefault(state.session, "")
@@ -315,43 +369,46 @@ def _index(
             "SELECT id FROM turns WHERE agent = ? AND session = ? ORDER BY ts, id", (agent, session)
         )
     ]
+    size = len(order)
     mine = [i for i, rid in enumerate(order) if rid in fresh]
     if not mine and not retitled:
         return
     if retitled:
-        touched = set(range(len(order)))
+        touched = range(size)
+        need: set[int] | range = touched
     else:
-        touched = {
-            j
-            for i in mine
-            for j in range(max(0, i - NEIGHBOURS), min(len(order), i + NEIGHBOURS + 1))
+        touched_set = {
+            j for i in mine for j in range(max(0, i - NEIGHBOURS), min(size, i + NEIGHBOURS + 1))
         }
-    need = {
-        j
-        for i in touched
-        for j in range(max(0, i - NEIGHBOURS), min(len(order), i + NEIGHBOURS + 1))
-    }
+        need = {
+            j
+            for i in touched_set
+            for j in range(max(0, i - NEIGHBOURS), min(size, i + NEIGHBOURS + 1))
+        }
+        touched = sorted(touched_set)
     bodies: dict[int, str] = {rid: t.body for rid, t in fresh.items()}
-    stored = [order[j] for j in need if order[j] not in bodies]
-    for start in range(0, len(stored), 500):
-        part = stored[start : start + 500]
+    missing = [order[j] for j in need if order[j] not in bodies]
+    for start in range(0, len(missing), 500):
+        part = missing[start : start + 500]
         marks = ",".join("?" * len(part))
         sql = f"SELECT rowid, body FROM fts WHERE rowid IN ({marks})"  # noqa: S608 - placeholders
         bodies.update(conn.execute(sql, part))
-    for i in sorted(touched):
+    clipped = {j: bodies.get(order[j], "")[:NEIGHBOUR_CHARS] for j in need}
+    inserts: list[tuple[int, str, str, str]] = []
+    updates: list[tuple[str, str, int]] = []
+    for i in touched:
         rid = order[i]
-        around = [
-            bodies.get(order[j], "")[:NEIGHBOUR_CHARS]
-            for j in range(max(0, i - NEIGHBOURS), min(len(order), i + NEIGHBOURS + 1))
-            if j != i
-        ]
-        context = "\n".join(around)
+        context = "\n".join(
+            [clipped[j] for j in range(max(0, i - NEIGHBOURS), i)]
+            + [clipped[j] for j in range(i + 1, min(size, i + NEIGHBOURS + 1))]
+        )
         if rid in fresh:
-            conn.execute(
-                "INSERT INTO fts(rowid, body, context, title) VALUES (?,?,?,?)",
-                (rid, bodies[rid], context, title),
-            )
+            inserts.append((rid, bodies[rid], context, title))
         else:
-            conn.execute(
-                "UPDATE fts SET context = ?, title = ? WHERE rowid = ?", (context, title, rid)
-            )
+            updates.append((context, title, rid))
+    conn.execute(  # one statement: the thread reading the next file runs meanwhile
+        "INSERT INTO fts(rowid, body, context, title) SELECT value ->> 0, value ->> 1,"
+        " value ->> 2, value ->> 3 FROM json_each(?)",
+        (json.dumps(inserts),),
+    )
+    conn.executemany("UPDATE fts SET context = ?, title = ? WHERE rowid = ?", updates)
