@@ -61,7 +61,8 @@ def neighbours(vault: Path, conn: sqlite3.Connection, text: str) -> list[tuple[i
         return None
     from brain import worker
 
-    if os.environ.get("BRAIN_WORKER", "1") != "0":
+    use_worker = os.environ.get("BRAIN_WORKER", "1") != "0"
+    if use_worker:
         found = worker.ask(vault, text, search.VECTOR_DEPTH)
         if found is not None:
             return found
@@ -76,7 +77,11 @@ def neighbours(vault: Path, conn: sqlite3.Connection, text: str) -> list[tuple[i
             semantic.update(conn, embedder)
         elif stale and semantic.index_model(conn) != embedder.model_id:
             # Vectors of another model are not comparable; the worker started above re-embeds.
-            semantic.warn("keyword results only until the vault is embedded: run `brain reindex`")
+            semantic.warn(
+                "keyword results for now: the vault is being embedded in the background"
+                if use_worker
+                else "keyword results for now: run `brain reindex` to embed the vault"
+            )
             return None
         return semantic.search(conn, embedder, text, search.VECTOR_DEPTH, str(vault))
     except EmbedError as exc:
