@@ -247,3 +247,12 @@ def test_keyword_only_mode_imports_no_numpy(vault: Path) -> None:
         check=False,
     )
     assert " numpy" not in run.stderr
+
+
+def test_an_index_not_yet_embedded_answers_from_keywords_and_says_how_to_fix_it(
+    vault: Path,
+) -> None:
+    run = brain("find", "--vault", str(vault), "libgit2 hooks", env=ONNX)
+    assert run.code == 0
+    assert run.out.startswith("AI/LEARNINGS.md:")
+    assert run.err == "brain: keyword results for now: run `brain reindex` to embed the vault\n"
