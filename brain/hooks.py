@@ -21,9 +21,7 @@ import json
 import os
 import re
 import shlex
-import stat
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +29,7 @@ from typing import Any
 from brain import __version__, gitutil
 from brain.config import config_dir, state_dir
 from brain.errors import BrainError
+from brain.files import write_atomic
 
 HOOK_ID = "ID: brain-hook-7d3f09c1b6e2"  # never change: it is how brain knows its own files
 BRAIN_HOOKS = ("pre-commit", "commit-msg", "post-commit")
@@ -48,34 +47,6 @@ SESSION_MATCHERS = ("startup", "clear", "compact")
 
 
 # --- files ---------------------------------------------------------------------------------------
-
-
-def write_atomic(path: Path, data: str | bytes, mode: int | None = None) -> None:
-    """Write `path` through a temp file in the same folder and `os.replace` (never half-written).
-
-    A symlinked file (a dotfiles manager's link) is written through: its target is replaced, the
-    link stays.
-    """
-    target = Path(os.path.realpath(path))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    raw = data.encode("utf-8") if isinstance(data, str) else data
-    if mode is None:
-        try:
-            mode = stat.S_IMODE(target.stat().st_mode)
-        except FileNotFoundError:
-            mode = 0o644
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(raw)
-            fh.flush()
-            os.fsync(fh.fileno())
-        Path(tmp).chmod(mode)
-        Path(tmp).replace(target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            Path(tmp).unlink()
-        raise
 
 
 def is_brain_file(path: Path) -> bool:

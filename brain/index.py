@@ -103,7 +103,9 @@ def _healthy(conn: sqlite3.Connection) -> bool:
 
 
 @contextlib.contextmanager
-def _write(conn: sqlite3.Connection) -> Iterator[None]:
+def transaction(conn: sqlite3.Connection) -> Iterator[None]:
+    """A write transaction taken up front (IMMEDIATE): a concurrent writer waits on the busy
+    timeout here rather than failing halfway through."""
     conn.execute("BEGIN IMMEDIATE")
     try:
         yield
@@ -307,7 +309,7 @@ def rebuild(vault: Path) -> SyncReport:
         conn.execute("PRAGMA journal_mode = OFF")  # a temp file: a crash just leaves it behind
         conn.execute("PRAGMA synchronous = OFF")
         _create(conn)
-        with _write(conn):
+        with transaction(conn):
             report = _sync(conn, vault, full=True)
         _carry_vectors(conn, path)
         conn.close()
@@ -359,7 +361,7 @@ def _carry_vectors(conn: sqlite3.Connection, old: Path) -> None:
     try:
         model = conn.execute("SELECT value FROM old.meta WHERE key = 'model'").fetchone()
         if model:
-            with _write(conn):
+            with transaction(conn):
                 conn.execute("INSERT INTO meta(key, value) VALUES ('model', ?)", (model[0],))
                 conn.execute(
                     "INSERT OR IGNORE INTO vectors(hash, vec) SELECT hash, vec FROM old.vectors"
@@ -416,7 +418,7 @@ def sync(vault: Path) -> SyncReport:
         if not _healthy(conn):
             conn.close()
             return rebuild(vault)
-        with _write(conn):
+        with transaction(conn):
             return _sync(conn, vault, full=False)
     except sqlite3.DatabaseError:
         conn.close()

@@ -45,7 +45,7 @@ def read_state() -> dict[str, Any]:
 
 
 def write_state(doc: dict[str, Any]) -> None:
-    from brain.hooks import write_atomic
+    from brain.files import write_atomic
 
     write_atomic(state_path(), json.dumps(doc) + "\n")
 

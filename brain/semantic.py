@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from brain import config
 from brain.errors import BrainError
-from brain.index import ALIAS_SEP, embed_text
+from brain.index import ALIAS_SEP, embed_text, transaction
 from brain.vault import Unit
 
 if TYPE_CHECKING:
@@ -96,7 +96,7 @@ def update(
     import numpy as np
 
     if index_model(conn) != embedder.model_id:
-        with _tx(conn):
+        with transaction(conn):
             conn.execute("DELETE FROM vectors")
             conn.execute(
                 "INSERT OR REPLACE INTO meta(key, value) VALUES ('model', ?)", (embedder.model_id,)
@@ -113,7 +113,7 @@ def update(
     for start in range(0, len(items), BATCH):
         batch = items[start : start + BATCH]
         vecs = np.asarray(embedder.embed([t for _, t in batch]), dtype=np.float32)
-        with _tx(conn):
+        with transaction(conn):
             conn.executemany(
                 "INSERT OR REPLACE INTO vectors(hash, vec) VALUES (?, ?)",
                 [(h, vecs[i].tobytes()) for i, (h, _) in enumerate(batch)],
@@ -121,7 +121,7 @@ def update(
         done += len(batch)
         if progress:
             progress(done, len(items))
-    with _tx(conn):
+    with transaction(conn):
         conn.execute("DELETE FROM vectors WHERE hash NOT IN (SELECT vhash FROM units)")
     return done
 
@@ -140,17 +140,6 @@ def missing(conn: sqlite3.Connection, model: str) -> int:
         " WHERE v.hash IS NULL"
     ).fetchone()
     return int(row[0])
-
-
-class _tx:
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self.conn = conn
-
-    def __enter__(self) -> None:
-        self.conn.execute("BEGIN IMMEDIATE")
-
-    def __exit__(self, exc_type: object, *_: object) -> None:
-        self.conn.execute("ROLLBACK" if exc_type else "COMMIT")
 
 
 @dataclass

@@ -179,7 +179,7 @@ def export(
 
 
 def _write(path: Path, text: str) -> None:
-    from brain.hooks import write_atomic
+    from brain.files import write_atomic
 
     try:
         write_atomic(path, text)

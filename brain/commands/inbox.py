@@ -46,7 +46,7 @@ def read(vault: Path, rel: str) -> str:
 
 
 def write(vault: Path, rel: str, text: str) -> None:
-    from brain.hooks import write_atomic
+    from brain.files import write_atomic
 
     try:
         write_atomic(vault / rel, text)
@@ -331,7 +331,7 @@ def _check_secret(bullet: str, number: int) -> None:
 
 
 def _write_journal(vault: Path, intent: dict[str, str]) -> None:
-    from brain.hooks import write_atomic
+    from brain.files import write_atomic
 
     write_atomic(journal_path(vault), json.dumps(intent, ensure_ascii=False))
 

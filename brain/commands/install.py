@@ -23,6 +23,7 @@ from pathlib import Path
 
 from brain import config, gitutil, hooks, index
 from brain.errors import BrainError
+from brain.files import write_atomic
 
 
 @dataclass(frozen=True)
@@ -138,7 +139,7 @@ def _add_starter(vault: Path) -> tuple[str, ...]:
         target = vault / "AI" / name
         if target.exists():
             continue
-        hooks.write_atomic(target, hooks.starter_file(name))
+        write_atomic(target, hooks.starter_file(name))
         added.append(f"AI/{name}")
     return tuple(added)
 
@@ -146,7 +147,7 @@ def _add_starter(vault: Path) -> tuple[str, ...]:
 def _record(vault: Path) -> Path:
     path = config.recorded_vault_file()
     try:
-        hooks.write_atomic(path, f"{vault}\n")
+        write_atomic(path, f"{vault}\n")
     except OSError as exc:
         raise BrainError(
             f"cannot record the vault in {path}: {exc.strerror}",
@@ -209,7 +210,7 @@ def _place_link(link: Path, target: str) -> str:
             f"#!/bin/sh\n# {hooks.HOOK_ID} (brain install: PATH wrapper)\n"
             f'exec {shlex.quote(target)} "$@"\n'
         )
-        hooks.write_atomic(link, wrapper, mode=0o755)
+        write_atomic(link, wrapper, mode=0o755)
         return "wrapper"
     try:
         tmp.replace(link)
@@ -257,7 +258,7 @@ def link_brain(exe: Path | None) -> PathLink:
         action = "created"
     try:
         kind = _place_link(link, target)
-        hooks.write_atomic(
+        write_atomic(
             _link_record(), json.dumps({"link": str(link), "target": target, "kind": kind}) + "\n"
         )
     except OSError as exc:

@@ -321,16 +321,11 @@ def _from_doc(doc: dict[str, Any]) -> PackBullet:
 
 
 def _store(path: Path, key: str, result: PackResult) -> None:
-    """Write the cache through a temp file and os.replace; a failure only costs a rebuild."""
+    """Write the cache atomically; a failure only costs a rebuild next time."""
+    from brain.files import write_atomic
+
     with contextlib.suppress(OSError):
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-        try:
-            tmp.write_text(json.dumps({"key": key, "pack": to_doc(result)}), encoding="utf-8")
-            tmp.replace(path)
-        finally:
-            with contextlib.suppress(OSError):
-                tmp.unlink()
+        write_atomic(path, json.dumps({"key": key, "pack": to_doc(result)}))
 
 
 def to_doc(result: PackResult) -> dict[str, Any]:

@@ -61,7 +61,7 @@ def read_marker() -> dict[str, Any] | None:
 
 
 def _write_marker(doc: dict[str, Any]) -> None:
-    from brain.hooks import write_atomic
+    from brain.files import write_atomic
 
     write_atomic(marker_path(), json.dumps(doc, indent=2) + "\n")
 
@@ -236,7 +236,7 @@ def update(*, check_only: bool = False) -> UpdateResult:
             return UpdateResult("available", tag, info.tag, info.wheel, "", True)
         data = _get(http, release.asset_url(info.wheel, info.tag), MAX_WHEEL)
     release.check_digest(info.wheel, data, offer.sums)
-    from brain.hooks import write_atomic
+    from brain.files import write_atomic
 
     folder = Path(sys.prefix) / RELEASES
     wheel = folder / info.wheel
