@@ -6,9 +6,13 @@ Ranking, in order of strength:
 2. hits that match more of the query's terms rank higher (a term counts as matched through a
    synonym too);
 3. among equal coverage, a term matched in a handle or alias outranks one matched in a body
-   (query terms of 3+ characters also match as prefixes of handle and alias words; prose and
-   bodies keep exact terms);
-4. BM25 orders the rest; equal scores go to the newer unit.
+   (query terms of 3+ characters also match as prefixes of handle and alias words, through the
+   unstemmed `names` table; prose and bodies match whole words, stemmed);
+4. BM25 orders the rest (a prose unit's neighbouring lines count, weighted low); equal scores
+   go to the newer unit.
+
+Hybrid search (`hybrid_rank`) fuses this list with the vector neighbours; see the constants
+below it.
 
 User text never reaches FTS5 MATCH: it is folded and split into words here, and each word is
 quoted, so `c++`, `NOT`, `tags:ops` or a lone `"` are plain words.
@@ -249,11 +253,10 @@ def keyword_search(conn: sqlite3.Connection, query: Query, limit: int) -> list[H
 
 
 # Hybrid fusion. Reciprocal rank fusion (k = 60) of the keyword list and the vector list, with
-# keyword hits weighted by how much of the query they contain: plain RRF lets a keyword hit on one
-# common word outvote the vector list (measured: R@5 fell from .80 to .40 on paraphrases).
+# keyword hits weighted by the share of the query's terms they contain: plain RRF lets a keyword
+# hit on one common word outvote the vector list (measured: R@5 fell from .80 to .40 on
+# paraphrases).
 RRF_K = 60
-KEYWORD_FULL = 1.0  # a keyword hit containing every query term
-KEYWORD_PART = 1.0  # times the share of terms matched, for the rest
 VECTOR_WEIGHT = 1.0
 VECTOR_DEPTH = 100  # vector candidates considered
 # A hit is *vouched for* when the keyword half found at least half the query's terms in it, or
@@ -284,8 +287,7 @@ def hybrid_rank(
     fused: dict[int, float] = {}
     by_id: dict[int, Hit] = {}
     for rank, h in enumerate(keyword):
-        weight = KEYWORD_FULL if h.covered >= 1.0 else KEYWORD_PART * h.covered
-        fused[h.id] = weight / (RRF_K + rank + 1)
+        fused[h.id] = h.covered / (RRF_K + rank + 1)  # all the terms: full weight; half: half
         by_id[h.id] = h
     for rank, (uid, _) in enumerate(vector[:VECTOR_DEPTH]):
         fused[uid] = fused.get(uid, 0.0) + VECTOR_WEIGHT / (RRF_K + rank + 1)
@@ -294,13 +296,15 @@ def hybrid_rank(
     vouched: set[int] = set()
     out: list[Hit] = []
     for uid, score in fused.items():
-        h = by_id[uid]
+        found = by_id.get(uid)
+        if found is None:
+            continue  # a vector of a unit that a concurrent reindex has just removed
         margin = cosine[uid] - median if uid in cosine else -1.0
-        bar = MARGIN_ALONE if h.covered == 0 else MARGIN_PARTIAL
-        if h.covered >= HALF or margin >= bar:
+        bar = MARGIN_ALONE if found.covered == 0 else MARGIN_PARTIAL
+        if found.covered >= HALF or margin >= bar:
             vouched.add(uid)
-        match = h.match + (("semantic",) if uid in cosine else ())
-        out.append(dataclasses.replace(h, score=round(score * 1000, 4), match=match))
+        match = found.match + (("semantic",) if uid in cosine else ())
+        out.append(dataclasses.replace(found, score=round(score * 1000, 4), match=match))
     if not vouched:
         return []
     out.sort(key=lambda h: (h.id not in vouched, -h.score, _newest_first(h.date), h.path, h.line))
