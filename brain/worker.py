@@ -17,9 +17,7 @@ import contextlib
 import hashlib
 import json
 import os
-import secrets
 import socket
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -117,6 +115,8 @@ def spawn(vault: Path, base: Path | None = None) -> None:
     with contextlib.suppress(OSError):
         if time.time() - failed.stat().st_mtime < FAILED_BACKOFF:
             return
+    import subprocess  # only here: a find that reaches a live worker never pays for it
+
     with contextlib.suppress(OSError):
         subprocess.Popen(
             [sys.executable, "-m", "brain.worker", str(vault)],
@@ -138,6 +138,8 @@ def _listen(base: Path) -> tuple[socket.socket, str]:
         path.chmod(0o600)
         server.listen(16)
         return server, ""
+    import secrets
+
     server = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     server.bind(("127.0.0.1", 0))
     server.listen(16)
