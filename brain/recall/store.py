@@ -19,7 +19,6 @@ import os
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -202,27 +201,17 @@ def sync(
     total = sum(t[2] for t in todo)
     report = progress if progress is not None and total >= PROGRESS_BYTES else None
     added = nbytes = 0
-    # Reading and parsing a file (Python, holds the GIL) overlaps with writing the one before it
-    # (SQLite, releases the GIL while it tokenizes and writes): the next file is read in a thread.
-    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="recall-read") as pool:
-        pending: Future[_Read] | None = None
-        for k, (ad, path, _size, _mtime) in enumerate(todo):
-            if pending is None:
-                pending = _submit(pool, conn, ad, path, full)
-            current, pending = pending, None
-            if k + 1 < len(todo) and not os.environ.get("NOPIPE"):
-                nxt = todo[k + 1]
-                pending = _submit(pool, conn, nxt[0], nxt[1], full)
-            try:
-                n, bad, size = _write(conn, ad, path, current.result(), full=full)
-            except OSError:  # gone since it was listed (FileNotFoundError), or unreadable
-                skipped += 1
-                continue
-            added += n
-            skipped += bad
-            nbytes += size
-            if report:
-                report(nbytes, total)
+    for ad, path, _size, _mtime in todo:
+        try:
+            n, bad, size = ingest_file(conn, ad, path, full=full)
+        except OSError:  # gone since it was listed (FileNotFoundError), or unreadable
+            skipped += 1
+            continue
+        added += n
+        skipped += bad
+        nbytes += size
+        if report:
+            report(nbytes, total)
     ms = round((time.perf_counter() - start) * 1000, 1)
     return SyncReport(tuple(agents), full, found, len(todo), added, skipped, nbytes, ms)
 
@@ -238,12 +227,6 @@ class _Read:
 def _saved(conn: sqlite3.Connection, path: Path) -> tuple[int, str, str] | None:
     row = conn.execute("SELECT offset, tail, state FROM files WHERE path = ?", (str(path),))
     return row.fetchone()  # type: ignore[no-any-return]
-
-
-def _submit(
-    pool: ThreadPoolExecutor, conn: sqlite3.Connection, ad: Adapter, path: Path, full: bool
-) -> Future[_Read]:
-    return pool.submit(_read, ad, path, _saved(conn, path), full)
 
 
 def _read(ad: Adapter, path: Path, row: tuple[int, str, str] | None, full: bool) -> _Read:
@@ -332,11 +315,8 @@ def _store(
                 conn.execute("DELETE FROM fts WHERE rowid = ?", (rid,))
                 fresh[rid] = turn
                 changed.add(rid)
-    conn.execute(  # one statement, so SQLite runs it without taking the GIL back per row
-        "INSERT INTO turns(id, agent, tid, session, ts, role, cwd) SELECT value ->> 0,"
-        " value ->> 1, value ->> 2, value ->> 3, value ->> 4, value ->> 5, value ->> 6"
-        " FROM json_each(?)",
-        (json.dumps(rows),),
+    conn.executemany(
+        "INSERT INTO turns(id, agent, tid, session, ts, role, cwd) VALUES (?,?,?,?,?,?,?)", rows
     )
     if not state.session and turns:
         state.session = turns[0].session
@@ -373,9 +353,10 @@ def _index(
     mine = [i for i, rid in enumerate(order) if rid in fresh]
     if not mine and not retitled:
         return
+    touched: range | list[int]
+    need: range | set[int]
     if retitled:
-        touched = range(size)
-        need: set[int] | range = touched
+        touched = need = range(size)
     else:
         touched_set = {
             j for i in mine for j in range(max(0, i - NEIGHBOURS), min(size, i + NEIGHBOURS + 1))
@@ -406,9 +387,5 @@ def _index(
             inserts.append((rid, bodies[rid], context, title))
         else:
             updates.append((context, title, rid))
-    conn.execute(  # one statement: the thread reading the next file runs meanwhile
-        "INSERT INTO fts(rowid, body, context, title) SELECT value ->> 0, value ->> 1,"
-        " value ->> 2, value ->> 3 FROM json_each(?)",
-        (json.dumps(inserts),),
-    )
+    conn.executemany("INSERT INTO fts(rowid, body, context, title) VALUES (?,?,?,?)", inserts)
     conn.executemany("UPDATE fts SET context = ?, title = ? WHERE rowid = ?", updates)

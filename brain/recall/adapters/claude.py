@@ -27,6 +27,16 @@ from brain.recall.adapters import (
     wrapper,
 )
 
+_TOOL_RESULT = (b'"type":"tool_result"', b'"type": "tool_result"')
+_TEXT_BLOCK = (b'"type":"text"', b'"type": "text"')
+
+
+def _tool_output(line: bytes) -> bool:
+    """A record holding a tool's output and no text block: the bulk of a transcript, and never a
+    turn. Told by bytes before any JSON is parsed (a quote inside a JSON string is escaped, so
+    these byte strings only occur as structure)."""
+    return any(m in line for m in _TOOL_RESULT) and not any(m in line for m in _TEXT_BLOCK)
+
 
 class Claude:
     name = "claude"
@@ -47,6 +57,8 @@ class Claude:
         ai = state.extra.get("ai", "")
         for end, line in jsonl_lines(data, start):  # noqa: B007 - `end` is the resume offset
             if not line.strip():
+                continue
+            if _tool_output(line):
                 continue
             try:
                 rec = json.loads(line)
