@@ -12,17 +12,17 @@ Search indexes three columns per turn (FTS5, porter unicode61 remove_diacritics 
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from brain.errors import BrainError
+from brain.index import transaction
 from brain.recall.adapters import Adapter, Chunk, FileState, Turn, registry
 
 SCHEMA_VERSION = 1
@@ -131,17 +131,6 @@ def connect(path: Path | None = None) -> sqlite3.Connection:
     except OSError as exc:
         raise BrainError(f"cannot open {path}: {exc.strerror}", "check the state dir") from exc
     return conn
-
-
-@contextlib.contextmanager
-def transaction(conn: sqlite3.Connection) -> Iterator[None]:
-    conn.execute("BEGIN IMMEDIATE")
-    try:
-        yield
-    except BaseException:
-        conn.execute("ROLLBACK")
-        raise
-    conn.execute("COMMIT")
 
 
 def forget(conn: sqlite3.Connection, agent: str) -> int:
