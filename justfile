@@ -19,3 +19,11 @@ demo QUERY="libgit2 hooks":
 # the installers, the release workflow and `brain update`, against a release server on 127.0.0.1
 test-installer *ARGS:
     .venv/bin/python -m pytest tests/test_installer.py tests/test_release.py {{ARGS}}
+
+# retrieval quality: the golden set (keyword, vector, hybrid) and LoCoMo from ../shared
+eval:
+    .venv/bin/python tools/eval golden && .venv/bin/python tools/eval locomo && .venv/bin/python tools/eval_recall
+
+# the other benchmarks: hybrid find, embedding, hooks, pack, mcp, recall
+bench-all:
+    .venv/bin/python tools/bench_hybrid.py && .venv/bin/python tools/bench_embed.py && .venv/bin/python tools/bench_hooks.py --embed onnx && .venv/bin/python tools/bench_pack.py && .venv/bin/python tools/bench_mcp.py && .venv/bin/python tools/bench_recall.py
