@@ -144,6 +144,7 @@ _KEYWORD_SQL = (  # only constants are formatted in
     " ORDER BY top.rank"
 )
 _MATCH_SQL = "SELECT rowid FROM fts WHERE fts MATCH ?"
+_COUNT_SQL = "SELECT count(*) FROM fts WHERE fts MATCH ?"
 _NAMES_SQL = "SELECT rowid FROM names WHERE names MATCH ?"
 
 
@@ -309,6 +310,35 @@ def hybrid_rank(
         return []
     out.sort(key=lambda h: (h.id not in vouched, -h.score, _newest_first(h.date), h.path, h.line))
     return out
+
+
+COMMON = 0.4  # a word in more than this share of units hardly tells one from another
+
+
+def vector_query(conn: sqlite3.Connection, text: str) -> str:
+    """The query as the vector half should see it: without the words most of the vault shares.
+
+    In a vault of one person's conversations most lines name the speakers, and a question that
+    names them too is pulled by the names toward lines that say nothing else; BM25 gives such
+    words little weight already (their IDF falls toward zero as they near half the units).
+    Measured with tools/eval: LoCoMo vector recall@5 45.5 -> 51.9, golden hybrid MRR .89 -> .90.
+    A query made only of such words is kept whole.
+    """
+    total = conn.execute("SELECT count(*) FROM units").fetchone()[0]
+    if total < 20:  # too few units for a share to mean anything
+        return text
+    kept = []
+    for token in text.split():
+        ws = words(token)
+        if not (ws and all(_share(conn, w, total) > COMMON for w in ws)):
+            kept.append(token)
+    return " ".join(kept) if kept else text
+
+
+def _share(conn: sqlite3.Connection, word: str, total: int) -> float:
+    """The share of units whose own words (not their neighbours') include `word`."""
+    expression = '{handle aliases body} : "' + word + '"'
+    return float(conn.execute(_COUNT_SQL, (expression,)).fetchone()[0]) / total
 
 
 def vector_rank(conn: sqlite3.Connection, vector: list[tuple[int, float]]) -> list[Hit]:

@@ -256,3 +256,24 @@ def test_an_index_not_yet_embedded_answers_from_keywords_and_says_how_to_fix_it(
     assert run.code == 0
     assert run.out.startswith("AI/LEARNINGS.md:")
     assert run.err == "brain: keyword results for now: run `brain reindex` to embed the vault\n"
+
+
+def test_the_vector_query_drops_words_most_of_the_vault_shares(tmp_path: Path) -> None:
+    from brain import search
+
+    vault = tmp_path / "v"
+    (vault / "AI").mkdir(parents=True)
+    lines = ["# Memory", ""]
+    for i in range(30):
+        speaker = "alice" if i % 3 else "bob"  # alice in two thirds of the bullets
+        lines.append(f"- **fact {i}** — {speaker} mentioned topic{i} at lunch — chat — 2026-01-01")
+    (vault / "AI" / "MEMORY.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    conn = index.open_index(vault)
+    try:
+        assert search.vector_query(conn, "What did Alice say about topic7?") == (
+            "What did say about topic7?"
+        )
+        assert search.vector_query(conn, "alice") == "alice"  # nothing else left: kept whole
+        assert search.vector_query(conn, "bob and topic3") == "bob and topic3"
+    finally:
+        conn.close()

@@ -61,6 +61,8 @@ def neighbours(vault: Path, conn: sqlite3.Connection, text: str) -> list[tuple[i
         return None
     from brain import worker
 
+    text = search.vector_query(conn, text)
+
     use_worker = os.environ.get("BRAIN_WORKER", "1") != "0"
     if use_worker:
         found = worker.ask(vault, text, search.VECTOR_DEPTH)
