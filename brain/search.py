@@ -70,6 +70,7 @@ class Hit:
     score: float
     match: tuple[str, ...]  # which signals found it: "exact", "handle", "keyword", "semantic"
     covered: float = 0.0  # share of the query's terms the keyword half found in it
+    telling: int = 0  # how many of the query's telling words (not shared by most units) it has
 
 
 @dataclass(frozen=True)
@@ -180,11 +181,12 @@ def _order(hits: list[Hit]) -> None:
     )
 
 
-def _matching(conn: sqlite3.Connection, expression: str, ids: set[int]) -> set[int]:
-    """Which of `ids` match `expression`: FTS5 itself decides, so stemming, diacritics and
-    prefixes count exactly as they do in the index. (One MATCH and a set intersection: an
-    `IN (...)` list would make SQLite re-run the match once per id.)"""
-    return ids.intersection(row[0] for row in conn.execute(_MATCH_SQL, (expression,)))
+def _matching(conn: sqlite3.Connection, expression: str, ids: set[int]) -> tuple[set[int], int]:
+    """Which of `ids` match `expression`, and how many units match it in all. FTS5 itself
+    decides, so stemming, diacritics and prefixes count exactly as they do in the index. (One
+    MATCH and a set intersection: an `IN (...)` list would make SQLite re-run the match per id.)"""
+    every = [row[0] for row in conn.execute(_MATCH_SQL, (expression,))]
+    return ids.intersection(every), len(every)
 
 
 def _names(handle: str, aliases: str) -> set[str]:
@@ -208,12 +210,15 @@ def keyword_rank(conn: sqlite3.Connection, query: Query) -> list[Hit]:
         extra = sorted(set().union(*named) - ids)[:CANDIDATES]
         rows += [(*row, 0.0) for row in _by_ids(conn, extra).values()]
         ids.update(extra)
-        anywhere = [
-            _matching(conn, _own_expression(g), ids) | (named[k] & ids)
-            for k, g in enumerate(query.groups)
-        ]
+        matched = [_matching(conn, _own_expression(g), ids) for g in query.groups]
+        total = conn.execute("SELECT count(*) FROM units").fetchone()[0]
     finally:
         conn.execute("RELEASE keyword_rank")
+    anywhere = [found | (named[k] & ids) for k, (found, _) in enumerate(matched)]
+    # The words that tell units apart (see `vector_query`): a hit on two of them is evidence.
+    telling = [
+        found for found, (_, df) in zip(anywhere, matched, strict=True) if df <= COMMON * total
+    ]
 
     if not rows:
         return []
@@ -232,7 +237,8 @@ def keyword_rank(conn: sqlite3.Connection, query: Query) -> list[Hit]:
         if in_name:
             match.append("handle")
         match.append("keyword")
-        hits.append(_hit(row, score, tuple(match), covered / len(query.groups)))
+        hit = _hit(row, score, tuple(match), covered / len(query.groups))
+        hits.append(dataclasses.replace(hit, telling=sum(uid in found for found in telling)))
     _order(hits)
     return hits
 
@@ -261,10 +267,12 @@ RRF_K = 60
 VECTOR_WEIGHT = 1.0
 VECTOR_DEPTH = 100  # vector candidates considered
 # A hit is *vouched for* when the keyword half found at least half the query's terms in it, or
-# when its cosine stands out from the crowd: its margin over the median of the top ten cosines
+# two of its telling words (those not shared by most of the vault, see `vector_query`), or when
+# its cosine stands out from the crowd: its margin over the median of the top ten cosines
 # (relative, never an absolute cosine, so the bar carries across models and vaults). Calibrated
 # with tools/eval on testdata/golden.jsonl: 88% of the unanswerable queries come back empty.
 HALF = 0.5
+TELLING = 2
 MARGIN_ALONE = 0.12  # a hit the keyword half did not find at all
 MARGIN_PARTIAL = 0.08  # a keyword hit on less than half the terms
 
@@ -275,8 +283,7 @@ def hybrid_rank(
     """Fuse the keyword ranking with the vector neighbours.
 
     A query that nothing vouches for comes back empty: the vault cannot answer it. Otherwise the
-    vouched-for hits come first, then the rest of the fused list, so that a deep `--limit` still
-    reaches what only the fusion found.
+    fused list is returned, less the vector-only hits that do not stand out.
     """
     keyword = keyword_rank(conn, query)
     cut = exact_cut(keyword)
@@ -302,13 +309,15 @@ def hybrid_rank(
             continue  # a vector of a unit that a concurrent reindex has just removed
         margin = cosine[uid] - median if uid in cosine else -1.0
         bar = MARGIN_ALONE if found.covered == 0 else MARGIN_PARTIAL
-        if found.covered >= HALF or margin >= bar:
+        if found.covered >= HALF or found.telling >= TELLING or margin >= bar:
             vouched.add(uid)
+        if found.covered == 0 and uid not in vouched:
+            continue  # a vector-only hit is kept only when it stands out
         match = found.match + (("semantic",) if uid in cosine else ())
         out.append(dataclasses.replace(found, score=round(score * 1000, 4), match=match))
     if not vouched:
         return []
-    out.sort(key=lambda h: (h.id not in vouched, -h.score, _newest_first(h.date), h.path, h.line))
+    out.sort(key=lambda h: (-h.score, _newest_first(h.date), h.path, h.line))
     return out
 
 

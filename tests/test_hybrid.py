@@ -62,14 +62,14 @@ def test_reindex_embeds_every_unit_and_records_the_model(hvault: Path) -> None:
 
 
 def test_a_paraphrase_keyword_search_misses_is_found_by_meaning(hvault: Path) -> None:
-    query = "which computer do I use for my job"
+    query = "initial HTML and client output don't match in React"
     code, keyword = find_json(hvault, query, BRAIN_EMBED="none")
     handles = [h["handle"] for h in keyword["hits"]]  # type: ignore[index]
-    assert "kestrel" not in handles[:3]
+    assert "hydration mismatch" not in handles
     code, hybrid = find_json(hvault, query)
     assert code == 0
     top = hybrid["hits"][0]  # type: ignore[index]
-    assert top["handle"] == "kestrel"
+    assert top["handle"] == "hydration mismatch"
     assert "semantic" in top["match"]
 
 
