@@ -71,7 +71,7 @@ def generate(root: Path, turns: int, seed: int = 7) -> int:
             text = sentence(rng, vocab, weights, rng.randint(8, 60))
             ts = f"2025-0{1 + made % 9}-1{made % 10}T10:{i % 60:02d}:00.000Z"
             content = text if role == "user" else [{"type": "text", "text": text}]
-            rec = {
+            rec: dict[str, object] = {
                 "parentUuid": None,
                 "isSidechain": False,
                 "userType": "external",

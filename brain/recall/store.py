@@ -1,13 +1,18 @@
 """transcripts.db: the turns of every enabled agent, ingested incrementally.
 
 A turn is keyed by its agent's own id, so a session resumed into a new file inserts nothing twice.
-Each file is read in one transaction: a file is either wholly ingested up to its last complete
-line, or not at all. Append-only JSONL resumes from the byte offset where the last read stopped
-(checked against the bytes just before it, so a rewritten file is read again from the start).
+A file is either wholly ingested up to its last complete line, or not at all: files are written
+whole, several to a transaction (up to BATCH_FILES or BATCH_BYTES), with their offsets; a crash
+rolls back the batch and the next sync reads those files again. Files are read and parsed outside
+the transaction, in a worker thread a few files ahead of the writer; one that cannot be read is
+skipped with a count and never aborts a batch. Append-only JSONL resumes from the byte offset
+where the last read stopped (checked against the bytes just before it, so a rewritten file is read
+again from the start).
 
 Search indexes three columns per turn (FTS5, porter unicode61 remove_diacritics 2): the turn's
 `body`, a `context` of its neighbouring turns and its session's `title`. Chat turns are short
-("yes, last Saturday"); the neighbours carry what they are about.
+("yes, last Saturday"); the neighbours carry what they are about. FTS5 automerge is 8 (default 4):
+fewer segment merges while ingesting, for slightly slower queries (more segments to read).
 """
 
 from __future__ import annotations
@@ -17,7 +22,9 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Callable
+from collections import deque
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,6 +36,12 @@ SCHEMA_VERSION = 1
 NEIGHBOURS = 2  # turns either side whose text goes into a turn's context column
 NEIGHBOUR_CHARS = 300  # of each neighbour's body
 PROGRESS_BYTES = 32 << 20  # a sync with this much to read shows a progress bar at a terminal
+# Files are written several to a transaction (each file whole: a crash rolls back the batch,
+# whose offsets were not committed either, so the next sync reads those files again).
+BATCH_FILES = 50
+BATCH_BYTES = 32 << 20
+READ_AHEAD_FILES = 8  # files parsed ahead of the writer, at most
+READ_AHEAD_BYTES = 64 << 20
 SOURCES_FILE = "recall-sources"
 
 Progress = Callable[[int, int], None]
@@ -50,6 +63,7 @@ CREATE INDEX turns_session ON turns(agent, session, ts);
 CREATE VIRTUAL TABLE fts USING fts5(
     body, context, title, tokenize = 'porter unicode61 remove_diacritics 2'
 );
+INSERT INTO fts(fts, rank) VALUES('automerge', 8);
 """
 
 
@@ -189,20 +203,66 @@ def sync(
                 todo.append((ad, path, st.st_size, st.st_mtime_ns))
     total = sum(t[2] for t in todo)
     report = progress if progress is not None and total >= PROGRESS_BYTES else None
+    saved = {row[0]: row[1:] for row in conn.execute("SELECT path, offset, tail, state FROM files")}
     added = nbytes = 0
-    for ad, path, _size, _mtime in todo:
-        try:
-            n, bad, size = ingest_file(conn, ad, path, full=full)
-        except OSError:  # gone since it was listed (FileNotFoundError), or unreadable
-            skipped += 1
-            continue
-        added += n
-        skipped += bad
-        nbytes += size
+    batch: list[tuple[Adapter, Path, _Read]] = []
+    pending = 0
+
+    def flush() -> None:
+        nonlocal added, skipped, nbytes, pending
+        with transaction(conn):
+            done = [_write(conn, ad, path, got, full=full) for ad, path, got in batch]
+        for n, bad, size in done:
+            added += n
+            skipped += bad
+            nbytes += size
+        batch.clear()
+        pending = 0
         if report:
             report(nbytes, total)
+
+    for ad, path, got in _read_ahead(todo, saved, full):
+        if got is None:  # gone since it was listed (FileNotFoundError), or unreadable
+            skipped += 1
+            continue
+        batch.append((ad, path, got))
+        pending += len(got.data) - got.start
+        if len(batch) >= BATCH_FILES or pending >= BATCH_BYTES:
+            flush()
+    if batch:
+        flush()
     ms = round((time.perf_counter() - start) * 1000, 1)
     return SyncReport(tuple(agents), full, found, len(todo), added, skipped, nbytes, ms)
+
+
+def _read_ahead(
+    todo: list[tuple[Adapter, Path, int, int]],
+    saved: dict[str, tuple[int, str, str]],
+    full: bool,
+) -> Iterator[tuple[Adapter, Path, _Read | None]]:
+    """Read and parse the files in a worker thread a few files ahead of the writer: parsing holds
+    the GIL, SQLite (tokenizing, writing pages) releases it, so the two overlap on two cores.
+    Yields None for a file that could not be read."""
+
+    def one(ad: Adapter, path: Path) -> _Read | None:
+        try:
+            return _read(ad, path, saved.get(str(path)), full)
+        except OSError:
+            return None
+
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="recall-read") as pool:
+        window: deque[tuple[Adapter, Path, int, Future[_Read | None]]] = deque()
+        ahead = 0
+        for ad, path, size, _mtime in todo:
+            window.append((ad, path, size, pool.submit(one, ad, path)))
+            ahead += size
+            while window and (len(window) > READ_AHEAD_FILES or ahead > READ_AHEAD_BYTES):
+                ad0, path0, size0, fut = window.popleft()
+                ahead -= size0
+                yield ad0, path0, fut.result()
+        while window:
+            ad0, path0, _size0, fut = window.popleft()
+            yield ad0, path0, fut.result()
 
 
 @dataclass(frozen=True)
@@ -237,34 +297,35 @@ def ingest_file(
 ) -> tuple[int, int, int]:
     """Read one transcript (from where the last read stopped, when its format allows) and store
     its new turns in one transaction. Returns (turns added, lines skipped, bytes read)."""
-    return _write(conn, ad, path, _read(ad, path, _saved(conn, path), full), full=full)
+    got = _read(ad, path, _saved(conn, path), full)
+    with transaction(conn):
+        return _write(conn, ad, path, got, full=full)
 
 
 def _write(
     conn: sqlite3.Connection, ad: Adapter, path: Path, got: _Read, *, full: bool
 ) -> tuple[int, int, int]:
-    """Store what one read of a transcript found, in one transaction."""
+    """Store what one read of a transcript found (the caller holds the transaction)."""
     st, data, start, chunk = got.st, got.data, got.start, got.chunk
-    with transaction(conn):
-        added = 0
-        if chunk.titled:
-            added = _store(conn, ad, chunk.turns, chunk.state, full=full)
-            end = chunk.end
-        else:
-            end = 0  # not a conversation (yet): read it whole again when it changes
-        st_state = json.dumps(
-            {
-                "session": chunk.state.session,
-                "title": chunk.state.title,
-                "cwd": chunk.state.cwd,
-                "extra": chunk.state.extra,
-            }
-        )
-        conn.execute(
-            "INSERT OR REPLACE INTO files(path, agent, size, mtime, offset, tail, state)"
-            " VALUES (?,?,?,?,?,?,?)",
-            (str(path), ad.name, st.st_size, st.st_mtime_ns, end, _tail(data, end), st_state),
-        )
+    added = 0
+    if chunk.titled:
+        added = _store(conn, ad, chunk.turns, chunk.state, full=full)
+        end = chunk.end
+    else:
+        end = 0  # not a conversation (yet): read it whole again when it changes
+    st_state = json.dumps(
+        {
+            "session": chunk.state.session,
+            "title": chunk.state.title,
+            "cwd": chunk.state.cwd,
+            "extra": chunk.state.extra,
+        }
+    )
+    conn.execute(
+        "INSERT OR REPLACE INTO files(path, agent, size, mtime, offset, tail, state)"
+        " VALUES (?,?,?,?,?,?,?)",
+        (str(path), ad.name, st.st_size, st.st_mtime_ns, end, _tail(data, end), st_state),
+    )
     return added, chunk.skipped, len(data) - start
 
 
