@@ -188,6 +188,7 @@ def serve(vault: Path, idle: float = IDLE_SECONDS) -> int:
     server.settimeout(idle)
     try:
         semantic.update(conn, embedder)
+        seen = index.built(conn)
         while True:
             try:
                 client, _ = server.accept()
@@ -199,9 +200,13 @@ def serve(vault: Path, idle: float = IDLE_SECONDS) -> int:
                     request = _recv(client)
                     if request.get("token", "") != token:
                         continue
-                    conn = _fresh(conn, vault)
-                    if semantic.missing(conn, embedder.model_id):
+                    # The find that asks has just brought the index up to date; reopen it in case
+                    # a rebuild replaced the file, and embed what changed once per new build.
+                    conn.close()
+                    conn = index.connect(vault)
+                    if index.built(conn) != seen:
                         semantic.update(conn, embedder)
+                        seen = index.built(conn)
                     hits = semantic.search(
                         conn, embedder, str(request["text"]), int(request["k"]), str(vault)
                     )
@@ -215,14 +220,6 @@ def serve(vault: Path, idle: float = IDLE_SECONDS) -> int:
             with contextlib.suppress(FileNotFoundError):
                 base.with_suffix(suffix).unlink()
         conn.close()
-
-
-def _fresh(conn: Any, vault: Path) -> Any:
-    """The index as it is now: a reindex may have swapped in a new file since the last request."""
-    from brain import index
-
-    conn.close()
-    return index.open_index(vault)
 
 
 if __name__ == "__main__":
