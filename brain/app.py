@@ -37,10 +37,6 @@ VaultOpt = Annotated[
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
 
 
-def _doc(obj: Any) -> dict[str, Any]:
-    return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
-
-
 @app.command("find")
 def find_command(
     query: Annotated[list[str], typer.Argument(help="What to look for, in plain words.")],
@@ -129,7 +125,7 @@ def lint_command(
                     "ok": result.ok,
                     "files": list(result.files),
                     "bullets": result.bullets,
-                    "problems": [_doc(p) for p in result.problems],
+                    "problems": [render.doc(p) for p in result.problems],
                 }
             )
         )
@@ -148,7 +144,7 @@ def version_command(as_json: JsonOpt = False) -> None:
 
     result = version()
     if as_json:
-        render.out(render.dumps(_doc(result)))
+        render.out(render.dumps(render.doc(result)))
     else:
         commit = f" ({result.commit})" if result.commit else ""
         render.out(f"brain {result.version}{commit}")
@@ -437,7 +433,7 @@ def update_command(
 
     result = do_rollback() if rollback else update(check_only=check)
     if as_json:
-        render.out(render.dumps(_doc(result)))
+        render.out(render.dumps(render.doc(result)))
         return
     if result.action == "current":
         render.out(f"brain {result.current} is the newest release; nothing to do.")
@@ -581,7 +577,7 @@ def propose_command(
 
     result = propose(resolve_vault(vault), " ".join(line), to=to)
     if as_json:
-        render.out(render.dumps(_doc(result)))
+        render.out(render.dumps(render.doc(result)))
     else:
         render.out(_propose_line(result))
 
@@ -612,8 +608,8 @@ def inbox_command(
             raise UsageError("nothing to do with a number alone", "brain inbox approve N")
         listing = inboxmod.inbox(resolve_vault(vault))
         if as_json:
-            doc = _doc(listing)
-            doc["proposals"] = [_doc(p) for p in listing.proposals]
+            doc = render.doc(listing)
+            doc["proposals"] = [render.doc(p) for p in listing.proposals]
             render.out(render.dumps(doc))
             return
         if listing.recovered:
@@ -646,13 +642,13 @@ def inbox_command(
             raise UsageError("--to goes with approve, not drop", f"brain inbox drop {number}")
         dropped = inboxmod.drop(path, number)
         if as_json:
-            render.out(render.dumps(_doc(dropped)))
+            render.out(render.dumps(render.doc(dropped)))
         else:
             render.out(f"Dropped #{number}: {dropped.bullet} ({dropped.remaining} left)")
         return
     approved = inboxmod.approve(path, number, to)
     if as_json:
-        render.out(render.dumps(_doc(approved)))
+        render.out(render.dumps(render.doc(approved)))
         return
     verb = "Replaced" if approved.replaced else "Approved"
     lines = [f"{verb} #{number} in {approved.path}:{approved.line}: {approved.bullet}"]
@@ -702,8 +698,8 @@ def export_command(
         resolve_vault(vault), Path.cwd(), agents, project=project, budget=budget, check=check
     )
     if as_json:
-        doc = _doc(result)
-        doc["targets"] = [_doc(t) for t in result.targets]
+        doc = render.doc(result)
+        doc["targets"] = [render.doc(t) for t in result.targets]
         render.out(render.dumps(doc))
     else:
         lines = [f"{t.path}: {t.action}" for t in result.targets]
@@ -750,8 +746,8 @@ def import_command(
             raise UsageError("--dir goes with `brain import claude`", f"brain import {source}")
         result = import_file(path, Path(source), to=to)
     if as_json:
-        doc = _doc(result)
-        doc["items"] = [_doc(i) for i in result.items]
+        doc = render.doc(result)
+        doc["items"] = [render.doc(i) for i in result.items]
         render.out(render.dumps(doc))
         return
     lines = [_propose_line(i) for i in result.items]

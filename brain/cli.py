@@ -172,7 +172,7 @@ def run_reindex(
 
     result = reindex(resolve_vault(vault), full=full, progress=progress)
     if as_json:
-        doc = {f: getattr(result, f) for f in result.__dataclass_fields__}
+        doc = render.doc(result)
         doc["changed"], doc["removed"] = list(result.changed), list(result.removed)
         render.out(render.dumps(doc))
         return 0

@@ -5,6 +5,7 @@ JSON key order is the dataclass or dict order below and is part of the contract 
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 from collections.abc import Callable, Sequence
@@ -26,6 +27,11 @@ def out(text: str) -> int:
 
 def dumps(doc: dict[str, Any]) -> str:
     return json.dumps(doc, ensure_ascii=False)
+
+
+def doc(obj: Any) -> dict[str, Any]:
+    """A result dataclass as a JSON object: its fields, in their declared order."""
+    return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
 
 
 def error_json(message: str) -> str:
