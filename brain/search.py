@@ -36,9 +36,10 @@ CANDIDATES = 500  # BM25 shortlist that the ranking rules reorder
 _WORD = re.compile(r"[^\W_]+")
 # Words that carry no topic; dropped from a query unless nothing else is left.
 STOPWORDS = frozenset(
-    """a about an and any are as at be been but by can could did do does for from had has have
-    how i if in into is it its me my of on or our should so than that the their them then there
-    these they this to was we were what when where which who why will with would you your""".split()
+    """a about an and any are as at be been but by can could did do does for from had has have he
+    her hers him his how i if in into is it its me my of on or our she should so than that the
+    their them then there these they this to us was we were what when where which who whom whose
+    why will with would you your""".split()
 )
 
 
@@ -70,7 +71,6 @@ class Hit:
     score: float
     match: tuple[str, ...]  # which signals found it: "exact", "handle", "keyword", "semantic"
     covered: float = 0.0  # share of the query's terms the keyword half found in it
-    telling: int = 0  # how many of the query's telling words (not shared by most units) it has
 
 
 @dataclass(frozen=True)
@@ -193,10 +193,16 @@ def _names(handle: str, aliases: str) -> set[str]:
     return {" ".join(words(n)) for n in (handle, *aliases.split(ALIAS_SEP)) if n}
 
 
-def keyword_rank(conn: sqlite3.Connection, query: Query) -> list[Hit]:
+@dataclass(frozen=True)
+class Ranked:
+    hits: list[Hit]
+    known: float  # share of the query's terms that some unit of the vault holds
+
+
+def keyword_rank(conn: sqlite3.Connection, query: Query) -> Ranked:
     """Every keyword candidate, ranked by the rules above (exact-handle hits first)."""
     if not query.groups:
-        return []
+        return Ranked([], 0.0)
     # One snapshot for all three queries: a concurrent rebuild renumbers unit ids, and ids read
     # before it would be matched against the new index after it.
     conn.execute("SAVEPOINT keyword_rank")
@@ -211,17 +217,10 @@ def keyword_rank(conn: sqlite3.Connection, query: Query) -> list[Hit]:
         rows += [(*row, 0.0) for row in _by_ids(conn, extra).values()]
         ids.update(extra)
         matched = [_matching(conn, _own_expression(g), ids) for g in query.groups]
-        total = conn.execute("SELECT count(*) FROM units").fetchone()[0]
     finally:
         conn.execute("RELEASE keyword_rank")
     anywhere = [found | (named[k] & ids) for k, (found, _) in enumerate(matched)]
-    # The words that tell units apart (see `vector_query`): a hit on two of them is evidence.
-    telling = [
-        found for found, (_, df) in zip(anywhere, matched, strict=True) if df <= COMMON * total
-    ]
-
-    if not rows:
-        return []
+    known = sum(df > 0 or bool(named[k]) for k, (_, df) in enumerate(matched)) / len(matched)
     hits: list[Hit] = []
     for row in rows:
         uid, handle, aliases = row[0], row[4], row[5]
@@ -237,10 +236,9 @@ def keyword_rank(conn: sqlite3.Connection, query: Query) -> list[Hit]:
         if in_name:
             match.append("handle")
         match.append("keyword")
-        hit = _hit(row, score, tuple(match), covered / len(query.groups))
-        hits.append(dataclasses.replace(hit, telling=sum(uid in found for found in telling)))
+        hits.append(_hit(row, score, tuple(match), covered / len(query.groups)))
     _order(hits)
-    return hits
+    return Ranked(hits, known)
 
 
 def exact_cut(hits: list[Hit]) -> list[Hit] | None:
@@ -254,7 +252,7 @@ def exact_cut(hits: list[Hit]) -> list[Hit] | None:
 
 def keyword_search(conn: sqlite3.Connection, query: Query, limit: int) -> list[Hit]:
     """Ranked keyword hits, at most `limit` (fewer under the exact-handle rule)."""
-    hits = keyword_rank(conn, query)
+    hits = keyword_rank(conn, query).hits
     cut = exact_cut(hits)
     return (hits if cut is None else cut)[:limit]
 
@@ -266,13 +264,15 @@ def keyword_search(conn: sqlite3.Connection, query: Query, limit: int) -> list[H
 RRF_K = 60
 VECTOR_WEIGHT = 1.0
 VECTOR_DEPTH = 100  # vector candidates considered
-# A hit is *vouched for* when the keyword half found at least half the query's terms in it, or
-# two of its telling words (those not shared by most of the vault, see `vector_query`), or when
-# its cosine stands out from the crowd: its margin over the median of the top ten cosines
-# (relative, never an absolute cosine, so the bar carries across models and vaults). Calibrated
-# with tools/eval on testdata/golden.jsonl: 88% of the unanswerable queries come back empty.
-HALF = 0.5
-TELLING = 2
+# A hit is *vouched for* when the keyword half found it and the vault holds at least half the
+# query's terms (a question mostly in words the vault has never seen is about something it does
+# not hold), or when its cosine stands out from the crowd: its margin over the median of the top
+# ten cosines (relative, never an absolute cosine, so the bar carries across models and vaults).
+# Calibrated with tools/eval on testdata/golden.jsonl: 88% of the unanswerable queries come back
+# empty. The share of known terms rather than the share in one hit: a long conversational
+# question rarely has half its words in the one line that answers it (LoCoMo: 11 of 197
+# questions came back empty under a per-hit "half the terms" rule, none under this one).
+KNOWN = 0.5
 MARGIN_ALONE = 0.12  # a hit the keyword half did not find at all
 MARGIN_PARTIAL = 0.08  # a keyword hit on less than half the terms
 
@@ -285,7 +285,8 @@ def hybrid_rank(
     A query that nothing vouches for comes back empty: the vault cannot answer it. Otherwise the
     fused list is returned, less the vector-only hits that do not stand out.
     """
-    keyword = keyword_rank(conn, query)
+    ranked = keyword_rank(conn, query)
+    keyword = ranked.hits
     cut = exact_cut(keyword)
     if cut is not None:
         return cut
@@ -309,7 +310,7 @@ def hybrid_rank(
             continue  # a vector of a unit that a concurrent reindex has just removed
         margin = cosine[uid] - median if uid in cosine else -1.0
         bar = MARGIN_ALONE if found.covered == 0 else MARGIN_PARTIAL
-        if found.covered >= HALF or found.telling >= TELLING or margin >= bar:
+        if (found.covered and ranked.known >= KNOWN) or margin >= bar:
             vouched.add(uid)
         if found.covered == 0 and uid not in vouched:
             continue  # a vector-only hit is kept only when it stands out

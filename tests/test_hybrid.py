@@ -277,3 +277,40 @@ def test_the_vector_query_drops_words_most_of_the_vault_shares(tmp_path: Path) -
         assert search.vector_query(conn, "bob and topic3") == "bob and topic3"
     finally:
         conn.close()
+
+
+def test_whether_a_question_is_answered_depends_on_how_much_of_it_the_vault_knows(
+    tmp_path: Path,
+) -> None:
+    """With no vector standing out (flat cosines), a keyword hit holding one word of a long
+    question answers it when the vault knows most of the question's words, and a query mostly
+    in words the vault has never seen comes back empty even though one of its words matches."""
+    from brain import search
+
+    vault = tmp_path / "v"
+    (vault / "AI").mkdir(parents=True)
+    (vault / "notes").mkdir()
+    lines = [f"Bob mentioned topic{i} over lunch." for i in range(30)]
+    lines += [
+        "Bob has three kids and takes them camping every summer.",
+        "Alice volunteers at a library that runs reading clubs for children.",
+        "Many people underestimate how hard teaching is.",
+        "The release build runs the compilation step twice on cold caches.",
+    ]
+    note = "# Chat, 2026-01-01\n\n" + "\n".join(lines) + "\n"
+    (vault / "notes" / "2026-01-01-chat.md").write_text(note, encoding="utf-8")
+    conn = index.open_index(vault)
+    try:
+        flat = [(uid, 0.3) for (uid,) in conn.execute("SELECT id FROM units LIMIT 100")]
+
+        def ask(text: str) -> list[str]:
+            query = search.parse_query(text, {})
+            return [h.text for h in search.hybrid_rank(conn, query, flat)]
+
+        # `many`, `children` and `bob` are all known; the best hit holds one word in four.
+        answered = ask("How many children does Bob have at home?")
+        assert any("three kids" in t for t in answered)
+        # Only `compilation` is known: a topic the vault does not hold.
+        assert ask("godot shader compilation") == []
+    finally:
+        conn.close()
