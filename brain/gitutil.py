@@ -85,12 +85,14 @@ def _hook_index(repo: str, index: str) -> str | None:
 
 
 def staged_paths(repo: Path) -> list[str]:
-    """Files added, copied, modified or renamed in the index (what the commit will hold)."""
+    """Files added, copied, modified or renamed in the index (what the commit will hold), relative
+    to `repo` and only those inside it: a vault may be a folder of a larger repository."""
     proc = run(
         repo,
         "diff",
         "--cached",
         "--name-only",
+        "--relative",
         "-z",
         "--diff-filter=ACMR",
         index=hook_index(repo),
@@ -99,5 +101,6 @@ def staged_paths(repo: Path) -> list[str]:
 
 
 def staged_blob(repo: Path, path: str) -> bytes | None:
-    proc = run(repo, "show", f":{path}", check=False, index=hook_index(repo))
+    """The staged content of `path`, relative to `repo` (`:./path`; `:path` is from the top)."""
+    proc = run(repo, "show", f":./{path}", check=False, index=hook_index(repo))
     return proc.stdout if proc.returncode == 0 else None

@@ -235,3 +235,31 @@ def test_a_named_file_that_does_not_exist_is_an_error_not_a_pass(vault: Path) ->
     run = brain("lint", "--vault", str(vault), "AI/MEMROY.md")
     assert run.code == 1
     assert run.err.strip() == "brain: no such file in the vault: AI/MEMROY.md (check the path)"
+
+
+def test_staged_in_a_vault_that_is_a_folder_of_a_larger_repository(
+    vault: Path, tmp_path: Path
+) -> None:
+    """Git names staged files from the repository's top; lint reads them as the vault's own."""
+    import shutil
+
+    repo = tmp_path / "project"
+    repo.mkdir()
+    shutil.move(vault, repo / "notes")
+    inner = repo / "notes"
+    (repo / "README.md").write_text("# project\n", encoding="utf-8")
+    git(repo, "init", "-q")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "fixture")
+    number = append(inner, "AI/TUNINGS.md", "- **staged bad** — no date — me")
+    git(repo, "add", "-A")
+
+    staged = lint(inner, "--staged")
+    assert staged.code == 1, staged
+    assert staged.out.startswith(f"AI/TUNINGS.md:{number}: ")
+    secret = f"- **key** — deploy with {github_token()} — me — 2026-01-01"
+    append(inner, "AI/LEARNINGS.md", secret)
+    git(repo, "add", "-A")
+    found = brain("secrets", "--staged", "--vault", str(inner))
+    assert found.code == 1
+    assert "AI/LEARNINGS.md:" in found.out
