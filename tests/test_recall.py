@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 from pathlib import Path
 
 import pytest
@@ -187,3 +188,102 @@ def test_forget_deletes_an_agent(agents: Path) -> None:
     conn = store.connect()
     assert store.forget(conn, "codex") == 2
     assert conn.execute("SELECT count(*) FROM fts").fetchone()[0] == 3
+
+
+def test_a_turn_is_found_through_its_neighbours(agents: Path) -> None:
+    path = next((agents / "claude" / "projects").glob(f"*/{SESSION}.jsonl"))
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(_line("c1000000-0000-4000-8000-00000000000b", "the okapi rollout plan") + "\n")
+    _sync("claude")
+    found = {h.id[-4:]: h for h in _find("okapi")}
+    assert next(iter(found)) == "000b"  # its own words first
+    # the turn before it holds no "okapi": found through its neighbour, shown from its start
+    assert found["0009"].snippet == "Yes, do that, and keep the retry at three attempts."
+    assert found["000b"].score > found["0009"].score > 0
+
+
+def test_turns_take_their_place_in_time_order(agents: Path) -> None:
+    _sync("claude")
+    path = next((agents / "claude" / "projects").glob(f"*/{SESSION}.jsonl"))
+    early = json.loads(_line("c1000000-0000-4000-8000-0000000000e0", "an earlier remark"))
+    early["timestamp"] = "2025-05-08T08:00:00.000Z"  # before every turn stored so far
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(early) + "\n")
+    assert _sync("claude").turns == 1
+    conn = store.connect()
+    rows = conn.execute("SELECT pos, tid FROM turns WHERE session = ? ORDER BY pos", (SESSION,))
+    positions, order = zip(*rows, strict=True)
+    by_time = conn.execute("SELECT tid FROM turns WHERE session = ? ORDER BY ts, id", (SESSION,))
+    assert list(order) == [tid for (tid,) in by_time]
+    assert order[0].endswith("00e0")
+    assert list(positions) == list(range(positions[0], positions[0] + len(positions)))
+
+
+def test_a_new_title_reaches_every_turn_of_the_session(agents: Path) -> None:
+    _sync("claude")
+    assert not _find("axolotl")
+    path = next((agents / "claude" / "projects").glob(f"*/{SESSION}.jsonl"))
+    rec = {"type": "custom-title", "customTitle": "Axolotl checkout", "sessionId": SESSION}
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(rec) + "\n")
+    _sync("claude")
+    hits = _find("axolotl")
+    assert len(hits) == 3
+    assert {h.title for h in hits} == {"Axolotl checkout"}
+    conn = store.connect()
+    titles = conn.execute(
+        "SELECT DISTINCT title FROM fts WHERE rowid IN (SELECT id FROM turns WHERE session = ?)",
+        (SESSION,),
+    ).fetchall()
+    assert titles == [("Axolotl checkout",)]
+
+
+def test_a_word_in_most_turns_ranks_nothing_alone(agents: Path) -> None:
+    folder = next((agents / "claude" / "projects").glob("*"))
+    lines = [
+        json.dumps({"type": "custom-title", "customTitle": "Alpaca notes", "sessionId": "s-alpaca"})
+    ]
+    for i in range(12):
+        words = "alpaca lemur migration" if i == 3 else f"alpaca remark number {i}"
+        rec = json.loads(_line(f"a1000000-0000-4000-8000-{i:012d}", words, session="s-alpaca"))
+        rec["timestamp"] = f"2025-06-01T10:{i:02d}:00.000Z"
+        lines.append(json.dumps(rec))
+    (folder / "s-alpaca.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _sync("claude")
+    # "alpaca" is in most turns (IDF 0): the rarer word decides; alone, the newest come first
+    assert _find("alpaca lemur")[0].id.endswith("000000000003")
+    assert [h.id[-2:] for h in _find("alpaca")][:3] == ["11", "10", "09"]
+
+
+def test_an_old_schema_is_rebuilt_silently(agents: Path) -> None:
+    path = store.db_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    old = sqlite3.connect(path)
+    old.executescript(
+        "CREATE TABLE turns(id INTEGER PRIMARY KEY, agent TEXT, tid TEXT, session TEXT, ts TEXT,"
+        " role TEXT, cwd TEXT);"
+        "CREATE VIRTUAL TABLE fts USING fts5(body, context, title);"
+        "INSERT INTO turns VALUES (1, 'claude', 'stale', 's', '', 'user', '');"
+        "PRAGMA user_version = 1;"
+    )
+    old.close()
+    assert _sync("claude").turns == 3
+    conn = store.connect()
+    assert conn.execute("PRAGMA user_version").fetchone()[0] == store.SCHEMA_VERSION
+    assert conn.execute("SELECT count(*) FROM turns WHERE tid = 'stale'").fetchone()[0] == 0
+    assert _find("paynova")
+
+
+def test_rows_reach_fts5_in_rowid_order(agents: Path) -> None:
+    """Turns stored out of file order (their timestamps run backwards) still reach FTS5 by
+    rowid: a lower rowid makes FTS5 write its pending terms out as one more segment."""
+    folder = next((agents / "claude" / "projects").glob("*"))
+    lines = [json.dumps({"type": "ai-title", "aiTitle": "Backwards", "sessionId": "s-back"})]
+    for i in range(120):
+        rec = json.loads(_line(f"b1000000-0000-4000-8000-{i:012d}", f"word{i} note", "s-back"))
+        rec["timestamp"] = f"2025-06-01T{23 - i // 60:02d}:{59 - i % 60:02d}:00.000Z"
+        lines.append(json.dumps(rec))
+    (folder / "s-back.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _sync("claude")
+    conn = store.connect()
+    assert conn.execute("SELECT count(*) FROM fts_data").fetchone()[0] < 8  # 17 unsorted

@@ -9,10 +9,13 @@ skipped with a count and never aborts a batch. Append-only JSONL resumes from th
 where the last read stopped (checked against the bytes just before it, so a rewritten file is read
 again from the start).
 
-Search indexes three columns per turn (FTS5, porter unicode61 remove_diacritics 2): the turn's
-`body`, a `context` of its neighbouring turns and its session's `title`. Chat turns are short
-("yes, last Saturday"); the neighbours carry what they are about. FTS5 automerge is 8 (default 4):
-fewer segment merges while ingesting, for slightly slower queries (more segments to read).
+Search indexes two columns per turn (FTS5, porter unicode61 remove_diacritics 2): the turn's
+`body` and its session's `title`, so each turn's text is tokenized once. A turn's `pos` is its
+session's id times 2**32 plus its place in the session (in the order of time): a query brings in
+the words of the turns around a match at pos - 1, pos + 1, ... (see brain.recall.search). Rows
+reach FTS5 in rowid order (a lower rowid makes it write out its pending terms as one more
+segment). FTS5 automerge is 8 (default 4): fewer segment merges while ingesting, for slightly
+slower queries (more segments to read).
 """
 
 from __future__ import annotations
@@ -32,9 +35,8 @@ from brain.errors import BrainError
 from brain.index import transaction
 from brain.recall.adapters import Adapter, Chunk, FileState, Turn, registry
 
-SCHEMA_VERSION = 1
-NEIGHBOURS = 2  # turns either side whose text goes into a turn's context column
-NEIGHBOUR_CHARS = 300  # of each neighbour's body
+SCHEMA_VERSION = 2  # 2: no context column; neighbours at query time through turns.pos
+SPAN = 1 << 32  # turns.pos of a session's turns: its id * SPAN + 0, 1, 2, ...
 PROGRESS_BYTES = 32 << 20  # a sync with this much to read shows a progress bar at a terminal
 # Files are written several to a transaction (each file whole: a crash rolls back the batch,
 # whose offsets were not committed either, so the next sync reads those files again).
@@ -52,16 +54,17 @@ CREATE TABLE files(
     offset INTEGER NOT NULL, tail TEXT NOT NULL, state TEXT NOT NULL
 );
 CREATE TABLE sessions(
-    agent TEXT NOT NULL, session TEXT NOT NULL, title TEXT NOT NULL, cwd TEXT NOT NULL,
-    PRIMARY KEY(agent, session)
+    id INTEGER PRIMARY KEY, agent TEXT NOT NULL, session TEXT NOT NULL, title TEXT NOT NULL,
+    cwd TEXT NOT NULL, UNIQUE(agent, session)
 );
 CREATE TABLE turns(
     id INTEGER PRIMARY KEY, agent TEXT NOT NULL, tid TEXT NOT NULL, session TEXT NOT NULL,
-    ts TEXT NOT NULL, role TEXT NOT NULL, cwd TEXT NOT NULL, UNIQUE(tid, agent)
+    pos INTEGER NOT NULL, ts TEXT NOT NULL, role TEXT NOT NULL, cwd TEXT NOT NULL,
+    UNIQUE(tid, agent)
 );
-CREATE INDEX turns_session ON turns(agent, session, ts);
+CREATE INDEX turns_pos ON turns(pos);
 CREATE VIRTUAL TABLE fts USING fts5(
-    body, context, title, tokenize = 'porter unicode61 remove_diacritics 2'
+    body, title, tokenize = 'porter unicode61 remove_diacritics 2'
 );
 INSERT INTO fts(fts, rank) VALUES('automerge', 8);
 """
@@ -128,7 +131,8 @@ def connect(path: Path | None = None) -> sqlite3.Connection:
         if version != SCHEMA_VERSION:
             conn.close()
             if version:  # another schema: the transcripts are still on disk, read them again
-                path.unlink()
+                for stale in (path, *(path.with_name(path.name + x) for x in ("-wal", "-shm"))):
+                    stale.unlink(missing_ok=True)
             conn = sqlite3.connect(path, timeout=10, isolation_level=None)
             conn.execute("PRAGMA busy_timeout = 10000")
             conn.execute("PRAGMA journal_mode = WAL")
@@ -211,7 +215,7 @@ def sync(
     def flush() -> None:
         nonlocal added, skipped, nbytes, pending
         with transaction(conn):
-            done = [_write(conn, ad, path, got, full=full) for ad, path, got in batch]
+            done = [_write(conn, ad, path, got) for ad, path, got in batch]
         for n, bad, size in done:
             added += n
             skipped += bad
@@ -226,7 +230,7 @@ def sync(
             skipped += 1
             continue
         batch.append((ad, path, got))
-        pending += len(got.data) - got.start
+        pending += got.size
         if len(batch) >= BATCH_FILES or pending >= BATCH_BYTES:
             flush()
     if batch:
@@ -240,9 +244,11 @@ def _read_ahead(
     saved: dict[str, tuple[int, str, str]],
     full: bool,
 ) -> Iterator[tuple[Adapter, Path, _Read | None]]:
-    """Read and parse the files in a worker thread a few files ahead of the writer: parsing holds
-    the GIL, SQLite (tokenizing, writing pages) releases it, so the two overlap on two cores.
-    Yields None for a file that could not be read."""
+    """Read and parse the files in a worker thread a few files ahead of the writer. Reading a
+    file overlaps with the writer's SQLite work (both release the GIL); parsing hardly does, as
+    the writer takes the GIL back for every row it binds (measured: no faster than reading
+    in line once rows reach FTS5 in rowid order). Yields None for a file that could not be
+    read."""
 
     def one(ad: Adapter, path: Path) -> _Read | None:
         try:
@@ -268,8 +274,9 @@ def _read_ahead(
 @dataclass(frozen=True)
 class _Read:
     st: os.stat_result
-    data: bytes
-    start: int
+    size: int  # bytes read (from `start`)
+    end: int  # the offset stored: where the next read starts (0: read it whole again)
+    tail: str  # hash of the bytes just before `end`
     chunk: Chunk
 
 
@@ -289,7 +296,9 @@ def _read(ad: Adapter, path: Path, row: tuple[int, str, str] | None, full: bool)
         if 0 < offset <= len(data) and _tail(data, offset) == tail:
             start = offset
             state = FileState(**json.loads(saved))
-    return _Read(st, data, start, ad.read(path, data, start, state))
+    chunk = ad.read(path, data, start, state)
+    end = chunk.end if chunk.titled else 0  # not a conversation (yet): read it whole again
+    return _Read(st, len(data) - start, end, _tail(data, end), chunk)
 
 
 def ingest_file(
@@ -299,20 +308,13 @@ def ingest_file(
     its new turns in one transaction. Returns (turns added, lines skipped, bytes read)."""
     got = _read(ad, path, _saved(conn, path), full)
     with transaction(conn):
-        return _write(conn, ad, path, got, full=full)
+        return _write(conn, ad, path, got)
 
 
-def _write(
-    conn: sqlite3.Connection, ad: Adapter, path: Path, got: _Read, *, full: bool
-) -> tuple[int, int, int]:
+def _write(conn: sqlite3.Connection, ad: Adapter, path: Path, got: _Read) -> tuple[int, int, int]:
     """Store what one read of a transcript found (the caller holds the transaction)."""
-    st, data, start, chunk = got.st, got.data, got.start, got.chunk
-    added = 0
-    if chunk.titled:
-        added = _store(conn, ad, chunk.turns, chunk.state, full=full)
-        end = chunk.end
-    else:
-        end = 0  # not a conversation (yet): read it whole again when it changes
+    chunk = got.chunk
+    added = _store(conn, ad, chunk.turns, chunk.state) if chunk.titled else 0
     st_state = json.dumps(
         {
             "session": chunk.state.session,
@@ -324,21 +326,79 @@ def _write(
     conn.execute(
         "INSERT OR REPLACE INTO files(path, agent, size, mtime, offset, tail, state)"
         " VALUES (?,?,?,?,?,?,?)",
-        (str(path), ad.name, st.st_size, st.st_mtime_ns, end, _tail(data, end), st_state),
+        (str(path), ad.name, got.st.st_size, got.st.st_mtime_ns, got.end, got.tail, st_state),
     )
-    return added, chunk.skipped, len(data) - start
+    return added, chunk.skipped, got.size
 
 
-def _store(
-    conn: sqlite3.Connection, ad: Adapter, turns: list[Turn], state: FileState, *, full: bool
-) -> int:
-    """Insert the turns this file adds and index them with their neighbours as context.
+def _store(conn: sqlite3.Connection, ad: Adapter, turns: list[Turn], state: FileState) -> int:
+    """Insert the turns this file adds, each with its place in its session, and index them.
+    Returns how many were new."""
+    fresh, edited = _sort_out(conn, ad, turns)
+    if not state.session and turns:
+        state.session = turns[0].session
+    fresh.setdefault(state.session, [])
+    rows: list[tuple[int, str, str, str, int, str, str, str]] = []
+    texts: list[tuple[int, str, str]] = []
+    late: list[int] = []  # sessions given a turn older than one already stored
+    for session, new in fresh.items():
+        old = conn.execute(
+            "SELECT id, title FROM sessions WHERE agent = ? AND session = ?", (ad.name, session)
+        ).fetchone()
+        if old is None:
+            cur = conn.execute(
+                "INSERT INTO sessions(agent, session, title, cwd) VALUES (?,?,?,?)",
+                (ad.name, session, state.title, state.cwd),
+            )
+            sid = int(cur.lastrowid or 0)  # an INSERT into a rowid table always sets it
+        else:
+            sid = old[0]
+            if old[1] != state.title:  # every turn of the session carries its title
+                conn.execute(
+                    "UPDATE sessions SET title = ?, cwd = ? WHERE id = ?",
+                    (state.title, state.cwd, sid),
+                )
+                _retitle(conn, sid, state.title)
+        if not new:
+            continue
+        last = conn.execute(
+            "SELECT pos, ts FROM turns WHERE pos BETWEEN ? AND ? ORDER BY pos DESC LIMIT 1",
+            (sid * SPAN, sid * SPAN + SPAN - 1),
+        ).fetchone()
+        pos, after = (last[0] + 1, last[1]) if last else (sid * SPAN, "")
+        new.sort(key=lambda it: (it[1].ts, it[0]))
+        for rid, t in new:
+            rows.append((rid, ad.name, t.id, session, pos, t.ts, t.role, state.cwd))
+            texts.append((rid, t.body, state.title))
+            pos += 1
+        if new[0][1].ts < after:  # earlier than a turn already stored: renumber the session
+            late.append(sid)
+    conn.executemany("DELETE FROM fts WHERE rowid = ?", [(rid,) for rid, _ in edited])
+    conn.executemany(
+        "INSERT INTO turns(id, agent, tid, session, pos, ts, role, cwd) VALUES (?,?,?,?,?,?,?,?)",
+        rows,
+    )
+    # In rowid order: FTS5 writes its pending terms out as a new segment whenever a rowid is
+    # lower than the last one, and a sync would then leave thousands of tiny segments to merge.
+    texts.sort()
+    texts[:0] = sorted((rid, t.body, state.title) for rid, t in edited)
+    conn.executemany("INSERT INTO fts(rowid, body, title) VALUES (?,?,?)", texts)
+    for sid in late:
+        order = conn.execute(
+            "SELECT id FROM turns WHERE pos BETWEEN ? AND ? ORDER BY ts, id",
+            (sid * SPAN, sid * SPAN + SPAN - 1),
+        ).fetchall()
+        renumbered = [(sid * SPAN + i, rid) for i, (rid,) in enumerate(order)]
+        conn.executemany("UPDATE turns SET pos = ? WHERE id = ?", renumbered)
+    return len(rows)
 
-    Bulk-shaped: the turns already stored are looked up in batches, the new ones get the rowids
-    SQLite would give them (max + 1, ...) and are written with executemany."""
-    fresh: dict[int, Turn] = {}
-    changed: set[int] = set()
-    sessions: dict[str, str] = {}
+
+def _sort_out(
+    conn: sqlite3.Connection, ad: Adapter, turns: list[Turn]
+) -> tuple[dict[str, list[tuple[int, Turn]]], list[tuple[int, Turn]]]:
+    """The turns not stored yet, by session in file order, each with the rowid SQLite would give
+    it (max + 1, ...); and those stored with another body (a rewritten document). Bulk-shaped:
+    the turns already stored are looked up in batches."""
     stored: dict[str, int] = {}
     ids = list(dict.fromkeys(t.id for t in turns))
     for start in range(0, len(ids), 500):
@@ -347,95 +407,27 @@ def _store(
         sql = f"SELECT tid, id FROM turns WHERE agent = ? AND tid IN ({marks})"  # noqa: S608
         stored.update(conn.execute(sql, [ad.name, *part]))
     next_id = (conn.execute("SELECT max(id) FROM turns").fetchone()[0] or 0) + 1
-    rows: list[tuple[int, str, str, str, str, str, str]] = []
+    fresh: dict[str, list[tuple[int, Turn]]] = {}
+    edited: list[tuple[int, Turn]] = []
     seen: set[str] = set()
     for turn in turns:
-        sessions.setdefault(turn.session, "")
+        fresh.setdefault(turn.session, [])
         if turn.id in seen:  # twice in one file: the first one stands
             continue
         seen.add(turn.id)
         rid = stored.get(turn.id)
         if rid is None:
-            rows.append((next_id, ad.name, turn.id, turn.session, turn.ts, turn.role, state.cwd))
-            fresh[next_id] = turn
+            fresh[turn.session].append((next_id, turn))
             next_id += 1
         elif not ad.append_only:  # a rewritten document may have edited a turn in place
             (body,) = conn.execute("SELECT body FROM fts WHERE rowid = ?", (rid,)).fetchone()
             if body != turn.body:
-                conn.execute("DELETE FROM fts WHERE rowid = ?", (rid,))
-                fresh[rid] = turn
-                changed.add(rid)
-    conn.executemany(
-        "INSERT INTO turns(id, agent, tid, session, ts, role, cwd) VALUES (?,?,?,?,?,?,?)", rows
-    )
-    if not state.session and turns:
-        state.session = turns[0].session
-    sessions.setdefault(state.session, "")
-    for session in sessions:
-        old = conn.execute(
-            "SELECT title FROM sessions WHERE agent = ? AND session = ?", (ad.name, session)
-        ).fetchone()
-        if old is None or old != (state.title,):
-            conn.execute(
-                "INSERT OR REPLACE INTO sessions(agent, session, title, cwd) VALUES (?,?,?,?)",
-                (ad.name, session, state.title, state.cwd),
-            )
-        retitled = full or (old is not None and old[0] != state.title)
-        _index(conn, ad.name, session, state.title, fresh, retitled)
-    return len(fresh) - len(changed)
+                edited.append((rid, turn))
+    return fresh, edited
 
 
-def _index(
-    conn: sqlite3.Connection,
-    agent: str,
-    session: str,
-    title: str,
-    fresh: dict[int, Turn],
-    retitled: bool,
-) -> None:
-    order = [
-        r[0]
-        for r in conn.execute(
-            "SELECT id FROM turns WHERE agent = ? AND session = ? ORDER BY ts, id", (agent, session)
-        )
-    ]
-    size = len(order)
-    mine = [i for i, rid in enumerate(order) if rid in fresh]
-    if not mine and not retitled:
-        return
-    touched: range | list[int]
-    need: range | set[int]
-    if retitled:
-        touched = need = range(size)
-    else:
-        touched_set = {
-            j for i in mine for j in range(max(0, i - NEIGHBOURS), min(size, i + NEIGHBOURS + 1))
-        }
-        need = {
-            j
-            for i in touched_set
-            for j in range(max(0, i - NEIGHBOURS), min(size, i + NEIGHBOURS + 1))
-        }
-        touched = sorted(touched_set)
-    bodies: dict[int, str] = {rid: t.body for rid, t in fresh.items()}
-    missing = [order[j] for j in need if order[j] not in bodies]
-    for start in range(0, len(missing), 500):
-        part = missing[start : start + 500]
-        marks = ",".join("?" * len(part))
-        sql = f"SELECT rowid, body FROM fts WHERE rowid IN ({marks})"  # noqa: S608 - placeholders
-        bodies.update(conn.execute(sql, part))
-    clipped = {j: bodies.get(order[j], "")[:NEIGHBOUR_CHARS] for j in need}
-    inserts: list[tuple[int, str, str, str]] = []
-    updates: list[tuple[str, str, int]] = []
-    for i in touched:
-        rid = order[i]
-        context = "\n".join(
-            [clipped[j] for j in range(max(0, i - NEIGHBOURS), i)]
-            + [clipped[j] for j in range(i + 1, min(size, i + NEIGHBOURS + 1))]
-        )
-        if rid in fresh:
-            inserts.append((rid, bodies[rid], context, title))
-        else:
-            updates.append((context, title, rid))
-    conn.executemany("INSERT INTO fts(rowid, body, context, title) VALUES (?,?,?,?)", inserts)
-    conn.executemany("UPDATE fts SET context = ?, title = ? WHERE rowid = ?", updates)
+def _retitle(conn: sqlite3.Connection, sid: int, title: str) -> None:
+    ids = conn.execute(
+        "SELECT id FROM turns WHERE pos BETWEEN ? AND ?", (sid * SPAN, sid * SPAN + SPAN - 1)
+    ).fetchall()
+    conn.executemany("UPDATE fts SET title = ? WHERE rowid = ?", [(title, i) for (i,) in ids])
