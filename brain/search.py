@@ -271,10 +271,10 @@ VECTOR_DEPTH = 100  # vector candidates considered
 # Calibrated with tools/eval on testdata/golden.jsonl: 88% of the unanswerable queries come back
 # empty. The share of known terms rather than the share in one hit: a long conversational
 # question rarely has half its words in the one line that answers it (LoCoMo: 11 of 197
-# questions came back empty under a per-hit "half the terms" rule, none under this one).
+# questions came back empty under a per-hit "half the terms" rule, 1 under this one).
 KNOWN = 0.5
 MARGIN_ALONE = 0.12  # a hit the keyword half did not find at all
-MARGIN_PARTIAL = 0.08  # a keyword hit on less than half the terms
+MARGIN_PARTIAL = 0.08  # a keyword hit on a query mostly of words the vault does not hold
 
 
 def hybrid_rank(
