@@ -203,7 +203,7 @@ def build(vault: str | None = None) -> MCPServer:
 
     @mcp.tool(
         description="Search what was said in the user's past agent sessions (brain recall: "
-        "transcripts the user opted in to). Returns the matching turns, newest first."
+        "transcripts the user opted in to). Returns snippets of the matching turns, best first."
     )
     def recall(
         query: Annotated[str, Field(description="What was said, in plain words.")],

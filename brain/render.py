@@ -51,7 +51,8 @@ def fit(items: Sequence[T], size: Callable[[T], int], budget: int) -> tuple[list
     return kept, len(items) - len(kept)
 
 
-def _clip(text: str, limit: int) -> str:
+def clip(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters, an ellipsis marking the cut."""
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
@@ -63,7 +64,7 @@ def hit_line(hit: Hit) -> str:
     """One terse line: locator, handle (or breadcrumb), fact, date."""
     name = hit.handle or hit.section
     # a fenced code unit keeps its newlines in `text`; the terse form is one line per hit
-    text = hit.text if hit.kind == "bullet" else _clip(" ".join(hit.text.split()), PROSE_CHARS)
+    text = hit.text if hit.kind == "bullet" else clip(" ".join(hit.text.split()), PROSE_CHARS)
     parts = [f"{locator(hit)} {name}" if name else locator(hit), text]
     if hit.date:
         parts.append(hit.date)
@@ -124,7 +125,7 @@ def find_listing(query: str, hits: Sequence[Hit], budget: int) -> tuple[str, int
         head = f"[bold]{title}[/bold]  [dim]{escape(locator(h))}[/dim]"
         if meta:
             head += f"  [dim]{escape(meta)}[/dim]"
-        body = h.text if h.kind == "bullet" else _clip(h.text, PROSE_CHARS * 2)
+        body = h.text if h.kind == "bullet" else clip(h.text, PROSE_CHARS * 2)
         blocks.append(f"{head}\n  {escape(body)}")
     footer = f"[dim]{len(kept)} of {len(hits)} hits for {escape(query)!s}"
     if omitted:

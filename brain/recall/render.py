@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from brain.recall.search import Hit
+from brain.render import clip
 
 SHORT_ID = 8
 TITLE_CHARS = 32
@@ -24,11 +25,7 @@ def hit_json(hit: Hit) -> dict[str, Any]:
     }
 
 
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
 def hit_line(hit: Hit) -> str:
     """`id date role [title] snippet`: the id's first characters are enough for --full."""
-    title = f" [{_clip(hit.title, TITLE_CHARS)}]" if hit.title else ""
+    title = f" [{clip(hit.title, TITLE_CHARS)}]" if hit.title else ""
     return f"{hit.id[:SHORT_ID]} {hit.ts[:10]} {hit.role}{title} {hit.snippet}"

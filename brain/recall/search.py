@@ -26,11 +26,11 @@ quoted, so `c++`, `NOT`, `body:x` or a lone `"` are plain words.
 from __future__ import annotations
 
 import math
-import re
 import sqlite3
-import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, replace
+
+from brain.search import words as folded_words
 
 # Measured on LoCoMo conversation 0 (tools/eval_recall), from the middle of a flat region: for K
 # 0.5-2, NEAR (0.3, 0.2)-(0.6, 0.4) and a title weight 0.3-0.5, recall@5/10/25/50 stays within
@@ -42,7 +42,7 @@ CANDIDATES = 1000  # best turns per query word spread to their neighbours
 IDF_FLOOR = 1e-6  # FTS5's IDF for a word in half the turns or more
 SNIPPET_TOKENS = 14
 
-_WORD = re.compile(r"[^\W_]+")
+# Longer than brain.search's list: chat turns are full of words like `just`, `got`, `some`.
 STOPWORDS = frozenset(
     """a about after again all also am an and any are as at be been before being but by can could
     did do does doing done for from get got had has have having he her here hers him his how i if
@@ -52,16 +52,9 @@ STOPWORDS = frozenset(
 )
 
 
-def fold(text: str) -> str:
-    if text.isascii():
-        return text.lower()
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
-
-
 def terms(text: str) -> list[str]:
     """The query's topic words, folded; all its words when every one is a stopword."""
-    all_words = _WORD.findall(fold(text))
+    all_words = folded_words(text)
     kept = [w for w in all_words if w not in STOPWORDS] or all_words
     return list(dict.fromkeys(kept))
 

@@ -9,6 +9,7 @@ append-only JSONL. Everything else (storage, incremental sync, search) is the ag
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 from collections.abc import Iterator
@@ -147,6 +148,16 @@ def jsonl_lines(data: bytes, start: int) -> Iterator[tuple[int, bytes]]:
             return
         yield nl + 1, data[pos:nl]
         pos = nl + 1
+
+
+def record(line: bytes) -> dict[str, Any] | None:
+    """One JSONL line as a JSON object; None when it is malformed, not UTF-8 or not an object
+    (the caller counts it as skipped)."""
+    try:
+        rec = json.loads(line)
+    except ValueError:
+        return None
+    return rec if isinstance(rec, dict) else None
 
 
 def registry() -> dict[str, Adapter]:

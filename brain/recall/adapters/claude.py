@@ -9,7 +9,6 @@ wrapper are not conversation. The title is the last `custom-title` record, else 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -22,6 +21,7 @@ from brain.recall.adapters import (
     env_root,
     iso,
     jsonl_lines,
+    record,
     text_blocks,
     walk,
     wrapper,
@@ -56,16 +56,10 @@ class Claude:
         custom = state.extra.get("custom", "")
         ai = state.extra.get("ai", "")
         for end, line in jsonl_lines(data, start):  # noqa: B007 - `end` is the resume offset
-            if not line.strip():
+            if not line.strip() or _tool_output(line):
                 continue
-            if _tool_output(line):
-                continue
-            try:
-                rec = json.loads(line)
-            except ValueError:  # malformed JSON or bytes that are not UTF-8
-                skipped += 1
-                continue
-            if not isinstance(rec, dict):
+            rec = record(line)
+            if rec is None:
                 skipped += 1
                 continue
             kind = rec.get("type")

@@ -11,7 +11,6 @@ text: the same turn read from a resumed or forked rollout is the same turn.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from brain.recall.adapters import (
     env_root,
     iso,
     jsonl_lines,
+    record,
     stable_id,
     text_blocks,
     walk,
@@ -53,12 +53,8 @@ class Codex:
         for end, line in jsonl_lines(data, start):  # noqa: B007 - `end` is the resume offset
             if not line.strip():
                 continue
-            try:
-                rec = json.loads(line)
-            except ValueError:
-                skipped += 1
-                continue
-            if not isinstance(rec, dict):
+            rec = record(line)
+            if rec is None:
                 skipped += 1
                 continue
             kind = rec.get("type")
