@@ -513,7 +513,7 @@ def locate_command(
     from brain.commands.locate import locate, text
     from brain.config import resolve_vault
 
-    result = locate(resolve_vault(vault), " ".join(handle))
+    result = locate(resolve_vault(vault), cli.argv_text(" ".join(handle), "the handle"))
     render.out(render.dumps(dataclasses.asdict(result)) if as_json else text(result))
 
 
@@ -750,7 +750,17 @@ def import_command(
         doc["items"] = [render.doc(i) for i in result.items]
         render.out(render.dumps(doc))
         return
-    lines = [_propose_line(i) for i in result.items]
+    from brain.commands.inbox import FULL
+
+    lines = [_propose_line(i) for i in result.items if i.problem != FULL]
+    full = sum(1 for i in result.items if i.problem == FULL)
+    if full:  # one line, not thousands: they all wait for the same thing
+        lines.append(f"{_plural(full, 'more item')} not proposed: {FULL}")
+    if result.stripped:
+        lines.append(
+            f"{_plural(result.stripped, 'control character')} (terminal escapes, NUL) left out "
+            f"of what {result.origin} holds"
+        )
     lines.append(
         f"{_plural(result.proposed, 'proposal')} added to the inbox from {result.origin} "
         f"({result.found} found); review them with `brain inbox`"

@@ -47,10 +47,10 @@ def _parse(
         if arg == "--":
             words.extend(it)
             break
-        if not arg.startswith("-") or arg == "-":
+        name, eq, value = arg.partition("=")
+        if not arg.startswith("-") or arg == "-" or (name not in table and _is_text(arg)):
             words.append(arg)
             continue
-        name, eq, value = arg.partition("=")
         spec = table.get(name)
         if spec is None:
             return None
@@ -73,6 +73,37 @@ def _parse(
         else:
             opts[dest] = value
     return opts, words
+
+
+def _is_text(arg: str) -> bool:
+    """An argument that starts with a dash but is text, not an option: it holds a space (a
+    Markdown bullet `- **handle** — fact`, a query `-- why`); no option name does."""
+    return any(c.isspace() for c in arg.partition("=")[0])
+
+
+def words_last(args: Sequence[str], table: dict[str, tuple[str, bool]]) -> list[str]:
+    """`args` for Typer with the positional words after `--` when one of them starts with a dash
+    (Click would take `- **handle** — fact` for an unknown option `-`); unchanged when anything
+    is not understood (`--help`, a typo), so that Typer says what is wrong."""
+    opts: list[str] = []
+    words: list[str] = []
+    it = iter(args)
+    for arg in it:
+        name = arg.partition("=")[0]
+        if arg == "--":
+            words.extend(it)
+        elif arg.startswith("-") and name in table:
+            opts.append(arg)
+            nxt = next(it, None) if table[name][1] and "=" not in arg else None
+            if nxt is not None:
+                opts.append(nxt)
+        elif arg.startswith("-") and arg != "-" and not _is_text(arg):
+            return list(args)
+        else:
+            words.append(arg)
+    if not any(w.startswith("-") for w in words):
+        return list(args)
+    return [*opts, "--", *words]
 
 
 def parse_find(args: Sequence[str]) -> dict[str, object] | None:
@@ -99,7 +130,7 @@ def run_find(
     from brain.commands.find import DEFAULT_BUDGET, DEFAULT_LIMIT, find
     from brain.config import resolve_vault
 
-    text = " ".join(query).strip()
+    text = argv_text(" ".join(query).strip())
     budget = DEFAULT_BUDGET if budget is None else budget
     if budget < 1:
         raise UsageError("--budget must be a positive number of bytes", "pass e.g. --budget 4000")
@@ -158,6 +189,15 @@ def parse_reindex(args: Sequence[str]) -> dict[str, object] | None:
     if parsed is None or parsed[1]:
         return None
     return parsed[0]
+
+
+# name -> (destination, takes a value); mirrors `brain.app.propose_command`, whose LINE is a
+# Markdown bullet and may start with `- ` (see `words_last`).
+PROPOSE_OPTIONS: dict[str, tuple[str, bool]] = {
+    "--to": ("to", True),
+    "--vault": ("vault", True),
+    "--json": ("as_json", False),
+}
 
 
 def run_reindex(
@@ -249,6 +289,7 @@ def _serve_pack(
                 )
             return 0
         project = root.name
+    project = argv_text(project, "the project name")
     path = resolve_vault(vault)
     result = packmod.pack(path, project, budget=budget, fresh=fresh)
     if hook is not None:
@@ -268,25 +309,39 @@ def _serve_pack(
     return 0
 
 
-def _crash_report(exc: BaseException) -> str:
-    import traceback
-
-    from brain.config import state_dir
-
+def _crash_report(exc: BaseException, args: Sequence[str] | None = None) -> str:
+    """Write the traceback to a new file in the state dir's `crashes/`; returns its path. Never
+    raises: it runs when something already went wrong, and argv or the error may hold bytes
+    that are not UTF-8 (escaped here). Each report gets its own file, even two in one second."""
     try:
+        import traceback
+
+        from brain.config import state_dir
+
+        argv = sys.argv[1:] if args is None else args
+        body = "argv: " + " ".join(argv) + "\n" + "".join(traceback.format_exception(exc))
+        data = body.encode("utf-8", "backslashreplace")
         folder = state_dir() / "crashes"
         folder.mkdir(parents=True, exist_ok=True)
-        path = folder / time.strftime("crash-%Y%m%d-%H%M%S.txt")
-        path.write_text(
-            "argv: " + " ".join(sys.argv) + "\n" + "".join(traceback.format_exception(exc)),
-            encoding="utf-8",
-        )
-        return str(path)
-    except OSError:
-        return "(the crash report could not be written)"
+        stamp = time.strftime("crash-%Y%m%d-%H%M%S")
+        for n in range(1, 1000):
+            path = folder / (f"{stamp}.txt" if n == 1 else f"{stamp}-{n}.txt")
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except FileExistsError:
+                continue
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
+            return str(path)
+    except Exception:  # noqa: S110 - the report is a courtesy; the error line is still printed
+        pass
+    return "(the crash report could not be written)"
 
 
 def _fail(message: str, *, as_json: bool) -> None:
+    from brain.text import visible
+
+    message = visible(message)  # an error may quote argv: no raw bytes or ESC on screen
     if as_json:
         from brain.render import error_json, out
 
@@ -295,9 +350,26 @@ def _fail(message: str, *, as_json: bool) -> None:
         sys.stderr.write(f"brain: {message}\n")
 
 
+def argv_text(text: str, what: str = "the query") -> str:
+    """Text from the command line with bytes that are not UTF-8 (a lone surrogate each, as Python
+    decodes argv) replaced by U+FFFD, after one line on stderr that says so: the rest of the text
+    still counts (a query's other words are searched), and SQLite, files and stdout never see a
+    surrogate."""
+    from brain.text import has_surrogates, repair, undecodable
+
+    if not has_surrogates(text):
+        return text
+    fixed = repair(text)
+    sys.stderr.write(f"brain: {what} is not valid UTF-8 ({undecodable(text)}); read as {fixed!r}\n")
+    return fixed
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     as_json = "--json" in args
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:  # a path that is not UTF-8 is printed escaped, never a traceback
+        reconfigure(errors="backslashreplace")
     try:
         code = _dispatch(args)
     except BrainError as exc:
@@ -312,7 +384,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         os.dup2(devnull, sys.stdout.fileno())
         code = 0
     except Exception as exc:  # the last line of defence: no traceback on screen
-        report = _crash_report(exc)
+        report = _crash_report(exc, args)
         _fail(
             f"internal error ({type(exc).__name__}: {exc}); details in {report}; please report it",
             as_json=as_json,
@@ -346,6 +418,8 @@ def _dispatch(args: list[str]) -> int:
         opts = parse_reindex(args[1:])
         if opts is not None:
             return run_reindex(**opts)  # type: ignore[arg-type]
+    if args[:1] == ["propose"]:
+        args = ["propose", *words_last(args[1:], PROPOSE_OPTIONS)]
     from brain.app import run
 
     return run(args)

@@ -92,7 +92,7 @@ def resolve_vault(option: str | Path | None = None) -> Path:
 
 def index_path(vault: Path) -> Path:
     """One disposable index per vault, named so that a person can tell which is which."""
-    digest = hashlib.sha256(str(vault).encode("utf-8")).hexdigest()[:12]
+    digest = hashlib.sha256(str(vault).encode("utf-8", "surrogateescape")).hexdigest()[:12]
     slug = re.sub(r"[^A-Za-z0-9]+", "-", vault.name).strip("-").lower() or "vault"
     return state_dir() / "index" / f"{slug}-{digest}.sqlite"
 

@@ -265,6 +265,8 @@ def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool) -> SyncReport:
         if rel == SYNONYMS:
             conn.execute("DELETE FROM synonyms")
         report.removed.append(rel)
+    from brain.text import repair  # a vault folder whose name is not UTF-8
+
     report.built = _stamp()
     counts = conn.execute(
         "SELECT count(*), coalesce(sum(kind = 'bullet'), 0) FROM units"
@@ -272,7 +274,7 @@ def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool) -> SyncReport:
     report.units, report.bullets = counts
     conn.executemany(
         "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
-        [("built", report.built), ("vault", str(vault)), ("units", str(report.units))],
+        [("built", report.built), ("vault", repair(str(vault))), ("units", str(report.units))],
     )
     return report
 

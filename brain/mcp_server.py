@@ -203,15 +203,21 @@ def build(vault: str | None = None) -> MCPServer:
 
     @mcp.tool(
         description="Search what was said in the user's past agent sessions (brain recall: "
-        "transcripts the user opted in to). Returns snippets of the matching turns, best first."
+        "transcripts the user opted in to). Returns snippets of the matching turns, best first, "
+        "each led by its id; pass `full` with an id instead of `query` for that whole turn."
     )
     def recall(
-        query: Annotated[str, Field(description="What was said, in plain words.")],
         ctx: Context,
+        query: Annotated[str, Field(description="What was said, in plain words.")] = "",
         limit: Annotated[int | None, Field(description="At most this many hits.", ge=1)] = None,
+        full: Annotated[
+            str | None, Field(description="A turn's id from a listing: that turn in full.")
+        ] = None,
     ) -> CallToolResult:
         _require("recall")
         args = ["recall"]  # transcripts live in the state dir, not the vault: no --vault
+        if full is not None:
+            return server.call(ctx, [*args, f"--full={full}"])
         if limit is not None:
             args += ["--limit", str(limit)]
         return server.call(ctx, [*args, "--", query])

@@ -22,7 +22,7 @@ def out(text: str) -> int:
     data = text if text.endswith("\n") or not text else text + "\n"
     sys.stdout.write(data)
     sys.stdout.flush()
-    return len(data.encode("utf-8"))
+    return len(data.encode("utf-8", "backslashreplace"))  # as cli.main set stdout to write it
 
 
 def dumps(doc: dict[str, Any]) -> str:

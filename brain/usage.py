@@ -148,12 +148,22 @@ def muted() -> Iterator[None]:
         _muted = before
 
 
+def vault_key(vault: Path) -> str:
+    """The vault as the log stores it: its path, with bytes that are not UTF-8 as U+FFFD."""
+    from brain.text import repair  # SQLite cannot store an undecodable path as it is
+
+    return repair(str(vault))
+
+
 def record(
     command: str, caller: str, session: str, query: str, entries: int, nbytes: int, vault: Path
 ) -> None:
     if _muted:
         return
-    event = Event(time.time(), command, caller, session, query, entries, nbytes, str(vault))
+    from brain.text import repair  # SQLite cannot store what argv holds undecodable
+
+    who = (repair(caller), repair(session))
+    event = Event(time.time(), command, *who, repair(query), entries, nbytes, vault_key(vault))
     with contextlib.suppress(OSError, sqlite3.Error):
         conn = connect()
         try:

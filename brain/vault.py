@@ -81,8 +81,8 @@ def valid_date(text: str) -> bool:
     return True
 
 
-def parse_bullet(line: str) -> Bullet:
-    """Parse one core-file bullet or raise ValueError saying what is wrong with it."""
+def parse_head(line: str) -> tuple[str, tuple[str, ...], str]:
+    """(handle, aliases, rest) of a bullet line `- **handle** (aliases: a, b)...`, or ValueError."""
     m = _BULLET.match(line.rstrip())
     if not m:
         raise ValueError(
@@ -91,8 +91,19 @@ def parse_bullet(line: str) -> Bullet:
     handle = m["handle"].strip()
     if not handle:
         raise ValueError("bullet has an empty **handle**")
+    if "(aliases:" in handle:
+        name = handle.split("(aliases:", 1)[0].strip()
+        raise ValueError(
+            f"the handle {handle!r} holds its aliases; close the bold before them: "
+            f"`- **{name}** (aliases: ...) — fact`"
+        )
     aliases = tuple(a.strip() for a in (m["aliases"] or "").split(",") if a.strip())
-    rest = m["rest"]
+    return handle, aliases, m["rest"]
+
+
+def parse_bullet(line: str) -> Bullet:
+    """Parse one core-file bullet or raise ValueError saying what is wrong with it."""
+    handle, aliases, rest = parse_head(line)
     if not rest.startswith(SEP):
         raise ValueError(f"expected ` — ` after the handle of {handle!r}")
     parts = rest[len(SEP) :].split(SEP)

@@ -11,7 +11,7 @@ from conftest import brain, git
 from brain.commands import import_ as importmod
 from brain.commands import inbox as inboxmod
 
-IMPORT_KEYS = ["vault", "origin", "found", "proposed", "items"]
+IMPORT_KEYS = ["vault", "origin", "found", "proposed", "stripped", "items"]
 
 LIST = """# Notes
 
@@ -143,3 +143,61 @@ def test_import_claude_without_memories(vault: Path, tmp_path: Path) -> None:
 )
 def test_front_matter(text: str, fields: dict[str, str], body: str) -> None:
     assert importmod.front_matter(text) == (fields, body)
+
+
+def test_import_reads_at_most_a_megabyte(vault: Path, tmp_path: Path) -> None:
+    inbox = (vault / "AI" / "INBOX.md").read_bytes()
+    big = tmp_path / "big.md"
+    big.write_text("- an item about okapis\n" * 60_000, encoding="utf-8")  # 1.4 MB
+    run = brain("import", "--vault", str(vault), str(big), timeout=30)
+    assert run.code == 1
+    assert run.err == f"brain: {big} is 1.4 MB, more than the 1 MB brain imports at once " + (
+        "(split it, or import the list you mean to review)\n"
+    )
+    if Path("/dev/zero").exists():  # a device never ends: read only as far as the cap
+        run = brain("import", "--vault", str(vault), "/dev/zero", timeout=30)
+        assert run.code == 1
+        assert "/dev/zero holds more than the 1 MB brain imports at once" in run.err
+    assert (vault / "AI" / "INBOX.md").read_bytes() == inbox
+
+
+def test_the_inbox_holds_at_most_max_pending_proposals(vault: Path, tmp_path: Path) -> None:
+    many = tmp_path / "many.md"
+    many.write_text(
+        "".join(f"- **okapi {i}** — okapi fact number {i}\n" for i in range(1_100)),
+        encoding="utf-8",
+    )
+    run = brain("import", "--vault", str(vault), str(many))
+    assert run.code == 0, run
+    room = inboxmod.MAX_PENDING - 3  # the fixture's inbox holds three
+    assert f"{room} proposals added to the inbox from {many} (1100 found)" in run.out
+    assert f"{1_100 - room} more items not proposed: the inbox already holds 1000" in run.out
+    assert len(run.out.splitlines()) == room + 2  # not a line for each item left out
+    assert len(inboxmod.proposals(vault)) == inboxmod.MAX_PENDING
+    run = brain("propose", "--vault", str(vault), "kiwi — a fruit")
+    assert run.code == 1
+    assert run.err == f"brain: not proposed: {inboxmod.FULL}\n"
+    assert brain("inbox", "--vault", str(vault), "drop", "1").code == 0
+    assert brain("propose", "--vault", str(vault), "kiwi — a fruit").code == 0
+
+
+def test_control_characters_never_reach_the_inbox_or_the_terminal(
+    vault: Path, tmp_path: Path
+) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_bytes(
+        b"- build \x1b[31mfailed\x1b[0m on arm64 \xe2\x80\x94 a fact\n"
+        b"- **nul** \xe2\x80\x94 a NUL\x00 byte and a bell\x07\n"
+        b"- title \x1b]0;owned\x07 set \xe2\x80\x94 by OSC\n"
+    )
+    run = brain("import", "--vault", str(vault), "--json", str(notes))
+    assert run.code == 0, run
+    doc = run.json()
+    assert (doc["proposed"], doc["stripped"]) == (3, 5)
+    inbox = (vault / "AI" / "INBOX.md").read_text(encoding="utf-8")
+    for bad in ("\x1b", "\x00", "\x07", "[31m", "owned"):
+        assert bad not in inbox
+    assert "- **build failed on arm64** — build failed on arm64 — a fact — import notes.md" in inbox
+    text = brain("import", "--vault", str(vault), str(notes))
+    assert "5 control characters (terminal escapes, NUL) left out of what" in text.out
+    assert "\x1b" not in text.out + text.err

@@ -114,6 +114,10 @@ def test_reindex_options_table_matches_the_typer_command(name: str) -> None:
     assert _typer_find_options(name) == cli.REINDEX_OPTIONS
 
 
+def test_propose_options_table_matches_the_typer_command() -> None:
+    assert _typer_find_options("propose") == cli.PROPOSE_OPTIONS
+
+
 def test_reindex_fast_path_and_typer_give_the_same_json(
     vault: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

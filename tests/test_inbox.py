@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -39,15 +40,84 @@ def lines_of(vault: Path, rel: str) -> list[str]:
         ("- **x** — fact — 2025-01-02", "- **x** — fact — me — 2025-01-02"),
         ("**x** — fact — docs — 2025-01-02", "- **x** — fact — docs — 2025-01-02"),
         ("**x** fact without a dash", f"- **x** — fact without a dash — me — {TODAY}"),
-        (
-            "Postgres runs on Cloud SQL, always",
-            f"- **Postgres runs on Cloud** — Postgres runs on Cloud SQL, always — me — {TODAY}",
-        ),
         ("a — b\n  wrapped", f"- **a** — b wrapped — me — {TODAY}"),
+        # every form the README shows: with or without `- ` and `**`, aliases, source and date
+        ("- **okapi backfill** — fact", f"- **okapi backfill** — fact — me — {TODAY}"),
+        ("- okapi backfill — fact", f"- **okapi backfill** — fact — me — {TODAY}"),
+        (
+            "celery beat (aliases: scheduler) — fact",
+            f"- **celery beat** (aliases: scheduler) — fact — me — {TODAY}",
+        ),
+        (
+            "- celery beat (aliases: scheduler, beat) — fact — docs — 2025-01-02",
+            "- **celery beat** (aliases: scheduler, beat) — fact — docs — 2025-01-02",
+        ),
+        (
+            "- **handle** (aliases: what a searcher types) — the fact — source — 2025-01-02",
+            "- **handle** (aliases: what a searcher types) — the fact — source — 2025-01-02",
+        ),
+        ("okapi — fact — 2025-01-02", "- **okapi** — fact — me — 2025-01-02"),
     ],
 )
 def test_complete(line: str, bullet: str) -> None:
     assert complete(line, "me", TODAY) == bullet
+
+
+@pytest.mark.parametrize(
+    ("line", "says"),
+    [
+        ("this is not a bullet", "it is not a bullet: it has no handle"),
+        ("Postgres runs on Cloud SQL, always", "it is not a bullet: it has no handle"),
+        ("helm timeouts - use a hyphen", "it is not a bullet: it has no handle"),
+        ("**celery beat (aliases: scheduler)** — fact", "holds its aliases"),
+        ("celery beat (aliases: scheduler — fact", "the aliases have no closing `)`"),
+        ("okapi — 2025-01-02", "the line has no fact"),
+        ("- ", "the line is empty"),
+    ],
+)
+def test_complete_refuses_what_is_not_a_bullet(line: str, says: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(says)):
+        complete(line, "me", TODAY)
+
+
+def test_propose_takes_the_readmes_forms_on_the_command_line(vault: Path) -> None:
+    run = brain("propose", "--vault", str(vault), "- **okapi backfill** — backfill runs nightly")
+    assert run.code == 0, run
+    assert f"- **okapi backfill** — backfill runs nightly — script — {TODAY}" in run.out
+    run = brain(
+        "propose", "--vault", str(vault), "--json", "- okapi two — fact", "--to", "LEARNINGS"
+    )
+    assert (run.json()["bullet"], run.json()["to"]) == (
+        f"- **okapi two** — fact — script — {TODAY}",
+        "LEARNINGS",
+    )
+    run = brain("propose", "--vault", str(vault), "celery beat (aliases: scheduler) — runs cron")
+    assert run.code == 0, run
+    number = str(len(inboxmod.proposals(vault)))
+    assert brain("inbox", "--vault", str(vault), "approve", number).code == 0
+    for name in ("celery beat", "scheduler"):
+        doc = brain("locate", "--vault", str(vault), "--json", name).json()
+        assert doc["count"] == 1, name
+        assert doc["matches"][0]["handle"] == "celery beat"
+    assert brain("lint", "--vault", str(vault)).code == 0
+
+
+def test_propose_refuses_a_line_that_is_not_a_bullet_with_the_reason(vault: Path) -> None:
+    before = lines_of(vault, "AI/INBOX.md")
+    run = brain("propose", "--vault", str(vault), "this is not a bullet")
+    assert run.code == 1
+    assert "it is not a bullet: it has no handle; write `handle — fact`" in run.err
+    assert lines_of(vault, "AI/INBOX.md") == before
+
+
+def test_propose_refuses_control_characters_and_never_prints_them(vault: Path) -> None:
+    before = lines_of(vault, "AI/INBOX.md")
+    for line in ("okapi — \x1b[31mred\x1b[0m", "okapi — bell\x07 rings"):
+        run = brain("propose", "--vault", str(vault), "--json", line)
+        assert run.code == 1
+        assert "holds control characters" in run.json()["error"]
+        assert "\x1b" not in run.out + run.err
+    assert lines_of(vault, "AI/INBOX.md") == before
 
 
 def test_propose_appends_to_the_inbox_which_find_never_searches(vault: Path) -> None:

@@ -55,6 +55,10 @@ def test_clean_vault_passes(vault: Path) -> None:
         ("- **words for a date** — a fact — docs — last tuesday", "valid date"),
         ("- **no separator** a fact — docs — 2026-01-01", "expected ` — ` after the handle"),
         ("- **** — a fact — docs — 2026-01-01", "no **handle**"),
+        (
+            "- **celery beat (aliases: scheduler)** — a fact — docs — 2026-01-01",
+            "holds its aliases; close the bold before them: `- **celery beat** (aliases: ...)",
+        ),
     ],
 )
 def test_malformed_bullet_is_reported_at_its_line(vault: Path, line: str, says: str) -> None:

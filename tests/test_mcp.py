@@ -10,7 +10,7 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import brain
+from conftest import ROOT, brain
 
 from brain.config import usage_log_path
 from brain.usage import connect, events
@@ -173,3 +173,18 @@ def test_mcp_help_and_a_bad_vault_are_one_line_errors(tmp_path: Path) -> None:
     assert run.err.count("\n") == 1
     assert "does not exist" in run.err
     assert shutil.which(sys.executable)
+
+
+def test_recall_tool_fetches_a_full_turn_by_its_listed_id(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    shutil.copytree(ROOT / "testdata" / "transcripts" / "claude", tmp_path / "claude")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    assert brain("recall", "--enable", "claude").code == 0
+    (listing,) = anyio.run(_inprocess, vault, [("recall", {"query": "paynova webhook"})])
+    short = listing.content[0].text.split()[0]
+    (full,) = anyio.run(_inprocess, vault, [("recall", {"full": short})])
+    assert not full.is_error, full.content
+    assert full.structured_content["id"].startswith(short)
+    assert "webhook" in full.structured_content["body"].lower()
+    assert full.content[0].text.startswith(full.structured_content["id"] + "\n")

@@ -51,7 +51,9 @@ def test_enable_query_full_disable(env: dict[str, str]) -> None:
     assert first["ts"].startswith("2025-05-08T")
     terse = brain("recall", "paynova webhook", env=env)
     assert terse.code == 0
-    assert terse.out.split()[0] == first["id"][:8]
+    short = terse.out.split()[0]  # the fixture's ids differ only in their last characters
+    assert first["id"].startswith(short)
+    assert len(short) >= 8
     assert len(terse.out.encode()) < 200 * doc["count"]
     full = brain("recall", "--full", first["id"], "--json", env=env).json()
     assert list(full) == FULL_KEYS

@@ -420,7 +420,7 @@ def frequent_bullets(vault: Path, log: Path | None = None) -> list[Frequent]:
         rows = conn.execute(
             "SELECT query, count(*) FROM events WHERE vault = ? AND command = 'find'"
             " AND entries > 0 GROUP BY query ORDER BY count(*) DESC, query LIMIT ?",
-            (str(vault), FREQUENT_QUERIES),
+            (usage.vault_key(vault), FREQUENT_QUERIES),
         ).fetchall()
     finally:
         conn.close()

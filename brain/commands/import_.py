@@ -15,14 +15,19 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from brain.commands.propose import ProposeResult, first_words, propose_many
 from brain.errors import BrainError
+from brain.text import repair, strip_controls
 
 SEP = " — "
+# What one import reads at most: 1 MB of Markdown is some ten thousand items, ten times what the
+# inbox keeps waiting (inbox.MAX_PENDING); a bigger file is surely not a list of facts to review.
+MAX_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -31,7 +36,42 @@ class ImportResult:
     origin: str  # the memory folder or file read
     found: int  # memories or list items read
     proposed: int  # of them, added to the inbox
+    stripped: int  # control characters and ESC sequences removed from what was read
     items: tuple[ProposeResult, ...]
+
+
+def read_text(path: Path) -> str:
+    """A file to import, as text: at most MAX_BYTES (a device such as /dev/zero or a pipe is read
+    only that far), UTF-8. Anything else is a BrainError naming the file."""
+    try:
+        with path.open("rb") as fh:
+            st = os.fstat(fh.fileno())
+            if stat.S_ISREG(st.st_mode) and st.st_size > MAX_BYTES:
+                raise _too_big(path, f"is {st.st_size / 1e6:.1f} MB, more")
+            data = fh.read(MAX_BYTES + 1)
+    except FileNotFoundError:
+        raise BrainError(
+            f"{path} does not exist", "name a Markdown file, or `claude` for Claude Code's memory"
+        ) from None
+    except OSError as exc:
+        raise BrainError(f"cannot read {path}: {exc.strerror}", "name a Markdown file") from exc
+    if len(data) > MAX_BYTES:
+        raise _too_big(path, "holds more")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise BrainError(
+            f"{path}:{line} is not valid UTF-8 (byte 0x{data[exc.start]:02x})",
+            "save it as UTF-8 Markdown",
+        ) from None
+
+
+def _too_big(path: Path, what: str) -> BrainError:
+    return BrainError(
+        f"{path} {what} than the {MAX_BYTES // (1 << 20)} MB brain imports at once",
+        "split it, or import the list you mean to review",
+    )
 
 
 # --- Markdown to plain text ----------------------------------------------------------------------
@@ -196,8 +236,9 @@ def front_matter(text: str) -> tuple[dict[str, str], str]:
     return fields, "\n".join(lines[end + 1 :])
 
 
-def _memory_line(path: Path) -> tuple[str, str] | None:
-    text = path.read_text(encoding="utf-8", errors="replace")
+def _memory_line(path: Path) -> tuple[str, str, int] | None:
+    """A memory file as (line to propose, source, control characters stripped)."""
+    text, stripped = strip_controls(read_text(path))
     fields, body = front_matter(text)
     fact = block_text(_markdown()(body))
     if not fact:
@@ -206,7 +247,7 @@ def _memory_line(path: Path) -> tuple[str, str] | None:
     handle = name or first_words(fact)
     source = " ".join(fields.get("type", "").split()) or "claude-code"
     date = dt.date.fromtimestamp(path.stat().st_mtime).isoformat()
-    return f"**{handle}**{SEP}{fact}{SEP}{source}{SEP}{date}", source
+    return f"**{handle}**{SEP}{fact}{SEP}{source}{SEP}{date}", source, stripped
 
 
 def import_claude(
@@ -216,33 +257,25 @@ def import_claude(
     if not folder.is_dir():
         raise BrainError(f"{folder} is not a folder", "pass --dir with Claude Code's memory folder")
     lines: list[tuple[str, str]] = []
+    stripped = 0
     for path in sorted(folder.glob("*.md")):
-        if path.name == "MEMORY.md":
-            continue  # the index: one line per memory file, nothing of its own
-        try:
-            found = _memory_line(path)
-        except OSError:
-            continue
+        if path.name == "MEMORY.md" or not path.is_file():
+            continue  # the index (one line per memory file, nothing of its own), or no file
+        found = _memory_line(path)
         if found:
-            lines.append(found)
+            lines.append(found[:2])
+            stripped += found[2]
     results = propose_many(vault, lines, to=to)
-    return _result(vault, folder, results)
+    return _result(vault, folder, results, stripped)
 
 
 def import_file(vault: Path, path: Path, *, to: str | None = None) -> ImportResult:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise BrainError(
-            f"{path} does not exist", "name a Markdown file, or `claude` for Claude Code's memory"
-        ) from None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BrainError(f"cannot read {path}: {exc}", "save it as UTF-8 Markdown") from exc
-    source = f"import {path.name}"
+    text, stripped = strip_controls(read_text(path))
+    source = f"import {repair(path.name)}"
     results = propose_many(vault, [(line, source) for line in list_items(text)], to=to)
-    return _result(vault, path, results)
+    return _result(vault, path, results, stripped)
 
 
-def _result(vault: Path, origin: Path, results: list[ProposeResult]) -> ImportResult:
+def _result(vault: Path, origin: Path, results: list[ProposeResult], stripped: int) -> ImportResult:
     proposed = sum(1 for r in results if r.action == "proposed")
-    return ImportResult(str(vault), str(origin), len(results), proposed, tuple(results))
+    return ImportResult(str(vault), str(origin), len(results), proposed, stripped, tuple(results))

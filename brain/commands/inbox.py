@@ -29,6 +29,13 @@ from brain.errors import BrainError, UsageError
 DESTINATIONS = {"MEMORY": CORE_FILES[0], "LEARNINGS": CORE_FILES[1], "TUNINGS": CORE_FILES[2]}
 DEFAULT_DESTINATION = "MEMORY"
 APPROVED_HEADING = "## From the inbox"
+# A person reviews every proposal: past this many waiting, more are refused until some are
+# approved or dropped (it also bounds what every propose reads to check for duplicates).
+MAX_PENDING = 1000
+FULL = (
+    f"the inbox already holds {MAX_PENDING} proposals, the most it keeps; review them with "
+    "`brain inbox` (approve or drop) before proposing more"
+)
 _MARK = re.compile(r"\s*<!-- brain:to=([A-Z]+) -->\s*$")
 _HEADING = re.compile(r"^(#{1,6})\s")
 

@@ -18,6 +18,7 @@ from typing import Any
 from brain import usage
 from brain.config import CORE_FILES
 from brain.errors import UsageError
+from brain.text import repair
 
 BYTES_PER_TOKEN = 4
 SHOWN_SESSIONS = 10  # sessions the text lists; the JSON has all of them
@@ -95,10 +96,10 @@ def where(vault: Path, since: str, caller: str) -> tuple[str, list[object]]:
     # Without --since every row is in scope: `+ts` keeps SQLite from walking the ts index row by
     # row (ten times slower than a table scan on 100,000 rows).
     clause = "vault = ? AND ts >= ?" if since else "vault = ? AND +ts >= ?"
-    params: list[object] = [str(vault), since_timestamp(since) if since else 0.0]
+    params: list[object] = [usage.vault_key(vault), since_timestamp(since) if since else 0.0]
     if caller:
         clause += " AND caller = ?"
-        params.append(caller)
+        params.append(repair(caller))  # --caller from argv may hold bytes that are not UTF-8
     return clause, params
 
 

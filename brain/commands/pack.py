@@ -71,6 +71,8 @@ class PackResult:
 
 def fold(text: str) -> str:
     """Case- and diacritic-folded text, so that `Odeme` finds `Ödeme`."""
+    if text.isascii():  # the same result, without a generator step per character
+        return text.casefold()
     decomposed = unicodedata.normalize("NFKD", text)
     return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
 

@@ -8,6 +8,7 @@ what makes `brain import` safe to repeat.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import re
 from collections.abc import Sequence
@@ -17,9 +18,9 @@ from pathlib import Path
 from brain.commands import inbox as inboxmod
 from brain.config import INBOX
 from brain.errors import BrainError, UsageError
+from brain.text import controls, has_surrogates, undecodable, visible
 
 HANDLE_WORDS = 4
-_BOLD = re.compile(r"^\*\*(?P<handle>[^*]+?)\*\*(?P<aliases> \(aliases: [^)]*\))?(?P<rest>.*)$")
 _CLAUSE = re.compile(r"[:;,.!?(—]\s|\s[—–-]\s")
 SEP = " — "
 
@@ -46,32 +47,37 @@ def first_words(text: str, n: int = HANDLE_WORDS) -> str:
 def complete(line: str, source: str, date: str) -> str:
     """`line` as a full bullet: `- **handle** — fact — source — date`, adding what is missing.
 
-    `**handle** fact`, `handle — fact` and a bare `fact` (handle from its first words) are all
-    accepted; a last part that is a date is kept, and a source is added when only a date was
-    given. The result is not validated here (see `vault.parse_bullet`).
+    The forms the README shows are accepted, with or without the leading `- ` and the `**`:
+    `handle — fact`, `handle (aliases: a, b) — fact`, `**handle** fact`, and any of them with
+    `— source — YYYY-MM-DD` or only `— YYYY-MM-DD` (the source is then added). A line with no
+    handle (no `**` and no ` — `) is not a bullet and raises ValueError saying so, as does
+    whatever `vault.parse_bullet`, the vault's one bullet grammar, refuses.
     """
-    from brain.vault import valid_date
+    from brain.vault import parse_bullet, parse_head, valid_date
 
     text = " ".join(line.split())
     for prefix in ("- ", "* ", "+ "):
         text = text.removeprefix(prefix)
     text = text.strip()
-    if not text:
+    if text in ("", "-", "*", "+"):
         raise ValueError("the line is empty; write `handle — fact`")
-    m = _BOLD.match(text)
-    if m:
-        head = f"**{m['handle'].strip()}**{m['aliases'] or ''}"
-        rest = m["rest"].strip().removeprefix("—").strip()
-    elif SEP in text:
-        handle, rest = text.split(SEP, 1)
-        head = f"**{handle.replace('*', '').strip()}**"
-    else:
-        handle = first_words(text)
-        if not handle:
-            raise ValueError("the line has no words to make a handle of; write `handle — fact`")
-        head, rest = f"**{handle}**", text
+    if not text.startswith("**"):
+        head, sep, rest = text.partition(SEP)
+        if not sep:
+            raise ValueError(
+                "it is not a bullet: it has no handle; write `handle — fact` (an em dash with a "
+                "space each side) or `**handle** fact`"
+            )
+        name, paren, aliases = head.partition(" (aliases: ")
+        bold = f"**{name.replace('*', '').strip()}**"
+        text = f"{bold} (aliases: {aliases}{SEP}{rest}" if paren else f"{bold}{SEP}{rest}"
+    handle, names, rest = parse_head("- " + text)
+    rest = rest.strip()
+    if rest.startswith("(aliases:"):
+        raise ValueError("the aliases have no closing `)`; write `handle (aliases: a, b) — fact`")
+    rest = rest.removeprefix("—").strip()
     parts = [p.strip() for p in rest.split(SEP)] if rest else []
-    if not parts or not parts[0]:
+    if not parts or not parts[0] or (len(parts) == 1 and valid_date(parts[0])):
         raise ValueError("the line has no fact; write `handle — fact`")
     if re.fullmatch(r"\d{4}-\d{1,2}-\d{1,2}", parts[-1]) and not valid_date(parts[-1]):
         raise ValueError(f"{parts[-1]!r} is not a valid date YYYY-MM-DD")
@@ -80,7 +86,21 @@ def complete(line: str, source: str, date: str) -> str:
             parts.insert(1, source)
     else:
         parts += [source, date]
-    return f"- {head}{SEP}{SEP.join(parts)}"
+    aliases = f" (aliases: {', '.join(names)})" if names else ""
+    bullet = f"- **{handle}**{aliases}{SEP}{SEP.join(parts)}"
+    parse_bullet(bullet)
+    return bullet
+
+
+def unfit(line: str) -> str:
+    """Why `line` may not be written to the inbox at all ("" when it may): bytes that are not
+    UTF-8 (a file cannot hold them) or control characters (a terminal would act on them)."""
+    if has_surrogates(line):
+        return f"it is not valid UTF-8 text ({undecodable(line)})"
+    found = controls(line)
+    if found:
+        return f"it holds control characters ({', '.join(found)}); remove them"
+    return ""
 
 
 def _key(handle: str, fact: str) -> tuple[str, str]:
@@ -89,57 +109,83 @@ def _key(handle: str, fact: str) -> tuple[str, str]:
     return inboxmod.fold_handle(handle), " ".join(fold(fact).split())
 
 
+@dataclass
+class _Queue:
+    """What the inbox and the core files hold, as propose_many checks each line against it."""
+
+    text: str  # AI/INBOX.md
+    pending: int  # proposals in it, parseable or not (they are numbered alike)
+    known: dict[tuple[str, str], str]  # (handle, fact) key -> "known" (core file) | "queued"
+    by_handle: dict[str, inboxmod.CoreBullet]  # folded handle -> the core bullet of that handle
+    added: list[str]  # inbox lines this call adds
+
+
+def _queue(vault: Path) -> _Queue:
+    """Read the inbox and the core files once. This runs on every propose: each inbox line is
+    parsed once, and none when the inbox is full (every new proposal is refused then, so there
+    is nothing to find duplicates of), so a hand-grown inbox of any size costs a line count."""
+    from brain.vault import parse_bullet
+
+    text = inboxmod.read(vault, INBOX)
+    waiting = [raw for raw in text.split("\n") if inboxmod.is_proposal(raw)]
+    q = _Queue(text, len(waiting), {}, {}, [])
+    for cb in inboxmod.core_bullets(vault):
+        q.known[_key(cb.handle, cb.fact)] = "known"
+        q.by_handle.setdefault(inboxmod.fold_handle(cb.handle), cb)
+    for raw in waiting if q.pending < inboxmod.MAX_PENDING else ():
+        with contextlib.suppress(ValueError):
+            b = parse_bullet(inboxmod.split_marker(raw)[0])
+            q.known.setdefault(_key(b.handle, b.fact), "queued")
+    return q
+
+
+def _judge(v: str, q: _Queue, line: str, source: str, dest: str, date: str) -> ProposeResult:
+    """One line's fate; a proposed line is added to `q.added`."""
+    from brain.secrets import scan_line
+    from brain.vault import parse_bullet
+
+    why = unfit(line)
+    if why:
+        return ProposeResult(v, visible(line.strip()), dest, "refused", 0, "", "", why)
+    try:
+        bullet = complete(line, source, date)
+        b = parse_bullet(bullet)
+    except ValueError as exc:
+        return ProposeResult(v, line.strip(), dest, "refused", 0, "", "", str(exc))
+    secret = scan_line(bullet)
+    if secret:
+        rule, masked = secret[0]
+        why = f"it holds what looks like a credential ({rule}: {masked})"
+        return ProposeResult(v, bullet, dest, "refused", 0, "", "", why)
+    old = q.by_handle.get(inboxmod.fold_handle(b.handle))
+    updates, current = (f"{old.path}:{old.line}", old.raw) if old else ("", "")
+    key = _key(b.handle, b.fact)
+    seen = q.known.get(key)
+    if seen:
+        return ProposeResult(v, bullet, dest, seen, 0, updates, current, "")
+    if q.pending + len(q.added) >= inboxmod.MAX_PENDING:
+        return ProposeResult(v, bullet, dest, "refused", 0, "", "", inboxmod.FULL)
+    q.known[key] = "queued"
+    q.added.append(inboxmod.with_marker(bullet, dest))
+    number = q.pending + len(q.added)
+    return ProposeResult(v, bullet, dest, "proposed", number, updates, current, "")
+
+
 def propose_many(
     vault: Path, items: Sequence[tuple[str, str]], *, to: str | None = None, date: str = ""
 ) -> list[ProposeResult]:
     """Queue each (line, source); one lock and one write for all. Nothing raises for one bad item:
     its result says `refused` and why."""
-    from brain.secrets import scan_line
-    from brain.vault import parse_bullet
-
     dest = (to or "").upper()
     if dest and dest not in inboxmod.DESTINATIONS:
         raise UsageError(f"--to {to} is not a core file", "use MEMORY, LEARNINGS or TUNINGS")
     date = date or dt.date.today().isoformat()
-    results: list[ProposeResult] = []
     with inboxmod.locked(vault):
         inboxmod.recover(vault)
-        text = inboxmod.read(vault, INBOX)
-        queued = inboxmod.proposals(vault, text)
-        known: dict[tuple[str, str], str] = {}
-        by_handle: dict[str, inboxmod.CoreBullet] = {}
-        for cb in inboxmod.core_bullets(vault):
-            known[_key(cb.handle, cb.fact)] = "known"
-            by_handle.setdefault(inboxmod.fold_handle(cb.handle), cb)
-        for p in queued:
-            if not p.problem:
-                known.setdefault(_key(p.handle, parse_bullet(p.text).fact), "queued")
-        added: list[str] = []
-        for line, source in items:
-            v = str(vault)
-            try:
-                bullet = complete(line, source, date)
-                b = parse_bullet(bullet)
-            except ValueError as exc:
-                results.append(ProposeResult(v, line.strip(), dest, "refused", 0, "", "", str(exc)))
-                continue
-            secret = scan_line(bullet)
-            if secret:
-                rule, masked = secret[0]
-                why = f"it holds what looks like a credential ({rule}: {masked})"
-                results.append(ProposeResult(v, bullet, dest, "refused", 0, "", "", why))
-                continue
-            old = by_handle.get(inboxmod.fold_handle(b.handle))
-            updates, current = (f"{old.path}:{old.line}", old.raw) if old else ("", "")
-            seen = known.get(_key(b.handle, b.fact))
-            if seen:
-                results.append(ProposeResult(v, bullet, dest, seen, 0, updates, current, ""))
-                continue
-            known[_key(b.handle, b.fact)] = "queued"
-            added.append(inboxmod.with_marker(bullet, dest))
-            number = len(queued) + len(added)
-            results.append(ProposeResult(v, bullet, dest, "proposed", number, updates, current, ""))
-        if added:
+        q = _queue(vault)
+        results = [_judge(str(vault), q, line, source, dest, date) for line, source in items]
+        if q.added:
+            text = q.text
             if not text:
                 from brain.hooks import starter_file
 
@@ -147,7 +193,7 @@ def propose_many(
             body = text.rstrip("\n")
             last = body.rsplit("\n", 1)[-1]
             gap = "" if not body else "\n" if inboxmod.is_proposal(last) else "\n\n"
-            inboxmod.write(vault, INBOX, body + gap + "\n".join(added) + "\n")
+            inboxmod.write(vault, INBOX, body + gap + "\n".join(q.added) + "\n")
     return results
 
 
@@ -159,5 +205,7 @@ def propose(vault: Path, line: str, *, to: str | None = None, source: str = "") 
         source = caller.detect().name
     (result,) = propose_many(vault, [(line, source)], to=to)
     if result.action == "refused":
-        raise BrainError(f"not proposed: {result.problem}", "fix the line and propose it again")
+        full = result.problem == inboxmod.FULL  # says what to do itself
+        hint = "" if full else "fix the line and propose it again"
+        raise BrainError(f"not proposed: {result.problem}", hint)
     return result

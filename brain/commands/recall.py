@@ -17,6 +17,7 @@ from brain.errors import BrainError, UsageError
 from brain.recall import search, store
 from brain.recall.search import Hit
 from brain.recall.store import Progress, SyncReport
+from brain.text import repair
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 1000
@@ -125,12 +126,13 @@ def recall(
             raise BrainError(
                 f"{agent} transcripts are not enabled", f"run `brain recall --enable {agent}`"
             )
-    folder = str(Path(cwd).expanduser().absolute()) if cwd else ""
+    # Stored text has its undecodable bytes as U+FFFD (see adapters.loads): so do the filters.
+    folder = repair(str(Path(cwd).expanduser().absolute())) if cwd else ""
     filters = search.Filters(
         agent=agent,
         since=parse_since(since) if since else "",
         cwd=folder,
-        exclude_session=exclude_session,
+        exclude_session=repair(exclude_session),
         agents=tuple(names),
     )
     conn = store.connect()

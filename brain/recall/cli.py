@@ -35,9 +35,11 @@ def run_recall(
     progress: ProgressFactory = _none,
 ) -> int:
     from brain import render
+    from brain.cli import argv_text
     from brain.commands import recall as cmd
 
-    text = " ".join(query).strip()
+    text = argv_text(" ".join(query).strip())
+    full = None if full is None else argv_text(full, "the turn id")
     modes = [
         name
         for name, on in (

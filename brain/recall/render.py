@@ -7,7 +7,6 @@ from typing import Any
 from brain.recall.search import Hit
 from brain.render import clip
 
-SHORT_ID = 8
 TITLE_CHARS = 32
 
 
@@ -26,6 +25,6 @@ def hit_json(hit: Hit) -> dict[str, Any]:
 
 
 def hit_line(hit: Hit) -> str:
-    """`id date role [title] snippet`: the id's first characters are enough for --full."""
+    """`id date role [title] snippet`: the id's shortest unique start, which --full takes."""
     title = f" [{clip(hit.title, TITLE_CHARS)}]" if hit.title else ""
-    return f"{hit.id[:SHORT_ID]} {hit.ts[:10]} {hit.role}{title} {hit.snippet}"
+    return f"{hit.short or hit.id} {hit.ts[:10]} {hit.role}{title} {hit.snippet}"

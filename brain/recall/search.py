@@ -41,6 +41,7 @@ K = 1.0  # saturation of a word within a window
 CANDIDATES = 1000  # best turns per query word spread to their neighbours
 IDF_FLOOR = 1e-6  # FTS5's IDF for a word in half the turns or more
 SNIPPET_TOKENS = 14
+SHORT_ID = 8  # turn ids are shown by their first characters, more where another shares them
 
 # Longer than brain.search's list: chat turns are full of words like `just`, `got`, `some`.
 STOPWORDS = frozenset(
@@ -85,6 +86,7 @@ class Hit:
     cwd: str
     snippet: str
     score: float
+    short: str = ""  # the shortest start of `id` no other turn shares (at least SHORT_ID)
 
 
 def _where(f: Filters) -> tuple[str, list[object]]:
@@ -202,8 +204,28 @@ def hits(conn: sqlite3.Connection, words: list[str], scored: list[tuple[int, flo
             snip = (" ".join(head[:SNIPPET_TOKENS]) + ("…" if len(head) > SNIPPET_TOKENS else ""),)
         text = " ".join(snip[0].split())
         tid, agent, session, title, role, ts, cwd = row
-        out.append(Hit(rowid, tid, agent, session, title, role, ts, cwd, text, round(score, 4)))
+        short = short_id(conn, tid)
+        out.append(
+            Hit(rowid, tid, agent, session, title, role, ts, cwd, text, round(score, 4), short)
+        )
     return out
+
+
+def short_id(conn: sqlite3.Connection, tid: str) -> str:
+    """The shortest start of a turn id (SHORT_ID characters at least) that no other turn's id
+    starts with, as git shortens a hash: one character past what it shares with the ids just
+    before and after it in sorted order (two lookups in the tid index). `--full` takes it."""
+    shared = 0
+    for sql in (
+        "SELECT tid FROM turns WHERE tid < ? ORDER BY tid DESC LIMIT 1",
+        "SELECT tid FROM turns WHERE tid > ? ORDER BY tid LIMIT 1",
+    ):
+        row = conn.execute(sql, (tid,)).fetchone()
+        if row is not None:
+            other: str = row[0]
+            n = next((i for i, (a, b) in enumerate(zip(tid, other, strict=False)) if a != b), None)
+            shared = max(shared, min(len(tid), len(other)) if n is None else n)
+    return tid[: max(SHORT_ID, shared + 1)]
 
 
 def rank(

@@ -34,6 +34,7 @@ from pathlib import Path
 from brain.errors import BrainError
 from brain.index import transaction
 from brain.recall.adapters import Adapter, Chunk, FileState, Turn, registry
+from brain.text import has_surrogates
 
 SCHEMA_VERSION = 2  # 2: no context column; neighbours at query time through turns.pos
 SPAN = 1 << 32  # turns.pos of a session's turns: its id * SPAN + 0, 1, 2, ...
@@ -196,6 +197,9 @@ def sync(
     for name in agents:
         ad = adapter(name)
         for path in ad.files():
+            if has_surrogates(str(path)):  # a name that is not UTF-8: SQLite cannot key it
+                skipped += 1
+                continue
             try:
                 st = path.stat()
             except OSError:

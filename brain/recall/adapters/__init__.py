@@ -18,8 +18,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from brain.text import repair
+
 BODY_CAP = 16_000  # characters kept of one turn; a pasted log or a huge answer is bounded
 TITLE_CAP = 120
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")  # `\ud800` to `\udfff` in JSON text
 
 # Bodies that are machinery, not conversation: hook output, slash-command plumbing, context dumps.
 _WRAPPERS = re.compile(
@@ -86,21 +89,21 @@ def clip_title(text: str) -> str:
 
 
 def iso(value: Any) -> str:
-    """An agent's timestamp as UTC ISO 8601 with milliseconds; '' when it is not one."""
-    if isinstance(value, (int, float)):
-        stamp = datetime.fromtimestamp(value / 1000 if value > 1e11 else value, UTC)
-    elif isinstance(value, str) and value:
-        try:
+    """An agent's timestamp as UTC ISO 8601 with milliseconds; '' when it is not one (a string
+    that is no date, NaN, 1e308, a year before 1 or after 9999: the turn is kept, undated)."""
+    try:
+        if isinstance(value, (int, float)):
+            stamp = datetime.fromtimestamp(value / 1000 if value > 1e11 else value, UTC)
+        elif isinstance(value, str) and value:
             stamp = datetime.fromisoformat(value.replace("Z", "+00:00"))
-        except ValueError:
+            if stamp.tzinfo is None:
+                stamp = stamp.replace(tzinfo=UTC)
+            stamp = stamp.astimezone(UTC)
+        else:
             return ""
-        if stamp.tzinfo is None:
-            stamp = stamp.replace(tzinfo=UTC)
-    else:
+    except (ValueError, OverflowError, OSError):  # what datetime raises for each of those
         return ""
-    return (
-        stamp.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.") + f"{stamp.microsecond // 1000:03d}Z"
-    )
+    return stamp.strftime("%Y-%m-%dT%H:%M:%S.") + f"{stamp.microsecond // 1000:03d}Z"
 
 
 def stable_id(*parts: str) -> str:
@@ -150,11 +153,43 @@ def jsonl_lines(data: bytes, start: int) -> Iterator[tuple[int, bytes]]:
         pos = nl + 1
 
 
-def record(line: bytes) -> dict[str, Any] | None:
-    """One JSONL line as a JSON object; None when it is malformed, not UTF-8 or not an object
-    (the caller counts it as skipped)."""
+def loads(data: bytes) -> Any:
+    """JSON as Python; ValueError for what is not JSON or not UTF-8, or is nested too deeply for
+    the parser. A lone surrogate that a string spells out (`\\ud800`: Node cuts a string in the
+    middle of an emoji) comes back as U+FFFD, so that no text reaching SQLite holds one."""
     try:
-        rec = json.loads(line)
+        doc = json.loads(data)
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+    if _SURROGATE_ESCAPE.search(data):  # rare: only then is every string looked at
+        doc = _repaired(doc)
+    return doc
+
+
+def _repaired(doc: Any) -> Any:
+    """`doc` with every string (and key) repaired; a loop, not recursion, for deep documents."""
+    root = [doc]
+    todo: list[tuple[Any, Any]] = [(root, 0)]
+    while todo:
+        parent, key = todo.pop()
+        value = parent[key]
+        if isinstance(value, str):
+            parent[key] = repair(value)
+        elif isinstance(value, list):
+            todo.extend((value, i) for i in range(len(value)))
+        elif isinstance(value, dict):
+            items = [(repair(k), v) for k, v in value.items()]
+            value.clear()
+            value.update(items)
+            todo.extend((value, k) for k in value)
+    return root[0]
+
+
+def record(line: bytes) -> dict[str, Any] | None:
+    """One JSONL line as a JSON object; None when it is malformed, not UTF-8, nested too deeply or
+    not an object (the caller counts it as skipped)."""
+    try:
+        rec = loads(line)
     except ValueError:
         return None
     return rec if isinstance(rec, dict) else None

@@ -9,12 +9,21 @@ a hash of its path, so a Gemini turn has no cwd. The title is `summary`, else th
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from brain.recall.adapters import Chunk, FileState, Turn, cap, clip_title, iso, walk, wrapper
+from brain.recall.adapters import (
+    Chunk,
+    FileState,
+    Turn,
+    cap,
+    clip_title,
+    iso,
+    loads,
+    walk,
+    wrapper,
+)
 
 _ROLES = {"user": "user", "gemini": "assistant", "model": "assistant"}
 
@@ -44,7 +53,7 @@ class Gemini:
 
     def read(self, path: Path, data: bytes, start: int, state: FileState) -> Chunk:
         try:
-            doc = json.loads(data)
+            doc = loads(data)
         except ValueError:
             return Chunk([], 0, state, skipped=1, titled=False)
         if not isinstance(doc, dict) or not isinstance(doc.get("messages"), list):
