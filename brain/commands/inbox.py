@@ -25,6 +25,7 @@ from pathlib import Path
 
 from brain.config import CORE_FILES, INBOX, index_path, state_dir
 from brain.errors import BrainError, UsageError
+from brain.files import confine
 
 DESTINATIONS = {"MEMORY": CORE_FILES[0], "LEARNINGS": CORE_FILES[1], "TUNINGS": CORE_FILES[2]}
 DEFAULT_DESTINATION = "MEMORY"
@@ -37,6 +38,15 @@ _HEADING = re.compile(r"^(#{1,6})\s")
 
 
 def read(vault: Path, rel: str) -> str:
+    """A vault file's text, "" when it does not exist. A core file that is a link out of the vault
+    reads as absent, as the index skips it (approving into it is refused); an inbox that is one
+    is an error."""
+    from brain.files import outside
+
+    if outside(vault / rel, vault) is not None:
+        if rel != INBOX:
+            return ""
+        confine(vault / rel, vault)
     try:
         return (vault / rel).read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -49,7 +59,7 @@ def write(vault: Path, rel: str, text: str) -> None:
     from brain.files import write_atomic
 
     try:
-        write_atomic(vault / rel, text)
+        write_atomic(vault / rel, text, root=vault)
     except OSError as exc:
         raise BrainError(
             f"cannot write {rel}: {exc.strerror}", f"make {vault / rel} writable and try again"
@@ -285,6 +295,7 @@ def approve(vault: Path, number: int, to: str | None = None) -> ApproveResult:
             target = p.updates.rsplit(":", 1)[0]
         else:
             target = DESTINATIONS[(to or p.to or DEFAULT_DESTINATION).upper()]
+        confine(vault / target, vault)  # before the journal: a refused write leaves none behind
         raw = read(vault, INBOX).split("\n")[p.line - 1]
         bullet = _keep_aliases(p.text, p.current)
         intent = {"bullet": bullet, "target": target, "replace": p.current, "inbox": raw}
