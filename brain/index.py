@@ -21,7 +21,7 @@ from brain import vault as vaultmod
 from brain.config import SYNONYMS, index_path
 from brain.errors import BrainError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4  # 4: units hold their text with credentials masked (vault.parse)
 BUSY_TIMEOUT_MS = 10_000
 
 _SCHEMA = """

@@ -291,7 +291,12 @@ def is_core(path: str) -> bool:
 
 
 def parse(path: str, data: bytes) -> Parsed:
+    """A file's units. Credentials are masked before parsing (lines kept), so that nothing read
+    from the index (find in every format, pack, export, locate, MCP) can print one."""
+    from brain.secrets import redact
+
     text, problems = decode(data, path)
+    text = redact(text)
     parsed = parse_core(text, path) if is_core(path) else Parsed(parse_prose(text, path))
     parsed.problems[:0] = problems
     return parsed

@@ -26,6 +26,7 @@ from pathlib import Path
 from brain.config import CORE_FILES, INBOX, index_path, state_dir
 from brain.errors import BrainError, UsageError
 from brain.files import confine
+from brain.secrets import redact
 
 DESTINATIONS = {"MEMORY": CORE_FILES[0], "LEARNINGS": CORE_FILES[1], "TUNINGS": CORE_FILES[2]}
 DEFAULT_DESTINATION = "MEMORY"
@@ -234,10 +235,14 @@ class DropResult:
 
 
 def inbox(vault: Path) -> InboxResult:
+    from dataclasses import replace
+
     with locked(vault):
         recovered = recover(vault)
         found = proposals(vault)
-    return InboxResult(str(vault), INBOX, tuple(found), recovered)
+    # a listing: a credential in a hand-edited inbox or in the bullet it updates is masked
+    shown = [replace(p, text=redact(p.text), current=redact(p.current)) for p in found]
+    return InboxResult(str(vault), INBOX, tuple(shown), recovered)
 
 
 def _stop_if_recovered(bullet: str) -> None:
@@ -274,7 +279,7 @@ def drop(vault: Path, number: int) -> DropResult:
         text, p = _pick(vault, number)
         write(vault, INBOX, _without_line(text, p.line))
         remaining = len(proposals(vault))
-    return DropResult(str(vault), number, p.text, remaining)
+    return DropResult(str(vault), number, redact(p.text), remaining)  # dropped for a credential?
 
 
 def approve(vault: Path, number: int, to: str | None = None) -> ApproveResult:
@@ -309,7 +314,7 @@ def approve(vault: Path, number: int, to: str | None = None) -> ApproveResult:
         bullet,
         target,
         line,
-        p.current,
+        redact(p.current),
         remaining,
         f"review and commit {target} in the vault yourself (git -C {vault} commit -p)",
     )

@@ -94,7 +94,7 @@ def propose_many(
 ) -> list[ProposeResult]:
     """Queue each (line, source); one lock and one write for all. Nothing raises for one bad item:
     its result says `refused` and why."""
-    from brain.secrets import scan_line
+    from brain.secrets import redact, scan_line
     from brain.vault import parse_bullet
 
     dest = (to or "").upper()
@@ -130,7 +130,7 @@ def propose_many(
                 results.append(ProposeResult(v, bullet, dest, "refused", 0, "", "", why))
                 continue
             old = by_handle.get(inboxmod.fold_handle(b.handle))
-            updates, current = (f"{old.path}:{old.line}", old.raw) if old else ("", "")
+            updates, current = (f"{old.path}:{old.line}", redact(old.raw)) if old else ("", "")
             seen = known.get(_key(b.handle, b.fact))
             if seen:
                 results.append(ProposeResult(v, bullet, dest, seen, 0, updates, current, ""))
