@@ -212,7 +212,8 @@ def parse_prose(text: str, path: str) -> list[Unit]:
                 title = heads[0]
             continue
         crumbs = heads[1:] if title and heads and heads[0] == title else heads
-        breadcrumb = " > ".join([title or path.rsplit("/", 1)[-1].removesuffix(".md"), *crumbs])
+        name = printable(path.rsplit("/", 1)[-1].removesuffix(".md"))
+        breadcrumb = " > ".join([title or name, *crumbs])
         if kind == "para" and len(body) > 1 and all(_SENTENCE_END.search(b.rstrip()) for b in body):
             # One sentence per line (a log, a list of observations): each line stands alone.
             # Hard-wrapped prose breaks mid-sentence, so it never takes this branch.
