@@ -13,6 +13,7 @@ import typer
 
 from brain import cli, render
 from brain.errors import UsageError
+from brain.files import printable
 
 app = typer.Typer(
     name="brain",
@@ -174,17 +175,26 @@ def secrets_command(
     if as_json:
         render.out(render.dumps(dataclasses.asdict(result)))
     elif result.findings:
-        render.out("\n".join(f"{f.path}:{f.line}: {f.rule} ({f.masked})" for f in result.findings))
+        render.out(
+            "\n".join(
+                f"{printable(f.path)}:{f.line}: {f.rule} ({f.masked})" for f in result.findings
+            )
+        )
     if not as_json:
+        for skipped in result.skipped:
+            sys.stderr.write(f"{skipped}\n")
+        unread = f"; {_plural(len(result.skipped), 'file')} not read (above)"
+        unread = unread if result.skipped else ""
         if result.findings:
             found = _plural(len(result.findings), "possible secret")
             files = _plural(len({f.path for f in result.findings}), "file")
             sys.stderr.write(
                 f"{found} in {files}{also}; remove them and keep credentials in a password "
-                "manager\n"
+                f"manager{unread}\n"
             )
         else:
-            sys.stderr.write(f"no secrets in {_plural(len(result.files), 'file')}{also}\n")
+            scanned = _plural(len(result.files), "file")
+            sys.stderr.write(f"no secrets in {scanned}{also}{unread}\n")
     raise typer.Exit(0 if result.ok else 1)
 
 

@@ -1,21 +1,83 @@
-"""Writing files so that a reader never sees half of one."""
+"""Writing files so that a reader never sees half of one, and never outside the folder they
+belong to.
+
+The rule for symbolic links, everywhere in brain: a link is followed only when it resolves inside
+the folder it is in (the vault; the repository for `brain export`). The walk skips one that
+resolves outside with a line saying so (`outside`), and every writer refuses it (`confine`).
+"""
 
 from __future__ import annotations
 
 import contextlib
 import os
 import stat
-import tempfile
 from pathlib import Path
 
+from brain.errors import BrainError
 
-def write_atomic(path: Path, data: str | bytes, mode: int | None = None) -> None:
+# Characters a name must not print raw: controls (a newline forges a line of output, ESC starts a
+# terminal sequence), bidi controls and other format characters (U+202E reverses what follows),
+# line and paragraph separators, and the surrogates that stand for bytes that were not UTF-8.
+# The zero-width joiners (emoji sequences, Persian and Indic words) are format characters too, and
+# harmless.
+_UNSAFE = frozenset(("Cc", "Cf", "Zl", "Zp", "Cs"))
+_JOINERS = frozenset("\u200c\u200d")
+
+
+def printable(text: str) -> str:
+    """`text` as it may be printed: unsafe characters escaped (`\\n`, `\\u202e`, `\\xff` for a
+    byte that was not UTF-8). Names without any (nearly all) cost one `isprintable` call."""
+    if text.isprintable():
+        return text
+    import unicodedata
+
+    out = []
+    for ch in text:
+        if ch.isprintable() or ch in _JOINERS or unicodedata.category(ch) not in _UNSAFE:
+            out.append(ch)
+        elif 0xDC80 <= ord(ch) <= 0xDCFF:  # os.fsdecode's escape of one byte
+            out.append(f"\\x{ord(ch) - 0xDC00:02x}")
+        else:
+            out.append(ch.encode("unicode_escape").decode("ascii"))
+    return "".join(out)
+
+
+def resolved(path: Path) -> Path:
+    """`path` with every link resolved (a loop resolves to where it gives up, never raises)."""
+    return Path(os.path.realpath(path))
+
+
+def outside(path: Path, root: Path) -> Path | None:
+    """Where `path` leads when a link takes it out of `root` (or nowhere: a loop); else None."""
+    target = resolved(path)
+    if target.is_relative_to(resolved(root)):
+        return None
+    return target
+
+
+def confine(path: Path, root: Path, what: str = "the vault") -> Path:
+    """`path` with its links resolved, or a BrainError when they lead out of `root`."""
+    target = outside(path, root)
+    if target is None:
+        return resolved(path)
+    raise BrainError(
+        f"{printable(str(path))} is a symbolic link to {printable(str(target))}, outside {what} "
+        f"{printable(str(root))}: brain does not follow it",
+        f"replace the link with a copy of its file, or point it inside {what}, and try again",
+    )
+
+
+def write_atomic(
+    path: Path, data: str | bytes, mode: int | None = None, *, root: Path | None = None
+) -> None:
     """Write `path` through a temp file in the same folder and `os.replace` (never half-written).
 
     A symlinked file (a dotfiles manager's link) is written through: its target is replaced, the
-    link stays.
+    link stays. With `root` (the vault, the repository) a link that leads out of it is refused.
     """
-    target = Path(os.path.realpath(path))
+    import tempfile
+
+    target = resolved(path) if root is None else confine(path, root)
     target.parent.mkdir(parents=True, exist_ok=True)
     raw = data.encode("utf-8") if isinstance(data, str) else data
     if mode is None:

@@ -21,7 +21,7 @@ from brain import vault as vaultmod
 from brain.config import SYNONYMS, index_path
 from brain.errors import BrainError
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4  # 4: units hold their text with credentials masked (vault.parse)
 BUSY_TIMEOUT_MS = 10_000
 
 _SCHEMA = """
@@ -123,9 +123,9 @@ def _stat(vault: Path, rel: str) -> tuple[int, int] | None:
     return st.st_size, st.st_mtime_ns
 
 
-def _tracked(vault: Path) -> list[str]:
-    files = vaultmod.vault_files(vault)
-    return [*files, SYNONYMS] if (vault / SYNONYMS).is_file() else files
+def _tracked(vault: Path) -> vaultmod.Walk:
+    """The files to index, and the ones the walk skipped (links out of the vault, bad names)."""
+    return vaultmod.indexed(vault)
 
 
 def embed_text(u: vaultmod.Unit) -> str:
@@ -217,7 +217,9 @@ def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool) -> SyncReport:
         row[0]: (row[1], row[2], row[3], row[4])
         for row in conn.execute("SELECT path, hash, size, mtime_ns, problems FROM files")
     }
-    present = _tracked(vault)
+    walked = _tracked(vault)
+    present = walked.files
+    report.problems += walked.skipped
     report.files = len(present)
     seen: set[str] = set()
     for rel in present:
@@ -231,7 +233,8 @@ def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool) -> SyncReport:
             continue
         try:
             data = (vault / rel).read_bytes()
-        except OSError:
+        except OSError as exc:
+            report.problems.append(vaultmod.Problem(rel, 0, f"cannot read it ({exc.strerror})"))
             continue
         digest = hashlib.blake2b(data, digest_size=16).hexdigest()
         if old and old[0] == digest:
@@ -434,7 +437,7 @@ def _stale(conn: sqlite3.Connection, vault: Path) -> bool:
     known = {
         row[0]: (row[1], row[2]) for row in conn.execute("SELECT path, size, mtime_ns FROM files")
     }
-    present = _tracked(vault)
+    present = _tracked(vault).files
     if len(present) != len(known):
         return True
     return any(known.get(rel) != _stat(vault, rel) for rel in present)

@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from brain.files import printable
 from brain.search import Hit
 
 T = TypeVar("T")
@@ -57,7 +58,8 @@ def clip(text: str, limit: int) -> str:
 
 
 def locator(hit: Hit) -> str:
-    return f"{hit.path}:{hit.line}"
+    """`path:line`, the path escaped: a file name cannot forge a line or reorder one."""
+    return f"{printable(hit.path)}:{hit.line}"
 
 
 def hit_line(hit: Hit) -> str:
@@ -120,7 +122,7 @@ def find_listing(query: str, hits: Sequence[Hit], budget: int) -> tuple[str, int
     kept, omitted = fit(list(hits), lambda h: len(hit_line(h).encode("utf-8")) + 1, budget)
     blocks = []
     for h in kept:
-        title = escape(h.handle or h.section or h.path)
+        title = escape(h.handle or h.section or printable(h.path))
         meta = " · ".join(p for p in (h.date, h.source) if p)
         head = f"[bold]{title}[/bold]  [dim]{escape(locator(h))}[/dim]"
         if meta:

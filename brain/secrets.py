@@ -145,7 +145,12 @@ _PEM_WINDOW = 65536  # a 16k-bit RSA key is ~12 kB of base64; stop looking beyon
 
 
 def _pem_body(segment: str) -> str:
-    """The base64 body of a PEM block, from the text right after its BEGIN line.
+    """The base64 body of a PEM block, from the text right after its BEGIN line."""
+    return "".join(_pem_parts(segment))
+
+
+def _pem_parts(segment: str) -> list[str]:
+    """The base64 words of a PEM block's body, from the text right after its BEGIN line.
 
     Accepts real newlines or JSON-escaped ones (GCP key files), drops RFC 1421 /
     OpenPGP armor headers ("Proc-Type: 4,ENCRYPTED", "Version: ..."), stops at the
@@ -160,18 +165,30 @@ def _pem_body(segment: str) -> str:
             break
         parts.append(word)
     if not parts or max(len(p) for p in parts) < 40:
-        return ""
-    return "".join(parts)
+        return []
+    return parts
 
 
 def _extract_private_key(m: re.Match[str]) -> _Extracted | None:
+    """The body, spanning from the end of the BEGIN line (which `redact` leaves in place) to the
+    END line, or to the body's last word when there is none."""
     text = m.string
     start = m.end()
     end = text.find("-----", start, start + _PEM_WINDOW)
     if end < 0:
         end = min(len(text), start + _PEM_WINDOW)
-    body = _pem_body(text[start:end])
-    return (body, m.start(), end) if body else None
+        parts = _pem_parts(text[start:end])
+        # without an END line the body is its full lines and a padded last one, not the prose
+        # words after it that happen to be base64 too ("and", "then")
+        full = next((i for i, p in enumerate(parts) if len(p) < 40), len(parts))
+        if full < len(parts) and parts[full].endswith("="):
+            full += 1
+        if parts[:full]:
+            last = parts[full - 1]
+            end = text.rfind(last, start, end) + len(last)
+    else:
+        parts = _pem_parts(text[start:end])
+    return ("".join(parts), start, end) if parts else None
 
 
 _GCP_TYPE = re.compile(r'"type"\s{0,20}:\s{0,20}"service_account"')
@@ -571,6 +588,53 @@ def scan_line(line: str) -> list[tuple[str, str]]:
             seen.add((hit.rule.id, hit.secret))
             out.append((hit.rule.id, mask(hit.secret)))
     return out
+
+
+# --- masking output ----------------------------------------------------------------
+
+# A word of key material cut loose from what named it (a snippet that starts inside a private key):
+# long, of the key alphabets, and more random than hex can be (a commit id or a UUID stays).
+_KEY_MATERIAL = re.compile(r"[A-Za-z0-9+/=_-]{20,}")
+_KEY_ENTROPY = 4.2
+_CUT = "…"
+
+
+def redact(text: str, *, clipped: bool = False) -> str:
+    """`text` with every secret the rules find replaced by its mask, as `brain secrets` shows it.
+
+    Line breaks inside a masked span are kept, so line numbers still hold. `clipped` is for an
+    excerpt cut out of a longer text (recall's snippets, cut at `…`), where a secret may have lost
+    what identifies it: a random-looking word at a cut, and any word of key material, go too.
+    """
+    hits = sorted(_hits(text), key=lambda h: (h.start, -h.end))
+    if hits:
+        out: list[str] = []
+        pos = 0
+        for hit in hits:
+            if hit.end <= pos:
+                continue  # inside a span already masked
+            start = max(hit.start, pos)
+            span = text[start : hit.end]
+            lead = " " if span[:1].isspace() else ""
+            out += [text[pos:start], lead, mask(hit.secret), "\n" * span.count("\n")]
+            pos = hit.end
+        out.append(text[pos:])
+        text = "".join(out)
+    return _redact_cut(text) if clipped and text else text
+
+
+def _redact_cut(text: str) -> str:
+    words = text.split(" ")
+    for i, word in enumerate(words):
+        bare = word.strip(_CUT + ".,;:()[]\"'`")
+        if not bare:
+            continue
+        at_cut = (i == 0 and word.startswith(_CUT)) or (i == len(words) - 1 and word.endswith(_CUT))
+        material = _KEY_MATERIAL.fullmatch(bare) and shannon_entropy(bare) >= _KEY_ENTROPY
+        fragment = at_cut and _acceptable(bare, MIN_SECRET_LEN, ENTROPY_THRESHOLD)
+        if material or (fragment and _looks_random(bare)):
+            words[i] = word.replace(bare, mask(bare))
+    return " ".join(words)
 
 
 # --- gitleaks ----------------------------------------------------------------------

@@ -7,13 +7,15 @@ paragraph must become one unit so that words on different physical lines are fou
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from brain.config import CORE_FILES, INBOX, SYNONYMS
+from brain.files import outside, printable
 
 SEP = " — "
 MAX_UNIT_CHARS = 16_000  # a pasted log of a megabyte stays searchable by its start, not a hazard
@@ -49,11 +51,12 @@ class Unit:
 @dataclass(frozen=True)
 class Problem:
     path: str
-    line: int
+    line: int  # 0: the file as a whole (a link skipped, a file that cannot be read)
     message: str
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}: {self.message}"
+        where = f"{printable(self.path)}:{self.line}" if self.line else printable(self.path)
+        return f"{where}: {self.message}"
 
 
 @dataclass
@@ -220,7 +223,8 @@ def parse_prose(text: str, path: str) -> list[Unit]:
                 title = heads[0]
             continue
         crumbs = heads[1:] if title and heads and heads[0] == title else heads
-        breadcrumb = " > ".join([title or path.rsplit("/", 1)[-1].removesuffix(".md"), *crumbs])
+        name = printable(path.rsplit("/", 1)[-1].removesuffix(".md"))
+        breadcrumb = " > ".join([title or name, *crumbs])
         if kind == "para" and len(body) > 1 and all(_SENTENCE_END.search(b.rstrip()) for b in body):
             # One sentence per line (a log, a list of observations): each line stands alone.
             # Hard-wrapped prose breaks mid-sentence, so it never takes this branch.
@@ -299,25 +303,112 @@ def is_core(path: str) -> bool:
 
 
 def parse(path: str, data: bytes) -> Parsed:
+    """A file's units. Credentials are masked before parsing (lines kept), so that nothing read
+    from the index (find in every format, pack, export, locate, MCP) can print one."""
+    from brain.secrets import redact
+
     text, problems = decode(data, path)
+    text = redact(text)
     parsed = parse_core(text, path) if is_core(path) else Parsed(parse_prose(text, path))
     parsed.problems[:0] = problems
     return parsed
 
 
+@dataclass
+class Walk:
+    """What a walk of the vault found: files to read, and what it skipped and why."""
+
+    files: list[str] = field(default_factory=list)  # vault-relative, '/'-separated, sorted
+    skipped: list[Problem] = field(default_factory=list)
+
+
+def _utf8(name: str) -> bool:
+    """False for a name the file system gave as bytes that are not UTF-8 (surrogate escapes)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def link_problem(path: Path, root: Path) -> str:
+    """Why a path that may be a symbolic link is not followed ("" when it leads nowhere out of
+    `root`: to a file or folder inside it, or to nothing)."""
+    try:
+        path.stat()
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "a symbolic link loop; skipped"
+    target = outside(path, root)
+    if target is not None:
+        return f"a symbolic link to {printable(str(target))}, outside the vault; skipped"
+    return ""
+
+
+def walk(vault: Path, keep: Callable[[str, bool], bool], start: str = "") -> Walk:
+    """The files under `vault` (or its folder `start`) that `keep(rel, is_dir)` accepts.
+
+    Links are followed only to files inside the vault: one that leads out of it (or in a loop) is
+    skipped with a line saying so, and a linked folder is never entered (one inside is walked at
+    its own path anyway). A name that is not UTF-8, or a folder that cannot be read, is skipped
+    with a line too. `os.scandir` tells links from files without a stat per file: this runs on
+    every `brain find`.
+    """
+    found = Walk()
+    stack = [start]
+    while stack:
+        rel_dir = stack.pop()
+        folder = vault / rel_dir if rel_dir else vault
+        try:
+            with os.scandir(folder) as it:
+                entries = list(it)
+        except OSError as exc:
+            why = f"cannot read this folder ({exc.strerror}); its files are skipped"
+            found.skipped.append(Problem(rel_dir or ".", 0, why))
+            continue
+        for entry in entries:
+            rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
+            try:
+                link = entry.is_symlink()
+                is_dir = entry.is_dir()  # a link's target; no stat for anything else
+            except OSError:
+                link, is_dir = True, False  # a loop: is_dir cannot tell
+            if not keep(rel, is_dir):
+                continue
+            if not _utf8(entry.name):
+                why = "the name is not valid UTF-8; skipped (rename it to index it)"
+                found.skipped.append(Problem(rel, 0, why))
+                continue
+            if link:
+                why = link_problem(Path(entry.path), vault)
+                if why:
+                    found.skipped.append(Problem(rel, 0, why))
+                elif not is_dir and Path(entry.path).is_file():
+                    found.files.append(rel)
+            elif is_dir:
+                stack.append(rel)
+            elif entry.is_file(follow_symlinks=False):
+                found.files.append(rel)
+    found.files.sort()
+    found.skipped.sort(key=lambda p: p.path)
+    return found
+
+
+def _indexed(rel: str, is_dir: bool) -> bool:
+    name = rel.rsplit("/", 1)[-1]
+    if name.startswith("."):
+        return False
+    return is_dir or (name.endswith(".md") and rel != INBOX) or rel == SYNONYMS
+
+
+def indexed(vault: Path) -> Walk:
+    """Every file the index covers (Markdown, no hidden folders, no inbox; AI/synonyms.tsv)."""
+    return walk(vault, _indexed)
+
+
 def vault_files(vault: Path) -> list[str]:
     """Every Markdown file the index covers: vault-relative, sorted, no hidden folders, no inbox."""
-    found: list[str] = []
-    for root, dirs, files in os.walk(vault):
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        rel_root = Path(root).relative_to(vault).as_posix()
-        for name in files:
-            if not name.endswith(".md") or name.startswith("."):
-                continue
-            rel = name if rel_root == "." else f"{rel_root}/{name}"
-            if rel != INBOX:
-                found.append(rel)
-    return sorted(found)
+    return [rel for rel in indexed(vault).files if rel != SYNONYMS]
 
 
 def parse_synonyms(text: str, path: str = SYNONYMS) -> tuple[dict[str, list[str]], list[Problem]]:

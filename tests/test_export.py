@@ -171,3 +171,44 @@ def test_place_block_appends_then_replaces() -> None:
     assert first == "<!-- brain:begin x -->\na\n<!-- brain:end -->\n"
     again = exportmod.place_block("top\n" + first + "tail\n", exportmod.block("h\nb\n"), "f")
     assert again == f"top\n{exportmod.BEGIN}\n## h\n\n- b\n{exportmod.END}\ntail\n"
+
+
+# --- links: never read or written through out of the repository (brain.files.confine) ---
+
+
+@pytest.mark.parametrize("check", [False, True])
+def test_export_refuses_a_file_linked_out_of_the_repository(
+    payments: Path, tmp_path: Path, check: bool
+) -> None:
+    claude = tmp_path / "CLAUDE.md"
+    claude.write_text("# Mine\n", "utf-8")
+    (payments / "CLAUDE.md").symlink_to(claude)
+    args = ["--check"] if check else []
+    run = brain("export", "--vault", V, "claude", *args, cwd=payments)
+    assert run.code == 1, run
+    assert run.err.count("\n") == 1, run
+    assert f"CLAUDE.md is a symbolic link to {claude}, outside the repository" in run.err
+    assert claude.read_text("utf-8") == "# Mine\n"
+
+
+def test_export_refuses_a_folder_linked_out_of_the_repository(
+    payments: Path, tmp_path: Path
+) -> None:
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (payments / ".cursor").symlink_to(outside, target_is_directory=True)
+    run = brain("export", "--vault", V, "cursor", cwd=payments)
+    assert run.code == 1, run
+    assert run.err.count("\n") == 1, run
+    assert "brain.mdc is a symbolic link to " in run.err
+    assert list(outside.iterdir()) == []
+
+
+def test_export_writes_through_a_link_inside_the_repository(payments: Path) -> None:
+    (payments / "docs").mkdir()
+    (payments / "docs" / "CLAUDE.md").write_text("# Ours\n", "utf-8")
+    (payments / "CLAUDE.md").symlink_to("docs/CLAUDE.md")
+    run = brain("export", "--vault", V, "claude", cwd=payments)
+    assert run.code == 0, run
+    assert (payments / "CLAUDE.md").is_symlink()
+    assert "brain:begin" in (payments / "docs" / "CLAUDE.md").read_text("utf-8")

@@ -181,9 +181,12 @@ def test_no_verify_skips_the_checks(hooked: Path) -> None:
     assert commit(hooked, "--no-verify", "-m", "on purpose").returncode == 0
 
 
-def test_a_missing_brain_warns_but_does_not_block(
+def test_a_missing_brain_blocks_the_commit_and_says_how_to_skip_or_repair(
     git_vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """The interpreter baked into the hook has gone and no brain is on PATH: the pre-commit check
+    cannot run, so the commit (here one carrying a token) does not go through; post-commit still
+    never blocks."""
     hooks.install_git_hooks(git_vault, "/nonexistent/python3")
     monkeypatch.setenv(
         "PATH",
@@ -191,11 +194,22 @@ def test_a_missing_brain_warns_but_does_not_block(
             d for d in os.environ["PATH"].split(os.pathsep) if not (Path(d) / "brain").exists()
         ),
     )
-    append(git_vault / "AI" / "MEMORY.md", BULLET.format(handle="mug", fact="the mug is white"))
+    head = git(git_vault, "rev-parse", "HEAD")
+    (git_vault / "notes" / "leak.md").write_text(token() + "\n", encoding="utf-8")
     git(git_vault, "add", "-A")
-    done = commit(git_vault, "-m", "mug")
-    assert done.returncode == 0, done.stderr
-    assert "brain: not found" in done.stderr
+    done = commit(git_vault, "-m", "leak")
+    assert done.returncode != 0
+    assert git(git_vault, "rev-parse", "HEAD") == head
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("brain: commit blocked: brain is not found")
+    assert "/nonexistent/python3" in lines[0]
+    assert "`git commit --no-verify`" in lines[0]
+    assert "`brain install`" in lines[0]
+    skipped = commit(git_vault, "--no-verify", "-m", "on purpose")  # post-commit runs, never blocks
+    assert skipped.returncode == 0, skipped.stderr
+    assert "brain: not found" in skipped.stderr
+    assert git(git_vault, "log", "-1", "--format=%s").strip() == "on purpose"
 
 
 # --- post-commit ---------------------------------------------------------------------------------

@@ -143,7 +143,7 @@ def test_cli_json_contract(repo: Path) -> None:
     run = brain("secrets", "--vault", str(repo), "--json")
     assert run.code == 1
     doc = run.json()
-    assert list(doc) == ["ok", "files", "findings", "gitleaks"]
+    assert list(doc) == ["ok", "files", "findings", "gitleaks", "skipped"]
     assert list(doc["findings"][0]) == ["path", "line", "rule", "masked"]
     assert doc["ok"] is False
     assert doc["findings"][0]["path"] == "notes/leak.md"

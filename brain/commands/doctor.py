@@ -649,13 +649,15 @@ def text(result: DoctorResult) -> str:
             asked = ", ".join(repr(q) for q in f.queries)
             lines.append(f"  {f.count:>5}×  {cite(f.path, f.handle)}  {f.path}:{f.line}  ({asked})")
     if result.older_notes:
+        from brain.files import printable
+
         lines += [
             "",
             "Older notes that name what a newer bullet settled (update or cite the bullet):",
         ]
         for n in result.older_notes[:SHOWN]:
             lines.append(
-                f"  {n.path}:{n.line} ({n.date}) says {n.phrase!r} {n.mentions}× — "
+                f"  {printable(n.path)}:{n.line} ({n.date}) says {n.phrase!r} {n.mentions}× — "
                 f"{cite(n.bullet.split(':')[0], n.handle)} {n.bullet} ({n.bullet_date})"
             )
     if result.duplicates:

@@ -25,6 +25,8 @@ from pathlib import Path
 
 from brain.config import CORE_FILES, INBOX, index_path, state_dir
 from brain.errors import BrainError, UsageError
+from brain.files import confine
+from brain.secrets import redact
 
 DESTINATIONS = {"MEMORY": CORE_FILES[0], "LEARNINGS": CORE_FILES[1], "TUNINGS": CORE_FILES[2]}
 DEFAULT_DESTINATION = "MEMORY"
@@ -44,6 +46,15 @@ _HEADING = re.compile(r"^(#{1,6})\s")
 
 
 def read(vault: Path, rel: str) -> str:
+    """A vault file's text, "" when it does not exist. A core file that is a link out of the vault
+    reads as absent, as the index skips it (approving into it is refused); an inbox that is one
+    is an error."""
+    from brain.files import outside
+
+    if outside(vault / rel, vault) is not None:
+        if rel != INBOX:
+            return ""
+        confine(vault / rel, vault)
     try:
         return (vault / rel).read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -56,7 +67,7 @@ def write(vault: Path, rel: str, text: str) -> None:
     from brain.files import write_atomic
 
     try:
-        write_atomic(vault / rel, text)
+        write_atomic(vault / rel, text, root=vault)
     except OSError as exc:
         raise BrainError(
             f"cannot write {rel}: {exc.strerror}", f"make {vault / rel} writable and try again"
@@ -231,10 +242,14 @@ class DropResult:
 
 
 def inbox(vault: Path) -> InboxResult:
+    from dataclasses import replace
+
     with locked(vault):
         recovered = recover(vault)
         found = proposals(vault)
-    return InboxResult(str(vault), INBOX, tuple(found), recovered)
+    # a listing: a credential in a hand-edited inbox or in the bullet it updates is masked
+    shown = [replace(p, text=redact(p.text), current=redact(p.current)) for p in found]
+    return InboxResult(str(vault), INBOX, tuple(shown), recovered)
 
 
 def _stop_if_recovered(bullet: str) -> None:
@@ -271,7 +286,7 @@ def drop(vault: Path, number: int) -> DropResult:
         text, p = _pick(vault, number)
         write(vault, INBOX, _without_line(text, p.line))
         remaining = len(proposals(vault))
-    return DropResult(str(vault), number, p.text, remaining)
+    return DropResult(str(vault), number, redact(p.text), remaining)  # dropped for a credential?
 
 
 def approve(vault: Path, number: int, to: str | None = None) -> ApproveResult:
@@ -292,6 +307,7 @@ def approve(vault: Path, number: int, to: str | None = None) -> ApproveResult:
             target = p.updates.rsplit(":", 1)[0]
         else:
             target = DESTINATIONS[(to or p.to or DEFAULT_DESTINATION).upper()]
+        confine(vault / target, vault)  # before the journal: a refused write leaves none behind
         raw = read(vault, INBOX).split("\n")[p.line - 1]
         bullet = _keep_aliases(p.text, p.current)
         intent = {"bullet": bullet, "target": target, "replace": p.current, "inbox": raw}
@@ -305,7 +321,7 @@ def approve(vault: Path, number: int, to: str | None = None) -> ApproveResult:
         bullet,
         target,
         line,
-        p.current,
+        redact(p.current),
         remaining,
         f"review and commit {target} in the vault yourself (git -C {vault} commit -p)",
     )

@@ -3,6 +3,8 @@ carries no literal credential. `--staged` checks what the commit will hold, not 
 
 from __future__ import annotations
 
+import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -11,6 +13,21 @@ from brain import vault as vaultmod
 from brain.config import CORE_FILES, SYNONYMS
 from brain.errors import BrainError
 from brain.search import words
+
+
+def read_file(vault: Path, rel: str) -> tuple[bytes | None, vaultmod.Problem | None]:
+    """A vault file's bytes (None when it does not exist), or None and why it was not read: a link
+    out of the vault is not followed, and a file that cannot be read is never taken as clean."""
+    path = vault / rel
+    why = vaultmod.link_problem(path, vault)
+    if why:
+        return None, vaultmod.Problem(rel, 0, why)
+    try:
+        return path.read_bytes(), None
+    except (FileNotFoundError, IsADirectoryError):
+        return None, None
+    except OSError as exc:
+        return None, vaultmod.Problem(rel, 0, f"cannot read it ({exc.strerror}); not checked")
 
 
 @dataclass(frozen=True)
@@ -24,24 +41,56 @@ class LintResult:
         return not self.problems
 
 
+def _inside(vault: Path, path: Path) -> str | None:
+    """`path` as a vault-relative '/'-path, or None. Its folder is resolved (the working directory
+    may be reached through a link) but not the file itself: a link out of the vault is named as
+    what it is when it is read, not as a path outside."""
+    absolute = Path(os.path.normpath(path.absolute()))
+    for candidate in (absolute, absolute.parent.resolve() / absolute.name):
+        if candidate.is_relative_to(vault):
+            rel = candidate.relative_to(vault).as_posix()
+            return None if rel == "." else rel
+    return None
+
+
 def _normalise(vault: Path, paths: list[str]) -> list[str]:
     out = []
     for p in paths:
         path = Path(p)
-        absolute = path if path.is_absolute() else Path.cwd() / path
-        try:
-            out.append(absolute.resolve().relative_to(vault).as_posix())
-        except ValueError:
-            # a vault-relative path; `vault / p` would be `p` itself for an absolute one
-            inside = (vault / path).resolve()
-            if not path.is_absolute() and inside.is_relative_to(vault):
-                out.append(inside.relative_to(vault).as_posix())
-            else:
-                raise BrainError(
-                    f"{p} is not inside the vault {vault}",
-                    "name files inside the vault, or none to check them all",
-                ) from None
+        # relative to the working directory, else to the vault (never for an absolute path)
+        rel = _inside(vault, path)
+        if rel is None and not path.is_absolute():
+            rel = _inside(vault, vault / path)
+        if rel is None:
+            raise BrainError(
+                f"{p} is not inside the vault {vault}",
+                "name files inside the vault, or none to check them all",
+            )
+        out.append(rel)
     return out
+
+
+def _source(
+    vault: Path, wanted: set[str] | None, staged: bool, unread: dict[str, vaultmod.Problem]
+) -> tuple[list[str], Callable[[str], bytes | None]]:
+    """(the files to check, how to read one): the git index, or the work tree, where a file that
+    is not read goes into `unread` with the reason."""
+    if staged:
+        if not gitutil.is_repo(vault):
+            raise BrainError(
+                f"{vault} is not a git repository, so nothing is staged",
+                "run lint without --staged",
+            )
+        scope = [p for p in gitutil.staged_paths(vault) if wanted is None or p in wanted]
+        return scope, lambda rel: gitutil.staged_blob(vault, rel)
+
+    def read(rel: str) -> bytes | None:
+        data, skipped = read_file(vault, rel)
+        if skipped is not None:
+            unread[rel] = skipped
+        return data
+
+    return [*CORE_FILES, SYNONYMS] if wanted is None else sorted(wanted), read
 
 
 def lint(vault: Path, paths: list[str] | None = None, *, staged: bool = False) -> LintResult:
@@ -51,27 +100,14 @@ def lint(vault: Path, paths: list[str] | None = None, *, staged: bool = False) -
         absent = sorted(p for p in wanted if not (vault / p).is_file())
         if absent:
             raise BrainError(f"no such file in the vault: {absent[0]}", "check the path")
-    if staged:
-        if not gitutil.is_repo(vault):
-            raise BrainError(
-                f"{vault} is not a git repository, so nothing is staged",
-                "run lint without --staged",
-            )
-        scope = [p for p in gitutil.staged_paths(vault) if wanted is None or p in wanted]
-
-        def read(rel: str) -> bytes | None:
-            return gitutil.staged_blob(vault, rel)
-    else:
-        scope = [*CORE_FILES, SYNONYMS] if wanted is None else sorted(wanted)
-
-        def read(rel: str) -> bytes | None:
-            try:
-                return (vault / rel).read_bytes()
-            except (FileNotFoundError, IsADirectoryError):
-                return None
-
+    unread: dict[str, vaultmod.Problem] = {}
+    scope, read = _source(vault, wanted, staged, unread)
     checked = [p for p in scope if p in CORE_FILES or p == SYNONYMS or p.endswith(".md")]
     problems: list[vaultmod.Problem] = []
+    if wanted is None and not staged:
+        # what the index skips (links out of the vault, names that are not UTF-8): reindex counts
+        # these as problems and sends people here to see them
+        problems += [p for p in vaultmod.indexed(vault).skipped if p.path not in checked]
     bullets = 0
     # Handles must be unique across all three core files, so all three are read whatever the scope.
     seen: dict[str, tuple[str, int]] = {}
@@ -122,5 +158,6 @@ def lint(vault: Path, paths: list[str] | None = None, *, staged: bool = False) -
         problems += decode_problems
         if rel == SYNONYMS:
             problems += vaultmod.parse_synonyms(text, rel)[1]
+    problems += [p for rel, p in unread.items() if rel in checked]
     problems.sort(key=lambda p: (p.path, p.line))
     return LintResult(tuple(checked), bullets, tuple(problems))

@@ -209,7 +209,9 @@ def _size(line: str) -> int:
 def _trailer(project: str, handoff: str, folder: str, state_files: int) -> tuple[str, str]:
     """The two closing lines: the newest handoff, and the state folder's file count."""
     if handoff:
-        handoff_line = f"Newest handoff: {handoff}"
+        from brain.files import printable
+
+        handoff_line = f"Newest handoff: {printable(handoff)}"
     elif folder:
         handoff_line = f"Newest handoff: none in {folder}/handoffs/"
     else:

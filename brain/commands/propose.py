@@ -141,7 +141,7 @@ def _queue(vault: Path) -> _Queue:
 
 def _judge(v: str, q: _Queue, line: str, source: str, dest: str, date: str) -> ProposeResult:
     """One line's fate; a proposed line is added to `q.added`."""
-    from brain.secrets import scan_line
+    from brain.secrets import redact, scan_line
     from brain.vault import parse_bullet
 
     why = unfit(line)
@@ -158,7 +158,7 @@ def _judge(v: str, q: _Queue, line: str, source: str, dest: str, date: str) -> P
         why = f"it holds what looks like a credential ({rule}: {masked})"
         return ProposeResult(v, bullet, dest, "refused", 0, "", "", why)
     old = q.by_handle.get(inboxmod.fold_handle(b.handle))
-    updates, current = (f"{old.path}:{old.line}", old.raw) if old else ("", "")
+    updates, current = (f"{old.path}:{old.line}", redact(old.raw)) if old else ("", "")
     key = _key(b.handle, b.fact)
     seen = q.known.get(key)
     if seen:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brain import gitutil, secrets
+from brain import vault as vaultmod
 from brain.errors import BrainError
 
 BINARY_SNIFF = 8000  # as git does: a NUL byte in the first 8000 bytes means binary
@@ -24,46 +25,53 @@ BINARY_SNIFF = 8000  # as git does: a NUL byte in the first 8000 bytes means bin
 
 @dataclass(frozen=True)
 class SecretsResult:
-    ok: bool
+    ok: bool  # no finding, and nothing skipped: a file not read is never taken as clean
     files: tuple[str, ...]  # vault-relative paths scanned
     findings: tuple[secrets.Finding, ...]
     gitleaks: bool  # gitleaks ran and its findings are merged in
+    skipped: tuple[vaultmod.Problem, ...] = ()  # not read, and why (a link out, unreadable)
 
 
-def _walk(folder: Path, vault: Path) -> list[str]:
-    found = []
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if d != ".git" and not Path(root, d).is_symlink())
-        for name in sorted(files):
-            path = Path(root, name)
-            if name == ".git" or path.is_symlink() or not path.is_file():
-                continue
-            found.append(path.relative_to(vault).as_posix())
-    return found
+def _scanned(rel: str, is_dir: bool) -> bool:
+    return rel.rsplit("/", 1)[-1] != ".git"
 
 
-def _scope(vault: Path, paths: Iterable[str]) -> list[str]:
+def _walk(vault: Path, start: str = "") -> vaultmod.Walk:
+    return vaultmod.walk(vault, _scanned, start)
+
+
+def _scope(vault: Path, paths: Iterable[str]) -> vaultmod.Walk:
     """Vault-relative '/'-paths for the named files and folders (relative to cwd or the vault)."""
-    out: list[str] = []
+    out = vaultmod.Walk()
     for given in paths:
         path = Path(given).expanduser()
         candidates = [path] if path.is_absolute() else [Path.cwd() / path, vault / path]
-        target = next((c for c in candidates if c.exists()), None)
+        target = next((c for c in candidates if c.exists() or c.is_symlink()), None)
         if target is None:
             raise BrainError(
                 f"{given} does not exist", "name files or folders inside the vault, or none"
             )
-        resolved = target.resolve()
-        if not resolved.is_relative_to(vault):
+        # the folder is resolved (the working directory may be reached through a link), the name
+        # is not: a named link out of the vault is skipped as the walk skips it
+        absolute = Path(os.path.normpath(target.absolute()))
+        named = absolute if absolute == vault else absolute.parent.resolve() / absolute.name
+        if not named.is_relative_to(vault):
             raise BrainError(
                 f"{given} is not inside the vault {vault}",
                 "name files or folders inside the vault, or none to scan it all",
             )
-        if resolved.is_dir():
-            out += _walk(resolved, vault)
+        rel = named.relative_to(vault).as_posix()
+        why = vaultmod.link_problem(named, vault) if named != vault else ""
+        if why:
+            out.skipped.append(vaultmod.Problem(rel, 0, why))
+        elif named.is_dir():
+            found = _walk(vault, "" if rel == "." else rel)
+            out.files += found.files
+            out.skipped += found.skipped
         else:
-            out.append(resolved.relative_to(vault).as_posix())
-    return sorted(set(out))
+            out.files.append(rel)
+    out.files = sorted(set(out.files))
+    return out
 
 
 def _wanted(rel: str, prefixes: list[str]) -> bool:
@@ -97,6 +105,7 @@ def _prefixes(vault: Path, paths: Iterable[str]) -> list[str]:
 def scan(vault: Path, paths: list[str] | None = None, *, staged: bool = False) -> SecretsResult:
     """Scan the vault (or `paths`, or what is staged) for credentials."""
     contents: dict[str, str] = {}
+    skipped: list[vaultmod.Problem] = []
     if staged:
         if not gitutil.is_repo(vault):
             raise BrainError(
@@ -110,10 +119,16 @@ def scan(vault: Path, paths: list[str] | None = None, *, staged: bool = False) -
                 if text is not None:
                     contents[rel] = text
     else:
-        for rel in _scope(vault, paths) if paths else _walk(vault, vault):
+        walked = _scope(vault, paths) if paths else _walk(vault)
+        skipped += walked.skipped
+        for rel in walked.files:
             try:
                 data = (vault / rel).read_bytes()
-            except OSError:
+            except FileNotFoundError:
+                continue  # deleted since the walk
+            except OSError as exc:
+                why = f"cannot read it ({exc.strerror}); not scanned"
+                skipped.append(vaultmod.Problem(rel, 0, why))
                 continue
             text = _text(data)
             if text is not None:
@@ -129,7 +144,14 @@ def scan(vault: Path, paths: list[str] | None = None, *, staged: bool = False) -
                 seen.add((finding.path, finding.line))
                 findings.append(finding)
     findings.sort(key=lambda f: (f.path, f.line, f.rule))
-    return SecretsResult(not findings, tuple(sorted(contents)), tuple(findings), extra is not None)
+    skipped.sort(key=lambda p: p.path)
+    return SecretsResult(
+        not findings and not skipped,
+        tuple(sorted(contents)),
+        tuple(findings),
+        extra is not None,
+        tuple(skipped),
+    )
 
 
 def _gitleaks(

@@ -100,7 +100,9 @@ def run_recall(
             )
         return 0
     if mode == "--full":
-        turn = cmd.full(full or "")
+        from brain.recall.render import masked_turn
+
+        turn = masked_turn(cmd.full(full or ""))
         if as_json:
             render.out(render.dumps(dataclasses.asdict(turn)))
         else:
