@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -156,7 +157,8 @@ def _worker_socket(vault: Path) -> Path:
 
 
 def _stop_worker(sock: Path) -> None:
-    subprocess.run(["pkill", "-f", "brain.worker"], check=False)
+    """Stop the worker by the pid it recorded (never by name: that would stop every user's)."""
+    os.kill(json.loads(sock.with_suffix(".json").read_text())["pid"], signal.SIGTERM)
     deadline = time.monotonic() + 10
     while sock.exists() and time.monotonic() < deadline:
         time.sleep(0.1)
