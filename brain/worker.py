@@ -34,7 +34,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from brain import __version__, config
 
@@ -569,6 +569,7 @@ def serve(vault: Path, idle: float = IDLE_SECONDS) -> int:
 
     if threading.current_thread() is threading.main_thread():  # `kill PID` cleans up too
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    code = 1
     try:
         for suffix in (".sock", ".json"):  # stale: we hold the lock, so no live worker owns them
             with contextlib.suppress(FileNotFoundError):
@@ -579,17 +580,29 @@ def serve(vault: Path, idle: float = IDLE_SECONDS) -> int:
         _write_record(base, record)
         with server:
             code = worker.run(server, idle)
-        if code == 0:
-            with contextlib.suppress(OSError):
-                _suffix(base, ".log").unlink()  # a clean exit leaves nothing to report
         return code
+    except SystemExit:
+        code = 0  # stopped on purpose
+        raise
     finally:
-        for suffix in (".sock", ".json"):
+        cleanup = (".sock", ".json", ".log") if code == 0 else (".sock", ".json")
+        for suffix in cleanup:  # a clean exit leaves nothing to report
             with contextlib.suppress(FileNotFoundError):
                 _suffix(base, suffix).unlink()
         lock.close()
 
 
-if __name__ == "__main__":
+def main(argv: list[str]) -> NoReturn:
     idle = float(os.environ.get("BRAIN_WORKER_IDLE", IDLE_SECONDS))
-    sys.exit(serve(Path(sys.argv[1]), idle))
+    try:
+        code = serve(Path(argv[0]), idle)
+    except SystemExit as exc:  # SIGTERM
+        code = exc.code if isinstance(exc.code, int) else 0
+    sys.stderr.flush()
+    # No interpreter shutdown: it would stop the embedding thread inside the ONNX runtime, which
+    # aborts ("terminate called without an active exception") and reads as a failure.
+    os._exit(code)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -136,6 +136,11 @@ def test_worker_gives_identical_results_to_in_process(hvault: Path) -> None:
         time.sleep(0.2)
     assert sock.exists(), "the first hybrid find should have started a worker"
     try:
+        # It listens at once but answers `busy` (keywords, and a line on stderr) until the model
+        # has loaded; compare once it answers.
+        args = ("find", "--vault", str(hvault), queries[1])
+        while brain(*args, env={**ONNX, **env}).err and time.monotonic() < deadline:
+            time.sleep(0.2)
         served = [find_json(hvault, q, **env)[1] for q in queries]
         assert served == inline
     finally:

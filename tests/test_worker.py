@@ -332,6 +332,31 @@ def test_finds_answer_at_once_while_the_vault_is_first_embedded(
         stop_workers(base)
 
 
+def test_a_worker_stopped_mid_embedding_cleans_up_and_is_no_failure(
+    vault: Path, slow_ollama: threading.Event, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env = {"BRAIN_EMBED": "", "BRAIN_WORKER": "1", "BRAIN_WORKER_IDLE": "120"}
+    base = worker._base(vault)
+    monkeypatch.setattr(worker, "spawn", lambda *a, **k: False)
+    try:
+        index.sync(vault)
+        assert brain("find", "--vault", str(vault), "libgit2", env=env).code == 0
+        wait_for("the worker to embed", lambda: "embedded" in worker.ask(vault, QUERY, 5).note)
+        record = worker._record(base)
+        assert record is not None
+        os.kill(record["pid"], signal.SIGTERM)
+        wait_for("the worker to exit", lambda: not _alive(record["pid"]), 10)
+        left = [p.name for p in base.parent.iterdir() if p.name.startswith(base.name)]
+        assert sorted(left) == [base.name + ".lock"]
+        run = brain("find", "--vault", str(vault), "libgit2", env=env)
+        assert run.err == (
+            "brain: keyword results for now: the vault is being embedded in the background\n"
+        )
+    finally:
+        slow_ollama.set()
+        stop_workers(base)
+
+
 # --- item 6: how helpers start, and a start that fails ---------------------------------------
 
 
