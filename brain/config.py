@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,13 @@ def data_dir() -> Path:
     from platformdirs import user_data_dir
 
     return Path(user_data_dir(APP, appauthor=False))
+
+
+def python_command(module: str, *args: str) -> list[str]:
+    """How brain starts a helper process (`python -m MODULE ARGS` in its own interpreter): with
+    -P, so that the current folder is not on the import path and a folder named `brain` where
+    the user stands cannot shadow brain itself."""
+    return [sys.executable, "-P", "-m", module, *args]
 
 
 def recorded_vault_file() -> Path:

@@ -21,16 +21,28 @@ import importlib.util
 import io
 import json
 import os
+import re
 import sys
 import threading
 import time
 from dataclasses import dataclass
 from typing import Annotated, Any
 
+import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import CallToolResult, TextContent
-from pydantic import Field
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from mcp.types import (
+    INVALID_REQUEST,
+    PARSE_ERROR,
+    CallToolResult,
+    ErrorData,
+    JSONRPCError,
+    TextContent,
+    jsonrpc_message_adapter,
+)
+from pydantic import Field, ValidationError
 
 from brain import __version__
 
@@ -268,4 +280,99 @@ def serve(vault: str | None = None) -> None:
     """Serve on stdio until the client closes the connection."""
     if sys.stdin is None or sys.stdout is None:
         raise RuntimeError("brain mcp needs stdin and stdout (a client spawns it)")
-    build(vault).run("stdio")
+    anyio.run(_run_stdio, build(vault))
+
+
+async def _run_stdio(mcp: MCPServer) -> None:
+    """The SDK's `run("stdio")`, with `Mended` between the wire and the server."""
+    server = mcp._lowlevel_server  # the SDK's run_stdio_async does the same
+    async with stdio_server() as (read, write):
+        options = server.create_initialization_options()
+        await server.run(Mended(read, write), write, options)
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class Mended:
+    """The SDK's read stream, with what its parser refuses answered as JSON-RPC asks rather than
+    dropped (the client would wait for ever): a line that is not JSON gets the -32700 parse
+    error, JSON that is not a message -32600; a lone surrogate escape (`\\ud800`, which Node
+    writes when it cuts a string mid-emoji) becomes U+FFFD and the message is served."""
+
+    def __init__(self, inner: Any, write: Any) -> None:
+        self._inner = inner
+        self._write = write
+
+    @property
+    def last_context(self) -> Any:
+        return getattr(self._inner, "last_context", None)
+
+    async def receive(self) -> SessionMessage | Exception:
+        while True:
+            item = await self._inner.receive()
+            if not isinstance(item, ValidationError):
+                return item  # type: ignore[no-any-return]
+            mended = mend(item)
+            if isinstance(mended, SessionMessage):
+                return mended
+            await self._write.send(SessionMessage(mended))
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+    def __aiter__(self) -> Mended:
+        return self
+
+    async def __anext__(self) -> SessionMessage | Exception:
+        try:
+            return await self.receive()
+        except anyio.EndOfStream:
+            raise StopAsyncIteration from None
+
+    async def __aenter__(self) -> Mended:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+
+def mend(error: ValidationError) -> SessionMessage | JSONRPCError:
+    """The message a refused line holds once its lone surrogates are replaced, else the error
+    to send back, as the protocol asks."""
+    details = error.errors()
+    if details and details[0]["type"] == "json_invalid" and isinstance(details[0]["input"], str):
+        try:
+            doc = json.loads(details[0]["input"], parse_constant=_no_constant)
+            doc = _replace_surrogates(doc)
+        except (ValueError, RecursionError):
+            return _rpc_error(None, PARSE_ERROR, "Parse error")
+        try:
+            return SessionMessage(jsonrpc_message_adapter.validate_python(doc, by_name=False))
+        except ValidationError:
+            return _rpc_error(_request_id(doc), INVALID_REQUEST, "Invalid Request")
+    found = [d["input"] for d in details if len(d["loc"]) <= 2 and isinstance(d["input"], dict)]
+    return _rpc_error(_request_id(found[0] if found else None), INVALID_REQUEST, "Invalid Request")
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _replace_surrogates(value: Any) -> Any:
+    if isinstance(value, str):
+        return _SURROGATE.sub("\ufffd", value)
+    if isinstance(value, list):
+        return [_replace_surrogates(v) for v in value]
+    if isinstance(value, dict):
+        return {_replace_surrogates(k): _replace_surrogates(v) for k, v in value.items()}
+    return value
+
+
+def _request_id(doc: Any) -> str | int | None:
+    rid = doc.get("id") if isinstance(doc, dict) else None
+    return rid if isinstance(rid, str | int) and not isinstance(rid, bool) else None
+
+
+def _rpc_error(rid: str | int | None, code: int, message: str) -> JSONRPCError:
+    return JSONRPCError(jsonrpc="2.0", id=rid, error=ErrorData(code=code, message=message))

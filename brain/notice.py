@@ -23,7 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from brain import release
+from brain import config, release
 
 DAY = 24 * 60 * 60
 CHECK_TIMEOUT = 3.0
@@ -106,7 +106,7 @@ def _spawn_check() -> None:
     else:
         kwargs["start_new_session"] = True
     subprocess.Popen(
-        [sys.executable, "-m", "brain.notice"],
+        config.python_command("brain.notice"),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,

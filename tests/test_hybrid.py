@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sqlite3
 import subprocess
 import sys
@@ -135,6 +136,11 @@ def test_worker_gives_identical_results_to_in_process(hvault: Path) -> None:
         time.sleep(0.2)
     assert sock.exists(), "the first hybrid find should have started a worker"
     try:
+        # It listens at once but answers `busy` (keywords, and a line on stderr) until the model
+        # has loaded; compare once it answers.
+        args = ("find", "--vault", str(hvault), queries[1])
+        while brain(*args, env={**ONNX, **env}).err and time.monotonic() < deadline:
+            time.sleep(0.2)
         served = [find_json(hvault, q, **env)[1] for q in queries]
         assert served == inline
     finally:
@@ -156,7 +162,8 @@ def _worker_socket(vault: Path) -> Path:
 
 
 def _stop_worker(sock: Path) -> None:
-    subprocess.run(["pkill", "-f", "brain.worker"], check=False)
+    """Stop the worker by the pid it recorded (never by name: that would stop every user's)."""
+    os.kill(json.loads(sock.with_suffix(".json").read_text())["pid"], signal.SIGTERM)
     deadline = time.monotonic() + 10
     while sock.exists() and time.monotonic() < deadline:
         time.sleep(0.1)

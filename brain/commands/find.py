@@ -63,11 +63,24 @@ def neighbours(vault: Path, conn: sqlite3.Connection, text: str) -> list[tuple[i
 
     text = search.vector_query(conn, text)
 
-    use_worker = os.environ.get("BRAIN_WORKER", "1") != "0"
-    if use_worker:
-        found = worker.ask(vault, text, search.VECTOR_DEPTH)
-        if found is not None:
-            return found
+    background = os.environ.get("BRAIN_WORKER", "1") != "0"
+    if background:
+        answer = worker.ask(vault, text, search.VECTOR_DEPTH)
+        if answer.note:
+            semantic.warn(answer.note)
+        if answer.hits is not None:
+            return answer.hits
+        if not answer.inline:
+            return None  # the worker is busy or was replaced: keywords now, not a model load
+        background = answer.background
+    not_yet = (
+        "keyword results for now: the vault is being embedded in the background"
+        if background
+        else "keyword results for now: run `brain reindex` to embed the vault"
+    )
+    if not semantic.index_model(conn) and semantic.missing(conn, "") > worker.INLINE_EMBED_MAX:
+        semantic.warn(not_yet)  # nothing embedded yet: loading the model here cannot help
+        return None
     embedder = semantic.load()
     if embedder is None:
         return None
@@ -79,11 +92,7 @@ def neighbours(vault: Path, conn: sqlite3.Connection, text: str) -> list[tuple[i
             semantic.update(conn, embedder)
         elif stale and semantic.index_model(conn) != embedder.model_id:
             # Vectors of another model are not comparable; the worker started above re-embeds.
-            semantic.warn(
-                "keyword results for now: the vault is being embedded in the background"
-                if use_worker
-                else "keyword results for now: run `brain reindex` to embed the vault"
-            )
+            semantic.warn(not_yet)
             return None
         return semantic.search(conn, embedder, text, search.VECTOR_DEPTH, str(vault))
     except EmbedError as exc:

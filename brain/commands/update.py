@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from brain import release
+from brain import config, release
 from brain.errors import BrainError
 
 MARKER = "brain-install.json"
@@ -171,8 +171,9 @@ def newer(offer: str, installed: str) -> bool:
 
 def _pip(wheel: Path, marker: dict[str, Any]) -> list[str]:
     if importlib.util.find_spec("pip") is not None:
-        pip = [sys.executable, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-        return [*pip, str(wheel)]
+        return config.python_command(
+            "pip", "install", "-q", "--disable-pip-version-check", str(wheel)
+        )
     uv = shutil.which("uv")
     if uv:
         return [uv, "pip", "install", "-q", "--python", sys.executable, str(wheel)]
@@ -199,7 +200,7 @@ def _check_new() -> tuple[str, bool]:
     out = ""
     for args in (["doctor"], ["version"]):
         proc = subprocess.run(
-            [sys.executable, "-m", "brain", *args],
+            config.python_command("brain", *args),
             capture_output=True,
             text=True,
             env=env,
