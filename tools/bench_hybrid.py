@@ -11,9 +11,11 @@ Targets (issue 3): hybrid find with a warm worker <= 8x the floor; the first cal
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -40,8 +42,12 @@ def brain(*args: str) -> list[str]:
     return [sys.executable, "-m", "brain", *args]
 
 
-def stop_workers() -> None:
-    subprocess.run(["pkill", "-f", "brain.worker"], check=False)
+def stop_workers(run: Path) -> None:
+    """Stop this bench's own workers, by the pid each recorded beside its socket (never by name:
+    that would stop every user's workers)."""
+    for record in run.glob("worker-*.json"):
+        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+            os.kill(int(json.loads(record.read_bytes())["pid"]), signal.SIGTERM)
     time.sleep(0.3)
 
 
@@ -59,6 +65,7 @@ def main() -> int:
         XDG_CONFIG_HOME=str(tmp / "config"),
         XDG_DATA_HOME=str(tmp / "data"),
         XDG_CACHE_HOME=str(tmp / "cache"),
+        XDG_RUNTIME_DIR=str(tmp / "run"),
         BRAIN_EMBED="onnx",
         BRAIN_NO_UPDATE="1",
         BRAIN_WORKER_IDLE="600",
@@ -101,7 +108,7 @@ def main() -> int:
         embedded = json.loads(again.stdout)["embedded"]
 
         floor = [timed([sys.executable, "-c", "pass"], env) for _ in range(args.reps)]
-        stop_workers()
+        stop_workers(tmp / "run" / "brain")
         first = timed(brain("find", "--vault", str(vault), QUERIES[0]), env)  # spawns the worker
         deadline = time.monotonic() + 60
         warm: list[float] = []
@@ -123,7 +130,7 @@ def main() -> int:
             timed(brain("find", "--vault", str(vault), QUERIES[i % len(QUERIES)]), keyword_env)
             for i in range(args.reps)
         ]
-        stop_workers()
+        stop_workers(tmp / "run" / "brain")
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
