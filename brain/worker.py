@@ -17,9 +17,11 @@ import contextlib
 import hashlib
 import json
 import os
+import signal
 import socket
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -169,6 +171,30 @@ def _lock(base: Path) -> Any:
     return handle
 
 
+def stop_all(vaults: Iterable[Path] = ()) -> list[int]:
+    """Stop this user's workers (those of `vaults`, and any in the state dir): each by the pid it
+    wrote, and only while it still holds its lock, so a pid the system has reused is never hit."""
+    folders = {config.state_dir() / "run"}
+    for vault in vaults:
+        with contextlib.suppress(Exception):  # a broken brain.yaml must not stop an uninstall
+            folders.add(_base(vault).parent)
+    stopped = []
+    for folder in sorted(folders):
+        for lock_file in sorted(folder.glob("worker-*.lock")):
+            base = lock_file.with_suffix("")
+            free = _lock(base)
+            if free is not None:  # nobody holds it: no worker behind this file
+                free.close()
+                continue
+            try:
+                pid = int(base.with_suffix(".pid").read_text(encoding="utf-8"))
+                os.kill(pid, signal.SIGTERM)
+            except (OSError, ValueError):
+                continue
+            stopped.append(pid)
+    return stopped
+
+
 def serve(vault: Path, idle: float = IDLE_SECONDS) -> int:
     from brain import index, semantic
 
@@ -177,6 +203,8 @@ def serve(vault: Path, idle: float = IDLE_SECONDS) -> int:
     lock = _lock(base)
     if lock is None:
         return 0  # another worker serves this vault
+    base.with_suffix(".pid").write_text(f"{os.getpid()}\n", encoding="utf-8")  # for `stop_all`
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))  # clean up the socket on the way out
     embedder = semantic.load()
     if embedder is None:
         base.with_suffix(".failed").write_text("model did not load\n", encoding="utf-8")
@@ -216,7 +244,7 @@ def serve(vault: Path, idle: float = IDLE_SECONDS) -> int:
                         _send(client, {"error": str(exc)})
     finally:
         server.close()
-        for suffix in (".sock", ".addr"):
+        for suffix in (".sock", ".addr", ".pid"):
             with contextlib.suppress(FileNotFoundError):
                 base.with_suffix(suffix).unlink()
         conn.close()

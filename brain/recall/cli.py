@@ -65,7 +65,7 @@ def run_recall(
             render.out(render.dumps(dataclasses.asdict(t)))
         else:
             state = "enabled" if t.enabled else "disabled"
-            gone = f"; {t.removed} turns deleted from recall" if t.removed else ""
+            gone = f"; {render.plural(t.removed, 'turn')} deleted from recall" if t.removed else ""
             on = ", ".join(t.sources) or "none"
             render.out(f"{t.agent} transcripts {state}{gone} (enabled: {on})")
         return 0
@@ -78,7 +78,8 @@ def run_recall(
             for s in docs:
                 state = "on " if s.enabled else "off"
                 where = s.root if s.exists else f"{s.root} (not found)"
-                lines.append(f"{state} {s.name:<8} {s.label:<12} {s.turns:>8} turns  {where}")
+                turns = render.noun(s.turns, "turn")
+                lines.append(f"{state} {s.name:<8} {s.label:<12} {s.turns:>8} {turns:<5}  {where}")
             render.out("\n".join(lines))
             if not any(s.enabled for s in docs):
                 sys.stderr.write("none enabled; opt in with `brain recall --enable NAME`\n")
@@ -91,10 +92,12 @@ def run_recall(
             doc["agents"] = list(report.agents)
             render.out(render.dumps(doc))
         else:
-            skipped = f", {report.skipped} lines skipped" if report.skipped else ""
+            skipped = f", {render.plural(report.skipped, 'line')} skipped" if report.skipped else ""
+            files = render.plural(report.files, "transcript")
+            new = render.plural(report.turns, "new turn")
             render.out(
-                f"Read {report.read} of {report.files} transcripts ({report.bytes / 1e6:.1f} MB), "
-                f"{report.turns} new turns{skipped}, in {report.ms:.0f} ms."
+                f"Read {report.read} of {files} ({report.bytes / 1e6:.1f} MB), {new}{skipped}, "
+                f"in {report.ms:.0f} ms."
             )
         return 0
     if mode == "--full":
