@@ -87,7 +87,7 @@ def choose(names: Sequence[str]) -> list[tuple[Target, bool]]:
             raise UsageError(f"unknown agent {name!r}", f"use one or more of {NAMES}, or all")
     if not chosen:
         raise UsageError("name the agents to export for", "e.g. brain export claude cursor, or all")
-    return sorted(chosen.items(), key=lambda item: TARGETS.index(item[0]))
+    return list(chosen.items())  # in the order named
 
 
 def _item(b: packmod.PackBullet) -> str:
