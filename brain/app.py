@@ -99,7 +99,7 @@ def reindex_command(
 
 @app.command("sync")
 def sync_command(vault: VaultOpt = None, full: FullOpt = False, as_json: JsonOpt = False) -> None:
-    """Alias of `reindex`."""
+    """Bring the index up to date (an alias of `reindex`)."""
     _reindex(vault, full, as_json)
 
 
@@ -132,9 +132,11 @@ def lint_command(
         )
     elif result.problems:
         render.out("\n".join(str(p) for p in result.problems))
-        sys.stderr.write(f"{len(result.problems)} problems; fix them and run `brain lint` again\n")
+        found = render.plural(len(result.problems), "problem")
+        sys.stderr.write(f"{found}; fix them and run `brain lint` again\n")
     else:
-        render.out(f"{result.bullets} bullets in {len(result.files)} files: all good.")
+        bullets = render.plural(result.bullets, "bullet")
+        render.out(f"{bullets} in {render.plural(len(result.files), 'file')}: all good.")
     raise typer.Exit(0 if result.ok else 1)
 
 
@@ -149,6 +151,27 @@ def version_command(as_json: JsonOpt = False) -> None:
     else:
         commit = f" ({result.commit})" if result.commit else ""
         render.out(f"brain {result.version}{commit}")
+
+
+def _version_option(value: bool) -> None:
+    if value:
+        version_command()
+        raise typer.Exit
+
+
+@app.callback()
+def _options(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            callback=_version_option,
+            is_eager=True,
+            help="Print the version, as `brain version` does, and exit.",
+        ),
+    ] = False,
+) -> None:
+    pass
 
 
 @app.command("secrets")
@@ -183,23 +206,19 @@ def secrets_command(
     if not as_json:
         for skipped in result.skipped:
             sys.stderr.write(f"{skipped}\n")
-        unread = f"; {_plural(len(result.skipped), 'file')} not read (above)"
+        unread = f"; {render.plural(len(result.skipped), 'file')} not read (above)"
         unread = unread if result.skipped else ""
         if result.findings:
-            found = _plural(len(result.findings), "possible secret")
-            files = _plural(len({f.path for f in result.findings}), "file")
+            found = render.plural(len(result.findings), "possible secret")
+            files = render.plural(len({f.path for f in result.findings}), "file")
             sys.stderr.write(
                 f"{found} in {files}{also}; remove them and keep credentials in a password "
                 f"manager{unread}\n"
             )
         else:
-            scanned = _plural(len(result.files), "file")
+            scanned = render.plural(len(result.files), "file")
             sys.stderr.write(f"no secrets in {scanned}{also}{unread}\n")
     raise typer.Exit(0 if result.ok else 1)
-
-
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
 @app.command("install")
@@ -216,12 +235,11 @@ def install_command(
         bool,
         typer.Option(
             "--init",
-            "--yes",
-            "-y",
             help="Run `git init` in an existing folder that is not a git repository yet "
             "(asked at a terminal; required otherwise).",
         ),
     ] = False,
+    yes: Annotated[bool, typer.Option("--yes", "-y", hidden=True)] = False,  # same as --init
     as_json: JsonOpt = False,
 ) -> None:
     """Set up the vault: record it, put brain on PATH, hook git and Claude Code, build the index.
@@ -231,6 +249,7 @@ def install_command(
     from brain.commands.install import choose_vault, install
     from brain.errors import BrainError
 
+    init = init or yes
     choice = choose_vault(path)
     if choice.needs_init and not init and not as_json and sys.stdin.isatty():
         init = typer.confirm(
@@ -243,8 +262,11 @@ def install_command(
     result = install(choice, init=init)
     if as_json:
         render.out(render.dumps(dataclasses.asdict(result)))
-        return
-    render.out("\n".join(_install_lines(result)))
+    else:
+        render.out("\n".join(_install_lines(result)))
+    if result.claude.failed:  # everything else is in place; the hook is not, and that must show
+        sys.stderr.write(f"brain: {result.claude.message}\n")
+        raise typer.Exit(1)
 
 
 def _install_lines(r: Any) -> list[str]:
@@ -254,6 +276,8 @@ def _install_lines(r: Any) -> list[str]:
         how = "git init" + (", starter AI/ added" if r.starter else "")
     else:
         how = "starter AI/ added" if r.starter else "used as it is"
+    if r.commit:
+        how += f", committed as {r.commit}"
     lines = [f"Vault: {r.vault} ({how})"]
     if r.moved_from:
         lines.append(f"Moved from {r.moved_from}; its previous git hooks are back in place")
@@ -276,7 +300,8 @@ def _install_lines(r: Any) -> list[str]:
     before = f"another tool's {gh.previous}" if gh.previous else gh.chains
     lines.append(f"  hooks in {before} and the global core.hooksPath still run first")
     ix = r.index
-    lines.append(f"Index: {ix.bullets} bullets from {ix.files} files in {ix.ms:.0f} ms")
+    bullets, files = render.plural(ix.bullets, "bullet"), render.plural(ix.files, "file")
+    lines.append(f"Index: {bullets} from {files} in {ix.ms:.0f} ms")
     cl = r.claude
     if cl.action in ("added", "updated", "present"):
         state = {"added": "added to", "updated": "updated in", "present": "already in"}
@@ -285,7 +310,8 @@ def _install_lines(r: Any) -> list[str]:
             f"{state[cl.action]} {cl.settings}"
         )
     else:
-        lines.append(f"Claude Code: {cl.message or cl.action}")
+        lines.append(f"Claude Code: brain pack is not registered ({cl.action}; see below)")
+    lines.append(r.next)
     return lines
 
 
@@ -293,14 +319,23 @@ def _install_lines(r: Any) -> list[str]:
 def uninstall_command(as_json: JsonOpt = False) -> None:
     """Undo `brain install`: git hooks, the SessionStart hook, the PATH link, the record.
 
-    The vault and its history are left alone; a core.hooksPath another tool had set is restored.
+    It also stops the background worker and deletes the indexes. The vault and its history are
+    left alone; a core.hooksPath another tool had set is restored; the state brain leaves (your
+    usage log, recall's transcripts, your settings) is named with the command that deletes it.
     """
     from brain.commands.install import uninstall
 
     r = uninstall()
     if as_json:
         render.out(render.dumps(dataclasses.asdict(r)))
-        return
+    else:
+        render.out("\n".join(_uninstall_lines(r)))
+    if r.claude.failed:
+        sys.stderr.write(f"brain: {r.claude.message}\n")
+        raise typer.Exit(1)
+
+
+def _uninstall_lines(r: Any) -> list[str]:
     lines = []
     for gh in r.git_hooks:
         if gh.action == "removed":
@@ -318,7 +353,7 @@ def uninstall_command(as_json: JsonOpt = False) -> None:
     elif cl.action == "absent":
         lines.append(f"Claude Code: no brain entry in {cl.settings}")
     else:
-        lines.append(f"Claude Code: {cl.message or cl.action}")
+        lines.append(f"Claude Code: brain's entries are still there ({cl.action}; see below)")
     link = r.path_link
     if link.action == "removed":
         lines.append(f"PATH: removed {link.path}")
@@ -327,10 +362,25 @@ def uninstall_command(as_json: JsonOpt = False) -> None:
     if r.recorded:
         lines.append(f"Forgot the vault {r.vault} (the record in {r.recorded})")
     if r.indexes:
-        lines.append(f"Deleted {len(r.indexes)} index files (brain reindex rebuilds them)")
+        lines.append(
+            f"Deleted {render.plural(len(r.indexes), 'index file')} and their cached packs "
+            "(brain reindex rebuilds them)"
+        )
+    if r.workers:
+        pids = ", ".join(str(p) for p in r.workers)
+        lines.append(
+            f"Stopped the background {render.plural(len(r.workers), 'worker')} (pid {pids})"
+        )
     if r.vault:
         lines.append(f"The vault {r.vault} and its history are untouched")
-    render.out("\n".join(lines))
+    if r.left:
+        import shlex
+
+        lines.append(
+            f"Left in place: {', '.join(r.left)} (your lookup log, recall's transcripts.db and "
+            f"settings); to remove them too: rm -r {' '.join(shlex.quote(p) for p in r.left)}"
+        )
+    return lines
 
 
 @app.command("pack")
@@ -352,11 +402,11 @@ def pack_command(
     ] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """The briefing an agent opens a project with: its bullets, the working rules, the newest
-    handoff and the state folder, within --budget tokens. Claude Code's SessionStart hook runs it.
+    """Print the briefing an agent opens a project with, within --budget tokens.
 
-    With no PROJECT it packs the repository you are in; a repository the vault knows nothing about
-    prints nothing and exits 0.
+    The project's bullets, the working rules, the newest handoff and the state folder; Claude
+    Code's SessionStart hook runs it. With no PROJECT it packs the repository you are in; a
+    repository the vault knows nothing about prints nothing and exits 0.
     """
     raise typer.Exit(cli.run_pack(project, vault, budget, fresh, as_json))
 
@@ -478,8 +528,10 @@ def ledger_command(
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Tokens returned per caller, session and day, and tokens saved against reading the core
-    files whole for every lookup."""
+    """Show the tokens returned per caller, session and day, and the tokens saved.
+
+    Saved: against reading the core files whole for every lookup.
+    """
     from brain.commands.ledger import ledger, text
     from brain.config import resolve_vault
 
@@ -494,7 +546,7 @@ def ledger_command(
 
 @app.command("log")
 def log_command(vault: VaultOpt = None, since: SinceOpt = None, as_json: JsonOpt = False) -> None:
-    """The finds that returned nothing and still do: the backlog for bullets and synonyms.tsv."""
+    """List the finds that returned nothing and still do: the backlog for bullets and synonyms."""
     from brain.commands.log import log, text
     from brain.config import resolve_vault
 
@@ -504,8 +556,11 @@ def log_command(vault: VaultOpt = None, since: SinceOpt = None, as_json: JsonOpt
 
 @app.command("doctor")
 def doctor_command(vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
-    """Check the vault, git hooks, index, model, SQLite and SessionStart hook (exit 1 when one is
-    broken), and list bullets to promote, older notes to update and near-duplicate bullets."""
+    """Check the vault, git hooks, index, model, SQLite and SessionStart hook.
+
+    Exit 1 when one is broken. Also lists bullets to promote, older notes to update and
+    near-duplicate bullets.
+    """
     from brain.commands.doctor import doctor, text
 
     result = doctor(vault)
@@ -605,10 +660,11 @@ def inbox_command(
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """The proposals waiting in AI/INBOX.md, numbered; `approve N` moves one into a core file
-    (a proposal for an existing handle replaces that bullet in place), `drop N` discards it.
+    """List the proposals waiting in AI/INBOX.md; `approve N` or `drop N` one of them.
 
-    Approving reindexes but commits nothing: review and commit the vault yourself.
+    Approving moves a proposal into a core file (one for an existing handle replaces that bullet
+    in place); dropping discards it. Approving reindexes but commits nothing: review and commit
+    the vault yourself.
     """
     from brain.commands import inbox as inboxmod
     from brain.config import resolve_vault
@@ -637,7 +693,7 @@ def inbox_command(
                 lines.append(f"     updates {p.updates}: {p.current}")
         n = len(listing.proposals)
         lines.append(
-            f"{_plural(n, 'proposal')} in {listing.path}: `brain inbox approve N "
+            f"{render.plural(n, 'proposal')} in {listing.path}: `brain inbox approve N "
             "[--to MEMORY|LEARNINGS|TUNINGS]` or `brain inbox drop N`"
         )
         render.out("\n".join(lines))
@@ -675,7 +731,8 @@ def export_command(
     agents: Annotated[
         list[str],
         typer.Argument(
-            help="claude, codex, copilot, gemini, cursor, cline, kiro, or all.",
+            help="claude, codex (or agents: AGENTS.md), copilot, gemini, cursor, cline, kiro, "
+            "or all (with --check: every one this repository has).",
             show_default=False,
         ),
     ],
@@ -712,14 +769,18 @@ def export_command(
         doc["targets"] = [render.doc(t) for t in result.targets]
         render.out(render.dumps(doc))
     else:
-        lines = [f"{t.path}: {t.action}" for t in result.targets]
+        checked = [t for t in result.targets if t.action != "absent"]
+        lines = [f"{t.path}: {t.action}" for t in checked]
         if check:
-            stale = sum(1 for t in result.targets if t.action != "current")
-            lines.append(
-                f"{_plural(stale, 'file')} out of date; run `brain export {' '.join(agents)}`"
-                if stale
-                else f"all {_plural(len(result.targets), 'file')} up to date"
-            )
+            stale = sum(1 for t in checked if t.action != "current")
+            if stale:
+                again = f"brain export {' '.join(agents)}"
+                lines.append(f"{render.plural(stale, 'file')} out of date; run `{again}`")
+            elif checked:
+                every = "" if len(checked) == 1 else "all "
+                lines.append(f"{every}{render.plural(len(checked), 'file')} up to date")
+            else:
+                lines.append("nothing exported here yet; `brain export AGENT` writes one")
         render.out("\n".join(lines))
     raise typer.Exit(0 if result.ok else 1)
 
@@ -765,14 +826,14 @@ def import_command(
     lines = [_propose_line(i) for i in result.items if i.problem != FULL]
     full = sum(1 for i in result.items if i.problem == FULL)
     if full:  # one line, not thousands: they all wait for the same thing
-        lines.append(f"{_plural(full, 'more item')} not proposed: {FULL}")
+        lines.append(f"{render.plural(full, 'more item')} not proposed: {FULL}")
     if result.stripped:
         lines.append(
-            f"{_plural(result.stripped, 'control character')} (terminal escapes, NUL) left out "
-            f"of what {result.origin} holds"
+            f"{render.plural(result.stripped, 'control character')} (terminal escapes, NUL) "
+            f"left out of what {result.origin} holds"
         )
     lines.append(
-        f"{_plural(result.proposed, 'proposal')} added to the inbox from {result.origin} "
+        f"{render.plural(result.proposed, 'proposal')} added to the inbox from {result.origin} "
         f"({result.found} found); review them with `brain inbox`"
     )
     render.out("\n".join(lines))

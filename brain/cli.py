@@ -217,16 +217,18 @@ def run_reindex(
         render.out(render.dumps(doc))
         return 0
     what = "rebuilt" if result.full else "updated"
+    bullets = render.plural(result.bullets, "bullet")
+    notes = render.plural(result.units - result.bullets, "note paragraph")
     line = (
-        f"Index {what}: {result.bullets} bullets and {result.units - result.bullets} note "
-        f"paragraphs from {result.files} files ({len(result.changed)} changed, "
-        f"{len(result.removed)} removed)"
+        f"Index {what}: {bullets} and {notes} from {render.plural(result.files, 'file')} "
+        f"({len(result.changed)} changed, {len(result.removed)} removed)"
     )
     if result.embedded:
         line += f", {result.embedded} embedded"
     render.out(f"{line} in {result.ms:.0f} ms.")
     if result.problems:
-        sys.stderr.write(f"{result.problems} problems in the vault; run `brain lint` to see them\n")
+        found = render.plural(result.problems, "problem")
+        sys.stderr.write(f"{found} in the vault; run `brain lint` to see them\n")
     return 0
 
 

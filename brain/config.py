@@ -8,6 +8,7 @@ read only on demand.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -23,22 +24,67 @@ INBOX = "AI/INBOX.md"
 SYNONYMS = "AI/synonyms.tsv"
 
 
-def config_dir() -> Path:
-    from platformdirs import user_config_dir
+# Linux's XDG base directories: (variable, default under HOME) per kind.
+_XDG = {
+    "config": ("XDG_CONFIG_HOME", ".config"),
+    "state": ("XDG_STATE_HOME", ".local/state"),
+    "data": ("XDG_DATA_HOME", ".local/share"),
+}
 
-    return Path(user_config_dir(APP, appauthor=False))
+
+def _user_dir(kind: str) -> Path:
+    """platformdirs' user folder of `kind` for brain. On Linux it is worked out here, by the same
+    XDG rules (a variable counts when it is an absolute path; else HOME's default), because
+    importing platformdirs (tempfile, shutil, lzma, bz2, random) is a fifth of a cached `brain
+    pack`; tests/test_config.py checks that both agree."""
+    if sys.platform == "linux" and "ANDROID_DATA" not in os.environ:
+        var, default = _XDG[kind]
+        base = Path(os.environ.get(var, ""))
+        home = Path(os.environ.get("HOME", ""))
+        if base.is_absolute():
+            return base / APP
+        if home.is_absolute():
+            return home / default / APP
+    import platformdirs
+
+    find = {
+        "config": platformdirs.user_config_dir,
+        "state": platformdirs.user_state_dir,
+        "data": platformdirs.user_data_dir,
+    }[kind]
+    return Path(find(APP, appauthor=False))
+
+
+def config_dir() -> Path:
+    return _user_dir("config")
 
 
 def state_dir() -> Path:
-    from platformdirs import user_state_dir
+    """brain's state: indexes, the lookup log (queries), recall's transcripts. It is made, or
+    made again, readable by its owner only (0700), once per process."""
+    path = _user_dir("state")
+    if path not in _PRIVATE:
+        _PRIVATE.add(path)
+        with contextlib.suppress(OSError):  # a folder brain cannot create fails where it is used
+            path.mkdir(parents=True, exist_ok=True, mode=0o700)
+            if path.stat().st_mode & 0o077:
+                path.chmod(0o700)
+    return path
 
-    return Path(user_state_dir(APP, appauthor=False))
+
+_PRIVATE: set[Path] = set()
+
+
+def private_file(path: Path) -> None:
+    """Create `path`, when it is absent, readable by its owner only: SQLite creates a database
+    0644 (less the umask), and its -wal and -shm files copy the database's mode."""
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
 
 
 def data_dir() -> Path:
-    from platformdirs import user_data_dir
-
-    return Path(user_data_dir(APP, appauthor=False))
+    return _user_dir("data")
 
 
 def python_command(module: str, *args: str) -> list[str]:

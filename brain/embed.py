@@ -365,7 +365,8 @@ class _HttpEmbedder:
             except (TypeError, ValueError) as exc:
                 raise self._malformed("vectors are not lists of numbers") from exc
             if vectors.ndim != 2 or vectors.shape[0] != len(chunk) or vectors.shape[1] == 0:
-                raise self._malformed(f"expected {len(chunk)} vectors, got shape {vectors.shape}")
+                wanted = f"{len(chunk)} {'vector' if len(chunk) == 1 else 'vectors'}"
+                raise self._malformed(f"expected {wanted}, got shape {vectors.shape}")
             if not np.isfinite(vectors).all():
                 raise self._malformed("vectors contain NaN or infinity")
             if self._dim is None:

@@ -1,4 +1,4 @@
-"""Brain's hooks into other tools: the vault's git hooks and Claude Code's SessionStart hook.
+"""Brain's git hooks in the vault, and the shipped files (hook template, starter AI/ files).
 
 Git hooks are generated from `hooks/hook-tmpl` (shipped as `brain.hooks_data`) into a folder of
 the user config dir, one per vault, and the vault's *local* `core.hooksPath` points there. Each
@@ -8,23 +8,19 @@ place before (another tool's `core.hooksPath`, else `.git/hooks`) and to the use
 `core.hooksPath`, which a repository-local one would otherwise shadow. Brain recognises its own
 files by the ID line and never overwrites or deletes anything else.
 
-Claude Code's settings are edited as JSON: brain's entries are recognised by their command
-(`... brain pack`), other content keeps its order and the file's indent, a file that does not parse
-is never touched, and every write is a temp file plus `os.replace`.
+Agents' hooks (Claude Code's SessionStart and the like) live in brain.agent_hooks.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
-import json
 import os
 import re
 import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from brain import __version__, gitutil
 from brain.config import config_dir, state_dir
@@ -43,7 +39,6 @@ GIT_HOOK_NAMES = frozenset(
     push-to-checkout pre-auto-gc post-rewrite sendemail-validate fsmonitor-watchman p4-changelist
     p4-prepare-changelist p4-post-changelist p4-pre-submit post-index-change""".split()
 )
-SESSION_MATCHERS = ("startup", "clear", "compact")
 
 
 # --- files ---------------------------------------------------------------------------------------
@@ -282,40 +277,6 @@ def installed_vaults() -> list[tuple[Path, Path]]:
     return found
 
 
-# --- Claude Code ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class ClaudeHook:
-    settings: str
-    action: str  # "added" | "updated" | "present" | "removed" | "absent" | "unparseable" | "failed"
-    matchers: tuple[str, ...]  # the SessionStart matchers added or removed
-    command: str
-    message: str = ""
-
-
-_PACK = re.compile(r"""(?:^|[\s/\\'"])brain(?:\.exe)?['"]?\s+pack(?:\s|$)""")
-
-
-def is_pack_command(command: object) -> bool:
-    """Whether a Claude Code hook command is brain's `brain pack` (any path to brain)."""
-    return isinstance(command, str) and _PACK.search(command) is not None
-
-
-def claude_settings_path() -> Path:
-    base = os.environ.get("CLAUDE_CONFIG_DIR")
-    folder = Path(base).expanduser() if base else Path.home() / ".claude"
-    return folder / "settings.json"
-
-
-def pack_command() -> str:
-    """The SessionStart command: brain's absolute executable, else its interpreter with -m."""
-    exe = brain_executable()
-    if exe is not None:
-        return f"{shlex.quote(str(exe))} pack"
-    return f"{shlex.quote(sys.executable)} -P -m brain pack"
-
-
 def brain_executable() -> Path | None:
     """The `brain` console script of the running installation, resolved past any link."""
     import shutil
@@ -331,134 +292,3 @@ def brain_executable() -> Path | None:
         if candidate.is_file() and os.access(candidate, os.X_OK):
             return Path(os.path.realpath(candidate))
     return None
-
-
-def _covers(matcher: object, wanted: str) -> bool:
-    if matcher is None or matcher in ("", "*"):
-        return True
-    return isinstance(matcher, str) and wanted in (m.strip() for m in matcher.split("|"))
-
-
-def _indent(text: str) -> int | str | None:
-    """The file's indent (spaces or a tab), or None for a one-line file."""
-    m = re.search(r"\n([ \t]+)\S", text)
-    if m is None:
-        return None
-    ws = m.group(1)
-    return ws if "\t" in ws else len(ws)
-
-
-def _load(path: Path) -> tuple[dict[str, Any] | None, str, str]:
-    """(document or None when it cannot be edited safely, original text, reason)."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}, "", ""
-    except (OSError, UnicodeDecodeError) as exc:
-        return None, "", f"cannot read it ({exc})"
-    if not text.strip():
-        return {}, text, ""
-    try:
-        doc = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return None, text, f"not valid JSON (line {exc.lineno}: {exc.msg})"
-    if not isinstance(doc, dict):
-        return None, text, "not a JSON object"
-    hooks = doc.get("hooks", {})
-    if not isinstance(hooks, dict) or not isinstance(hooks.get("SessionStart", []), list):
-        return None, text, '"hooks" or "hooks.SessionStart" has an unexpected shape'
-    return doc, text, ""
-
-
-def _dump(doc: dict[str, Any], original: str) -> str:
-    indent = _indent(original) if original.strip() else 2
-    text = json.dumps(doc, indent=indent, ensure_ascii=False)
-    return text + "\n" if not original or original.endswith("\n") else text
-
-
-def add_pack_hook(path: Path, command: str) -> ClaudeHook:
-    """Register `command` for each SessionStart matcher that has no brain entry yet."""
-    doc, original, reason = _load(path)
-    if doc is None:
-        return ClaudeHook(
-            str(path),
-            "unparseable",
-            (),
-            command,
-            f"{path} is {reason}; left untouched. Fix it and run `brain install` again",
-        )
-    hooks = doc.setdefault("hooks", {})
-    groups: list[Any] = hooks.setdefault("SessionStart", [])
-    added: list[str] = []
-    updated = False
-    for matcher in SESSION_MATCHERS:
-        covered = False
-        for group in groups:
-            if not isinstance(group, dict) or not _covers(group.get("matcher"), matcher):
-                continue
-            for entry in group.get("hooks") or []:
-                if isinstance(entry, dict) and is_pack_command(entry.get("command")):
-                    covered = True
-                    if entry["command"] != command:  # brain moved: follow it
-                        entry["command"] = command
-                        updated = True
-        if not covered:
-            groups.append({"matcher": matcher, "hooks": [{"type": "command", "command": command}]})
-            added.append(matcher)
-    if not added and not updated:
-        return ClaudeHook(str(path), "present", (), command)
-    try:
-        write_atomic(path, _dump(doc, original))
-    except OSError as exc:
-        return ClaudeHook(str(path), "failed", (), command, f"cannot write {path}: {exc.strerror}")
-    return ClaudeHook(str(path), "added" if added else "updated", tuple(added), command)
-
-
-def remove_pack_hook(path: Path) -> ClaudeHook:
-    """Remove every `brain pack` SessionStart entry and nothing else."""
-    doc, original, reason = _load(path)
-    if doc is None:
-        return ClaudeHook(
-            str(path),
-            "unparseable",
-            (),
-            "",
-            f"{path} is {reason}; left untouched. Remove brain's SessionStart entries by hand",
-        )
-    hooks = doc.get("hooks")
-    groups = hooks.get("SessionStart") if isinstance(hooks, dict) else None
-    if not isinstance(hooks, dict) or not isinstance(groups, list):
-        return ClaudeHook(str(path), "absent", (), "")
-    removed: list[str] = []
-    command = ""
-    kept_groups: list[Any] = []
-    for group in groups:
-        entries = group.get("hooks") if isinstance(group, dict) else None
-        if not isinstance(entries, list):
-            kept_groups.append(group)
-            continue
-        keep = [
-            e for e in entries if not (isinstance(e, dict) and is_pack_command(e.get("command")))
-        ]
-        if len(keep) == len(entries):
-            kept_groups.append(group)
-            continue
-        gone = [e for e in entries if e not in keep]
-        command = command or str(gone[0]["command"])
-        removed.append(str(group.get("matcher", "")))
-        if keep:
-            group["hooks"] = keep
-            kept_groups.append(group)
-    if not removed:
-        return ClaudeHook(str(path), "absent", (), "")
-    if kept_groups:
-        hooks["SessionStart"] = kept_groups
-    else:
-        del hooks["SessionStart"]
-        if not hooks:
-            del doc["hooks"]
-    try:
-        write_atomic(path, _dump(doc, original))
-    except OSError as exc:
-        return ClaudeHook(str(path), "failed", (), command, f"cannot write {path}: {exc.strerror}")
-    return ClaudeHook(str(path), "removed", tuple(removed), command)

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from brain import vault as vaultmod
-from brain.config import SYNONYMS, index_path
+from brain.config import SYNONYMS, index_path, private_file
 from brain.errors import BrainError
 
 SCHEMA_VERSION = 4  # 4: units hold their text with credentials masked (vault.parse)
@@ -67,6 +67,7 @@ class SyncReport:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
+    private_file(path)
     conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     return conn

@@ -9,10 +9,13 @@ import dataclasses
 import json
 import sys
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
+from brain.errors import UsageError
 from brain.files import printable
-from brain.search import Hit
+
+if TYPE_CHECKING:
+    from brain.search import Hit  # annotations only: `brain pack` never loads the ranking
 
 T = TypeVar("T")
 PROSE_CHARS = 280  # a paragraph is shown by its start; `--raw` or the file has the rest
@@ -40,12 +43,13 @@ def error_json(message: str) -> str:
 
 
 def fit(items: Sequence[T], size: Callable[[T], int], budget: int) -> tuple[list[T], int]:
-    """The leading items whose sizes add up to at most `budget` (always at least one)."""
+    """The leading items whose sizes add up to at most `budget` (none when the first is bigger:
+    a budget is never exceeded)."""
     kept: list[T] = []
     used = 0
     for item in items:
         cost = size(item)
-        if kept and used + cost > budget:
+        if used + cost > budget:
             break
         kept.append(item)
         used += cost
@@ -98,20 +102,49 @@ def find_json(query: str, hits: Sequence[Hit], budget: int) -> tuple[str, int]:
     # the envelope and the closing newline count against the budget too (counts at their widest)
     n = len(docs)
     envelope = len(dumps({"query": query, "count": n, "omitted": n, "hits": []}).encode()) + 1
-    kept, omitted = fit(docs, lambda d: len(dumps(d).encode("utf-8")) + 2, budget - envelope)
+    if envelope > budget:
+        raise UsageError(
+            f"--budget {budget} cannot hold even an empty JSON answer ({envelope} bytes)",
+            "raise --budget",
+        )
+
+    def size(d: dict[str, Any]) -> int:
+        return len(dumps(d).encode("utf-8")) + 2
+
+    kept, omitted = fit(docs, size, budget - envelope)
+    if not kept and docs:  # the best hit alone is too long: its text is cut to fit, as in lines
+        room = budget - envelope - size({**docs[0], "text": ""})
+        text = _clip_json(docs[0]["text"], room)
+        if text:
+            kept, omitted = [{**docs[0], "text": text}], n - 1
     return dumps({"query": query, "count": len(kept), "omitted": omitted, "hits": kept}), omitted
+
+
+def _clip_json(text: str, room: int) -> str:
+    """`text` cut (an ellipsis marking the cut) so that it takes at most `room` bytes inside a
+    JSON string; "" when not even one character fits."""
+    data = text.encode("utf-8")
+    keep = room - 3
+    while keep > 0:
+        cut = data[:keep].decode("utf-8", errors="ignore") + "…"
+        over = len(json.dumps(cut, ensure_ascii=False).encode("utf-8")) - 2 - room
+        if over <= 0:
+            return cut
+        keep -= over
+    return ""
 
 
 def find_lines(hits: Sequence[Hit], budget: int, *, raw: bool) -> tuple[str, int]:
     lines = [raw_line(h) if raw else hit_line(h) for h in hits]
     kept, omitted = fit(lines, lambda s: len(s.encode("utf-8")) + 1, budget)
-    if len(kept) == 1 and len(kept[0].encode("utf-8")) > budget:
-        kept = [_clip_bytes(kept[0], budget)]
+    if not kept and lines and budget >= 5:  # the best hit alone is too long: cut it to fit
+        kept, omitted = [_clip_bytes(lines[0], budget)], len(lines) - 1
     return "\n".join(kept), omitted
 
 
 def _clip_bytes(text: str, budget: int) -> str:
-    data = text.encode("utf-8")[: max(budget - 4, 1)]
+    """`text` cut to fit `budget` bytes with its ellipsis (3 bytes) and newline."""
+    data = text.encode("utf-8")[: budget - 4]
     return data.decode("utf-8", errors="ignore") + "…"
 
 
@@ -129,7 +162,7 @@ def find_listing(query: str, hits: Sequence[Hit], budget: int) -> tuple[str, int
             head += f"  [dim]{escape(meta)}[/dim]"
         body = h.text if h.kind == "bullet" else clip(h.text, PROSE_CHARS * 2)
         blocks.append(f"{head}\n  {escape(body)}")
-    footer = f"[dim]{len(kept)} of {len(hits)} hits for {escape(query)!s}"
+    footer = f"[dim]{len(kept)} of {plural(len(hits), 'hit')} for {escape(query)!s}"
     if omitted:
         footer += f"; {omitted} more over the budget (raise --budget)"
     blocks.append(footer + "[/dim]")
@@ -143,3 +176,13 @@ def print_rich(markup: str) -> int:
     with console.capture() as cap:
         console.print(markup)
     return out(cap.get())
+
+
+def noun(n: int, word: str, many: str = "") -> str:
+    """`word` for a count of `n`: as given for one, else `many` (default: `word` + "s")."""
+    return word if n == 1 else many or word + "s"
+
+
+def plural(n: int, word: str, many: str = "") -> str:
+    """`1 file`, `2 files`: every count brain prints agrees with its noun."""
+    return f"{n} {noun(n, word, many)}"

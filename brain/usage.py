@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from dataclasses import astuple, dataclass
 from pathlib import Path
 
-from brain.config import usage_log_path
+from brain.config import private_file, usage_log_path
 
 LOG_VERSION = 1
 
@@ -55,6 +55,7 @@ def connect(path: Path | None = None) -> sqlite3.Connection:
 
 
 def _open(path: Path) -> sqlite3.Connection:
+    private_file(path)
     conn = sqlite3.connect(path, timeout=5, isolation_level=None)
     try:
         conn.execute("PRAGMA busy_timeout = 5000")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime as dt
 import errno
+import hashlib
 import os
 import re
 from collections.abc import Callable, Iterator
@@ -30,6 +31,13 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])\s+")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _RULE = re.compile(r"^\s*([-*_=])(?:\s*\1){2,}\s*$")
 _SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]]*$")
+# The instruction paragraphs of the starter core files from before they were HTML comments (first
+# 16 hex digits of the sha256 of each paragraph's text): vaults made then still hold them, and
+# they are how to write a bullet, not something the vault knows.
+OLD_STARTER = frozenset(
+    """5f145cc906c790f8 410cd55f6eca449f c6c4662768ca97a7 6e16726e829149b7 9df4aa743f8bb992
+    594c15507d86eee6""".split()
+)
 
 
 @dataclass(frozen=True)
@@ -247,6 +255,35 @@ def parse_prose(text: str, path: str) -> list[Unit]:
     return units
 
 
+def blank_comments(text: str) -> str:
+    """`text` with each HTML comment block (from a line that starts with `<!--` to the line that
+    holds `-->`) blanked, line numbers kept: Markdown shows no comment, so brain serves none."""
+    if "<!--" not in text:
+        return text
+    lines = text.split("\n")
+    fence = ""
+    inside = False
+    for k, line in enumerate(lines):
+        stripped = line.lstrip()
+        if inside:
+            inside = "-->" not in line
+            lines[k] = ""
+        elif fence:
+            fence = "" if stripped.startswith(fence) else fence
+        elif m := _FENCE.match(line):
+            fence = m.group(1)
+        elif stripped.startswith("<!--"):
+            inside = "-->" not in stripped[4:]
+            lines[k] = ""
+    return "\n".join(lines)
+
+
+def _old_starter(unit: Unit) -> bool:
+    if unit.kind != "prose":
+        return False
+    return hashlib.sha256(unit.text.encode("utf-8")).hexdigest()[:16] in OLD_STARTER
+
+
 def parse_core(text: str, path: str) -> Parsed:
     """Bullets of a core file; other text there is prose, a broken bullet a problem."""
     parsed = Parsed()
@@ -280,7 +317,7 @@ def parse_core(text: str, path: str) -> Parsed:
                 _clip(line),
             )
         )
-    parsed.units += parse_prose("\n".join(prose_lines), path)
+    parsed.units += [u for u in parse_prose("\n".join(prose_lines), path) if not _old_starter(u)]
     parsed.units.sort(key=lambda u: u.line)
     return parsed
 
@@ -308,7 +345,7 @@ def parse(path: str, data: bytes) -> Parsed:
     from brain.secrets import redact
 
     text, problems = decode(data, path)
-    text = redact(text)
+    text = redact(blank_comments(text))
     parsed = parse_core(text, path) if is_core(path) else Parsed(parse_prose(text, path))
     parsed.problems[:0] = problems
     return parsed

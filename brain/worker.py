@@ -32,6 +32,7 @@ import socket
 import stat
 import sys
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -362,6 +363,34 @@ def _lock(base: Path, wait: float = 0.0) -> Any:
             time.sleep(0.05)
             continue
         return handle
+
+
+def stop_all(vaults: Iterable[Path] = ()) -> list[int]:
+    """Stop this user's workers (those of `vaults`, and any in the run folder): each by the pid
+    it recorded, and only while it still holds its lock, so a pid the system has reused is never
+    hit."""
+    import signal
+
+    folders = {run_dir()}
+    for vault in vaults:
+        with contextlib.suppress(Exception):  # a broken brain.yaml must not stop an uninstall
+            folders.add(_base(vault).parent)
+    stopped = []
+    for folder in sorted(folders):
+        for lock_file in sorted(folder.glob("worker-*.lock")):
+            base = lock_file.with_name(lock_file.name.removesuffix(".lock"))
+            free = _lock(base)
+            if free is not None:  # nobody holds it: no worker behind this file
+                free.close()
+                continue
+            record = _record(base)
+            pid = record.get("pid") if record else None
+            if not isinstance(pid, int) or pid <= 0 or pid == os.getpid():
+                continue
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGTERM)
+                stopped.append(pid)
+    return stopped
 
 
 def _listen(base: Path) -> tuple[socket.socket, int]:

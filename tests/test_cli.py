@@ -86,6 +86,34 @@ def test_every_command_has_its_own_help(name: str, capsys: pytest.CaptureFixture
     assert first_words in " ".join(out.split())
 
 
+def test_each_command_s_short_help_is_one_whole_sentence() -> None:
+    """`brain --help` shows the first paragraph of each docstring: one line, ending its sentence,
+    so that a narrow terminal wraps it rather than cutting it mid-sentence."""
+    for name, text in commands().items():
+        first = text.strip().split("\n\n")[0]
+        assert "\n" not in first, f"`brain {name}`'s short help runs over more than one line"
+        assert first.endswith("."), f"`brain {name}`'s short help is not a whole sentence"
+    run = brain("--help", env={"COLUMNS": "80"})
+    assert run.code == 0
+    assert "newest\n" not in run.out  # the cut `brain pack` used to show
+
+
+def test_install_help_shows_each_option_once() -> None:
+    run = brain("install", "--help", env={"COLUMNS": "100"})
+    assert run.code == 0
+    assert "--init" in run.out
+    assert "--init,--yes" not in run.out
+    assert "--yes" not in run.out  # an alias kept for scripts, not advertised
+
+
+def test_dash_dash_version_is_brain_version() -> None:
+    run = brain("--version")
+    assert run.code == 0, run
+    assert run.out == brain("version").out
+    assert run.out.startswith("brain ")
+    assert "--version" in brain("--help").out
+
+
 def test_command_help_via_the_cli() -> None:
     run = brain("find", "--help")
     assert run.code == 0, run
@@ -246,7 +274,7 @@ def test_malformed_bullet_is_searchable_as_prose_and_reindex_warns(vault: Path) 
     memory.write_text("\n".join(lines), encoding="utf-8")
     run = brain("reindex", "--vault", str(vault))
     assert run.code == 0, run
-    assert "1 problems" in run.err or "1 problem" in run.err
+    assert run.err.startswith("1 problem in the vault; ")
     assert "brain lint" in run.err
     assert_clean(run)
     found = brain("find", "--vault", str(vault), "--json", "okapi")

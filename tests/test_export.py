@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -52,11 +53,10 @@ def test_export_all_writes_every_file(payments: Path) -> None:
     assert isinstance(targets, list)
     assert [list(t) for t in targets] == [TARGET_KEYS] * 7
     assert {t["action"] for t in targets} == {"created"}
-    pack = packmod.pack(FIXTURE_VAULT, "payments").text
-    first_fact = pack.split("\n")[1]
+    first = packmod.pack(FIXTURE_VAULT, "payments").bullets[0]
     for t in exportmod.TARGETS:
         text = (payments / t.path).read_text(encoding="utf-8")
-        assert f"- {first_fact}" in text, t.path
+        assert f"- **{first.handle}** — {first.text} — {first.date}\n" in text, t.path
     claude = (payments / "CLAUDE.md").read_text(encoding="utf-8")
     assert claude.startswith("<!-- brain:begin")
     assert claude.endswith("<!-- brain:end -->\n")
@@ -169,8 +169,9 @@ def test_outside_a_repository(tmp_path: Path) -> None:
 def test_place_block_appends_then_replaces() -> None:
     first = exportmod.place_block("", "<!-- brain:begin x -->\na\n<!-- brain:end -->", "f")
     assert first == "<!-- brain:begin x -->\na\n<!-- brain:end -->\n"
-    again = exportmod.place_block("top\n" + first + "tail\n", exportmod.block("h\nb\n"), "f")
-    assert again == f"top\n{exportmod.BEGIN}\n## h\n\n- b\n{exportmod.END}\ntail\n"
+    new = f"{exportmod.BEGIN}\nb\n{exportmod.END}"
+    again = exportmod.place_block("top\n" + first + "tail\n", new, "f")
+    assert again == f"top\n{new}\ntail\n"
 
 
 # --- links: never read or written through out of the repository (brain.files.confine) ---
@@ -212,3 +213,68 @@ def test_export_writes_through_a_link_inside_the_repository(payments: Path) -> N
     assert run.code == 0, run
     assert (payments / "CLAUDE.md").is_symlink()
     assert "brain:begin" in (payments / "docs" / "CLAUDE.md").read_text("utf-8")
+
+
+def test_all_check_checks_only_what_was_exported(payments: Path) -> None:
+    """`all --check` in CI: agents never exported here are no failure; a named one still is."""
+    run = brain("export", "--vault", V, "all", "--check", cwd=payments)
+    assert run.code == 0, run
+    assert "nothing exported here yet" in run.out
+    assert brain("export", "--vault", V, "claude", "cursor", cwd=payments).code == 0
+    doc = export(payments, "all", "--check")
+    assert doc["ok"] is True
+    actions = {t["agent"]: t["action"] for t in doc["targets"]}
+    assert actions == {
+        "claude": "current",
+        "codex": "absent",
+        "copilot": "absent",
+        "gemini": "absent",
+        "cursor": "current",
+        "cline": "absent",
+        "kiro": "absent",
+    }
+    run = brain("export", "--vault", V, "all", "--check", cwd=payments)
+    assert run.code == 0, run
+    assert run.out.splitlines() == [
+        "CLAUDE.md: current",
+        ".cursor/rules/brain.mdc: current",
+        "all 2 files up to date",
+    ]
+    missing = brain("export", "--vault", V, "all", "codex", "--check", cwd=payments)
+    assert missing.code == 1
+    assert "AGENTS.md: missing" in missing.out
+
+
+def test_agents_names_agents_md(payments: Path) -> None:
+    doc = export(payments, "agents")
+    assert [(t["agent"], t["path"], t["action"]) for t in doc["targets"]] == [
+        ("codex", "AGENTS.md", "created")
+    ]
+    assert export(payments, "codex", "agents")["targets"][0]["action"] == "unchanged"
+    run = brain("export", "--vault", V, "windsurf", cwd=payments)
+    assert "codex (or agents)" in run.err
+
+
+def test_exported_text_is_facts_not_the_pack_s_own_lines(payments: Path) -> None:
+    """The block holds bullets and rules, no vault paths and no meta lines dressed as bullets."""
+    pack = packmod.pack(FIXTURE_VAULT, "payments", budget=3000)
+    assert pack.omitted
+    assert pack.rules
+    assert pack.handoff
+    assert brain("export", "--vault", V, "--budget", "3000", "claude", cwd=payments).code == 0
+    text = (payments / "CLAUDE.md").read_text(encoding="utf-8")
+    block = text[text.index("\n") + 1 : text.index(exportmod.END)]
+    items = [line for line in block.splitlines() if line.startswith("- ")]
+    assert len(items) == len(pack.bullets) + len(pack.rules)
+    assert all(line.startswith("- **") for line in items)
+    assert re.search(r"\.md:\d", block) is None  # no vault locators
+    for words in (
+        "Working rules (AI/",
+        "projects/payments",
+        "Newest handoff",
+        "State:",
+        "--budget",
+    ):
+        assert words not in block, words
+    assert "### Working rules\n" in block
+    assert block.rstrip().endswith(f"{pack.omitted} more in the vault: `brain find payments`.")

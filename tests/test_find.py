@@ -350,12 +350,14 @@ def test_json_respects_the_budget_via_omitted(budget: int) -> None:
     assert everything["count"] == 10
     run = brain("find", "--vault", V, "--json", "--budget", str(budget), "the payments")
     doc = run.json()
-    assert doc["count"] >= 1
+    assert doc["count"] >= (0 if budget < 400 else 1)  # 300 bytes cannot hold one hit's fields
     assert doc["count"] == len(doc["hits"])
     assert doc["count"] + doc["omitted"] == everything["count"]
-    assert doc["hits"] == everything["hits"][: doc["count"]]
-    if doc["count"] > 1:
-        assert len(run.out.encode("utf-8")) <= budget
+    whole = everything["hits"][: doc["count"]]
+    assert doc["hits"][1:] == whole[1:]
+    if whole:
+        assert doc["hits"][0] == whole[0] or doc["hits"][0]["text"].endswith("…")  # cut to fit
+    assert len(run.out.encode("utf-8")) <= budget
     if budget == 100_000:
         assert doc["omitted"] == 0
 
@@ -368,12 +370,26 @@ def test_json_budget_holds_for_every_budget() -> None:
 
     hits = find(FIXTURE_VAULT, "the payments", limit=10).hits
     assert len(hits) == 10
-    for budget in range(200, 6000, 7):
+    for budget in range(70, 6000, 7):
         text = render.find_json("the payments", hits, budget)[0] + "\n"  # out() adds the newline
         doc = json.loads(text)
-        if doc["count"] > 1:
-            assert len(text.encode("utf-8")) <= budget, (budget, doc["count"])
+        assert len(text.encode("utf-8")) <= budget, (budget, doc["count"])
         assert doc["count"] + doc["omitted"] == len(hits)
+
+
+@pytest.mark.parametrize("budget", [1, 4, 5, 12])
+@pytest.mark.parametrize("mode", [[], ["--raw"], ["--terse"]])
+def test_a_tiny_budget_prints_nothing_rather_than_too_much(budget: int, mode: list[str]) -> None:
+    run = brain("find", "--vault", V, "--budget", str(budget), *mode, "the payments")
+    assert run.code == 0, run  # the vault has answers; none fit
+    assert len(run.out.encode("utf-8")) <= budget
+    assert "Traceback" not in run.err
+
+
+def test_a_json_budget_below_an_empty_answer_is_a_usage_error() -> None:
+    run = brain("find", "--vault", V, "--json", "--budget", "1", "the payments")
+    assert run.code == 2
+    assert "--budget 1 cannot hold even an empty JSON answer" in run.json()["error"]
 
 
 def test_raw_prints_the_line_as_written() -> None:

@@ -10,6 +10,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 import tomllib
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ from typing import Any
 import pytest
 from conftest import ROOT, Run, brain, git
 
-from brain import config, hooks
+from brain import agent_hooks, config, hooks
 from brain.commands import install as installmod
 
 STARTER = ["AI/INBOX.md", "AI/LEARNINGS.md", "AI/MEMORY.md", "AI/TUNINGS.md", "AI/synonyms.tsv"]
@@ -27,12 +28,24 @@ INSTALL_KEYS = [
     "created",
     "git_init",
     "starter",
+    "commit",
     "recorded",
     "moved_from",
     "path_link",
     "git_hooks",
     "index",
     "claude",
+    "next",
+]
+UNINSTALL_KEYS = [
+    "vault",
+    "recorded",
+    "path_link",
+    "git_hooks",
+    "indexes",
+    "claude",
+    "workers",
+    "left",
 ]
 
 
@@ -88,6 +101,52 @@ def test_default_vault_is_created_with_the_starter_and_recorded(isolated_env: Pa
     assert brain("lint", "--vault", str(vault)).code == 0  # the starter is lint-clean
 
 
+def test_a_new_vault_gets_its_first_commit_and_a_next_step(isolated_env: Path) -> None:
+    run = install()
+    assert run.code == 0, run
+    vault = isolated_env / "Documents" / "Brain"
+    head = git(vault, "rev-parse", "--short=12", "HEAD").strip()
+    assert git(vault, "log", "--format=%s").splitlines() == ["brain: the starter AI/ files"]
+    committed = sorted(git(vault, "ls-files").splitlines())
+    assert committed == STARTER
+    assert git(vault, "status", "--porcelain") == ""
+    assert f"committed as {head}" in run.out
+    last = run.out.splitlines()[-1]
+    assert last.startswith("Next: write your first fact as a bullet in ")
+    assert str(vault / "AI" / "MEMORY.md") in last
+    assert install_json()["commit"] == ""  # nothing new to commit the second time
+
+
+def test_init_commits_only_the_starter_files(tmp_path: Path) -> None:
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    (plain / "mine.md").write_text("my notes\n", encoding="utf-8")
+    doc = install_json(str(plain), "--init")
+    assert doc["commit"]
+    assert sorted(git(plain, "ls-files").splitlines()) == STARTER
+    assert git(plain, "status", "--porcelain", "--untracked-files=all") == "?? mine.md\n"
+
+
+def test_an_existing_repository_gets_no_commit_but_the_step_to_make_one(tmp_path: Path) -> None:
+    repo = tmp_path / "checkout"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    doc = install_json(str(repo))
+    assert doc["commit"] == ""
+    assert git(repo, "status", "--porcelain") == "?? AI/\n"  # brain commits only where it ran init
+    assert doc["next"].startswith("Next: commit the starter files: git -C ")
+
+
+def test_a_failed_first_commit_is_named_with_the_way_to_make_it(tmp_path: Path) -> None:
+    env = {"GIT_AUTHOR_NAME": "", "GIT_COMMITTER_NAME": "", "GIT_AUTHOR_EMAIL": ""}
+    env |= {"GIT_COMMITTER_EMAIL": "", "EMAIL": ""}
+    doc = install_json(str(tmp_path / "v"), env=env)
+    if doc["commit"]:
+        pytest.skip("git found an identity on this machine anyway")
+    assert doc["next"].startswith("Next: commit the starter files (git said: ")
+    assert "&& git -C" in doc["next"]
+
+
 def test_nested_json_key_orders(tmp_path: Path) -> None:
     doc: dict[str, Any] = install_json(str(tmp_path / "v"))
     assert list(doc["path_link"]) == ["path", "target", "action", "on_path", "message"]
@@ -105,7 +164,7 @@ def test_nested_json_key_orders(tmp_path: Path) -> None:
     run = brain("uninstall", "--json")
     assert run.code == 0, run.err
     undo = run.json()
-    assert list(undo) == ["vault", "recorded", "path_link", "git_hooks", "indexes", "claude"]
+    assert list(undo) == UNINSTALL_KEYS
 
 
 def test_second_install_changes_nothing(tmp_path: Path, isolated_env: Path) -> None:
@@ -296,7 +355,7 @@ def test_wrapper_script_where_links_are_not_allowed(
     assert not link.exists()
 
 
-# --- Claude Code settings ------------------------------------------------------------------------
+# --- Claude Code settings (the editing itself: test_agent_hooks.py) -----------------------------
 
 OTHER_HOOKS = {
     "model": "opus",
@@ -316,7 +375,7 @@ def brain_entries(doc: Any) -> dict[str, int]:
     counts: dict[str, int] = {}
     for group in doc.get("hooks", {}).get("SessionStart", []):
         for entry in group["hooks"]:
-            if hooks.is_pack_command(entry["command"]):
+            if agent_hooks.brain_args(entry["command"]) == ("pack",):
                 counts[group["matcher"]] = counts.get(group["matcher"], 0) + 1
     return counts
 
@@ -326,7 +385,8 @@ def test_settings_keep_other_hooks_and_get_one_entry_per_matcher(
 ) -> None:
     settings = isolated_env / ".claude" / "settings.json"
     settings.parent.mkdir()
-    settings.write_text(json.dumps(OTHER_HOOKS, indent=4) + "\n", encoding="utf-8")
+    original = json.dumps(OTHER_HOOKS, indent=4) + "\n"
+    settings.write_text(original, encoding="utf-8")
     install_json(str(tmp_path / "v"))
     install_json()
     doc = json.loads(settings.read_text(encoding="utf-8"))
@@ -340,15 +400,13 @@ def test_settings_keep_other_hooks_and_get_one_entry_per_matcher(
     assert text.endswith("}\n")
     entry = doc["hooks"]["SessionStart"][1]
     assert entry["hooks"][0]["type"] == "command"
-    assert entry["hooks"][0]["command"].endswith(" pack")
+    assert entry["hooks"][0]["command"].endswith(" pack # ID: brain-hook-7d3f09c1b6e2")
     undo = brain("uninstall", "--json").json()
     assert undo["claude"]["action"] == "removed"
-    after = json.loads(settings.read_text(encoding="utf-8"))
-    assert after == OTHER_HOOKS
-    assert brain_entries(after) == {}
+    assert settings.read_text(encoding="utf-8") == original  # byte for byte
 
 
-def test_settings_are_created_when_missing_and_emptied_on_uninstall(
+def test_settings_are_created_when_missing_and_removed_on_uninstall(
     tmp_path: Path, isolated_env: Path
 ) -> None:
     doc = install_json(str(tmp_path / "v"))
@@ -361,7 +419,8 @@ def test_settings_are_created_when_missing_and_emptied_on_uninstall(
         "compact": 1,
     }
     brain("uninstall")
-    assert json.loads(settings.read_text(encoding="utf-8")) == {}
+    assert not settings.exists()  # as before install: no `{}` left behind
+    assert not settings.parent.exists()  # brain made ~/.claude too
 
 
 def test_a_broken_settings_file_is_left_byte_identical(tmp_path: Path, isolated_env: Path) -> None:
@@ -370,14 +429,14 @@ def test_a_broken_settings_file_is_left_byte_identical(tmp_path: Path, isolated_
     broken = b'{\n  "hooks": {\n    "SessionStart": [\n  }, oops\n'
     settings.write_bytes(broken)
     run = install(str(tmp_path / "v"))
-    assert run.code == 0, run.err
-    assert str(settings) in run.out
-    assert "not valid JSON" in run.out
+    assert run.code == 1, run  # the hook is not in place: install says so by its exit code
+    assert run.err.count("\n") == 1
+    assert f"{settings} is not valid JSON (line 4" in run.err
     assert settings.read_bytes() == broken
-    doc = install_json()
-    assert doc["claude"]["action"] == "unparseable"
+    assert install("--json").json()["claude"]["action"] == "unparseable"
     undo = brain("uninstall")
-    assert str(settings) in undo.out
+    assert undo.code == 1
+    assert str(settings) in undo.err
     assert settings.read_bytes() == broken
 
 
@@ -390,45 +449,6 @@ def test_claude_config_dir_is_respected(tmp_path: Path, isolated_env: Path) -> N
     assert not (isolated_env / ".claude" / "settings.json").exists()
     run = brain("uninstall", "--json", env=env)
     assert run.json()["claude"]["action"] == "removed"
-
-
-def test_a_moved_brain_updates_its_entries_in_place(tmp_path: Path) -> None:
-    settings = tmp_path / "settings.json"
-    hooks.add_pack_hook(settings, "/old/venv/bin/brain pack")
-    result = hooks.add_pack_hook(settings, "'/new place/bin/brain' pack")
-    assert result.action == "updated"
-    doc = json.loads(settings.read_text(encoding="utf-8"))
-    commands = [g["hooks"][0]["command"] for g in doc["hooks"]["SessionStart"]]
-    assert commands == ["'/new place/bin/brain' pack"] * 3
-
-
-def test_a_symlinked_settings_file_stays_a_symlink(tmp_path: Path) -> None:
-    real = tmp_path / "dotfiles" / "settings.json"
-    real.parent.mkdir()
-    real.write_text('{"theme": "dark"}\n', encoding="utf-8")
-    link = tmp_path / "claude" / "settings.json"
-    link.parent.mkdir()
-    link.symlink_to(real)
-    assert hooks.add_pack_hook(link, "brain pack").action == "added"
-    assert link.is_symlink()
-    assert json.loads(real.read_text(encoding="utf-8"))["theme"] == "dark"
-
-
-@pytest.mark.parametrize(
-    ("command", "ours"),
-    [
-        ("/home/me/.local/bin/brain pack", True),
-        ("brain pack", True),
-        ("'/path with space/brain' pack", True),
-        ("/venv/bin/python -P -m brain pack", True),
-        ("mybrain pack", False),
-        ("brain packer", False),
-        ("echo brain", False),
-        (None, False),
-    ],
-)
-def test_pack_command_recognition(command: str | None, ours: bool) -> None:
-    assert hooks.is_pack_command(command) is ours
 
 
 # --- uninstall -----------------------------------------------------------------------------------
@@ -462,6 +482,39 @@ def test_uninstall_leaves_the_vault_and_its_history(git_vault: Path, isolated_en
     again = brain("uninstall", "--json")
     assert again.code == 0
     assert again.json()["claude"]["action"] == "absent"
+
+
+def test_uninstall_stops_the_worker_and_names_what_it_leaves(
+    tmp_path: Path, isolated_env: Path
+) -> None:
+    vault = tmp_path / "v"
+    install_json(str(vault))
+    env = {**os.environ, "BRAIN_EMBED": "onnx", "BRAIN_WORKER_IDLE": "120"}
+    worker = subprocess.Popen([sys.executable, "-P", "-m", "brain.worker", str(vault)], env=env)
+    try:
+        run_dir = config.state_dir() / "run"
+        deadline = time.monotonic() + 90
+        while not list(run_dir.glob("worker-*.sock")) and worker.poll() is None:
+            assert time.monotonic() < deadline, "the worker never started serving"
+            time.sleep(0.1)
+        assert worker.poll() is None, "the worker exited at start"
+        (config.state_dir() / "transcripts.db").write_bytes(b"")  # recall's, the user's to keep
+        run = brain("uninstall", "--json")
+        assert run.code == 0, run
+        undo = run.json()
+        assert undo["workers"] == [worker.pid]
+        assert worker.wait(timeout=30) == 0  # asked to stop, it cleaned up and left
+        assert not list(run_dir.glob("worker-*.sock"))
+        state = str(config.state_dir())
+        assert state in undo["left"]
+        assert (config.state_dir() / "transcripts.db").exists()
+        human = brain("uninstall")
+        assert f"Left in place: {state}" in human.out
+        assert f"rm -r {state}" in human.out
+    finally:
+        if worker.poll() is None:
+            worker.kill()
+            worker.wait()
 
 
 def test_uninstall_with_nothing_installed() -> None:
@@ -533,26 +586,3 @@ def test_a_terminal_is_asked_before_git_init(tmp_path: Path, answer: str, code: 
     assert proc.returncode == code, proc.stderr
     assert "is not a git repository. Run `git init` there" in proc.stderr
     assert (plain / ".git").is_dir() is (answer == "y")
-
-
-@pytest.mark.parametrize(
-    "original",
-    [
-        '{\n\t"theme": "dark"\n}',  # tabs, no final newline
-        '{"theme": "dark"}\n',  # one line
-        '{\n  "theme": "dark",\n  "hooks": {}\n}\n',  # two spaces, an empty hooks table
-    ],
-)
-def test_settings_formatting_is_kept_through_add_and_remove(tmp_path: Path, original: str) -> None:
-    settings = tmp_path / "settings.json"
-    settings.write_text(original, encoding="utf-8")
-    assert hooks.add_pack_hook(settings, "/x/brain pack").action == "added"
-    added = settings.read_text(encoding="utf-8")
-    assert added.endswith("\n") is original.endswith("\n")
-    if "\t" in original:
-        assert '\n\t"hooks": {\n\t\t"SessionStart"' in added
-    if "\n" not in original.strip():
-        assert "\n" not in added.strip()
-    assert hooks.remove_pack_hook(settings).action == "removed"
-    after = json.loads(settings.read_text(encoding="utf-8"))
-    assert after == {"theme": "dark"}

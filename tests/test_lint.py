@@ -67,7 +67,7 @@ def test_malformed_bullet_is_reported_at_its_line(vault: Path, line: str, says: 
     assert run.code == 1, run
     assert run.out.splitlines() == [f"AI/TUNINGS.md:{number}: " + run.out.split(": ", 1)[1].strip()]
     assert says in run.out
-    assert "1 problems" in run.err or "1 problem" in run.err
+    assert run.err.startswith("1 problem; ")  # one problem, not "1 problems"
     (problem,) = lint(vault, "--json").json()["problems"]
     assert (problem["path"], problem["line"]) == ("AI/TUNINGS.md", number)
     assert says in problem["message"]
@@ -205,7 +205,7 @@ def test_staged_passes_when_only_the_work_tree_is_bad(git_vault: Path) -> None:
 
     staged = lint(git_vault, "--staged")
     assert staged.code == 0, staged
-    assert "1 files: all good" in staged.out
+    assert "in 1 file: all good" in staged.out
     work = lint(git_vault)
     assert work.code == 1
     assert work.out.startswith(f"AI/TUNINGS.md:{number}: ")

@@ -273,6 +273,24 @@ def test_cached_pack_imports_nothing_heavy(vault: Path) -> None:
     assert "brain.commands.pack" in modules
     heavy = sorted(m for m in modules if m.split(".")[0] in HEAVY)
     assert heavy == [], f"a cached `brain pack` imported {heavy}"
+    # nor what serving a cached pack has no use for: ranking, and platformdirs' imports (on
+    # Linux brain.config finds the folders itself)
+    unneeded = {"brain.search", "brain.semantic", "brain.files", "tempfile", "shutil"}
+    if sys.platform == "linux":
+        unneeded.add("platformdirs")
+    assert sorted(modules & unneeded) == []
+
+
+def test_budget_1_prints_nothing_in_any_form(vault: Path) -> None:
+    for env in ({}, {"CLAUDECODE": "1"}):
+        run = brain("pack", "--vault", str(vault), "payments", "--budget", "1", input="", env=env)
+        assert run.code == 0, run
+        assert run.out == ""
+    event = json.dumps({"hook_event_name": "SessionStart", "cwd": str(vault), "source": "startup"})
+    (vault / ".git").mkdir()
+    hook = brain("pack", "--vault", str(vault), "--budget", "1", input=event, cwd=vault)
+    assert hook.code == 0, hook
+    assert hook.out == ""
 
 
 def test_each_serve_is_logged_with_its_bytes(vault: Path) -> None:

@@ -478,3 +478,58 @@ def test_parse_synonyms() -> None:
     table, problems = vaultmod.parse_synonyms(text)
     assert table == {"k8s": ["kubernetes"], "db": ["database", "postgres"]}
     assert [(p.path, p.line) for p in problems] == [("AI/synonyms.tsv", 8)]
+
+
+# --- HTML comments and the starter's instructions -------------------------------------------------
+
+OLD_STARTER_MEMORY = """# Memory
+
+What is true about your world: projects, machines, people, services and preferences. One fact per bullet; when two bullets disagree, the newer date wins.
+
+Write each fact on one line as `- **handle** (aliases: other, names) — the fact — where it came from — YYYY-MM-DD`. The handle is a short unique name, the aliases are optional, and the date is when the fact was last true. Group bullets under `##` headings of your choosing; `brain lint` checks every line.
+
+## Projects
+
+What is true about the payments project: it bills in euros.
+"""  # noqa: E501 - the starter as brain wrote it, one paragraph per line
+
+
+def test_html_comments_are_not_served_and_keep_line_numbers() -> None:
+    text = (
+        "# Notes\n\n<!--\nhidden words\n\nmore hidden\n-->\nshown words\n\n"
+        "<!-- one line, hidden -->\n\n```\n<!-- in code: shown -->\n```\n"
+        "- **x** — a bullet in a note is prose — me — 2026-01-01\n"
+    )
+    units = vaultmod.parse("notes/n.md", text.encode()).units
+    assert [(u.line, u.text) for u in units] == [
+        (8, "shown words"),
+        (12, "<!-- in code: shown -->"),
+        (15, "**x** — a bullet in a note is prose — me — 2026-01-01"),
+    ]
+    core = "# Memory\n\n<!--\n- **hidden** — commented out — me — 2026-01-01\n-->\n"
+    core += "- **seen** — kept — me — 2026-01-02\n"
+    parsed = vaultmod.parse("AI/MEMORY.md", core.encode())
+    assert [(u.line, u.handle) for u in parsed.units] == [(6, "seen")]
+    assert parsed.problems == []
+
+
+def test_the_starter_files_serve_no_instructions(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    assert brain("install", str(vault)).code == 0
+    for name in ("MEMORY.md", "LEARNINGS.md", "TUNINGS.md"):
+        text = (vault / "AI" / name).read_text(encoding="utf-8")
+        assert "<!--" in text  # the instructions are there for a person editing the file
+        assert vaultmod.parse(f"AI/{name}", text.encode()).units == []
+    for query in ("handle aliases fact", "what is true about your world", "gotchas"):
+        run = brain("find", "--vault", str(vault), "--json", query)
+        assert run.json()["hits"] == [], query
+
+
+def test_a_vault_made_from_the_old_starter_stops_serving_its_instructions() -> None:
+    units = vaultmod.parse("AI/MEMORY.md", OLD_STARTER_MEMORY.encode()).units
+    assert [u.text for u in units] == [
+        "What is true about the payments project: it bills in euros."
+    ]
+    # the same words in a note are the note's own
+    note = vaultmod.parse("notes/copy.md", OLD_STARTER_MEMORY.encode()).units
+    assert len(note) == 3

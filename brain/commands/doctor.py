@@ -26,8 +26,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from brain import config, gitutil, hooks, index, usage
+from brain import agent_hooks, config, gitutil, hooks, index, usage
 from brain.errors import BrainError
+from brain.render import plural
 from brain.search import STOPWORDS, words
 
 MIN_SQLITE = (3, 27, 0)  # FTS5's `remove_diacritics 2`
@@ -243,7 +244,7 @@ def _index_check(vault: Path) -> Check:
         return Check("index", "warn", f"built {built}, before the last commit", "brain reindex")
     if newest > when:
         return Check("index", "warn", f"built {built}, before the last edit", "brain reindex")
-    return Check("index", "ok", f"{units} units, built {built}", "")
+    return Check("index", "ok", f"{plural(units, 'unit')}, built {built}", "")
 
 
 def _model_check(vault: Path | None) -> Check:
@@ -287,7 +288,10 @@ def _model_check(vault: Path | None) -> Check:
             )
         if missing:
             return Check(
-                "model", "warn", f"{detail}; {missing} units have no vector yet", "brain reindex"
+                "model",
+                "warn",
+                f"{detail}; {plural(missing, 'unit has', 'units have')} no vector yet",
+                "brain reindex",
             )
     return Check("model", "ok", detail, "")
 
@@ -317,7 +321,7 @@ def _sqlite_check() -> Check:
 
 
 def _session_start_check() -> Check:
-    path = hooks.claude_settings_path()
+    path = agent_hooks.AGENTS["claude"].settings_path()
     if not path.exists():
         if not path.parent.is_dir():
             return Check(
@@ -341,11 +345,13 @@ def _session_start_check() -> Check:
         if not isinstance(group, dict):
             continue
         for entry in group.get("hooks") or []:
-            if isinstance(entry, dict) and hooks.is_pack_command(entry.get("command")):
-                for matcher in hooks.SESSION_MATCHERS:
-                    if _covers(group.get("matcher"), matcher):
+            if isinstance(entry, dict) and agent_hooks.brain_args(entry.get("command")) == (
+                "pack",
+            ):
+                for matcher in agent_hooks.SESSION_MATCHERS:
+                    if agent_hooks.covers(group.get("matcher"), matcher):
                         commands[matcher] = str(entry["command"])
-    missing = [m for m in hooks.SESSION_MATCHERS if m not in commands]
+    missing = [m for m in agent_hooks.SESSION_MATCHERS if m not in commands]
     if missing:
         return Check(
             "session-start",
@@ -366,14 +372,11 @@ def _session_start_check() -> Check:
                 "brain install",
             )
     return Check(
-        "session-start", "ok", f"brain pack at {', '.join(hooks.SESSION_MATCHERS)} in {path}", ""
+        "session-start",
+        "ok",
+        f"brain pack at {', '.join(agent_hooks.SESSION_MATCHERS)} in {path}",
+        "",
     )
-
-
-def _covers(matcher: object, wanted: str) -> bool:
-    if matcher is None or matcher in ("", "*"):
-        return True
-    return isinstance(matcher, str) and wanted in (m.strip() for m in matcher.split("|"))
 
 
 # --- advisories ----------------------------------------------------------------------------------

@@ -32,12 +32,13 @@ class Target:
     path: str  # relative to the repository's root, '/'-separated
     kind: str  # "block": a marked block in a shared file; "owned": brain writes the whole file
     front: str  # front matter of an owned file ("" for none); {project} is filled in
+    aliases: tuple[str, ...] = ()  # other names it answers to
 
 
 # The one table of what each agent reads at the root of a repository.
 TARGETS: tuple[Target, ...] = (
     Target("claude", "CLAUDE.md", "block", ""),
-    Target("codex", "AGENTS.md", "block", ""),
+    Target("codex", "AGENTS.md", "block", "", ("agents",)),  # read by many agents besides Codex
     Target("copilot", ".github/copilot-instructions.md", "block", ""),
     Target("gemini", "GEMINI.md", "block", ""),
     Target(
@@ -50,7 +51,10 @@ TARGETS: tuple[Target, ...] = (
     Target("cline", ".clinerules/brain.md", "owned", ""),
     Target("kiro", ".kiro/steering/brain.md", "owned", "---\ninclusion: always\n---\n"),
 )
-AGENTS = {t.agent: t for t in TARGETS}
+AGENTS = {name: t for t in TARGETS for name in (t.agent, *t.aliases)}
+NAMES = ", ".join(
+    f"{t.agent} (or {', '.join(t.aliases)})" if t.aliases else t.agent for t in TARGETS
+)
 
 
 @dataclass(frozen=True)
@@ -58,7 +62,7 @@ class ExportTarget:
     agent: str
     path: str
     kind: str
-    action: str  # created | updated | unchanged; with --check: current | stale | missing
+    action: str  # created | updated | unchanged; with --check: current | stale | missing | absent
 
 
 @dataclass(frozen=True)
@@ -70,30 +74,43 @@ class ExportResult:
     targets: tuple[ExportTarget, ...]
 
 
-def choose(names: Sequence[str]) -> list[Target]:
-    chosen: list[Target] = []
+def choose(names: Sequence[str]) -> list[tuple[Target, bool]]:
+    """The targets named, each with whether it was named itself (not only through `all`)."""
+    chosen: dict[Target, bool] = {}
     for name in names:
         key = name.strip().lower()
-        picked = list(TARGETS) if key == "all" else [AGENTS[key]] if key in AGENTS else None
-        if picked is None:
-            raise UsageError(
-                f"unknown agent {name!r}", f"use one or more of {', '.join(AGENTS)}, or all"
-            )
-        chosen += [t for t in picked if t not in chosen]
+        if key == "all":
+            for t in TARGETS:
+                chosen.setdefault(t, False)
+        elif key in AGENTS:
+            chosen[AGENTS[key]] = True
+        else:
+            raise UsageError(f"unknown agent {name!r}", f"use one or more of {NAMES}, or all")
     if not chosen:
         raise UsageError("name the agents to export for", "e.g. brain export claude cursor, or all")
-    return chosen
+    return list(chosen.items())  # in the order named
 
 
-def body(text: str) -> str:
-    """The pack as Markdown: its first line a heading, every other line an item of a list."""
-    lines = text.rstrip("\n").split("\n")
-    out = [f"## {lines[0]}", ""] + [f"- {line}" for line in lines[1:]]
+def _item(b: packmod.PackBullet) -> str:
+    return f"- **{b.handle}**{packmod.SEP}{b.text}{packmod.SEP}{b.date}"
+
+
+def body(pack: packmod.PackResult) -> str:
+    """The pack as Markdown for the repository: the facts and the working rules as bullets, and
+    how many more the vault holds. Vault paths (locators, the handoff, the state folder) mean
+    nothing in the repository and stay out."""
+    out = [f"## What the brain vault knows about {pack.project}"]
+    if pack.bullets:
+        out += ["", *(_item(b) for b in pack.bullets)]
+    if pack.rules:
+        out += ["", "### Working rules", "", *(_item(r) for r in pack.rules)]
+    if pack.omitted:
+        out += ["", f"{pack.omitted} more in the vault: `brain find {pack.project}`."]
     return "\n".join(out)
 
 
-def block(text: str) -> str:
-    return f"{BEGIN}\n{body(text)}\n{END}"
+def block(pack: packmod.PackResult) -> str:
+    return f"{BEGIN}\n{body(pack)}\n{END}"
 
 
 def place_block(existing: str, new_block: str, where: str) -> str:
@@ -122,9 +139,9 @@ def place_block(existing: str, new_block: str, where: str) -> str:
     )
 
 
-def owned_file(target: Target, text: str, project: str) -> str:
-    front = target.front.replace("{project}", project)
-    return f"{front}{OWNED}\n\n{body(text)}\n"
+def owned_file(target: Target, pack: packmod.PackResult) -> str:
+    front = target.front.replace("{project}", pack.project)
+    return f"{front}{OWNED}\n\n{body(pack)}\n"
 
 
 def export(
@@ -148,7 +165,7 @@ def export(
             "add bullets that name it, or pass --project NAME",
         )
     done: list[ExportTarget] = []
-    for t in targets:
+    for t, named in targets:
         path = root / t.path
         confine(path, root, "the repository")  # never read or write through a link out of it
         try:
@@ -160,23 +177,26 @@ def export(
                 f"cannot read {t.path}: {exc}", f"fix {path} and export again"
             ) from exc
         if t.kind == "block":
-            wanted = place_block(existing or "", block(result.text), t.path)
+            wanted = place_block(existing or "", block(result), t.path)
         else:
             if existing is not None and OWNED not in existing:
                 raise BrainError(
                     f"{t.path} exists and was not written by brain",
                     "move it aside (brain writes that file whole), then export again",
                 )
-            wanted = owned_file(t, result.text, name)
-        if check:
-            action = "missing" if existing is None else "current" if existing == wanted else "stale"
+            wanted = owned_file(t, result)
+        if check and existing is None:
+            # `all --check` checks the files this repository has; one never exported is no error
+            action = "missing" if named else "absent"
+        elif check:
+            action = "current" if existing == wanted else "stale"
         elif existing == wanted:
             action = "unchanged"
         else:
             _write(path, wanted, root)
             action = "created" if existing is None else "updated"
         done.append(ExportTarget(t.agent, t.path, t.kind, action))
-    ok = not check or all(d.action == "current" for d in done)
+    ok = not check or all(d.action in ("current", "absent") for d in done)
     return ExportResult(str(root), name, check, ok, tuple(done))
 
 

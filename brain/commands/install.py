@@ -1,11 +1,12 @@
 """`brain install [PATH]` and `brain uninstall`: set a vault up, hook it in, and take it out again.
 
 Install chooses the vault (PATH, else BRAIN_VAULT, else the recorded one, else ~/Documents/Brain;
-nothing is searched for), creates it as a git repository with the starter AI/ when it does not
-exist, records it, puts `brain` on PATH, points the vault's git hooks at brain, builds the index
-and registers `brain pack` as a Claude Code SessionStart hook. Every step is idempotent: a second
-install changes nothing, and an install with another PATH moves to that vault (the old one gets
-its own hooks back). Uninstall undoes each step and never touches the vault's files or history.
+nothing is searched for), creates it as a git repository with the starter AI/ (its first commit)
+when it does not exist, records it, puts `brain` on PATH, points the vault's git hooks at brain,
+builds the index and registers `brain pack` as a Claude Code SessionStart hook (brain.agent_hooks).
+Every step is idempotent: a second install changes nothing, and an install with another PATH moves
+to that vault (the old one gets its own hooks back). Uninstall undoes each step, stops the
+background worker, never touches the vault's files or history, and names the state it leaves.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from brain import config, gitutil, hooks, index
+from brain import agent_hooks, config, gitutil, hooks, index, worker
 from brain.errors import BrainError
 from brain.files import write_atomic
 
@@ -66,12 +67,14 @@ class InstallResult:
     created: bool  # the folder did not exist
     git_init: bool  # `git init` ran
     starter: tuple[str, ...]  # starter files added (vault-relative)
+    commit: str  # the first commit brain made of them in the repository it created ("" if none)
     recorded: str  # the file that records the vault
     moved_from: str | None  # the vault recorded before, when it was another one
     path_link: PathLink
     git_hooks: hooks.GitHooks
     index: IndexBuilt
-    claude: hooks.ClaudeHook
+    claude: agent_hooks.AgentHooks
+    next: str  # what to do now, in one sentence
 
 
 @dataclass(frozen=True)
@@ -81,7 +84,9 @@ class UninstallResult:
     path_link: PathLink
     git_hooks: tuple[hooks.GitHooks, ...]  # one per vault brain had hooked
     indexes: tuple[str, ...]  # index files removed (disposable; `brain reindex` rebuilds them)
-    claude: hooks.ClaudeHook
+    claude: agent_hooks.AgentHooks
+    workers: tuple[int, ...]  # pids of the background workers stopped
+    left: tuple[str, ...]  # brain's folders left in place (lookups, transcripts, settings)
 
 
 # --- the vault -----------------------------------------------------------------------------------
@@ -142,6 +147,48 @@ def _add_starter(vault: Path) -> tuple[str, ...]:
         write_atomic(target, hooks.starter_file(name))
         added.append(f"AI/{name}")
     return tuple(added)
+
+
+STARTER_MESSAGE = "brain: the starter AI/ files"
+
+
+def _first_commit(vault: Path, files: tuple[str, ...]) -> tuple[str, str]:
+    """Commit the starter files (only them) in a repository brain created: (short id, "") or
+    ("", what git said)."""
+    add = gitutil.run(vault, "add", "--", *files, check=False)
+    proc = (
+        add
+        if add.returncode
+        else gitutil.run(vault, "commit", "-q", "-m", STARTER_MESSAGE, "--", *files, check=False)
+    )
+    if proc.returncode:
+        said = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        return "", said[-1] if said else f"git exited {proc.returncode}"
+    head = gitutil.run(vault, "rev-parse", "--short=12", "HEAD")
+    return head.stdout.decode().strip(), ""
+
+
+def _next_step(
+    vault: Path, starter: tuple[str, ...], commit: str, problem: str, bullets: int
+) -> str:
+    if bullets:
+        first = (
+            "start a Claude Code session in a repository the vault knows (`brain pack` briefs "
+            "it), or ask the vault yourself: brain find WORDS"
+        )
+    else:
+        first = (
+            f"write your first fact as a bullet in {vault / 'AI' / 'MEMORY.md'} (the file "
+            "shows the form; `brain lint` checks it), commit it, and `brain find WORDS` finds it"
+        )
+    if starter and not commit:
+        why = f" (git said: {problem})" if problem else ""
+        add = " ".join(starter)
+        return (
+            f"Next: commit the starter files{why}: git -C {vault} add {add} && git -C {vault} "
+            f"commit -m 'starter'; then {first}"
+        )
+    return f"Next: {first}"
 
 
 def _record(vault: Path) -> Path:
@@ -334,6 +381,9 @@ def install(choice: VaultChoice, *, init: bool = False) -> InstallResult:
             f"cannot write the starter AI/ files in {vault}: {exc.strerror}",
             "make the vault writable and run `brain install` again",
         ) from exc
+    commit, problem = "", ""
+    if starter and not choice.is_repo:  # brain made the repository: give it a first commit
+        commit, problem = _first_commit(vault, starter)
     try:
         before = config.recorded_vault()
     except BrainError:
@@ -349,23 +399,26 @@ def install(choice: VaultChoice, *, init: bool = False) -> InstallResult:
     link = link_brain(exe)
     git_hooks = hooks.install_git_hooks(vault, str(Path(sys.executable).absolute()))
     built = _build_index(vault)
-    claude = hooks.add_pack_hook(hooks.claude_settings_path(), hooks.pack_command())
+    claude = agent_hooks.register("claude")
     return InstallResult(
         str(vault),
         choice.origin,
         not choice.exists,
         not choice.is_repo,
         starter,
+        commit,
         str(recorded),
         moved_from,
         link,
         git_hooks,
         built,
         claude,
+        _next_step(vault, starter, commit, problem, built.bullets),
     )
 
 
 def _remove_index(vault: Path) -> list[str]:
+    """Delete the vault's index and the packs cached from it (both rebuilt on demand)."""
     path = config.index_path(vault)
     removed = []
     for suffix in ("", "-wal", "-shm", "-journal"):
@@ -374,7 +427,23 @@ def _remove_index(vault: Path) -> list[str]:
             candidate.unlink()
             if not suffix:
                 removed.append(str(candidate))
+    with contextlib.suppress(OSError):
+        shutil.rmtree(path.parent.parent / "packs" / path.stem)
     return removed
+
+
+def _left() -> tuple[str, ...]:
+    """brain's own folders that still hold files, once their empty folders are gone: what
+    uninstall leaves for the user to delete (the lookup log, recall's transcripts.db and opt-ins,
+    brain.yaml: the user's data and choices, not brain's to destroy)."""
+    left = []
+    for folder in (config.state_dir(), config.config_dir(), config.data_dir()):
+        for root, _dirs, _files in sorted(os.walk(folder), reverse=True):  # deepest first
+            with contextlib.suppress(OSError):
+                Path(root).rmdir()  # only when empty
+        if folder.is_dir():
+            left.append(str(folder))
+    return tuple(left)
 
 
 def uninstall() -> UninstallResult:
@@ -387,6 +456,7 @@ def uninstall() -> UninstallResult:
     vaults = [(v.expanduser().resolve(), folder) for v, folder in hooks.installed_vaults()]
     if current is not None and current not in {v for v, _ in vaults}:
         vaults.append((current, hooks.hooks_dir(current)))
+    workers = worker.stop_all(v for v, _ in vaults)  # before their index goes
     results = []
     indexes: list[str] = []
     for vault, folder in vaults:
@@ -399,7 +469,7 @@ def uninstall() -> UninstallResult:
     with contextlib.suppress(FileNotFoundError):
         record_file.unlink()
         removed_record = str(record_file)
-    claude = hooks.remove_pack_hook(hooks.claude_settings_path())
+    claude = agent_hooks.unregister("claude")
     link = unlink_brain()
     return UninstallResult(
         str(recorded) if recorded else None,
@@ -408,4 +478,6 @@ def uninstall() -> UninstallResult:
         tuple(results),
         tuple(indexes),
         claude,
+        tuple(workers),
+        _left(),
     )

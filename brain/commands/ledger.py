@@ -18,6 +18,7 @@ from typing import Any
 from brain import usage
 from brain.config import CORE_FILES
 from brain.errors import UsageError
+from brain.render import noun
 from brain.text import repair
 
 BYTES_PER_TOKEN = 4
@@ -199,9 +200,10 @@ def text(result: Ledger, *, chart: bool) -> str:
     lines = [
         plain(head),
         plain(
-            f"{_n(result.lookups)} lookups returned {_n(result.tokens)} tokens; reading the core "
-            f"files whole each time ({_n(result.core_tokens)} tokens a read) would have cost "
-            f"{_n(whole)}: {_n(result.saved)} saved{share}."
+            f"{_n(result.lookups)} {noun(result.lookups, 'lookup')} returned {_n(result.tokens)} "
+            f"{noun(result.tokens, 'token')}; reading the core files whole each time "
+            f"({_n(result.core_tokens)} {noun(result.core_tokens, 'token')} a read) would have "
+            f"cost {_n(whole)}: {_n(result.saved)} saved{share}."
         ),
         "",
         "By caller" if not chart else "[bold]By caller[/bold]",
@@ -210,8 +212,8 @@ def text(result: Ledger, *, chart: bool) -> str:
     for c in result.callers:
         lines.append(
             plain(
-                f"  {c.caller:<{width}}  {_n(c.lookups):>9} lookups  {_n(c.tokens):>11} tokens"
-                f"  {_n(c.saved):>13} saved"
+                f"  {c.caller:<{width}}  {_n(c.lookups):>9} {noun(c.lookups, 'lookup'):<7}"
+                f"  {_n(c.tokens):>11} {noun(c.tokens, 'token'):<6}  {_n(c.saved):>13} saved"
             )
         )
     shown = result.sessions[:SHOWN_SESSIONS]
@@ -225,15 +227,18 @@ def text(result: Ledger, *, chart: bool) -> str:
         name = s.session or "(no session)"
         lines.append(
             plain(
-                f"  {s.last}  {name[:24]:<24}  {s.caller[:16]:<16}  {_n(s.lookups):>7} lookups"
-                f"  {_n(s.tokens):>9} tokens"
+                f"  {s.last}  {name[:24]:<24}  {s.caller[:16]:<16}  {_n(s.lookups):>7} "
+                f"{noun(s.lookups, 'lookup'):<7}  {_n(s.tokens):>9} {noun(s.tokens, 'token')}"
             )
         )
     lines += ["", "[bold]By day[/bold]" if chart else "By day"]
     days = result.days[-CHART_DAYS:] if chart else result.days
     top = max((d.tokens for d in days), default=0) or 1
     for d in days:
-        figures = f"{_n(d.lookups):>7} lookups  {_n(d.tokens):>9} tokens  {_n(d.saved):>11} saved"
+        figures = (
+            f"{_n(d.lookups):>7} {noun(d.lookups, 'lookup'):<7}  {_n(d.tokens):>9} "
+            f"{noun(d.tokens, 'token'):<6}  {_n(d.saved):>11} saved"
+        )
         if chart:
             bar = "█" * max(1 if d.tokens else 0, round(BAR_WIDTH * d.tokens / top))
             lines.append(f"  {d.day}  [cyan]{bar:<{BAR_WIDTH}}[/cyan]  {escape(figures)}")

@@ -16,6 +16,7 @@ from pathlib import Path
 from brain import usage
 from brain.commands.ledger import where
 from brain.errors import BrainError
+from brain.render import plural
 
 LOOKUP = "find"
 
@@ -135,15 +136,16 @@ def text(result: LogResult) -> str:
     scope = f" since {result.since}" if result.since else ""
     if not result.misses:
         return (
-            f"No misses{scope}: every one of {result.lookups} logged finds returned something."
+            f"No misses{scope}: every one of {plural(result.lookups, 'logged find')} returned "
+            "something."
             if result.lookups
             else f"No finds logged{scope} yet for {result.vault}."
         )
     distinct = len(result.open) + len(result.answered)
     lines = [
-        f"{result.misses} of {result.lookups} finds{scope} returned nothing ({distinct} distinct "
-        f"queries); {len(result.answered)} answered since by an edit, {len(result.open)} still "
-        "open:"
+        f"{result.misses} of {plural(result.lookups, 'find')}{scope} returned nothing "
+        f"({plural(distinct, 'distinct query', 'distinct queries')}); {len(result.answered)} "
+        f"answered since by an edit, {len(result.open)} still open:"
     ]
     for m in result.open:
         lines.append(f"  {m.count:>4}×  {m.last}  {m.query!r}  ({', '.join(m.callers)})")

@@ -329,7 +329,7 @@ def _store(path: Path, key: str, result: PackResult) -> None:
     from brain.files import write_atomic
 
     with contextlib.suppress(OSError):
-        write_atomic(path, json.dumps({"key": key, "pack": to_doc(result)}))
+        write_atomic(path, json.dumps({"key": key, "pack": to_doc(result)}), mode=0o600)
 
 
 def to_doc(result: PackResult) -> dict[str, Any]:

@@ -18,6 +18,26 @@ def _none(*_: object, **__: object) -> Iterator[None]:
     yield None
 
 
+def _show_sources(as_json: bool) -> int:
+    from brain import render
+    from brain.commands import recall as cmd
+
+    docs = cmd.sources()
+    if as_json:
+        render.out(render.dumps({"sources": [dataclasses.asdict(s) for s in docs]}))
+        return 0
+    lines = []
+    for s in docs:
+        state = "on " if s.enabled else "off"
+        where = s.root if s.exists else f"{s.root} (not found)"
+        turns = render.noun(s.turns, "turn")
+        lines.append(f"{state} {s.name:<8} {s.label:<12} {s.turns:>8} {turns:<5}  {where}")
+    render.out("\n".join(lines))
+    if not any(s.enabled for s in docs):
+        sys.stderr.write("none enabled; opt in with `brain recall --enable NAME`\n")
+    return 0
+
+
 def run_recall(
     query: list[str],
     *,
@@ -67,24 +87,12 @@ def run_recall(
             render.out(render.dumps(dataclasses.asdict(t)))
         else:
             state = "enabled" if t.enabled else "disabled"
-            gone = f"; {t.removed} turns deleted from recall" if t.removed else ""
+            gone = f"; {render.plural(t.removed, 'turn')} deleted from recall" if t.removed else ""
             on = ", ".join(t.sources) or "none"
             render.out(f"{t.agent} transcripts {state}{gone} (enabled: {on})")
         return 0
     if mode == "--sources":
-        docs = cmd.sources()
-        if as_json:
-            render.out(render.dumps({"sources": [dataclasses.asdict(s) for s in docs]}))
-        else:
-            lines = []
-            for s in docs:
-                state = "on " if s.enabled else "off"
-                where = s.root if s.exists else f"{s.root} (not found)"
-                lines.append(f"{state} {s.name:<8} {s.label:<12} {s.turns:>8} turns  {where}")
-            render.out("\n".join(lines))
-            if not any(s.enabled for s in docs):
-                sys.stderr.write("none enabled; opt in with `brain recall --enable NAME`\n")
-        return 0
+        return _show_sources(as_json)
     if mode == "--sync":
         with progress("Reading transcripts", enabled=not as_json) as bar:
             report = cmd.sync(full=True, progress=bar)
@@ -93,10 +101,12 @@ def run_recall(
             doc["agents"] = list(report.agents)
             render.out(render.dumps(doc))
         else:
-            skipped = f", {report.skipped} lines skipped" if report.skipped else ""
+            skipped = f", {render.plural(report.skipped, 'line')} skipped" if report.skipped else ""
+            files = render.plural(report.files, "transcript")
+            new = render.plural(report.turns, "new turn")
             render.out(
-                f"Read {report.read} of {report.files} transcripts ({report.bytes / 1e6:.1f} MB), "
-                f"{report.turns} new turns{skipped}, in {report.ms:.0f} ms."
+                f"Read {report.read} of {files} ({report.bytes / 1e6:.1f} MB), {new}{skipped}, "
+                f"in {report.ms:.0f} ms."
             )
         return 0
     if mode == "--full":

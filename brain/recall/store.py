@@ -31,6 +31,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from brain.config import private_file
 from brain.errors import BrainError
 from brain.index import transaction
 from brain.recall.adapters import Adapter, Chunk, FileState, Turn, registry
@@ -125,7 +126,7 @@ def connect(path: Path | None = None) -> sqlite3.Connection:
     """Open transcripts.db, creating it (or rebuilding it from nothing on a schema change)."""
     path = path or db_path()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        private_file(path)
         conn = sqlite3.connect(path, timeout=10, isolation_level=None)
         conn.execute("PRAGMA busy_timeout = 10000")
         version = conn.execute("PRAGMA user_version").fetchone()[0]

@@ -1,0 +1,385 @@
+"""Brain's hooks in coding agents' own settings files: which event runs which brain command.
+
+`HOOKS` is the whole mapping, as data: one row per (agent, event) with the matchers it is
+registered for and the brain arguments it runs. `brain install` registers every row of an agent,
+`brain uninstall` removes them; adding `brain prime` on UserPromptSubmit is adding a row.
+
+A command brain writes is `<brain> ARGS # ID: brain-hook-…`: brain's absolute executable (else its
+interpreter with `-P -m brain`), the row's arguments, and a shell comment carrying the same ID line
+as brain's generated git hooks. Brain recognises a command as its own only when it is exactly of
+that form (or exactly what brain wrote before the ID comment existed: `<absolute brain> pack`);
+anything else, even a command that runs `brain pack` among other things, belongs to someone else
+and is never changed or removed.
+
+The files are edited as text (brain.jsonedit): everything brain does not change stays byte for
+byte, a file that does not parse or is read-only is never written, and brain keeps a record of the
+containers it created (the file, `hooks`, an event's list) so that uninstall removes exactly those
+and leaves what the user had, even an empty `"hooks": {}`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shlex
+import stat
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from brain import jsonedit
+from brain.config import config_dir
+from brain.files import write_atomic
+from brain.hooks import HOOK_ID, brain_executable
+
+
+@dataclass(frozen=True)
+class Agent:
+    name: str
+    label: str
+    home_env: str  # the variable that moves the agent's config folder
+    home: str  # the folder under HOME otherwise
+    file: str  # the file that holds its hooks
+
+    def settings_path(self) -> Path:
+        base = os.environ.get(self.home_env)
+        folder = Path(base).expanduser() if base else Path.home() / self.home
+        return folder / self.file
+
+
+AGENTS = {
+    "claude": Agent("claude", "Claude Code", "CLAUDE_CONFIG_DIR", ".claude", "settings.json"),
+    "codex": Agent("codex", "Codex", "CODEX_HOME", ".codex", "hooks.json"),
+}
+
+
+@dataclass(frozen=True)
+class HookRow:
+    agent: str
+    event: str
+    matchers: tuple[str, ...]  # one group per matcher; "" for an event that takes none
+    args: tuple[str, ...]  # what brain runs
+
+
+HOOKS: tuple[HookRow, ...] = (
+    HookRow("claude", "SessionStart", ("startup", "clear", "compact"), ("pack",)),
+)
+SESSION_MATCHERS = HOOKS[0].matchers
+_MARK = f" # {HOOK_ID}"
+
+
+@dataclass(frozen=True)
+class AgentHooks:
+    settings: str
+    action: str  # added | updated | present | removed | absent | unparseable | read-only | failed
+    matchers: tuple[str, ...]  # the matchers added or removed
+    command: str
+    message: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return self.action in ("unparseable", "read-only", "failed")
+
+
+# --- commands ------------------------------------------------------------------------------------
+
+
+def launcher() -> list[str]:
+    """How a hook starts brain: its absolute executable, else its interpreter with -m."""
+    exe = brain_executable()
+    if exe is not None:
+        return [str(exe)]
+    return [sys.executable, "-P", "-m", "brain"]
+
+
+def command(args: Sequence[str], launch: Sequence[str] | None = None) -> str:
+    words = [*(launcher() if launch is None else launch), *args]
+    return " ".join(shlex.quote(w) for w in words) + _MARK
+
+
+def _launch_len(words: list[str]) -> int:
+    """How many leading words start brain the way `launcher()` writes it (0: not that way)."""
+    if not words or not Path(words[0]).is_absolute():
+        return 0
+    if words[1:4] == ["-P", "-m", "brain"]:
+        return 4
+    return 1 if Path(words[0]).name in ("brain", "brain.exe") else 0
+
+
+def brain_args(cmd: object) -> tuple[str, ...] | None:
+    """The brain arguments of a hook command brain wrote; None for anyone else's command."""
+    if not isinstance(cmd, str):
+        return None
+    body = cmd.removesuffix(_MARK)
+    try:
+        words = shlex.split(body)
+    except ValueError:
+        return None
+    if " ".join(shlex.quote(w) for w in words) != body:
+        return None  # not exactly as brain quotes: extra words, spacing, `cd x && ...`
+    n = _launch_len(words)
+    if not n or len(words) == n:
+        return None
+    args = tuple(words[n:])
+    if body == cmd and args != ("pack",):
+        return None  # before the ID comment brain wrote `<brain> pack` and nothing else
+    return args
+
+
+# --- the record of what brain created ------------------------------------------------------------
+
+
+def _record_file() -> Path:
+    """{settings file: what brain created in it}: "dir" (its folder), "file", "blank" (it was
+    empty), "hooks", "hooks/<event>". A file brain wrote to without creating anything has an
+    empty list; a file absent from the record was edited by an older brain, history unknown."""
+    return config_dir() / "agent-hooks.json"
+
+
+def _record() -> dict[str, list[str]]:
+    try:
+        doc = json.loads(_record_file().read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(doc, dict):
+        return {}
+    return {k: [str(x) for x in v] for k, v in doc.items() if isinstance(v, list)}
+
+
+def _save_record(record: dict[str, list[str]]) -> None:
+    path = _record_file()
+    if record:
+        with contextlib.suppress(OSError):
+            write_atomic(path, json.dumps(record, indent=2) + "\n")
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+
+
+# --- reading and writing the file ----------------------------------------------------------------
+
+
+@dataclass
+class _File:
+    path: Path
+    text: str  # "" when the file is absent or blank
+    existed: bool
+
+
+def _load(path: Path, events: Sequence[str]) -> _File | str:
+    """The file, or a sentence saying why it must not be edited."""
+    try:
+        text = path.read_bytes().decode("utf-8")  # bytes: CRLF line ends stay as they are
+    except FileNotFoundError:
+        return _File(path, "", False)
+    except (OSError, UnicodeDecodeError) as exc:
+        return f"cannot be read ({exc})"
+    if not text.strip():
+        return _File(path, "", True)
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return f"is not valid JSON (line {exc.lineno}: {exc.msg})"
+    if not isinstance(doc, dict):
+        return "is not a JSON object"
+    hooks = doc.get("hooks", {})
+    if not isinstance(hooks, dict) or any(not isinstance(hooks.get(e, []), list) for e in events):
+        return 'has "hooks" in an unexpected shape'
+    return _File(path, text, True)
+
+
+def _read_only(path: Path) -> bool:
+    try:
+        mode = Path(os.path.realpath(path)).stat().st_mode
+    except OSError:
+        return False
+    return not stat.S_IMODE(mode) & 0o222
+
+
+def _write(f: _File, text: str) -> str:
+    """Write `text` over the file; "" when done, else why not."""
+    if f.existed and _read_only(f.path):
+        return "is read-only"
+    try:
+        write_atomic(f.path, text)
+    except OSError as exc:
+        return f"cannot be written ({exc.strerror})"
+    return ""
+
+
+def covers(matcher: object, wanted: str) -> bool:
+    if matcher is None or matcher in ("", "*"):
+        return True
+    return isinstance(matcher, str) and wanted in (m.strip() for m in matcher.split("|"))
+
+
+def _group(matcher: str, cmd: str) -> dict[str, Any]:
+    entry = {"type": "command", "command": cmd}
+    return {"matcher": matcher, "hooks": [entry]} if matcher else {"hooks": [entry]}
+
+
+def _entries(doc: dict[str, Any], event: str) -> list[tuple[int, int, Any, dict[str, Any]]]:
+    """(group index, entry index, group matcher, entry) of every hook under `event`."""
+    found = []
+    groups = doc.get("hooks", {}).get(event, [])
+    for gi, group in enumerate(groups):
+        entries = group.get("hooks") if isinstance(group, dict) else None
+        if isinstance(entries, list):
+            for ei, entry in enumerate(entries):
+                if isinstance(entry, dict):
+                    found.append((gi, ei, group.get("matcher"), entry))
+    return found
+
+
+def _refused(path: Path, action: str, reason: str, cmd: str, fix: str) -> AgentHooks:
+    return AgentHooks(str(path), action, (), cmd, f"{path} {reason}; left untouched. {fix}")
+
+
+def _add(text: str, row: HookRow, matcher: str, wanted: str, created: list[str]) -> tuple[str, str]:
+    """`text` with `wanted` registered for `matcher` of `row`'s event, and how: "added" (a new
+    group; the containers brain made go into `created`), "updated" (brain's entry there now runs
+    `wanted`) or "present"."""
+    doc = json.loads(text)
+    group = _group(matcher, wanted)
+    if "hooks" not in doc:
+        created += ["hooks", f"hooks/{row.event}"]
+        return jsonedit.append(text, (), {row.event: [group]}, key="hooks"), "added"
+    if row.event not in doc["hooks"]:
+        created.append(f"hooks/{row.event}")
+        return jsonedit.append(text, ("hooks",), [group], key=row.event), "added"
+    how = ""
+    for gi, ei, group_matcher, entry in _entries(doc, row.event):
+        if covers(group_matcher, matcher) and brain_args(entry.get("command")) == row.args:
+            how = how or "present"
+            if entry["command"] != wanted:
+                text = jsonedit.replace(
+                    text, ("hooks", row.event, gi, "hooks", ei, "command"), wanted
+                )
+                how = "updated"
+    if how:
+        return text, how
+    return jsonedit.append(text, ("hooks", row.event), group), "added"
+
+
+def register(name: str, launch: Sequence[str] | None = None) -> AgentHooks:
+    """Add brain's rows for agent `name` to its settings: one group per missing matcher; a brain
+    entry whose command is out of date (brain moved) is updated where it stands."""
+    agent = AGENTS[name]
+    path = agent.settings_path()
+    rows = [r for r in HOOKS if r.agent == name]
+    first = command(rows[0].args, launch) if rows else ""
+    loaded = _load(path, [r.event for r in rows])
+    fix = f"Fix it and run `brain install` again, or add `{first}` at {rows[0].event} by hand"
+    if isinstance(loaded, str):
+        return _refused(path, "unparseable", loaded, first, fix)
+    created: list[str] = []
+    if not loaded.existed:
+        created.append("file")
+        if not path.parent.exists():
+            created.append("dir")
+    elif not loaded.text:
+        created.append("blank")  # an empty file: uninstall empties it again
+    text = loaded.text or "{}\n"
+    added: list[str] = []
+    updated = False
+    for row in rows:
+        wanted = command(row.args, launch)
+        for matcher in row.matchers:
+            text, how = _add(text, row, matcher, wanted, created)
+            if how == "added":
+                added.append(matcher)
+            updated = updated or how == "updated"
+    if not added and not updated:
+        return AgentHooks(str(path), "present", (), first)
+    problem = _write(loaded, text)
+    if problem:
+        action = "read-only" if problem == "is read-only" else "failed"
+        how = "Add" if action == "failed" else "Make it writable and install again, or add"
+        return _refused(path, action, problem, first, f"{how} `{first}` by hand")
+    record = _record()  # for uninstall: what was there before brain (an empty list: all of it)
+    if added or str(path) in record:  # only updated: an older brain's entries, history unknown
+        record[str(path)] = sorted(set(record.get(str(path), [])) | set(created))
+        _save_record(record)
+    return AgentHooks(str(path), "added" if added else "updated", tuple(added), first)
+
+
+def _remove_ours(text: str) -> tuple[str, list[str], str, set[str]]:
+    """`text` without brain's hook entries (and groups left empty): (text, the matchers removed,
+    the first command removed, the events whose list is now empty)."""
+    removed: list[str] = []
+    first = ""
+    emptied: set[str] = set()
+    for event in list(json.loads(text).get("hooks", {})):
+        while True:
+            doc = json.loads(text)
+            groups = doc["hooks"][event]
+            if not isinstance(groups, list):
+                break
+            ours = [
+                (gi, ei, m, e)
+                for gi, ei, m, e in _entries(doc, event)
+                if brain_args(e.get("command")) is not None
+            ]
+            if not ours:
+                break
+            gi, ei, matcher, entry = ours[0]
+            first = first or str(entry["command"])
+            removed.append(matcher if isinstance(matcher, str) else "")
+            if len(groups[gi]["hooks"]) == 1:
+                text = jsonedit.delete(text, ("hooks", event, gi))
+                if len(groups) == 1:
+                    emptied.add(event)
+            else:
+                text = jsonedit.delete(text, ("hooks", event, gi, "hooks", ei))
+    return text, removed, first, emptied
+
+
+def unregister(name: str) -> AgentHooks:
+    """Remove every hook command brain wrote from agent `name`'s settings, and the containers
+    brain created for them; nothing else."""
+    agent = AGENTS[name]
+    path = agent.settings_path()
+    events = sorted({r.event for r in HOOKS if r.agent == name})
+    loaded = _load(path, events)
+    if isinstance(loaded, str):
+        fix = "Remove brain's hook entries by hand"
+        return _refused(path, "unparseable", loaded, "", fix)
+    record = _record()
+    created = record.get(str(path))
+    if not loaded.text:
+        record.pop(str(path), None)
+        _save_record(record)
+        return AgentHooks(str(path), "absent", (), "")
+    text, removed, first, emptied = _remove_ours(loaded.text)
+    if not removed:
+        return AgentHooks(str(path), "absent", (), "")
+    for event in sorted(emptied):
+        # brain's record says it made the list; without a record (an older brain) the list
+        # held only brain's entries: gone either way
+        if created is None or f"hooks/{event}" in created:
+            text = jsonedit.delete(text, ("hooks", event))
+    doc = json.loads(text)
+    if created and "hooks" in created and doc.get("hooks") == {}:
+        text = jsonedit.delete(text, ("hooks",))
+        doc = {}
+    if created and "blank" in created and doc == {}:
+        text = ""
+    if created and "file" in created and doc == {}:
+        try:
+            path.unlink()
+        except OSError as exc:
+            return _refused(path, "failed", f"cannot be deleted ({exc.strerror})", first, "")
+        if "dir" in created:
+            with contextlib.suppress(OSError):
+                path.parent.rmdir()  # only when empty
+    else:
+        problem = _write(loaded, text)
+        if problem:
+            action = "read-only" if problem == "is read-only" else "failed"
+            return _refused(path, action, problem, first, "Remove brain's entries by hand")
+    record.pop(str(path), None)
+    _save_record(record)
+    return AgentHooks(str(path), "removed", tuple(removed), first)

@@ -1,0 +1,293 @@
+"""brain's hooks in agents' settings files (brain.agent_hooks): only brain's own commands are
+brain's, and everything else in the file stays as the user wrote it, byte for byte.
+
+Most tests go through `brain install` / `brain uninstall` in a fresh process; the recognition
+rule and the formatting cases call the module directly.
+"""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Run, brain
+
+from brain import agent_hooks
+
+MARK = " # ID: brain-hook-7d3f09c1b6e2"
+USERS_OWN = "cd ~/work && brain pack myproject --budget 500 > /tmp/pack.log"
+
+
+@pytest.fixture
+def settings(isolated_env: Path) -> Path:
+    path = isolated_env / ".claude" / "settings.json"
+    path.parent.mkdir()
+    return path
+
+
+def install(tmp_path: Path, *args: str) -> Run:
+    return brain("install", str(tmp_path / "vault"), *args)
+
+
+def commands(path: Path) -> list[tuple[str, str]]:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    return [
+        (group.get("matcher", ""), entry["command"])
+        for group in doc["hooks"]["SessionStart"]
+        for entry in group["hooks"]
+    ]
+
+
+# --- whose command it is -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("command", "args"),
+    [
+        (f"/home/me/.local/bin/brain pack{MARK}", ("pack",)),
+        (f"'/path with space/brain' pack{MARK}", ("pack",)),
+        (f"/venv/bin/python -P -m brain pack{MARK}", ("pack",)),
+        (f"/x/brain prime{MARK}", ("prime",)),  # a future row's command is brain's too
+        ("/home/me/.local/bin/brain pack", ("pack",)),  # what brain wrote before the ID comment
+        ("/venv/bin/python -P -m brain pack", ("pack",)),
+        ("/x/brain prime", None),  # without the ID, only `pack` was ever brain's
+        ("brain pack", None),  # brain always wrote an absolute path
+        (USERS_OWN, None),
+        ("/x/brain pack --budget 500", None),
+        ("/x/brain  pack", None),  # not as brain spaces it
+        (f"/x/brain pack && rm -rf ~{MARK}", None),
+        ("mybrain pack", None),
+        ("/x/brain packer", None),
+        ("echo brain", None),
+        (None, None),
+    ],
+)
+def test_only_the_exact_commands_brain_writes_are_brains(
+    command: str | None, args: tuple[str, ...] | None
+) -> None:
+    assert agent_hooks.brain_args(command) == args
+
+
+def test_a_written_command_is_recognised() -> None:
+    for launch in (["/opt/my tools/brain"], ["/usr/bin/python3", "-P", "-m", "brain"]):
+        assert agent_hooks.brain_args(agent_hooks.command(["pack"], launch)) == ("pack",)
+
+
+def test_the_mapping_is_data() -> None:
+    """Registering another command is a row: every row names a known agent, an event, matchers
+    (one group each) and brain's arguments; today's one row is the SessionStart pack."""
+    assert [(r.agent, r.event, r.args) for r in agent_hooks.HOOKS] == [
+        ("claude", "SessionStart", ("pack",))
+    ]
+    for row in agent_hooks.HOOKS:
+        assert row.agent in agent_hooks.AGENTS
+        assert row.matchers
+
+
+def test_a_new_row_is_registered_and_removed_like_the_first(
+    settings: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    prime = agent_hooks.HookRow("claude", "UserPromptSubmit", ("",), ("prime",))
+    monkeypatch.setattr(agent_hooks, "HOOKS", (*agent_hooks.HOOKS, prime))
+    settings.write_text('{"theme": "dark"}\n', encoding="utf-8")
+    assert agent_hooks.register("claude", ["/x/brain"]).action == "added"
+    doc = json.loads(settings.read_text(encoding="utf-8"))
+    assert doc["hooks"]["UserPromptSubmit"] == [
+        {"hooks": [{"type": "command", "command": f"/x/brain prime{MARK}"}]}
+    ]
+    assert len(doc["hooks"]["SessionStart"]) == 3
+    assert agent_hooks.unregister("claude").action == "removed"
+    assert settings.read_text(encoding="utf-8") == '{"theme": "dark"}\n'
+
+
+def test_codex_keeps_its_hooks_in_its_own_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CODEX_HOME", "/somewhere/codex")
+    assert agent_hooks.AGENTS["codex"].settings_path() == Path("/somewhere/codex/hooks.json")
+
+
+# --- a user's own hook ---------------------------------------------------------------------------
+
+
+def test_a_users_own_pack_hook_is_kept_through_install_and_uninstall(
+    tmp_path: Path, settings: Path
+) -> None:
+    original = json.dumps(
+        {
+            "hooks": {
+                "SessionStart": [
+                    {"matcher": "startup", "hooks": [{"type": "command", "command": USERS_OWN}]}
+                ]
+            }
+        },
+        indent=2,
+    )
+    settings.write_text(original, encoding="utf-8")
+    run = install(tmp_path)
+    assert run.code == 0, run
+    found = commands(settings)
+    assert found[0] == ("startup", USERS_OWN)  # untouched, and brain's own beside it
+    assert [m for m, c in found[1:]] == ["startup", "clear", "compact"]
+    assert all(c.endswith(f" pack{MARK}") for _, c in found[1:])
+    assert install(tmp_path).code == 0  # a second install adds nothing
+    assert len(commands(settings)) == 4
+    assert brain("uninstall").code == 0
+    assert settings.read_text(encoding="utf-8") == original
+
+
+def test_an_entry_from_an_older_brain_is_updated_then_removed(
+    tmp_path: Path, settings: Path
+) -> None:
+    old = "/old/venv/bin/brain pack"
+    doc = {
+        "hooks": {
+            "SessionStart": [
+                {"matcher": m, "hooks": [{"type": "command", "command": old}]}
+                for m in ("startup", "clear", "compact")
+            ]
+        }
+    }
+    settings.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    result = install(tmp_path, "--json").json()["claude"]
+    assert result["action"] == "updated"
+    assert [c for _, c in commands(settings)] == [result["command"]] * 3
+    assert result["command"].endswith(f" pack{MARK}")
+    assert brain("uninstall").code == 0
+    # no record of what the older brain created: its list goes, `hooks` stays
+    assert json.loads(settings.read_text(encoding="utf-8")) == {"hooks": {}}
+
+
+# --- the file as it was --------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "original",
+    [
+        '{\n  "theme": "dark",\n  "hooks": {}\n}\n',  # an empty hooks table
+        '{"hooks": {"SessionStart": []}}\n',  # an empty SessionStart list
+    ],
+)
+def test_empty_containers_the_user_had_survive(
+    tmp_path: Path, settings: Path, original: str
+) -> None:
+    settings.write_text(original, encoding="utf-8")
+    assert install(tmp_path).code == 0
+    assert brain("uninstall").code == 0
+    assert settings.read_text(encoding="utf-8") == original
+
+
+ODD_LAYOUT = """{
+    "permissions": {"allow": ["Bash(ls:*)", "Read"],   "deny": []},
+    "model":"opus",
+    "hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [{"type": "command", "command": "guard"}]}],
+        "SessionStart": [
+            {"matcher": "startup", "hooks": [{"type": "command", "command": "echo hi"}]}
+        ]
+    },
+    "env": {"É": "ü"}
+}"""
+
+
+def test_only_the_lines_brain_adds_change(tmp_path: Path, settings: Path) -> None:
+    settings.write_text(ODD_LAYOUT, encoding="utf-8")
+    assert install(tmp_path).code == 0
+    after = settings.read_text(encoding="utf-8")
+    before_lines = ODD_LAYOUT.splitlines()
+    after_lines = after.splitlines()
+    # the user's lines all stay, as written; brain's groups follow the last one (after a comma)
+    cut = next(k for k, line in enumerate(before_lines) if "echo hi" in line)
+    tail = len(before_lines) - cut - 1
+    added = after_lines[cut + 1 : len(after_lines) - tail]
+    assert after_lines == [
+        *before_lines[:cut],
+        before_lines[cut] + ",",
+        *added,
+        *before_lines[cut + 1 :],
+    ]
+    assert len(added) == 3 * 9
+    assert all(line.startswith(" " * 12) for line in added)  # in the file's own indent
+    assert not after.endswith("\n")  # as the user had it
+    assert brain("uninstall").code == 0
+    assert settings.read_text(encoding="utf-8") == ODD_LAYOUT
+
+
+@pytest.mark.parametrize(
+    "original",
+    [
+        '{\n\t"theme": "dark"\n}',  # tabs, no final newline
+        '{"theme": "dark"}\n',  # one line
+        '{\r\n  "theme": "dark"\r\n}\r\n',  # CRLF
+        "",  # empty file
+        "{}",
+    ],
+)
+def test_formatting_is_kept_through_register_and_unregister(settings: Path, original: str) -> None:
+    settings.write_text(original, encoding="utf-8", newline="")
+    assert agent_hooks.register("claude", ["/x/brain"]).action == "added"
+    added = settings.read_bytes().decode("utf-8")
+    json.loads(added)
+    if "\t" in original:
+        assert '\n\t"hooks": {\n\t\t"SessionStart"' in added
+    if "\r\n" in original:
+        assert "\n" not in added.replace("\r\n", "")
+    if len(original.strip()) > 2 and "\n" not in original.strip():
+        assert "\n" not in added.strip()  # a one-line file stays one line
+    assert agent_hooks.unregister("claude").action == "removed"
+    assert settings.read_bytes().decode("utf-8") == original
+
+
+def test_a_moved_brain_updates_its_entries_in_place(settings: Path) -> None:
+    agent_hooks.register("claude", ["/old/venv/bin/brain"])
+    result = agent_hooks.register("claude", ["/new place/bin/brain"])
+    assert result.action == "updated"
+    assert [c for _, c in commands(settings)] == [f"'/new place/bin/brain' pack{MARK}"] * 3
+
+
+def test_a_symlinked_settings_file_stays_a_symlink(tmp_path: Path, settings: Path) -> None:
+    real = tmp_path / "dotfiles" / "settings.json"
+    real.parent.mkdir()
+    real.write_text('{"theme": "dark"}\n', encoding="utf-8")
+    settings.symlink_to(real)
+    assert agent_hooks.register("claude", ["/x/brain"]).action == "added"
+    assert settings.is_symlink()
+    assert json.loads(real.read_text(encoding="utf-8"))["theme"] == "dark"
+    assert agent_hooks.unregister("claude").action == "removed"
+    assert settings.is_symlink()
+    assert real.read_text(encoding="utf-8") == '{"theme": "dark"}\n'
+
+
+# --- files brain must not write ------------------------------------------------------------------
+
+
+def test_a_read_only_settings_file_is_never_written(tmp_path: Path, settings: Path) -> None:
+    settings.write_text('{"theme": "dark"}\n', encoding="utf-8")
+    settings.chmod(0o444)
+    inode = settings.stat().st_ino
+    run = install(tmp_path)
+    assert run.code == 1, run
+    assert run.err.count("\n") == 1
+    assert f"{settings} is read-only; left untouched" in run.err
+    assert settings.read_text(encoding="utf-8") == '{"theme": "dark"}\n'
+    assert settings.stat().st_ino == inode  # not replaced either
+    assert stat.S_IMODE(settings.stat().st_mode) == 0o444
+    doc: Any = install(tmp_path, "--json")
+    assert doc.code == 1
+    assert doc.json()["claude"]["action"] == "read-only"
+
+
+def test_an_unreadable_settings_file_is_named_in_a_sentence(tmp_path: Path, settings: Path) -> None:
+    settings.mkdir()  # a folder where the file should be: reading it fails
+    run = install(tmp_path)
+    assert run.code == 1
+    assert f"{settings} cannot be read (" in run.err
+    assert " is cannot " not in run.err
+
+
+def test_registration_needs_no_rewrite_when_present(settings: Path) -> None:
+    agent_hooks.register("claude", ["/x/brain"])
+    before = settings.stat()
+    assert agent_hooks.register("claude", ["/x/brain"]).action == "present"
+    assert settings.stat().st_mtime_ns == before.st_mtime_ns
