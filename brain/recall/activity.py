@@ -123,7 +123,7 @@ def commits(repo: str, start: str, end: str) -> tuple[list[CommitRow], str]:
                 if len(out) >= MAX_COMMITS:
                     break
     except pygit2.GitError as exc:
-        return out, f"history partly read: {exc}"
+        return out, f"cannot read its history: {exc}"
     return out, ""
 
 
@@ -201,7 +201,7 @@ def gather(
         grouped[where.repo].append(row)
         places[where.repo] = where
         for path, n, last in wrote:
-            shown = _relative(path, where.repo) if where.is_git else path
+            shown = _relative(path, where.repo)
             seen = files[where.repo].setdefault(shown, [0, ""])
             seen[0] = int(seen[0]) + n
             seen[1] = max(str(seen[1]), last)

@@ -333,8 +333,18 @@ def _gemini_outcome(cid: str, tc: dict[str, Any]) -> Outcome:
     elif code is not None:
         ok = code == 0
     else:
-        ok = not re.search(r"^Error: ", text, re.MULTILINE)
-    return Outcome(cid, ok, code, clip_output(text.removeprefix("Output: ")))
+        ok = not re.search(r"^Error: (?!\(none\))", text, re.MULTILINE)
+    return Outcome(
+        cid, ok, code, clip_output(_GEMINI_TRAILER.sub("", text).removeprefix("Output: "))
+    )
+
+
+# The lines Gemini's shell tool adds after a command's output (and before it: older versions).
+_GEMINI_TRAILER = re.compile(
+    r"^(?:Command|Directory|Error: \(none\)|Exit Code|Signal|Background PIDs|Process Group PGID)"
+    r"(?::.*)?$\n?",
+    re.MULTILINE,
+)
 
 
 def _gemini_text(result: Any) -> str:

@@ -101,15 +101,21 @@ class Claude:
         message = rec.get("message")
         if rec.get("isSidechain") or not isinstance(message, dict):
             return
+        content = message.get("content")
+        if not isinstance(content, list):  # a prompt or an answer in plain text: no tools
+            return
         pending: dict[str, bool] = state.extra["pending"]
         if kind == "user":
-            out += claude_outcomes(message.get("content"), pending)
+            if pending:
+                out += claude_outcomes(content, pending)
+            return
+        if not any(isinstance(b, dict) and b.get("type") == "tool_use" for b in content):
             return
         cwd = rec["cwd"] if isinstance(rec.get("cwd"), str) and rec["cwd"] else state.cwd
         session = rec["sessionId"] if isinstance(rec.get("sessionId"), str) else state.session
         turn = str(state.extra.get("turn", ""))
         ts = iso(rec.get("timestamp"))
-        calls += claude_calls(message.get("content"), ts, session, turn, cwd, pending)
+        calls += claude_calls(content, ts, session, turn, cwd, pending)
 
     @staticmethod
     def _turn(rec: dict[str, object], kind: str, state: FileState) -> Turn | None:
