@@ -320,8 +320,8 @@ def test_lessons_precision_and_recall_on_the_labelled_fixture(fixture_agents: Pa
     tune_p, tune_r = _scores(found, "tune")
     hold_p, hold_r = _scores(found, "holdout")
     assert (tune_p, tune_r) == (1.0, 1.0)
-    assert hold_p >= 0.85
-    assert hold_r >= 0.6
+    assert hold_p >= 0.88  # 16 of 18 when measured
+    assert hold_r >= 0.72  # 16 of 22
 
 
 def test_howto_hit_at_1_on_the_labelled_tasks(fixture_agents: Path) -> None:
@@ -332,7 +332,7 @@ def test_howto_hit_at_1_on_the_labelled_tasks(fixture_agents: Path) -> None:
     for task in tasks:
         got = howtomod.rank(conn, task["query"], search.Filters(agents=ALL), limit=1, failed=False)
         hits += bool(got) and got[0].command == history.masked(task["expect"])
-    assert hits / len(tasks) >= 0.9
+    assert hits / len(tasks) >= 0.95  # 28 of 29 when measured
 
 
 # -- howto -----------------------------------------------------------------------------------

@@ -62,6 +62,29 @@ def corpus_day(index: int) -> date:
     return date(2025, 1 + index // 28 % 12, 1 + index % 28)
 
 
+def read_days(first: date, last: date) -> int:
+    """The days' reading alone (no sync before it): transcripts.db and the repository."""
+    from brain.commands.day import _Reader
+    from brain.recall import activity, history, store
+
+    conn = store.connect()
+    try:
+        reader = _Reader(conn, ("claude",), True, history.utc_bounds(first, last))
+        return sum(reader.day(d, "").turns for d in activity.days(first, last))
+    finally:
+        conn.close()
+
+
+def noop_sync() -> None:
+    from brain.recall import store
+
+    conn = store.connect()
+    try:
+        store.sync(conn, ["claude"])
+    finally:
+        conn.close()
+
+
 def lessons_in(first: date, last: date) -> int:
     """`brain lessons` over these days: its sync, then both kinds of moment (the command itself
     reads from --since to now; the corpus's weeks are in the past)."""
@@ -123,6 +146,8 @@ def main() -> int:
             "day_no_git_ms": median_ms(lambda: daymod.activity_in(one, one, git=False)),
             "week_ms": median_ms(lambda: daymod.activity_in(*week)),
             "week_no_git_ms": median_ms(lambda: daymod.activity_in(*week, git=False)),
+            "week_query_ms": median_ms(lambda: read_days(*week)),
+            "noop_sync_ms": median_ms(noop_sync),
             "last_day_ms": median_ms(lambda: daymod.activity_in(last, last)),
             "last_week_ms": median_ms(lambda: daymod.activity_in(last - timedelta(days=6), last)),
             "lessons_week_ms": median_ms(lambda: lessons_in(*week)),

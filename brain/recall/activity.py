@@ -155,7 +155,7 @@ def writes_in(
     out: dict[tuple[str, str], list[tuple[str, int, str]]] = defaultdict(list)
     for agent, session, path, n, last in conn.execute(
         "SELECT agent, session, text, count(*), max(ts) FROM calls"  # noqa: S608
-        f" WHERE kind = 'write' AND ts >= ? AND ts < ? AND agent IN ({marks})"
+        f" WHERE kind = 'write' AND ts >= ? AND ts < ? AND +agent IN ({marks})"  # by time
         " AND (ok IS NULL OR ok = 1) GROUP BY agent, session, text",
         [start, end, *agents],
     ):

@@ -28,7 +28,7 @@ from brain.recall import history
 from brain.recall.store import SPAN
 
 RETRY_TURNS = 3  # a retry lies at most this many turns after the failure
-RETRY_CALLS = 6  # ... and among the next this many shell commands
+RETRY_CALLS = 12  # ... and among the next this many calls (commands and files written)
 OPENING = 300  # characters of a user turn read for a correction
 LESSON_CHARS = 200
 
@@ -335,7 +335,7 @@ def _agent_before(
         if _MACHINERY.match(body):
             continue
         acted = conn.execute(
-            "SELECT cid, ts, text FROM calls WHERE agent = ? AND turn = ? ORDER BY ts, id LIMIT 1",
+            "SELECT cid, ts, text FROM calls WHERE +agent = ? AND turn = ? ORDER BY ts, id LIMIT 1",
             (agent, tid),
         ).fetchone()
         return ((acted[0], "assistant", acted[1]), f"$ {acted[2]}") if acted else None
@@ -355,7 +355,7 @@ def retries_in(conn: sqlite3.Connection, window: history.Window) -> list[Moment]
         # "command not found": a later command that runs the program another way teaches how
         # to run it, whether or not that run then succeeded
         missing = history.missing_program(failed.text, failed.code, failed.output)
-        for j in range(i + 1, min(len(rows), i + 1 + RETRY_CALLS * 2)):
+        for j in range(i + 1, min(len(rows), i + 1 + RETRY_CALLS)):
             later = rows[j]
             if (later.agent, later.session) != (failed.agent, failed.session):
                 break
