@@ -629,3 +629,47 @@ def test_day_rejects_a_bad_date(isolated_env: Path) -> None:
 
     with pytest.raises(UsageError, match="not a day"):
         daymod.day("last tuesday")
+
+
+def test_codex_call_and_output_shapes() -> None:
+    """The shapes of Codex versions the fixture does not hold: local shell calls, the unified
+    exec tool, the oldest {content, success} output, exec end events, apply_patch as argv."""
+    from brain.recall.adapters import calls
+
+    local = {
+        "type": "local_shell_call",
+        "call_id": "c1",
+        "status": "completed",
+        "action": {"type": "exec", "command": ["bash", "-lc", "make"], "working_directory": "/w"},
+    }
+    (call,) = calls.codex_call(local, "t", "s", "turn", "/home")
+    assert (call.text, call.cwd, call.kind) == ("make", "/w", "shell")
+    unified = {
+        "type": "function_call",
+        "name": "exec_command",
+        "arguments": json.dumps({"cmd": "cargo test", "workdir": "crates/a"}),
+        "call_id": "c2",
+    }
+    (call,) = calls.codex_call(unified, "t", "s", "turn", "/repo")
+    assert (call.text, call.cwd) == ("cargo test", "/repo/crates/a")
+    patch = "*** Begin Patch\n*** Add File: a.py\n+x\n*** Update File: /abs/b.py\n*** End Patch"
+    argv = {
+        "type": "function_call",
+        "name": "shell",
+        "arguments": json.dumps({"command": ["apply_patch", patch]}),
+        "call_id": "c3",
+    }
+    assert [(c.kind, c.n, c.text) for c in calls.codex_call(argv, "t", "s", "", "/r")] == [
+        ("write", 0, "/r/a.py"),
+        ("write", 1, "/abs/b.py"),
+    ]
+    out = "Chunk ID: 1\nWall time: 0.2 seconds\nProcess exited with code 2\nOutput:\nerror: boom"
+    done = calls.codex_outcome({"type": "function_call_output", "call_id": "c2", "output": out})
+    assert done is not None
+    assert (done.ok, done.code, done.output) == (False, 2, "error: boom")
+    oldest = {"call_id": "c1", "output": {"content": "denied", "success": False}}
+    done = calls.codex_outcome(oldest)
+    assert done is not None
+    assert (done.ok, done.code) == (False, None)
+    end = {"type": "exec_command_end", "call_id": "c1", "exit_code": 0, "aggregated_output": "ok"}
+    assert calls.codex_event(end) == calls.Outcome("c1", True, 0, "ok")
