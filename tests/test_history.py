@@ -673,3 +673,40 @@ def test_codex_call_and_output_shapes() -> None:
     assert (done.ok, done.code) == (False, None)
     end = {"type": "exec_command_end", "call_id": "c1", "exit_code": 0, "aggregated_output": "ok"}
     assert calls.codex_event(end) == calls.Outcome("c1", True, 0, "ok")
+
+
+def test_a_rewritten_gemini_chat_completes_its_calls(isolated_env: Path) -> None:
+    """Gemini CLI rewrites its chat document: a command still running at one read has ended at
+    the next, and the stored call says so."""
+    chats = isolated_env / ".gemini" / "tmp" / "abc" / "chats"
+    chats.mkdir(parents=True)
+    path = chats / "session-2026-11-30T16-00-g1000000.json"
+
+    def write(status: str, result: list[dict[str, Any]]) -> None:
+        call = {"id": "sh1", "name": "run_shell_command", "args": {"command": "make docs"}}
+        doc = {
+            "sessionId": "g1000000-0000-4000-8000-000000000001",
+            "messages": [
+                {"id": "m1", "timestamp": "2026-11-30T16:00:00Z", "type": "user", "content": "go"},
+                {
+                    "id": "m2",
+                    "timestamp": "2026-11-30T16:01:00Z",
+                    "type": "gemini",
+                    "content": "Building the docs.",
+                    "toolCalls": [{**call, "status": status, "result": result}],
+                },
+            ],
+        }
+        path.write_text(json.dumps(doc), encoding="utf-8")
+
+    write("executing", [])
+    store.set_enabled("gemini", True)
+    conn = store.connect()
+    store.sync(conn, ["gemini"])
+    assert conn.execute("SELECT ok, turn FROM calls").fetchone() == (None, "m2")
+    write(
+        "error", [{"functionResponse": {"response": {"output": "Output: no rule\nExit Code: 2"}}}]
+    )
+    os.utime(path, ns=(1, 1))  # a new mtime, whatever the clock's resolution
+    store.sync(conn, ["gemini"])
+    assert conn.execute("SELECT ok, code, output FROM calls").fetchone() == (0, 2, "no rule")

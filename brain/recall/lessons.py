@@ -335,8 +335,10 @@ def _agent_before(
         if _MACHINERY.match(body):
             continue
         acted = conn.execute(
-            "SELECT cid, ts, text FROM calls WHERE +agent = ? AND turn = ? ORDER BY ts, id LIMIT 1",
-            (agent, tid),
+            "SELECT c.cid, c.ts, c.text FROM calls c JOIN turns t ON t.tid = ? AND t.agent = ?"
+            " WHERE c.agent = t.agent AND c.session = t.session AND c.turn = t.tid"
+            " ORDER BY c.ts, c.id LIMIT 1",
+            (tid, agent),
         ).fetchone()
         return ((acted[0], "assistant", acted[1]), f"$ {acted[2]}") if acted else None
     return None

@@ -73,7 +73,6 @@ CREATE TABLE calls(
 );
 CREATE INDEX calls_ts ON calls(ts);
 CREATE INDEX calls_session ON calls(agent, session);
-CREATE INDEX calls_turn ON calls(turn);
 CREATE VIRTUAL TABLE fts USING fts5(
     body, title, tokenize = 'porter unicode61 remove_diacritics 2'
 );
@@ -448,21 +447,46 @@ def _retitle(conn: sqlite3.Connection, sid: int, title: str) -> None:
 
 
 def _store_calls(conn: sqlite3.Connection, agent: str, chunk: Chunk) -> None:
-    """Insert the tool calls a read found (once: keyed by the agent's call id) and record how
-    calls ended; an outcome may answer a call stored by an earlier read of the file."""
-    conn.executemany(
-        "INSERT OR IGNORE INTO calls(agent, cid, n, session, turn, ts, cwd, kind, tool, text)"
-        " VALUES (?,?,?,?,?,?,?,?,?,?)",
+    """Insert the tool calls a read found (once: keyed by the agent's call id), each with its
+    outcome when the read holds it too (the usual case), and record how calls stored by an
+    earlier read ended."""
+    ended: dict[str, tuple[int | None, int | None, str]] = {}
+    for o in chunk.outcomes:  # a later report fills in what an earlier one left unknown
+        ok, code, output = ended.get(o.id, (None, None, ""))
+        ended[o.id] = (
+            ok if o.ok is None else int(o.ok),
+            code if o.code is None else o.code,
+            o.output or output,
+        )
+    conn.executemany(  # a call read again (a rewritten document) may have ended since
+        "INSERT INTO calls(agent, cid, n, session, turn, ts, cwd, kind, tool, text, ok, code,"
+        " output) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(agent, cid, n) DO UPDATE SET"
+        " ok = coalesce(excluded.ok, ok), code = coalesce(excluded.code, code),"
+        " output = CASE WHEN excluded.output = '' THEN output ELSE excluded.output END",
         [
-            (agent, c.id, c.n, c.session, c.turn, c.ts, c.cwd, c.kind, c.tool, c.text)
+            (
+                agent,
+                c.id,
+                c.n,
+                c.session,
+                c.turn,
+                c.ts,
+                c.cwd,
+                c.kind,
+                c.tool,
+                c.text,
+                *ended.get(c.id, (None, None, "")),
+            )
             for c in chunk.calls
         ],
     )
-    conn.executemany(  # a later report fills in what an earlier one left unknown
+    here = {c.id for c in chunk.calls}
+    conn.executemany(
         "UPDATE calls SET ok = coalesce(?, ok), code = coalesce(?, code),"
         " output = CASE WHEN ? = '' THEN output ELSE ? END WHERE agent = ? AND cid = ?",
         [
-            (None if o.ok is None else int(o.ok), o.code, o.output, o.output, agent, o.id)
-            for o in chunk.outcomes
+            (ok, code, out, out, agent, cid)
+            for cid, (ok, code, out) in ended.items()
+            if cid not in here
         ],
     )
