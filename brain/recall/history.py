@@ -312,6 +312,13 @@ def call_rows(conn: sqlite3.Connection, where: str, args: Sequence[object]) -> I
         )
 
 
+def title_of(conn: sqlite3.Connection, agent: str, session: str) -> str:
+    row = conn.execute(
+        "SELECT title FROM sessions WHERE agent = ? AND session = ?", (agent, session)
+    ).fetchone()
+    return str(row[0]) if row else ""
+
+
 def turn_body(conn: sqlite3.Connection, rowid: int) -> str:
     row = conn.execute("SELECT body FROM fts WHERE rowid = ?", (rowid,)).fetchone()
     return str(row[0]) if row else ""

@@ -290,14 +290,14 @@ _MACHINERY = re.compile(r"^\s*\[Request interrupted by user")
 def corrections_in(conn: sqlite3.Connection, window: history.Window) -> list[Moment]:
     """The corrections among the user turns in a window, oldest first."""
     where, args = window.where("t")
+    # CROSS JOIN: the window's turns first, each body by rowid (SQLite would scan FTS5 first)
     sql = (
-        "SELECT t.id, t.pos, t.tid, t.agent, t.session, t.ts, t.cwd, coalesce(s.title, '')"  # noqa: S608
-        " FROM turns t LEFT JOIN sessions s ON s.agent = t.agent AND s.session = t.session"
-        f" WHERE t.role = 'user' AND {where} ORDER BY t.ts, t.id"
+        "SELECT t.pos, t.tid, t.agent, t.session, t.ts, t.cwd, f.body"  # noqa: S608
+        f" FROM turns t CROSS JOIN fts f ON f.rowid = t.id WHERE t.role = 'user' AND {where}"
+        " ORDER BY t.ts, t.id"
     )
     out = []
-    for rowid, pos, tid, agent, sess, ts, cwd, title in conn.execute(sql, args).fetchall():
-        body = history.turn_body(conn, rowid)
+    for pos, tid, agent, sess, ts, cwd, body in conn.execute(sql, args):
         # what comes before can only rule a correction out: look at it for candidates alone
         if _MACHINERY.match(body) or not is_correction(body, ""):
             continue
@@ -309,6 +309,7 @@ def corrections_in(conn: sqlite3.Connection, window: history.Window) -> list[Mom
             continue
         turns = (_turn_ref(prev_row, prev_body), _turn_ref((tid, "user", ts), body))
         key = f"{agent}/{sess}/{tid}"
+        title = history.title_of(conn, agent, sess)
         out.append(
             Moment(
                 "correction", key, agent, sess, title, cwd, ts, lesson_text(body), turns, "", "", ""
@@ -389,10 +390,6 @@ def _turns_apart(a: history.CallRow, b: history.CallRow) -> int:
 
 
 def _retry(conn: sqlite3.Connection, failed: history.CallRow, worked: history.CallRow) -> Moment:
-    title = conn.execute(
-        "SELECT title FROM sessions WHERE agent = ? AND session = ?",
-        (failed.agent, failed.session),
-    ).fetchone()
     turns = []
     for tid in dict.fromkeys(t for t in (failed.turn, worked.turn) if t):
         row = conn.execute(
@@ -408,7 +405,7 @@ def _retry(conn: sqlite3.Connection, failed: history.CallRow, worked: history.Ca
         f"{failed.agent}/{failed.session}/{worked.cid}",
         failed.agent,
         failed.session,
-        title[0] if title else "",
+        history.title_of(conn, failed.agent, failed.session),
         worked.cwd,
         worked.ts,
         lesson,
