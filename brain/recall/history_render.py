@@ -132,18 +132,16 @@ def _repo_lines(r: RepoDay) -> list[str]:
 # -- tables (a person at a terminal) ---------------------------------------------------------
 
 
-def _table(*columns: str, clipped: bool = False) -> Any:
-    """A borderless table; `clipped`: each line of a cell cut with an ellipsis, never wrapped
-    (lists of sessions, files and commits stay one item a line)."""
+def _table(*columns: str) -> Any:
+    """A borderless table whose columns are never narrower than their heading (nor a date)."""
     from rich import box
     from rich.table import Table
 
     table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, expand=False)
     for name in columns:
-        if clipped:
-            table.add_column(name, overflow="ellipsis", no_wrap=True)
-        else:
-            table.add_column(name, overflow="fold")
+        table.add_column(
+            name, overflow="fold", min_width=max(len(name), 10 if name == "day" else 0)
+        )
     return table
 
 
@@ -223,26 +221,40 @@ def _summary(label: str, totals: DayResult | WeekResult) -> str:
 
 
 def _day_grid(days: list[DayResult], *, with_day: bool) -> Any:
+    """One row per repository and day; each list clipped to its share of the terminal's width
+    (one item a line, cut with an ellipsis, so a long title never wraps the table)."""
+    from rich.console import Console
     from rich.markup import escape
 
     columns = ("day",) if with_day else ()
-    table = _table(*columns, "repository", "sessions", "files written", "commits", clipped=True)
+    table = _table(*columns, "repository", "sessions", "files written", "commits")
+    repos = [r for d in days for r in d.repos]
+    weight = {  # the room goes to the lists that have something in them
+        "sessions": 4,
+        "files": 3 if any(r.files for r in repos) else 0,
+        "commits": 3 if any(r.commits for r in repos) else 0,
+    }
+    empty = (len("files written") if not weight["files"] else 0) + (
+        len("commits") if not weight["commits"] else 0
+    )
+    # the day (10 + 2), the repository (16 + 2), the gaps between the three lists
+    room = max(Console().width - (12 if with_day else 0) - 18 - 6 - empty, 45)
+    wide = {k: max(room * w // sum(weight.values()), 12) for k, w in weight.items()}
     for d in days:
         for r in d.repos:
             sessions = [
                 f"{history.local_time(s.start)}-{history.local_time(s.end)} {s.agent} "
-                f"{clip(s.title or s.session[:8], 40)} ({s.turns})"
+                f"{s.title or s.session[:8]} ({s.turns})"
                 for s in r.sessions
             ]
             files = [f.path + (f" ×{f.writes}" if f.writes > 1 else "") for f in r.files]
-            commits = [f"{c.sha[:7]} {clip(c.summary, 50)}" for c in r.commits]
-            name = escape(r.project or r.repo or "(no folder)")
+            commits = [f"{c.sha[:7]} {c.summary}" for c in r.commits]
+            name = escape(clip(r.project or r.repo or "(no folder)", 16))
             if r.note:
-                name += f"\n[dim]{escape(r.note)}[/dim]"
+                name += f"\n[dim]{escape(clip(r.note, 16))}[/dim]"
             row = [
-                _listing(sessions[:SHOWN], len(sessions) - SHOWN),
-                _listing(files[:SHOWN], len(files) - SHOWN),
-                _listing(commits[:SHOWN], len(commits) - SHOWN),
+                _listing([clip(x, wide[k]) for x in xs[:SHOWN]], len(xs) - SHOWN)
+                for k, xs in (("sessions", sessions), ("files", files), ("commits", commits))
             ]
             table.add_row(*([d.date] if with_day else []), name, *row)
     return table
