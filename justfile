@@ -22,8 +22,8 @@ test-installer *ARGS:
 
 # retrieval quality: the golden set (keyword, vector, hybrid) and LoCoMo from ../shared
 eval:
-    .venv/bin/python tools/eval golden && .venv/bin/python tools/eval locomo && .venv/bin/python tools/eval_recall
+    .venv/bin/python tools/eval golden && .venv/bin/python tools/eval locomo && .venv/bin/python tools/eval_recall && .venv/bin/python tools/eval_history.py
 
 # the other benchmarks: hybrid find, embedding, hooks, pack, mcp, recall
 bench-all:
-    .venv/bin/python tools/bench_hybrid.py && .venv/bin/python tools/bench_embed.py && .venv/bin/python tools/bench_hooks.py --embed onnx && .venv/bin/python tools/bench_pack.py && .venv/bin/python tools/bench_mcp.py && .venv/bin/python tools/bench_recall.py
+    .venv/bin/python tools/bench_hybrid.py && .venv/bin/python tools/bench_embed.py && .venv/bin/python tools/bench_hooks.py --embed onnx && .venv/bin/python tools/bench_pack.py && .venv/bin/python tools/bench_mcp.py && .venv/bin/python tools/bench_recall.py && .venv/bin/python tools/bench_history.py

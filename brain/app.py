@@ -856,3 +856,122 @@ def run(args: list[str]) -> int:
     except typer.Abort:
         raise KeyboardInterrupt from None
     return code if isinstance(code, int) else 0
+
+
+# -- what past sessions did: howto, lessons, day, week (brain.recall.history_cli) -------------
+
+AgentOpt = Annotated[
+    str | None, typer.Option("--agent", help="Only this agent's sessions (claude, codex, ...).")
+]
+NoGitOpt = Annotated[bool, typer.Option("--no-git", help="Leave the repositories' commits out.")]
+ProjectOpt = Annotated[
+    str | None, typer.Option("--project", help="Only this repository (its folder name).")
+]
+ProposeOpt = Annotated[bool, typer.Option("--propose", help="Queue it in the inbox (once).")]
+
+
+@app.command("howto")
+def howto_command(
+    terms: Annotated[list[str], typer.Argument(help="The task, in plain words.")],
+    limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many commands.")] = 5,
+    failed: Annotated[bool, typer.Option("--all", help="Show failed attempts too.")] = False,
+    since: Annotated[
+        str | None, typer.Option("--since", help="Only sessions from DATE on (2025-05-01, 30d).")
+    ] = None,
+    agent: AgentOpt = None,
+    cwd: Annotated[
+        str | None, typer.Option("--cwd", help="Only sessions in this folder or below.")
+    ] = None,
+    propose: ProposeOpt = False,
+    to: ToOpt = None,
+    vault: VaultOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The shell commands that did a task last time, from your agents' transcripts: the ones
+    that worked, the last of near-identical ones, best first. Exit 1 when none did."""
+    from brain.recall.history_cli import run_howto
+
+    raise typer.Exit(
+        run_howto(
+            terms,
+            limit=limit,
+            failed=failed,
+            since=since or "",
+            agent=agent or "",
+            cwd=cwd or "",
+            propose=propose,
+            to=to,
+            vault=vault,
+            as_json=as_json,
+        )
+    )
+
+
+@app.command("lessons")
+def lessons_command(
+    since: Annotated[
+        str, typer.Option("--since", help="Sessions from DATE on (2025-05-01, 7d, 2w).")
+    ] = "7d",
+    kind: Annotated[
+        str | None, typer.Option("--kind", help="Only corrections or only retries.")
+    ] = None,
+    agent: AgentOpt = None,
+    propose: Annotated[
+        bool, typer.Option("--propose", help="Queue each for LEARNINGS (never twice).")
+    ] = False,
+    vault: VaultOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """The moments a person corrected an agent, and commands that failed and then worked
+    another way, in recent sessions, each with the turns it came from."""
+    from brain.recall.history_cli import run_lessons
+
+    raise typer.Exit(
+        run_lessons(
+            since=since,
+            kind=kind or "",
+            agent=agent or "",
+            propose=propose,
+            vault=vault,
+            as_json=as_json,
+        )
+    )
+
+
+@app.command("day")
+def day_command(
+    day: Annotated[
+        str | None, typer.Argument(help="YYYY-MM-DD, today or yesterday.", show_default=False)
+    ] = None,
+    no_git: NoGitOpt = False,
+    project: ProjectOpt = None,
+    agent: AgentOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """What was worked on that day (default today), by repository: sessions, files the agents
+    wrote and the commits made there."""
+    from brain.recall.history_cli import run_day
+
+    raise typer.Exit(
+        run_day(
+            day or "", git=not no_git, project=project or "", agent=agent or "", as_json=as_json
+        )
+    )
+
+
+@app.command("week")
+def week_command(
+    since: Annotated[
+        str, typer.Option("--since", help="From this day (7d: today and the 6 before, or a date).")
+    ] = "7d",
+    no_git: NoGitOpt = False,
+    project: ProjectOpt = None,
+    agent: AgentOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """What was worked on, day by day, by repository: `brain day` for each day since --since."""
+    from brain.recall.history_cli import run_week
+
+    raise typer.Exit(
+        run_week(since, git=not no_git, project=project or "", agent=agent or "", as_json=as_json)
+    )

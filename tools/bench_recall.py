@@ -54,8 +54,15 @@ def sentence(rng: random.Random, vocab: list[str], weights: list[float], n: int)
     return " ".join(rng.choices(vocab, cum_weights=weights, k=n))
 
 
-def generate(root: Path, turns: int, seed: int = 7) -> tuple[int, list[str]]:
-    """Write the transcripts; return their size and the vocabulary, most frequent word first."""
+COMMANDS = ["pytest -x tests", "npm test", "make build", "git push", "cargo build --release"]
+
+
+def generate(
+    root: Path, turns: int, seed: int = 7, cwd: str = "/home/dev/proj"
+) -> tuple[int, list[str]]:
+    """Write the transcripts; return their size and the vocabulary, most frequent word first.
+    Every fourth turn runs a shell command (one in eight fails) or edits a file, whose result
+    is bulky."""
     rng = random.Random(seed)  # noqa: S311 - a reproducible corpus, not a secret
     vocab = vocabulary(rng)
     rng.shuffle(vocab)  # the bench's topic words land anywhere on the frequency scale
@@ -79,7 +86,7 @@ def generate(root: Path, turns: int, seed: int = 7) -> tuple[int, list[str]]:
                 "parentUuid": None,
                 "isSidechain": False,
                 "userType": "external",
-                "cwd": "/home/dev/proj",
+                "cwd": cwd,
                 "sessionId": sid,
                 "version": "2.0.30",
                 "type": role,
@@ -90,15 +97,26 @@ def generate(root: Path, turns: int, seed: int = 7) -> tuple[int, list[str]]:
             lines.append(json.dumps(rec))
             if role == "assistant" and i % 4 == 1:  # a tool call and its bulky result
                 call = {**rec, "uuid": str(uuid.UUID(int=rng.getrandbits(128)))}
+                tid = f"toolu_{rng.getrandbits(64):016x}"
+                if i % 8 == 1:
+                    tool = {"name": "Bash", "input": {"command": rng.choice(COMMANDS)}}
+                else:
+                    tool = {"name": "Edit", "input": {"file_path": f"{cwd}/src/m{i % 40}.py"}}
                 call["message"] = {
                     "role": "assistant",
-                    "content": [{"type": "tool_use", "id": "t", "name": "Bash", "input": {}}],
+                    "content": [{"type": "tool_use", "id": tid, **tool}],
                 }
+                failed = rng.random() < 0.125
                 out = {**rec, "type": "user", "uuid": str(uuid.UUID(int=rng.getrandbits(128)))}
                 out["message"] = {
                     "role": "user",
                     "content": [
-                        {"type": "tool_result", "tool_use_id": "t", "content": text * 8},
+                        {
+                            "type": "tool_result",
+                            "tool_use_id": tid,
+                            "content": ("Exit code 1\n" if failed else "") + text * 8,
+                            "is_error": failed,
+                        },
                     ],
                 }
                 lines += [json.dumps(call), json.dumps(out)]
@@ -120,9 +138,7 @@ def main() -> int:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="brain-bench-recall-") as tmp:
         base = Path(tmp)
-        for var in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
-            os.environ[var] = str(base / var.lower())
-        os.environ["CLAUDE_CONFIG_DIR"] = str(base / "claude")
+        isolate(base)
         t0 = time.perf_counter()
         size, vocab = generate(base / "claude", args.turns)
         gen_s = time.perf_counter() - t0
@@ -165,12 +181,23 @@ def main() -> int:
                 1,
             ),
         }
-    if args.json:
+    show(result, as_json=args.json)
+    return 0
+
+
+def isolate(base: Path) -> None:
+    """brain's state and config dirs, and Claude Code's, in a temp dir."""
+    for var in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME"):
+        os.environ[var] = str(base / var.lower())
+    os.environ["CLAUDE_CONFIG_DIR"] = str(base / "claude")
+
+
+def show(result: dict[str, object], *, as_json: bool) -> None:
+    if as_json:
         print(json.dumps(result))
     else:
         for key, value in result.items():
             print(f"{key:>16}: {value}")
-    return 0
 
 
 if __name__ == "__main__":

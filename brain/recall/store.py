@@ -37,7 +37,7 @@ from brain.index import transaction
 from brain.recall.adapters import Adapter, Chunk, FileState, Turn, registry
 from brain.text import has_surrogates
 
-SCHEMA_VERSION = 2  # 2: no context column; neighbours at query time through turns.pos
+SCHEMA_VERSION = 3  # 2: no context column; neighbours at query time through turns.pos; 3: calls
 SPAN = 1 << 32  # turns.pos of a session's turns: its id * SPAN + 0, 1, 2, ...
 PROGRESS_BYTES = 32 << 20  # a sync with this much to read shows a progress bar at a terminal
 # Files are written several to a transaction (each file whole: a crash rolls back the batch,
@@ -65,6 +65,16 @@ CREATE TABLE turns(
     UNIQUE(tid, agent)
 );
 CREATE INDEX turns_pos ON turns(pos);
+CREATE INDEX turns_ts ON turns(ts);
+CREATE TABLE calls(
+    id INTEGER PRIMARY KEY, agent TEXT NOT NULL, cid TEXT NOT NULL, n INTEGER NOT NULL,
+    session TEXT NOT NULL, turn TEXT NOT NULL, ts TEXT NOT NULL, cwd TEXT NOT NULL,
+    kind TEXT NOT NULL, tool TEXT NOT NULL, text TEXT NOT NULL,
+    ok INTEGER, code INTEGER, output TEXT NOT NULL DEFAULT '',
+    UNIQUE(agent, cid, n)
+);
+CREATE INDEX calls_ts ON calls(ts);
+CREATE INDEX calls_session ON calls(agent, session);
 CREATE VIRTUAL TABLE fts USING fts5(
     body, title, tokenize = 'porter unicode61 remove_diacritics 2'
 );
@@ -160,6 +170,7 @@ def forget(conn: sqlite3.Connection, agent: str) -> int:
         conn.executemany("DELETE FROM fts WHERE rowid = ?", ((i,) for i in ids))
         conn.execute("DELETE FROM turns WHERE agent = ?", (agent,))
         conn.execute("DELETE FROM sessions WHERE agent = ?", (agent,))
+        conn.execute("DELETE FROM calls WHERE agent = ?", (agent,))
         conn.execute("DELETE FROM files WHERE agent = ?", (agent,))
     return len(ids)
 
@@ -320,6 +331,8 @@ def _write(conn: sqlite3.Connection, ad: Adapter, path: Path, got: _Read) -> tup
     """Store what one read of a transcript found (the caller holds the transaction)."""
     chunk = got.chunk
     added = _store(conn, ad, chunk.turns, chunk.state) if chunk.titled else 0
+    if chunk.titled:
+        _store_calls(conn, ad.name, chunk)
     st_state = json.dumps(
         {
             "session": chunk.state.session,
@@ -436,3 +449,49 @@ def _retitle(conn: sqlite3.Connection, sid: int, title: str) -> None:
         "SELECT id FROM turns WHERE pos BETWEEN ? AND ?", (sid * SPAN, sid * SPAN + SPAN - 1)
     ).fetchall()
     conn.executemany("UPDATE fts SET title = ? WHERE rowid = ?", [(title, i) for (i,) in ids])
+
+
+def _store_calls(conn: sqlite3.Connection, agent: str, chunk: Chunk) -> None:
+    """Insert the tool calls a read found (once: keyed by the agent's call id), each with its
+    outcome when the read holds it too (the usual case), and record how calls stored by an
+    earlier read ended."""
+    ended: dict[str, tuple[int | None, int | None, str]] = {}
+    for o in chunk.outcomes:  # a later report fills in what an earlier one left unknown
+        ok, code, output = ended.get(o.id, (None, None, ""))
+        ended[o.id] = (
+            ok if o.ok is None else int(o.ok),
+            code if o.code is None else o.code,
+            o.output or output,
+        )
+    conn.executemany(  # a call read again (a rewritten document) may have ended since
+        "INSERT INTO calls(agent, cid, n, session, turn, ts, cwd, kind, tool, text, ok, code,"
+        " output) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?) ON CONFLICT(agent, cid, n) DO UPDATE SET"
+        " ok = coalesce(excluded.ok, ok), code = coalesce(excluded.code, code),"
+        " output = CASE WHEN excluded.output = '' THEN output ELSE excluded.output END",
+        [
+            (
+                agent,
+                c.id,
+                c.n,
+                c.session,
+                c.turn,
+                c.ts,
+                c.cwd,
+                c.kind,
+                c.tool,
+                c.text,
+                *ended.get(c.id, (None, None, "")),
+            )
+            for c in chunk.calls
+        ],
+    )
+    here = {c.id for c in chunk.calls}
+    conn.executemany(
+        "UPDATE calls SET ok = coalesce(?, ok), code = coalesce(?, code),"
+        " output = CASE WHEN ? = '' THEN output ELSE ? END WHERE agent = ? AND cid = ?",
+        [
+            (ok, code, out, out, agent, cid)
+            for cid, (ok, code, out) in ended.items()
+            if cid not in here
+        ],
+    )

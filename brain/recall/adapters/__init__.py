@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from brain.recall.adapters.calls import Call, Outcome
 from brain.text import repair
 
 BODY_CAP = 16_000  # characters kept of one turn; a pasted log or a huge answer is bounded
@@ -59,6 +60,8 @@ class Chunk:
     state: FileState
     skipped: int = 0  # malformed or undecodable lines
     titled: bool = True  # False: nothing in it is a conversation (yet)
+    calls: list[Call] = field(default_factory=list)  # shell commands run, files written
+    outcomes: list[Outcome] = field(default_factory=list)  # how calls (here or earlier) ended
 
 
 class Adapter(Protocol):

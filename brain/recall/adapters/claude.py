@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from brain.recall.adapters import (
     Chunk,
@@ -25,6 +26,13 @@ from brain.recall.adapters import (
     text_blocks,
     walk,
     wrapper,
+)
+from brain.recall.adapters.calls import (
+    Call,
+    Outcome,
+    claude_calls,
+    claude_outcomes,
+    claude_waiting,
 )
 
 _TOOL_RESULT = (b'"type":"tool_result"', b'"type": "tool_result"')
@@ -55,8 +63,11 @@ class Claude:
         end = start
         custom = state.extra.get("custom", "")
         ai = state.extra.get("ai", "")
+        pending: dict[str, bool] = state.extra.setdefault("pending", {})
+        calls: list[Call] = []
+        outcomes: list[Outcome] = []
         for end, line in jsonl_lines(data, start):  # noqa: B007 - `end` is the resume offset
-            if not line.strip() or _tool_output(line):
+            if not line.strip() or (_tool_output(line) and not claude_waiting(line, pending)):
                 continue
             rec = record(line)
             if rec is None:
@@ -71,11 +82,40 @@ class Claude:
                 turn = self._turn(rec, kind, state)
                 if turn is not None:
                     turns.append(turn)
+                    state.extra["turn"] = turn.id
+                self._tools(rec, kind, state, calls, outcomes)
         state.extra["custom"], state.extra["ai"] = custom, ai
         state.title = clip_title(custom or ai)
         if not state.session:
             state.session = path.stem
-        return Chunk(turns, end, state, skipped, titled=bool(state.title))
+        chunk = Chunk(turns, end, state, skipped, titled=bool(state.title))
+        chunk.calls, chunk.outcomes = calls, outcomes
+        return chunk
+
+    @staticmethod
+    def _tools(
+        rec: dict[str, Any], kind: str, state: FileState, calls: list[Call], out: list[Outcome]
+    ) -> None:
+        """The shell commands and file writes in an assistant record's tool_use blocks, and the
+        results of those in a user record's tool_result blocks."""
+        message = rec.get("message")
+        if rec.get("isSidechain") or not isinstance(message, dict):
+            return
+        content = message.get("content")
+        if not isinstance(content, list):  # a prompt or an answer in plain text: no tools
+            return
+        pending: dict[str, bool] = state.extra["pending"]
+        if kind == "user":
+            if pending:
+                out += claude_outcomes(content, pending)
+            return
+        if not any(isinstance(b, dict) and b.get("type") == "tool_use" for b in content):
+            return
+        cwd = rec["cwd"] if isinstance(rec.get("cwd"), str) and rec["cwd"] else state.cwd
+        session = rec["sessionId"] if isinstance(rec.get("sessionId"), str) else state.session
+        turn = str(state.extra.get("turn", ""))
+        ts = iso(rec.get("timestamp"))
+        calls += claude_calls(content, ts, session, turn, cwd, pending)
 
     @staticmethod
     def _turn(rec: dict[str, object], kind: str, state: FileState) -> Turn | None:

@@ -19,6 +19,7 @@ from brain.recall.adapters import (
     Chunk,
     FileState,
     Turn,
+    calls,
     cap,
     clip_title,
     env_root,
@@ -30,6 +31,7 @@ from brain.recall.adapters import (
     walk,
     wrapper,
 )
+from brain.recall.adapters.calls import Call, Outcome
 
 _TEXT = ("input_text", "output_text", "text")
 _PREAMBLE = ("# AGENTS.md instructions", "<INSTRUCTIONS>")
@@ -48,6 +50,8 @@ class Codex:
 
     def read(self, path: Path, data: bytes, start: int, state: FileState) -> Chunk:
         turns: list[Turn] = []
+        chunk_calls: list[Call] = []
+        outcomes: list[Outcome] = []
         skipped = 0
         end = start
         for end, line in jsonl_lines(data, start):  # noqa: B007 - `end` is the resume offset
@@ -78,10 +82,38 @@ class Codex:
                 turn = self._turn(payload, stamp, state, path)
                 if turn is not None:
                     turns.append(turn)
+                    state.extra["turn"] = turn.id
+            elif kind in ("response_item", "event_msg"):
+                self._tools(kind, payload, stamp, state, path, chunk_calls, outcomes)
         if not state.title:
             first = next((t.body for t in turns if t.role == "user"), "")
             state.title = clip_title(first.split("\n", 1)[0]) if first else ""
-        return Chunk(turns, end, state, skipped)
+        return Chunk(turns, end, state, skipped, calls=chunk_calls, outcomes=outcomes)
+
+    @staticmethod
+    def _tools(
+        kind: str,
+        payload: dict[str, Any],
+        stamp: Any,
+        state: FileState,
+        path: Path,
+        chunk_calls: list[Call],
+        outcomes: list[Outcome],
+    ) -> None:
+        """Shell commands and patches (response items) and how they ended (their outputs, and
+        the exec/patch end events)."""
+        item = payload.get("type")
+        if kind == "event_msg":
+            done = calls.codex_event(payload)
+        elif item in ("function_call_output", "custom_tool_call_output"):
+            done = calls.codex_outcome(payload)
+        else:
+            session = state.session or path.stem
+            turn = str(state.extra.get("turn", ""))
+            chunk_calls += calls.codex_call(payload, iso(stamp), session, turn, state.cwd)
+            return
+        if done is not None:
+            outcomes.append(done)
 
     @staticmethod
     def _turn(payload: dict[str, Any], stamp: Any, state: FileState, path: Path) -> Turn | None:

@@ -24,6 +24,7 @@ from brain.recall.adapters import (
     walk,
     wrapper,
 )
+from brain.recall.adapters.calls import Call, Outcome, gemini_calls
 
 _ROLES = {"user": "user", "gemini": "assistant", "model": "assistant"}
 
@@ -61,6 +62,9 @@ class Gemini:
         session = doc.get("sessionId")
         state.session = session if isinstance(session, str) and session else path.stem
         turns: list[Turn] = []
+        chunk_calls: list[Call] = []
+        outcomes: list[Outcome] = []
+        last = ""  # the turn a tool call follows
         skipped = 0
         for msg in doc["messages"]:
             if not isinstance(msg, dict):
@@ -69,11 +73,19 @@ class Gemini:
             role = _ROLES.get(str(msg.get("type")))
             body = _text(msg.get("content"))
             mid = msg.get("id")
+            if msg.get("toolCalls"):  # they follow the message's own text, when it has any
+                anchor = mid if role and body.strip() and isinstance(mid, str) else last
+                got = gemini_calls(
+                    msg["toolCalls"], iso(msg.get("timestamp")), state.session, anchor
+                )
+                chunk_calls += got[0]
+                outcomes += got[1]
             if role is None or not body.strip() or wrapper(body) or not isinstance(mid, str):
                 continue
             turns.append(Turn(mid, iso(msg.get("timestamp")), role, state.session, cap(body)))
+            last = mid
         summary = doc.get("summary")
         first = next((t.body for t in turns if t.role == "user"), "")
         title = summary if isinstance(summary, str) and summary.strip() else first
         state.title = clip_title(title.split("\n", 1)[0]) if title else ""
-        return Chunk(turns, len(data), state, skipped)
+        return Chunk(turns, len(data), state, skipped, calls=chunk_calls, outcomes=outcomes)

@@ -1,0 +1,260 @@
+"""Output of `brain howto`, `brain lessons`, `brain day` and `brain week`: a compact rich table for
+a person, terse lines for an agent or a pipe, and the JSON objects (key order is the contract).
+
+Every command, snippet and lesson shown has been through brain.recall.history.masked (the
+commands and outputs here) or one_line (turns), so no credential reaches the screen.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from brain.commands.day import DayResult, WeekResult
+from brain.commands.howto import HowtoResult
+from brain.commands.lessons import LessonsResult
+from brain.recall import history
+from brain.recall.activity import RepoDay
+from brain.recall.search import SHORT_ID
+from brain.render import clip
+
+COMMAND_CHARS = 100  # a command's width in a table (the JSON has it whole)
+SHOWN = 4  # sessions, files or commits listed per repository in a table cell
+
+
+def short(ident: str) -> str:
+    """A turn's id as `brain recall` lists it: enough of it for `brain recall --full`."""
+    return ident[:SHORT_ID]
+
+
+def _where(cwd: str) -> str:
+    return history.project_of(cwd) or cwd or "-"
+
+
+# -- JSON ------------------------------------------------------------------------------------
+
+
+def howto_json(result: HowtoResult) -> dict[str, Any]:
+    return {
+        "query": result.query,
+        "count": result.count,
+        "hits": [dataclasses.asdict(h) for h in result.hits],
+        "proposal": dataclasses.asdict(result.proposal) if result.proposal else None,
+    }
+
+
+def lessons_json(result: LessonsResult) -> dict[str, Any]:
+    return {
+        "since": result.since,
+        "count": result.count,
+        "moments": [dataclasses.asdict(m) for m in result.moments],
+        "proposals": [dataclasses.asdict(p) for p in result.proposals],
+    }
+
+
+def day_json(day: DayResult) -> dict[str, Any]:
+    return dataclasses.asdict(day)
+
+
+def week_json(week: WeekResult) -> dict[str, Any]:
+    return dataclasses.asdict(week)
+
+
+# -- terse lines (agents, pipes) -------------------------------------------------------------
+
+
+def howto_lines(result: HowtoResult) -> str:
+    """`date agent project turn-id $ command`, a failure's exit status after it."""
+    lines = []
+    for h in result.hits:
+        status = "" if h.ok else f"  [{'exit ' + str(h.code) if h.code is not None else 'failed'}]"
+        when = history.local_date(h.ts)
+        lines.append(f"{when} {h.agent} {_where(h.cwd)} {short(h.turn)} $ {h.command}{status}")
+    if result.proposal:
+        lines.append(
+            _proposal_line(result.proposal.action, result.proposal.number, result.proposal.bullet)
+        )
+    return "\n".join(lines)
+
+
+def _proposal_line(action: str, number: int, bullet: str) -> str:
+    if action == "proposed":
+        return f"proposed #{number}: {bullet}"
+    if action == "remembered":
+        return "already proposed once (not again)"
+    return f"{action}: {bullet}"
+
+
+def lessons_lines(result: LessonsResult) -> str:
+    """`date kind agent session project: lesson (turns ids)`, one moment a line."""
+    proposals = {p.key: p for p in result.proposals}
+    lines = []
+    for m in result.moments:
+        ids = " ".join(short(t.id) for t in m.turns)
+        head = f"{history.local_date(m.ts)} {m.kind} {m.agent} {m.session[:8]} {_where(m.cwd)}"
+        lines.append(f"{head}: {m.lesson}" + (f" (turns {ids})" if ids else ""))
+        p = proposals.get(m.key)
+        if p:
+            lines.append("  " + _proposal_line(p.action, p.number, p.bullet))
+    return "\n".join(lines)
+
+
+def day_lines(day: DayResult) -> str:
+    head = (
+        f"day {day.date}: {len(day.repos)} repositories, {day.sessions} sessions, "
+        f"{day.turns} turns, {day.files} files, {day.commits} commits"
+    )
+    return "\n".join([head, *(line for r in day.repos for line in _repo_lines(r))])
+
+
+def week_lines(week: WeekResult) -> str:
+    scope = f" ({week.project})" if week.project else ""
+    head = (
+        f"week {week.since}..{week.until}{scope}: {week.sessions} sessions, {week.turns} turns, "
+        f"{week.files} files, {week.commits} commits"
+    )
+    return "\n".join([head, *(day_lines(d) for d in week.days if d.repos)])
+
+
+def _repo_lines(r: RepoDay) -> list[str]:
+    lines = [f"repo {r.repo or '(no folder)'}" + (f" ({r.project})" if r.project else "")]
+    if r.note:
+        lines.append(f"note {r.note}")
+    for s in r.sessions:
+        span = f"{history.local_time(s.start)}-{history.local_time(s.end)}"
+        lines.append(f"session {span} {s.agent} {s.session[:8]} {s.turns} turns {s.title}".rstrip())
+    lines += [f"file {f.path} {f.writes}" for f in r.files]
+    for c in r.commits:
+        lines.append(f"commit {history.local_time(c.ts)} {c.sha[:10]} {c.author}: {c.summary}")
+    return lines
+
+
+# -- tables (a person at a terminal) ---------------------------------------------------------
+
+
+def _table(*columns: str) -> Any:
+    """A borderless table whose columns are never narrower than their heading (nor a date)."""
+    from rich import box
+    from rich.table import Table
+
+    table = Table(box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, expand=False)
+    for name in columns:
+        table.add_column(
+            name, overflow="fold", min_width=max(len(name), 10 if name == "day" else 0)
+        )
+    return table
+
+
+def _capture(*renderables: Any) -> str:
+    from rich.console import Console
+
+    console = Console(highlight=False, soft_wrap=False)
+    with console.capture() as cap:
+        for r in renderables:
+            console.print(r)
+    return cap.get()
+
+
+def _listing(items: list[str], more: int) -> str:
+    from rich.markup import escape
+
+    text = "\n".join(escape(i) for i in items)
+    return text + (f"\n[dim]+{more} more[/dim]" if more > 0 else "")
+
+
+def howto_table(result: HowtoResult) -> str:
+    from rich.markup import escape
+
+    table = _table("", "command", "when", "where", "recall id")
+    for h in result.hits:
+        mark = "[green]✓[/green]" if h.ok else "[red]✗[/red]"
+        runs = f" [dim](×{h.runs})[/dim]" if h.runs > 1 else ""
+        table.add_row(
+            mark,
+            escape(clip(h.command, COMMAND_CHARS)) + runs,
+            history.local_date(h.ts),
+            escape(_where(h.cwd)),
+            short(h.turn),
+        )
+    parts: list[Any] = [table]
+    if result.proposal:
+        p = result.proposal
+        parts.append(escape(_proposal_line(p.action, p.number, p.bullet)))
+    parts.append("[dim]`brain recall --full ID` shows the turn a command followed[/dim]")
+    return _capture(*parts)
+
+
+def lessons_table(result: LessonsResult) -> str:
+    from rich.markup import escape
+
+    proposals = {p.key: p for p in result.proposals}
+    table = _table("when", "kind", "where", "lesson")
+    for m in result.moments:
+        said = [f"[dim]{escape(t.role)}: {escape(t.text)}[/dim]" for t in m.turns]
+        cell = "\n".join([escape(m.lesson), *said])
+        p = proposals.get(m.key)
+        if p:
+            cell += f"\n[cyan]{escape(_proposal_line(p.action, p.number, p.bullet))}[/cyan]"
+        table.add_row(history.local_date(m.ts), m.kind, escape(_where(m.cwd)), cell)
+    return _capture(table)
+
+
+def day_table(day: DayResult) -> str:
+    return _capture(_day_grid([day], with_day=False), _summary(day.date, day))
+
+
+def week_table(week: WeekResult) -> str:
+    busy = [d for d in week.days if d.repos]
+    scope = f" in {week.project}" if week.project else ""
+    return _capture(
+        _day_grid(busy, with_day=True), _summary(f"{week.since} to {week.until}{scope}", week)
+    )
+
+
+def _summary(label: str, totals: DayResult | WeekResult) -> str:
+    from rich.markup import escape
+
+    return (
+        f"[dim]{escape(label)}: {totals.sessions} sessions, {totals.turns} turns, "
+        f"{totals.files} files written, {totals.commits} commits[/dim]"
+    )
+
+
+def _day_grid(days: list[DayResult], *, with_day: bool) -> Any:
+    """One row per repository and day; each list clipped to its share of the terminal's width
+    (one item a line, cut with an ellipsis, so a long title never wraps the table)."""
+    from rich.console import Console
+    from rich.markup import escape
+
+    columns = ("day",) if with_day else ()
+    table = _table(*columns, "repository", "sessions", "files written", "commits")
+    repos = [r for d in days for r in d.repos]
+    weight = {  # the room goes to the lists that have something in them
+        "sessions": 4,
+        "files": 3 if any(r.files for r in repos) else 0,
+        "commits": 3 if any(r.commits for r in repos) else 0,
+    }
+    empty = (len("files written") if not weight["files"] else 0) + (
+        len("commits") if not weight["commits"] else 0
+    )
+    # the day (10 + 2), the repository (16 + 2), the gaps between the three lists
+    room = max(Console().width - (12 if with_day else 0) - 18 - 6 - empty, 45)
+    wide = {k: max(room * w // sum(weight.values()), 12) for k, w in weight.items()}
+    for d in days:
+        for r in d.repos:
+            sessions = [
+                f"{history.local_time(s.start)}-{history.local_time(s.end)} {s.agent} "
+                f"{s.title or s.session[:8]} ({s.turns})"
+                for s in r.sessions
+            ]
+            files = [f.path + (f" ×{f.writes}" if f.writes > 1 else "") for f in r.files]
+            commits = [f"{c.sha[:7]} {c.summary}" for c in r.commits]
+            name = escape(clip(r.project or r.repo or "(no folder)", 16))
+            if r.note:
+                name += f"\n[dim]{escape(clip(r.note, 16))}[/dim]"
+            row = [
+                _listing([clip(x, wide[k]) for x in xs[:SHOWN]], len(xs) - SHOWN)
+                for k, xs in (("sessions", sessions), ("files", files), ("commits", commits))
+            ]
+            table.add_row(*([d.date] if with_day else []), name, *row)
+    return table
