@@ -6,13 +6,15 @@ the ID line and an interpreter that still exists), the index (present, built aft
 and the last edit), the embedding model (loads, and the index has its vectors), SQLite with FTS5,
 and Claude Code's SessionStart entry.
 
-Then three advisories, which never fail the run:
+Then four advisories, which never fail the run:
 - bullets the logged lookups keep returning (the most frequent logged queries are asked again and
   the bullets in their first `TOP` hits counted): a project file or a gate should carry them;
 - older dated notes that name what a newer bullet names (its handle or an alias, as a phrase of two
   or more words and ten or more characters), which an agent might quote over the bullet; a line
   that cites the bullet (`**handle**`, `M#handle` or its `path:line`) does not count;
-- near-duplicate bullets: cosine between the bullets' stored vectors, else word overlap.
+- near-duplicate bullets: cosine between the bullets' stored vectors, else word overlap;
+- notes a newer bullet corrects (the index's shadow relation, brain/stale.py), by file, heaviest
+  first; a note that cites the bullet is marked as history and not listed.
 """
 
 from __future__ import annotations
@@ -82,6 +84,23 @@ class Duplicate:
 
 
 @dataclass(frozen=True)
+class Newer:
+    handle: str  # cited as M#handle for a core file
+    bullet: str  # path:line
+    date: str
+
+
+@dataclass(frozen=True)
+class Superseded:
+    path: str
+    date: str
+    line: int  # the first paragraph a newer bullet corrects
+    paragraphs: int
+    weight: float  # the paragraphs' shadow weights added up: the order of the list
+    bullets: tuple[Newer, ...]
+
+
+@dataclass(frozen=True)
 class DoctorResult:
     ok: bool
     vault: str
@@ -89,6 +108,7 @@ class DoctorResult:
     frequent: tuple[Frequent, ...]
     older_notes: tuple[OlderNote, ...]
     duplicates: tuple[Duplicate, ...]
+    superseded: tuple[Superseded, ...]
 
 
 def cite(path: str, handle: str) -> str:
@@ -113,17 +133,19 @@ def doctor(vault_option: str | None = None, *, log: Path | None = None) -> Docto
     frequent: tuple[Frequent, ...] = ()
     older: tuple[OlderNote, ...] = ()
     dupes: tuple[Duplicate, ...] = ()
+    stale: tuple[Superseded, ...] = ()
     if vault is not None and (config.index_path(vault).exists() or (vault / "AI").is_dir()):
         conn = index.open_index(vault)
         try:
             bullets = _bullets(conn)
             older = tuple(older_notes(conn, bullets))
             dupes = tuple(duplicates(conn, bullets))
+            stale = tuple(superseded(conn))
         finally:
             conn.close()
         frequent = tuple(frequent_bullets(vault, log))
     ok = all(c.status != "fail" for c in checks)
-    return DoctorResult(ok, str(vault or ""), tuple(checks), frequent, older, dupes)
+    return DoctorResult(ok, str(vault or ""), tuple(checks), frequent, older, dupes, stale)
 
 
 # --- health --------------------------------------------------------------------------------------
@@ -535,6 +557,44 @@ def _cites(line: str, b: _Bullet) -> bool:
     )
 
 
+def superseded(conn: sqlite3.Connection) -> list[Superseded]:
+    """Notes whose paragraphs a newer bullet corrects, heaviest first. A note that cites the
+    bullet anywhere (`**handle**`, `M#handle`, its path:line) keeps it as history: not listed."""
+    rows = conn.execute(
+        "SELECT p.path, p.date, p.line, p.id, s.weight, b.id, b.path, b.line, b.handle, b.date"
+        " FROM shadows s JOIN units p ON p.id = s.note JOIN units b ON b.id = s.bullet"
+        " ORDER BY p.path, p.line, s.weight DESC"
+    ).fetchall()
+    lines: dict[str, list[str]] = {}
+    found: dict[str, dict[str, Any]] = {}
+    for path, date, line, note, weight, bid, bpath, bline, handle, bdate in rows:
+        if path not in lines:
+            lines[path] = [
+                x
+                for (raw,) in conn.execute("SELECT raw FROM units WHERE path = ?", (path,))
+                for x in raw.split("\n")
+            ]
+        b = _Bullet(bid, bpath, bline, handle, (), "", bdate, "")
+        if any(_cites(x, b) for x in lines[path]):
+            continue
+        entry = found.setdefault(path, {"date": date, "line": line, "notes": {}, "bullets": {}})
+        entry["notes"].setdefault(note, weight)  # a paragraph counts once, by its strongest
+        entry["bullets"].setdefault(bid, Newer(cite(bpath, handle), f"{bpath}:{bline}", bdate))
+    out = [
+        Superseded(
+            path,
+            e["date"],
+            e["line"],
+            len(e["notes"]),
+            round(sum(e["notes"].values()), 3),
+            tuple(e["bullets"].values()),
+        )
+        for path, e in found.items()
+    ]
+    out.sort(key=lambda n: (-n.weight, n.path))
+    return out
+
+
 def duplicates(conn: sqlite3.Connection, bullets: list[_Bullet]) -> list[Duplicate]:
     """Pairs of bullets in different core files, with different handles, that say the same thing.
 
@@ -657,6 +717,19 @@ def text(result: DoctorResult) -> str:
             lines.append(
                 f"  {n.path}:{n.line} ({n.date}) says {n.phrase!r} {n.mentions}× — "
                 f"{cite(n.bullet.split(':')[0], n.handle)} {n.bullet} ({n.bullet_date})"
+            )
+    if result.superseded:
+        lines += [
+            "",
+            "Notes older than a bullet that says otherwise (update the note, or mark it as history"
+            " by citing the bullet in it, e.g. **handle**):",
+        ]
+        for note in result.superseded[:SHOWN]:
+            said = "paragraph" if note.paragraphs == 1 else "paragraphs"
+            newer = "; ".join(f"{b.handle} {b.bullet} ({b.date})" for b in note.bullets)
+            lines.append(
+                f"  {note.path}:{note.line} ({note.date}) {note.paragraphs} {said} — "
+                f"older than {newer}"
             )
     if result.duplicates:
         lines += ["", "Bullets that may say the same thing (merge them, or make one an alias):"]
