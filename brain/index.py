@@ -17,10 +17,14 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from brain import vault as vaultmod
 from brain.config import CORE_FILES, SYNONYMS, index_path
 from brain.errors import BrainError
+
+if TYPE_CHECKING:
+    from brain import stale
 
 # 4: CJK bigrams in fts and names; notes dated from git history (`dates`); `shadows`.
 SCHEMA_VERSION = 4
@@ -315,6 +319,7 @@ def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool, history: bool) -
             report.problems += _decode_problems(old[3])
             continue
         report.changed.append(rel)
+        kept = stale.keep(conn, rel) if old else None
         if old:
             _delete_path(conn, rel)
         if rel == SYNONYMS:
@@ -322,7 +327,7 @@ def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool, history: bool) -
         else:
             parsed = vaultmod.parse(rel, data)
             units = _dated(parsed.units, note_date(rel, dates, today))
-            _sort_new(rel, units, _insert_units(conn, units), notes, bullets)
+            _sort_new(conn, rel, units, _insert_units(conn, units), kept, notes, bullets)
             problems = parsed.problems
         report.problems += problems
         conn.execute(
@@ -343,10 +348,22 @@ def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool, history: bool) -
 
 
 def _sort_new(
-    rel: str, units: list[vaultmod.Unit], ids: range, notes: set[int], bullets: set[int]
+    conn: sqlite3.Connection,
+    rel: str,
+    units: list[vaultmod.Unit],
+    ids: range,
+    kept: stale.Kept | None,
+    notes: set[int],
+    bullets: set[int],
 ) -> None:
-    """File the new units' ids as bullets or as notes' paragraphs (for the shadow relation)."""
+    """File the ids of new or changed units as bullets or as notes' paragraphs, for the shadow
+    relation to judge again; unchanged units of a re-read file get their shadows back."""
+    from brain import stale
+
+    fresh = stale.restore(conn, kept, units, ids) if kept else set(ids)
     for uid, u in zip(ids, units, strict=True):
+        if uid not in fresh:
+            continue
         if u.kind == "bullet":
             bullets.add(uid)
         elif rel not in CORE_FILES:

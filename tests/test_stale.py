@@ -282,3 +282,74 @@ def test_no_history_unborn_history_and_a_shallow_clone(tmp_path: Path, vault: Pa
     dates = dict(conn.execute("SELECT path, date FROM dates").fetchall())
     conn.close()
     assert dates["notes/ideas.md"] == "2026-06-01"
+
+
+def test_an_edit_elsewhere_in_either_file_keeps_the_relation(stale_vault: Path) -> None:
+    before = shadows(stale_vault)
+    assert len(before) == 8
+    memory = stale_vault / "AI" / "MEMORY.md"
+    memory.write_text(
+        memory.read_text(encoding="utf-8").replace("Stripe for EU cards", "Stripe for all cards"),
+        encoding="utf-8",
+    )
+    note = stale_vault / "notes" / "stale" / "2026-01-12-support-sync.md"
+    note.write_text(note.read_text() + "\nA new paragraph about the coffee.\n", encoding="utf-8")
+    # Both files were read again (their units have new ids); the shadows followed them.
+    assert shadows(stale_vault) == before
+
+
+def _relation(vault: Path) -> set[tuple[str, int, str, float]]:
+    conn = index.open_index(vault)
+    try:
+        rows = conn.execute(
+            "SELECT p.path, p.line, b.handle, s.weight FROM shadows s"
+            " JOIN units p ON p.id = s.note JOIN units b ON b.id = s.bullet"
+        ).fetchall()
+    finally:
+        conn.close()
+    return set(rows)
+
+
+def test_edits_leave_the_relation_a_full_rebuild_would_compute(tmp_path: Path) -> None:
+    """A generated vault with the planted cases: after edits on both sides (the relation moved
+    along, recomputed or carried), the index holds what a full rebuild computes."""
+    import sys
+
+    sys.path.insert(0, str(ROOT / "tools"))
+    from genvault import edit_bullet, generate
+
+    vault = tmp_path / "vault"
+    generate(vault, bullets=2000, notes=60)
+    memory = vault / "AI" / "MEMORY.md"
+    memory.write_text(memory.read_text(encoding="utf-8") + (STALE / "MEMORY.md").read_text())
+    shutil.copytree(STALE / "notes", vault / "notes")
+    index.sync(vault)
+    assert len(_relation(vault)) == 8
+    for n in range(3):
+        edit_bullet(vault, n)
+        edit_bullet(vault, n, "AI/MEMORY.md")
+    text = memory.read_text(encoding="utf-8")
+    memory.write_text(text.replace("within 180 days", "within 90 days"), encoding="utf-8")
+    for n, path in enumerate(sorted(vault.glob("projects/**/*.md"))[:6]):
+        text = path.read_text(encoding="utf-8")
+        path.write_text(text.replace(" the ", f" the edit{n} ", 3), encoding="utf-8")
+    (vault / "notes" / "2025-12-01-backups.md").unlink()
+    ci = vault / "notes" / "2026-01-20-ci-upgrade.md"
+    ci.write_text(ci.read_text(encoding="utf-8").replace("Node 18", "Node 20"), encoding="utf-8")
+    (vault / "notes" / "2026-04-01-queue.md").write_text(
+        "# Queue\n\nThe api rate limit was 300 requests per minute per token.\n", encoding="utf-8"
+    )
+    index.sync(vault)
+    incremental = _relation(vault)
+    assert {(p, h) for p, _, h, _ in incremental} == {
+        ("notes/2026-02-03-api-review.md", "api rate limit"),
+        ("notes/2026-03-01-warehouse-notes.md", "analytics warehouse"),
+        ("notes/2026-02-20-release-process.md", "deploy window"),
+        ("notes/2026-02-10-search-team.md", "search on-call"),
+        ("notes/2026-06-20-auth-rework.md", "session token lifetime"),
+        ("notes/2026-01-20-ci-upgrade.md", "ci node version"),
+        ("notes/2026-04-01-queue.md", "api rate limit"),
+        ("notes/2026-01-15-refund-faq.md", "refund window"),  # 180 days, the bullet now 90
+    }
+    index.rebuild(vault)
+    assert incremental == _relation(vault)
