@@ -605,7 +605,9 @@ def duplicates(conn: sqlite3.Connection, bullets: list[_Bullet]) -> list[Duplica
     """
     vectors = dict(conn.execute("SELECT hash, vec FROM vectors").fetchall())
     if len(bullets) > 1 and all(b.vhash in vectors for b in bullets):
-        return _pairs(bullets, _cosine_neighbours(bullets, vectors), COSINE_MIN, "cosine")
+        model = conn.execute("SELECT value FROM meta WHERE key = 'model'").fetchone()
+        found = _cosine_neighbours(bullets, vectors, model[0] if model else "")
+        return _pairs(bullets, found, COSINE_MIN, "cosine")
     return _pairs(bullets, _jaccard_neighbours(bullets), JACCARD_MIN, "jaccard")
 
 
@@ -633,15 +635,17 @@ def _pairs(bullets: list[_Bullet], found: Neighbours, bar: float, method: str) -
     return out
 
 
-def _cosine_neighbours(bullets: list[_Bullet], vectors: dict[str, bytes]) -> Neighbours:
+def _cosine_neighbours(bullets: list[_Bullet], vectors: dict[str, bytes], model: str) -> Neighbours:
     import numpy as np
+
+    from brain.semantic import stretch
 
     m = np.stack([np.frombuffer(vectors[b.vhash], dtype=np.float32) for b in bullets])
     nearest: list[int] = []
     scores: dict[tuple[int, int], float] = {}
     block = 1024  # a 10,000-bullet vault never holds the whole square matrix
     for start in range(0, len(m), block):
-        sims = m[start : start + block] @ m.T
+        sims = stretch(m[start : start + block] @ m.T, model)  # on MiniLM's scale
         rows = np.arange(sims.shape[0])
         sims[rows, rows + start] = -1.0
         nearest += sims.argmax(axis=1).tolist()
