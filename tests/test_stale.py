@@ -353,3 +353,20 @@ def test_edits_leave_the_relation_a_full_rebuild_would_compute(tmp_path: Path) -
     }
     index.rebuild(vault)
     assert incremental == _relation(vault)
+
+
+def test_hybrid_find_serves_every_planted_note_below_its_bullet(
+    stale_vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same through the default model: vectors alone rank some notes above their bullet."""
+    monkeypatch.setenv("BRAIN_EMBED", "onnx")
+    monkeypatch.setenv("BRAIN_WORKER", "0")
+    assert brain("reindex", "--vault", str(stale_vault), env={"BRAIN_EMBED": "onnx"}).code == 0
+    for case in PLANTED:
+        result = find(stale_vault, case["query"])
+        assert result.mode == "hybrid"
+        hits = result.hits
+        note = next(i for i, h in enumerate(hits) if h.path == _where(case))
+        bullet = next(i for i, h in enumerate(hits) if h.handle == case["handle"])
+        assert bullet < note, case
+        assert hits[note].superseded_by == case["handle"]
