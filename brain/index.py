@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import hashlib
 import os
 import re
@@ -24,7 +25,7 @@ from brain.config import CORE_FILES, SYNONYMS, index_path
 from brain.errors import BrainError
 
 if TYPE_CHECKING:
-    from brain import stale
+    from brain import retell
 
 # 4: CJK bigrams in fts and names; notes dated from git history (`dates`); `shadows`.
 SCHEMA_VERSION = 4
@@ -55,7 +56,7 @@ CREATE VIRTUAL TABLE fts USING fts5(
 CREATE VIRTUAL TABLE names USING fts5(handle, aliases, tokenize = 'unicode61 remove_diacritics 2');
 -- When each note last changed in git (see brain/history.py); read by `brain reindex` only.
 CREATE TABLE dates(path TEXT PRIMARY KEY, date TEXT NOT NULL);
--- A note's paragraph that a newer bullet corrects (see brain/stale.py).
+-- A note's paragraph that a newer bullet corrects (see brain/retell.py).
 CREATE TABLE shadows(
     note INTEGER NOT NULL, bullet INTEGER NOT NULL, weight REAL NOT NULL,
     PRIMARY KEY (note, bullet)
@@ -175,10 +176,15 @@ def _neighbours(units: list[vaultmod.Unit], i: int) -> str:
 # are two characters, and a trigram index cannot find a two-character word), plus the run's last
 # character, so a one-character query can match as a prefix. Hangul is included (its particles
 # attach to words).
-_CJK = re.compile(
+_CJK_CLASS = (
     "[\u1100-\u11ff\u3005-\u3007\u3040-\u30fa\u30fc-\u30ff\u3130-\u318f\u31f0-\u31ff"
     "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f]+"
 )
+
+
+@functools.cache
+def _cjk() -> re.Pattern[str]:
+    return re.compile(_CJK_CLASS)  # compiling it costs a few ms: only for text that is not ASCII
 
 
 def _bigrams(run: str) -> list[str]:
@@ -197,7 +203,7 @@ def cjk_split(text: str) -> str:
         pieces = _bigrams(run) + ([run[-1]] if len(run) > 1 else [])
         return " " + " ".join(pieces) + " "
 
-    return _CJK.sub(grams, text)
+    return _cjk().sub(grams, text)
 
 
 def cjk_terms(word: str) -> list[str]:
@@ -207,7 +213,7 @@ def cjk_terms(word: str) -> list[str]:
         return [word]
     out: list[str] = []
     at = 0
-    for m in _CJK.finditer(word):
+    for m in _cjk().finditer(word):
         if m.start() > at:
             out.append(word[at : m.start()])
         out += _bigrams(m.group())
@@ -219,7 +225,12 @@ def cjk_terms(word: str) -> list[str]:
 
 def lone_cjk(term: tuple[str, ...]) -> bool:
     """A one-character CJK term: it matches as the start of the index's bigrams."""
-    return len(term) == 1 and len(term[0]) == 1 and bool(_CJK.match(term[0]))
+    return (
+        len(term) == 1
+        and len(term[0]) == 1
+        and not term[0].isascii()
+        and bool(_cjk().match(term[0]))
+    )
 
 
 def _insert_units(conn: sqlite3.Connection, units: list[vaultmod.Unit]) -> range:
@@ -285,7 +296,7 @@ def _delete_path(conn: sqlite3.Connection, rel: str) -> None:
 
 
 def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool, history: bool) -> SyncReport:
-    from brain import stale
+    from brain import retell
 
     report = SyncReport(full=full)
     known = {
@@ -319,7 +330,7 @@ def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool, history: bool) -
             report.problems += _decode_problems(old[3])
             continue
         report.changed.append(rel)
-        kept = stale.keep(conn, rel) if old else None
+        kept = retell.keep(conn, rel) if old else None
         if old:
             _delete_path(conn, rel)
         if rel == SYNONYMS:
@@ -342,7 +353,7 @@ def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool, history: bool) -
         if rel == SYNONYMS:
             conn.execute("DELETE FROM synonyms")
         report.removed.append(rel)
-    stale.refresh(conn, None if full else notes, bullets)
+    retell.refresh(conn, None if full else notes, bullets)
     _stamp_build(conn, vault, report)
     return report
 
@@ -352,15 +363,15 @@ def _sort_new(
     rel: str,
     units: list[vaultmod.Unit],
     ids: range,
-    kept: stale.Kept | None,
+    kept: retell.Kept | None,
     notes: set[int],
     bullets: set[int],
 ) -> None:
     """File the ids of new or changed units as bullets or as notes' paragraphs, for the shadow
     relation to judge again; unchanged units of a re-read file get their shadows back."""
-    from brain import stale
+    from brain import retell
 
-    fresh = stale.restore(conn, kept, units, ids) if kept else set(ids)
+    fresh = retell.restore(conn, kept, units, ids) if kept else set(ids)
     for uid, u in zip(ids, units, strict=True):
         if uid not in fresh:
             continue

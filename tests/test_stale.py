@@ -8,6 +8,7 @@ import os
 import shutil
 import sqlite3
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -370,3 +371,35 @@ def test_hybrid_find_serves_every_planted_note_below_its_bullet(
         bullet = next(i for i, h in enumerate(hits) if h.handle == case["handle"])
         assert bullet < note, case
         assert hits[note].superseded_by == case["handle"]
+
+
+def test_head_is_read_from_gits_files_without_pygit2(tmp_path: Path, vault: Path) -> None:
+    assert history.head_hint(vault) == ""  # no repository: not even pygit2 is loaded
+    git(vault, "init", "-q", "-b", "main")
+    assert history.head_hint(vault) is None  # unborn: pygit2 decides
+    commit(vault, "one", "2025-01-01T00:00:00+00:00")
+    head = git(vault, "rev-parse", "HEAD").strip()
+    assert history.head_hint(vault) == head
+    assert history.head_hint(vault / "notes") == head
+    git(vault, "pack-refs", "--all")
+    assert not (vault / ".git" / "refs" / "heads" / "main").exists()
+    assert history.head_hint(vault) == head
+    git(vault, "worktree", "add", "-q", "-b", "other", str(tmp_path / "wt"))
+    assert history.head_hint(tmp_path / "wt") == head
+    git(vault, "checkout", "-q", "--detach")
+    assert history.head_hint(vault) == head
+
+
+def test_reindex_of_an_unchanged_history_does_not_load_pygit2(git_stale_vault: Path) -> None:
+    assert brain("reindex", "--vault", str(git_stale_vault)).code == 0
+    args = ["-X", "importtime", "-m", "brain", "reindex", "--vault", str(git_stale_vault)]
+    proc = subprocess.run(
+        [sys.executable, *args],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "BRAIN_EMBED": "none"},
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "| pygit2" not in proc.stderr
+    assert "| brain.history" in proc.stderr  # it did look
