@@ -9,19 +9,27 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import functools
 import hashlib
 import os
+import re
 import sqlite3
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from brain import vault as vaultmod
-from brain.config import SYNONYMS, index_path, private_file
+from brain.config import CORE_FILES, SYNONYMS, index_path, private_file
 from brain.errors import BrainError
 
-SCHEMA_VERSION = 4  # 4: units hold their text with credentials masked (vault.parse)
+if TYPE_CHECKING:
+    from brain import retell
+
+# 4: units hold their text with credentials masked (vault.parse); CJK bigrams in fts and names;
+# notes dated from git history (`dates`); `shadows`.
+SCHEMA_VERSION = 4
 BUSY_TIMEOUT_MS = 10_000
 
 _SCHEMA = """
@@ -47,6 +55,14 @@ CREATE VIRTUAL TABLE fts USING fts5(
 -- Handles and aliases again, unstemmed: a prefix such as `renova` must reach `renovate`, whose
 -- stem `renov` is shorter than the prefix.
 CREATE VIRTUAL TABLE names USING fts5(handle, aliases, tokenize = 'unicode61 remove_diacritics 2');
+-- When each note last changed in git (see brain/history.py); read by `brain reindex` only.
+CREATE TABLE dates(path TEXT PRIMARY KEY, date TEXT NOT NULL);
+-- A note's paragraph that a newer bullet corrects (see brain/retell.py).
+CREATE TABLE shadows(
+    note INTEGER NOT NULL, bullet INTEGER NOT NULL, weight REAL NOT NULL,
+    PRIMARY KEY (note, bullet)
+) WITHOUT ROWID;
+CREATE INDEX shadows_bullet ON shadows(bullet);
 """
 
 ALIAS_SEP = "\x1f"  # aliases may contain commas; store them with a separator no one types
@@ -156,7 +172,70 @@ def _neighbours(units: list[vaultmod.Unit], i: int) -> str:
     )
 
 
-def _insert_units(conn: sqlite3.Connection, units: list[vaultmod.Unit]) -> None:
+# Chinese and Japanese are written without spaces: FTS5's unicode61 tokenizer makes a whole run
+# of such characters one token, so no word inside it could be found. Such runs are indexed as
+# their overlapping character pairs (bigrams, as Lucene's CJK analyzer does: most Chinese words
+# are two characters, and a trigram index cannot find a two-character word), plus the run's last
+# character, so a one-character query can match as a prefix. Hangul is included (its particles
+# attach to words).
+_CJK_CLASS = (
+    "[\u1100-\u11ff\u3005-\u3007\u3040-\u30fa\u30fc-\u30ff\u3130-\u318f\u31f0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f]+"
+)
+
+
+@functools.cache
+def _cjk() -> re.Pattern[str]:
+    return re.compile(_CJK_CLASS)  # compiling it costs a few ms: only for text that is not ASCII
+
+
+def _bigrams(run: str) -> list[str]:
+    return [run[i : i + 2] for i in range(len(run) - 1)] or [run]
+
+
+def cjk_split(text: str) -> str:
+    """`text` as the index stores it for FTS5: each CJK run as its bigrams and last character,
+    folded the way queries are (see search.fold), so both sides tokenize alike."""
+    if text.isascii():
+        return text
+    from brain.search import fold
+
+    def grams(m: re.Match[str]) -> str:
+        run = fold(m.group())
+        pieces = _bigrams(run) + ([run[-1]] if len(run) > 1 else [])
+        return " " + " ".join(pieces) + " "
+
+    return _cjk().sub(grams, text)
+
+
+def cjk_terms(word: str) -> list[str]:
+    """A folded query word as terms: a CJK run becomes its bigrams (a lone character stays one
+    term, matched as a prefix), other letters stay as they are."""
+    if word.isascii():
+        return [word]
+    out: list[str] = []
+    at = 0
+    for m in _cjk().finditer(word):
+        if m.start() > at:
+            out.append(word[at : m.start()])
+        out += _bigrams(m.group())
+        at = m.end()
+    if at < len(word):
+        out.append(word[at:])
+    return out
+
+
+def lone_cjk(term: tuple[str, ...]) -> bool:
+    """A one-character CJK term: it matches as the start of the index's bigrams."""
+    return (
+        len(term) == 1
+        and len(term[0]) == 1
+        and not term[0].isascii()
+        and bool(_cjk().match(term[0]))
+    )
+
+
+def _insert_units(conn: sqlite3.Connection, units: list[vaultmod.Unit]) -> range:
     """Insert one file's units; ids are assigned here so that all three tables take one batch."""
     first = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM units").fetchone()[0]
     ids = range(first, first + len(units))
@@ -186,11 +265,11 @@ def _insert_units(conn: sqlite3.Connection, units: list[vaultmod.Unit]) -> None:
         [
             (
                 uid,
-                u.handle,
-                " ; ".join(u.aliases),
-                u.text,
-                u.section if u.kind == "prose" else f"{u.section} {u.source}",
-                _neighbours(units, i),
+                cjk_split(u.handle),
+                cjk_split(" ; ".join(u.aliases)),
+                cjk_split(u.text),
+                cjk_split(u.section if u.kind == "prose" else f"{u.section} {u.source}"),
+                cjk_split(_neighbours(units, i)),
             )
             for i, (uid, u) in enumerate(zip(ids, units, strict=True))
         ],
@@ -198,21 +277,29 @@ def _insert_units(conn: sqlite3.Connection, units: list[vaultmod.Unit]) -> None:
     conn.executemany(
         "INSERT INTO names(rowid, handle, aliases) VALUES (?,?,?)",
         [
-            (uid, u.handle, " ; ".join(u.aliases))
+            (uid, cjk_split(u.handle), cjk_split(" ; ".join(u.aliases)))
             for uid, u in zip(ids, units, strict=True)
             if u.kind == "bullet"
         ],
     )
+    return ids
 
 
 def _delete_path(conn: sqlite3.Connection, rel: str) -> None:
+    for role in ("note", "bullet"):  # two statements: an OR would not use the indexes
+        conn.execute(
+            f"DELETE FROM shadows WHERE {role} IN (SELECT id FROM units WHERE path = ?)",  # noqa: S608
+            (rel,),
+        )
     conn.execute("DELETE FROM fts WHERE rowid IN (SELECT id FROM units WHERE path = ?)", (rel,))
     conn.execute("DELETE FROM names WHERE rowid IN (SELECT id FROM units WHERE path = ?)", (rel,))
     conn.execute("DELETE FROM units WHERE path = ?", (rel,))
     conn.execute("DELETE FROM files WHERE path = ?", (rel,))
 
 
-def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool) -> SyncReport:
+def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool, history: bool) -> SyncReport:
+    from brain import retell
+
     report = SyncReport(full=full)
     known = {
         row[0]: (row[1], row[2], row[3], row[4])
@@ -222,6 +309,11 @@ def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool) -> SyncReport:
     present = walked.files
     report.problems += walked.skipped
     report.files = len(present)
+    redated = _read_history(conn, vault, present) if history else set()
+    dates = dict(conn.execute("SELECT path, date FROM dates").fetchall())
+    today = dt.date.today().isoformat()
+    notes: set[int] = set()  # paragraphs of notes that are new or newly dated
+    bullets: set[int] = set()  # bullets that are new or changed
     seen: set[str] = set()
     for rel in present:
         st = _stat(vault, rel)
@@ -243,32 +335,62 @@ def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool) -> SyncReport:
             report.problems += _decode_problems(old[3])
             continue
         report.changed.append(rel)
+        kept = retell.keep(conn, rel) if old else None
         if old:
             _delete_path(conn, rel)
         if rel == SYNONYMS:
-            text, problems = vaultmod.decode(data, rel)
-            table, more = vaultmod.parse_synonyms(text, rel)
-            problems += more
-            conn.execute("DELETE FROM synonyms")
-            conn.executemany(
-                "INSERT INTO synonyms(term, expansion) VALUES (?, ?)",
-                [(term, exp) for term, exps in table.items() for exp in exps],
-            )
+            problems = _load_synonyms(conn, data)
         else:
             parsed = vaultmod.parse(rel, data)
-            _insert_units(conn, parsed.units)
+            units = _dated(parsed.units, note_date(rel, dates, today))
+            _sort_new(conn, rel, units, _insert_units(conn, units), kept, notes, bullets)
             problems = parsed.problems
         report.problems += problems
         conn.execute(
             "INSERT INTO files(path, hash, size, mtime_ns, problems) VALUES (?,?,?,?,?)",
             (rel, digest, *st, _encode_problems(problems)),
         )
-    gone = set(known) - seen
-    for rel in sorted(gone):
+    for rel in sorted((redated & seen) - set(report.changed)):
+        notes |= _redate(conn, rel, note_date(rel, dates, today))
+    _remove(conn, sorted(set(known) - seen), report)
+    retell.refresh(conn, None if full else notes, bullets)
+    _stamp_build(conn, vault, report)
+    return report
+
+
+def _remove(conn: sqlite3.Connection, gone: list[str], report: SyncReport) -> None:
+    """Forget the files that are no longer in the vault."""
+    for rel in gone:
         _delete_path(conn, rel)
         if rel == SYNONYMS:
             conn.execute("DELETE FROM synonyms")
         report.removed.append(rel)
+
+
+def _sort_new(
+    conn: sqlite3.Connection,
+    rel: str,
+    units: list[vaultmod.Unit],
+    ids: range,
+    kept: retell.Kept | None,
+    notes: set[int],
+    bullets: set[int],
+) -> None:
+    """File the ids of new or changed units as bullets or as notes' paragraphs, for the shadow
+    relation to judge again; unchanged units of a re-read file get their shadows back."""
+    from brain import retell
+
+    fresh = retell.restore(conn, kept, units, ids) if kept else set(ids)
+    for uid, u in zip(ids, units, strict=True):
+        if uid not in fresh:
+            continue
+        if u.kind == "bullet":
+            bullets.add(uid)
+        elif rel not in CORE_FILES:
+            notes.add(uid)
+
+
+def _stamp_build(conn: sqlite3.Connection, vault: Path, report: SyncReport) -> None:
     from brain.text import repair  # a vault folder whose name is not UTF-8
 
     report.built = _stamp()
@@ -280,7 +402,72 @@ def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool) -> SyncReport:
         "INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)",
         [("built", report.built), ("vault", repair(str(vault))), ("units", str(report.units))],
     )
-    return report
+
+
+def _load_synonyms(conn: sqlite3.Connection, data: bytes) -> list[vaultmod.Problem]:
+    text, problems = vaultmod.decode(data, SYNONYMS)
+    table, more = vaultmod.parse_synonyms(text, SYNONYMS)
+    conn.execute("DELETE FROM synonyms")
+    conn.executemany(
+        "INSERT INTO synonyms(term, expansion) VALUES (?, ?)",
+        [(term, exp) for term, exps in table.items() for exp in exps],
+    )
+    return problems + more
+
+
+def note_date(rel: str, dates: dict[str, str], today: str) -> str:
+    """A note's date: from its file name, else when git last saw it change, else "".
+
+    A file name dated after today does not say when the note was written (a typo, or a plan):
+    it would outrank every bullet as the newest, so git's date is taken instead. The core files'
+    paragraphs are not notes and stay undated.
+    """
+    if rel in CORE_FILES:
+        return ""
+    named = vaultmod.file_date(rel)
+    if named and named <= today:
+        return named
+    return dates.get(rel, "")
+
+
+def _dated(units: list[vaultmod.Unit], date: str) -> list[vaultmod.Unit]:
+    return [replace(u, date=date) if u.kind == "prose" and u.date != date else u for u in units]
+
+
+def _redate(conn: sqlite3.Connection, rel: str, date: str) -> set[int]:
+    """Give an unchanged note the date git now has for it; its paragraphs, if that changed."""
+    ids = {
+        row[0]
+        for row in conn.execute(
+            "SELECT id FROM units WHERE path = ? AND kind = 'prose' AND date != ?", (rel, date)
+        )
+    }
+    if ids:
+        conn.execute("UPDATE units SET date = ? WHERE path = ? AND kind = 'prose'", (date, rel))
+        conn.execute(
+            "DELETE FROM shadows WHERE note IN (SELECT id FROM units WHERE path = ?)", (rel,)
+        )
+    return ids
+
+
+def _read_history(conn: sqlite3.Connection, vault: Path, present: list[str]) -> set[str]:
+    """Bring the cached git dates up to date; the paths whose date changed."""
+    from brain import history
+
+    row = conn.execute("SELECT value FROM meta WHERE key = 'git_head'").fetchone()
+    found = history.read(vault, [p for p in present if p not in CORE_FILES], row[0] if row else "")
+    if found is None:
+        return set()
+    old = dict(conn.execute("SELECT path, date FROM dates").fetchall())
+    new = found.dates if found.full else {**old, **found.dates}
+    if found.full:
+        conn.execute("DELETE FROM dates")
+    conn.executemany(
+        "INSERT OR REPLACE INTO dates(path, date) VALUES (?, ?)",
+        [(p, d) for p, d in new.items() if old.get(p) != d or found.full],
+    )
+    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('git_head', ?)", (found.head,))
+    return {p for p in set(old) | set(new) if old.get(p) != new.get(p)}
 
 
 def _encode_problems(problems: list[vaultmod.Problem]) -> str:
@@ -301,8 +488,9 @@ def _create(conn: sqlite3.Connection) -> None:
     conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
-def rebuild(vault: Path) -> SyncReport:
-    """Build a new index from nothing in a temp file, then swap it in atomically."""
+def rebuild(vault: Path, *, history: bool = False) -> SyncReport:
+    """Build a new index from nothing in a temp file, then swap it in atomically. `history`
+    reads the git dates of notes (else the old index's are kept)."""
     path = index_path(vault)
     _ensure_state_dir(path)
     for stale in path.parent.glob(f"{path.name}.tmp-*"):
@@ -315,8 +503,9 @@ def rebuild(vault: Path) -> SyncReport:
         conn.execute("PRAGMA journal_mode = OFF")  # a temp file: a crash just leaves it behind
         conn.execute("PRAGMA synchronous = OFF")
         _create(conn)
+        _carry_dates(conn, path)
         with transaction(conn):
-            report = _sync(conn, vault, full=True)
+            report = _sync(conn, vault, full=True, history=history)
         _carry_vectors(conn, path)
         conn.close()
         _swap(tmp, path)
@@ -355,28 +544,56 @@ def _abandoned(tmp: Path) -> bool:
     return False
 
 
-def _carry_vectors(conn: sqlite3.Connection, old: Path) -> None:
-    """Keep the old index's vectors that still match a unit: a full rebuild re-reads the Markdown,
-    but re-embedding unchanged text would cost minutes on a large vault for nothing."""
+@contextlib.contextmanager
+def _old(conn: sqlite3.Connection, old: Path) -> Iterator[bool]:
+    """The previous index attached as `old` (False when there is none worth reading)."""
     if not old.exists():
+        yield False
         return
     try:
         conn.execute("ATTACH DATABASE ? AS old", (str(old),))
     except sqlite3.DatabaseError:
+        yield False
         return
     try:
-        model = conn.execute("SELECT value FROM old.meta WHERE key = 'model'").fetchone()
-        if model:
-            with transaction(conn):
-                conn.execute("INSERT INTO meta(key, value) VALUES ('model', ?)", (model[0],))
-                conn.execute(
-                    "INSERT OR IGNORE INTO vectors(hash, vec) SELECT hash, vec FROM old.vectors"
-                    " WHERE hash IN (SELECT vhash FROM units)"
-                )
-    except sqlite3.DatabaseError:
-        pass  # an unreadable old index has nothing worth keeping
+        yield True
     finally:
         conn.execute("DETACH DATABASE old")
+
+
+def _carry_vectors(conn: sqlite3.Connection, old: Path) -> None:
+    """Keep the old index's vectors that still match a unit: a full rebuild re-reads the Markdown,
+    but re-embedding unchanged text would cost minutes on a large vault for nothing."""
+    with _old(conn, old) as attached:
+        if not attached:
+            return
+        try:
+            model = conn.execute("SELECT value FROM old.meta WHERE key = 'model'").fetchone()
+            if model:
+                with transaction(conn):
+                    conn.execute("INSERT INTO meta(key, value) VALUES ('model', ?)", (model[0],))
+                    conn.execute(
+                        "INSERT OR IGNORE INTO vectors(hash, vec) SELECT hash, vec FROM old.vectors"
+                        " WHERE hash IN (SELECT vhash FROM units)"
+                    )
+        except sqlite3.DatabaseError:
+            pass  # an unreadable old index has nothing worth keeping
+
+
+def _carry_dates(conn: sqlite3.Connection, old: Path) -> None:
+    """Keep the git dates the old index read: a rebuild on the find path never walks history."""
+    with _old(conn, old) as attached:
+        if not attached:
+            return
+        try:
+            with transaction(conn):
+                conn.execute("INSERT INTO dates(path, date) SELECT path, date FROM old.dates")
+                conn.execute(
+                    "INSERT INTO meta(key, value) SELECT key, value FROM old.meta"
+                    " WHERE key = 'git_head'"
+                )
+        except sqlite3.DatabaseError:
+            pass  # an older schema, or unreadable: the next `brain reindex` reads history
 
 
 def _swap(tmp: Path, path: Path) -> None:
@@ -413,22 +630,23 @@ def _swap(tmp: Path, path: Path) -> None:
         conn.close()
 
 
-def sync(vault: Path) -> SyncReport:
-    """Bring the index up to date incrementally, rebuilding it when it is missing or unusable."""
+def sync(vault: Path, *, history: bool = False) -> SyncReport:
+    """Bring the index up to date incrementally, rebuilding it when it is missing or unusable.
+    `history` also reads the commits since the last read for the notes' dates."""
     path = index_path(vault)
     _ensure_state_dir(path)
     if not path.exists():
-        return rebuild(vault)
+        return rebuild(vault, history=history)
     conn = _connect(path)
     try:
         if not _healthy(conn):
             conn.close()
-            return rebuild(vault)
+            return rebuild(vault, history=history)
         with transaction(conn):
-            return _sync(conn, vault, full=False)
+            return _sync(conn, vault, full=False, history=history)
     except sqlite3.DatabaseError:
         conn.close()
-        return rebuild(vault)
+        return rebuild(vault, history=history)
     finally:
         conn.close()
 

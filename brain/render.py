@@ -66,19 +66,28 @@ def locator(hit: Hit) -> str:
     return f"{printable(hit.path)}:{hit.line}"
 
 
+def older(hit: Hit) -> str:
+    """The marker of a note's paragraph that a newer bullet says otherwise than."""
+    return f"older than **{hit.superseded_by}**" if hit.superseded_by else ""
+
+
 def hit_line(hit: Hit) -> str:
-    """One terse line: locator, handle (or breadcrumb), fact, date."""
+    """One terse line: locator, handle (or breadcrumb), fact, date, and `older than **handle**`
+    when a newer bullet corrects it."""
     name = hit.handle or hit.section
     # a fenced code unit keeps its newlines in `text`; the terse form is one line per hit
     text = hit.text if hit.kind == "bullet" else clip(" ".join(hit.text.split()), PROSE_CHARS)
     parts = [f"{locator(hit)} {name}" if name else locator(hit), text]
     if hit.date:
         parts.append(hit.date)
+    if hit.superseded_by:
+        parts.append(older(hit))
     return " — ".join(parts)
 
 
 def raw_line(hit: Hit) -> str:
-    return f"{locator(hit)}: {hit.raw}"
+    mark = f" ({older(hit)})" if hit.superseded_by else ""
+    return f"{locator(hit)}{mark}: {hit.raw}"
 
 
 def hit_json(hit: Hit) -> dict[str, Any]:
@@ -94,6 +103,7 @@ def hit_json(hit: Hit) -> dict[str, Any]:
         "date": hit.date,
         "score": hit.score,
         "match": list(hit.match),
+        "superseded_by": hit.superseded_by,
     }
 
 
@@ -160,6 +170,8 @@ def find_listing(query: str, hits: Sequence[Hit], budget: int) -> tuple[str, int
         head = f"[bold]{title}[/bold]  [dim]{escape(locator(h))}[/dim]"
         if meta:
             head += f"  [dim]{escape(meta)}[/dim]"
+        if h.superseded_by:
+            head += f"  [yellow]{escape(older(h))}[/yellow]"
         body = h.text if h.kind == "bullet" else clip(h.text, PROSE_CHARS * 2)
         blocks.append(f"{head}\n  {escape(body)}")
     footer = f"[dim]{len(kept)} of {plural(len(hits), 'hit')} for {escape(query)!s}"

@@ -27,7 +27,7 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
-from brain.index import ALIAS_SEP
+from brain.index import ALIAS_SEP, cjk_terms, lone_cjk
 
 EXACT_RATIO = 0.85
 PREFIX_MIN = 3
@@ -55,6 +55,11 @@ def words(text: str) -> list[str]:
     return _WORD.findall(fold(text))
 
 
+def terms_of(text: str) -> list[str]:
+    """`words`, with each run of Chinese or Japanese split as the index splits it (bigrams)."""
+    return [t for w in words(text) for t in cjk_terms(w)]
+
+
 @dataclass(frozen=True)
 class Hit:
     id: int
@@ -71,6 +76,7 @@ class Hit:
     score: float
     match: tuple[str, ...]  # which signals found it: "exact", "handle", "keyword", "semantic"
     covered: float = 0.0  # share of the query's terms the keyword half found in it
+    superseded_by: str = ""  # handle of a newer bullet that says otherwise (brain/stale.py)
 
 
 @dataclass(frozen=True)
@@ -82,7 +88,7 @@ class Query:
 
 
 def parse_query(text: str, synonyms: dict[str, list[str]]) -> Query:
-    all_words = words(text)
+    all_words = terms_of(text)
     terms = [w for w in all_words if w not in STOPWORDS] or all_words
     terms = list(dict.fromkeys(terms))
     groups = []
@@ -107,7 +113,7 @@ def _alternatives(group: tuple[tuple[str, ...], ...], *, prefix: bool) -> list[s
     out = []
     for alt in group:
         phrase = '"' + " ".join(alt) + '"'
-        wide = prefix and len(alt) == 1 and len(alt[0]) >= PREFIX_MIN
+        wide = (prefix and len(alt) == 1 and len(alt[0]) >= PREFIX_MIN) or lone_cjk(alt)
         out.append(phrase + " *" if wide else phrase)
     return out
 
@@ -190,7 +196,7 @@ def _matching(conn: sqlite3.Connection, expression: str, ids: set[int]) -> tuple
 
 
 def _names(handle: str, aliases: str) -> set[str]:
-    return {" ".join(words(n)) for n in (handle, *aliases.split(ALIAS_SEP)) if n}
+    return {" ".join(terms_of(n)) for n in (handle, *aliases.split(ALIAS_SEP)) if n}
 
 
 @dataclass(frozen=True)

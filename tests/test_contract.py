@@ -28,6 +28,7 @@ HIT_KEYS = [
     "date",
     "score",
     "match",
+    "superseded_by",
 ]
 REINDEX_KEYS = [
     "vault",

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from conftest import brain
 
-DOCTOR_KEYS = ["ok", "vault", "checks", "frequent", "older_notes", "duplicates"]
+DOCTOR_KEYS = ["ok", "vault", "checks", "frequent", "older_notes", "duplicates", "superseded"]
 CHECK_KEYS = ["name", "status", "detail", "fix"]
 KNOWN_PAIRS = {
     ("L#go race detector", "T#race tests"),

@@ -25,6 +25,7 @@ PACK_KEYS = [
     "rules",
     "omitted",
     "handoff",
+    "superseded_by",
     "state_files",
     "built",
     "cached",

@@ -6,13 +6,15 @@ the ID line and an interpreter that still exists), the index (present, built aft
 and the last edit), the embedding model (loads, and the index has its vectors), SQLite with FTS5,
 and Claude Code's SessionStart entry.
 
-Then three advisories, which never fail the run:
+Then four advisories, which never fail the run:
 - bullets the logged lookups keep returning (the most frequent logged queries are asked again and
   the bullets in their first `TOP` hits counted): a project file or a gate should carry them;
 - older dated notes that name what a newer bullet names (its handle or an alias, as a phrase of two
   or more words and ten or more characters), which an agent might quote over the bullet; a line
   that cites the bullet (`**handle**`, `M#handle` or its `path:line`) does not count;
-- near-duplicate bullets: cosine between the bullets' stored vectors, else word overlap.
+- near-duplicate bullets: cosine between the bullets' stored vectors, else word overlap;
+- notes a newer bullet corrects (the index's shadow relation, brain/stale.py), by file, heaviest
+  first; a note that cites the bullet is marked as history and not listed.
 """
 
 from __future__ import annotations
@@ -83,6 +85,23 @@ class Duplicate:
 
 
 @dataclass(frozen=True)
+class Newer:
+    handle: str  # cited as M#handle for a core file
+    bullet: str  # path:line
+    date: str
+
+
+@dataclass(frozen=True)
+class Superseded:
+    path: str
+    date: str
+    line: int  # the first paragraph a newer bullet corrects
+    paragraphs: int
+    weight: float  # the paragraphs' shadow weights added up: the order of the list
+    bullets: tuple[Newer, ...]
+
+
+@dataclass(frozen=True)
 class DoctorResult:
     ok: bool
     vault: str
@@ -90,6 +109,7 @@ class DoctorResult:
     frequent: tuple[Frequent, ...]
     older_notes: tuple[OlderNote, ...]
     duplicates: tuple[Duplicate, ...]
+    superseded: tuple[Superseded, ...]
 
 
 def cite(path: str, handle: str) -> str:
@@ -114,17 +134,19 @@ def doctor(vault_option: str | None = None, *, log: Path | None = None) -> Docto
     frequent: tuple[Frequent, ...] = ()
     older: tuple[OlderNote, ...] = ()
     dupes: tuple[Duplicate, ...] = ()
+    stale: tuple[Superseded, ...] = ()
     if vault is not None and (config.index_path(vault).exists() or (vault / "AI").is_dir()):
         conn = index.open_index(vault)
         try:
             bullets = _bullets(conn)
             older = tuple(older_notes(conn, bullets))
             dupes = tuple(duplicates(conn, bullets))
+            stale = tuple(superseded(conn))
         finally:
             conn.close()
         frequent = tuple(frequent_bullets(vault, log))
     ok = all(c.status != "fail" for c in checks)
-    return DoctorResult(ok, str(vault or ""), tuple(checks), frequent, older, dupes)
+    return DoctorResult(ok, str(vault or ""), tuple(checks), frequent, older, dupes, stale)
 
 
 # --- health --------------------------------------------------------------------------------------
@@ -538,6 +560,44 @@ def _cites(line: str, b: _Bullet) -> bool:
     )
 
 
+def superseded(conn: sqlite3.Connection) -> list[Superseded]:
+    """Notes whose paragraphs a newer bullet corrects, heaviest first. A note that cites the
+    bullet anywhere (`**handle**`, `M#handle`, its path:line) keeps it as history: not listed."""
+    rows = conn.execute(
+        "SELECT p.path, p.date, p.line, p.id, s.weight, b.id, b.path, b.line, b.handle, b.date"
+        " FROM shadows s JOIN units p ON p.id = s.note JOIN units b ON b.id = s.bullet"
+        " ORDER BY p.path, p.line, s.weight DESC"
+    ).fetchall()
+    lines: dict[str, list[str]] = {}
+    found: dict[str, dict[str, Any]] = {}
+    for path, date, line, note, weight, bid, bpath, bline, handle, bdate in rows:
+        if path not in lines:
+            lines[path] = [
+                x
+                for (raw,) in conn.execute("SELECT raw FROM units WHERE path = ?", (path,))
+                for x in raw.split("\n")
+            ]
+        b = _Bullet(bid, bpath, bline, handle, (), "", bdate, "")
+        if any(_cites(x, b) for x in lines[path]):
+            continue
+        entry = found.setdefault(path, {"date": date, "line": line, "notes": {}, "bullets": {}})
+        entry["notes"].setdefault(note, weight)  # a paragraph counts once, by its strongest
+        entry["bullets"].setdefault(bid, Newer(cite(bpath, handle), f"{bpath}:{bline}", bdate))
+    out = [
+        Superseded(
+            path,
+            e["date"],
+            e["line"],
+            len(e["notes"]),
+            round(sum(e["notes"].values()), 3),
+            tuple(e["bullets"].values()),
+        )
+        for path, e in found.items()
+    ]
+    out.sort(key=lambda n: (-n.weight, n.path))
+    return out
+
+
 def duplicates(conn: sqlite3.Connection, bullets: list[_Bullet]) -> list[Duplicate]:
     """Pairs of bullets in different core files, with different handles, that say the same thing.
 
@@ -548,7 +608,9 @@ def duplicates(conn: sqlite3.Connection, bullets: list[_Bullet]) -> list[Duplica
     """
     vectors = dict(conn.execute("SELECT hash, vec FROM vectors").fetchall())
     if len(bullets) > 1 and all(b.vhash in vectors for b in bullets):
-        return _pairs(bullets, _cosine_neighbours(bullets, vectors), COSINE_MIN, "cosine")
+        model = conn.execute("SELECT value FROM meta WHERE key = 'model'").fetchone()
+        found = _cosine_neighbours(bullets, vectors, model[0] if model else "")
+        return _pairs(bullets, found, COSINE_MIN, "cosine")
     return _pairs(bullets, _jaccard_neighbours(bullets), JACCARD_MIN, "jaccard")
 
 
@@ -576,15 +638,17 @@ def _pairs(bullets: list[_Bullet], found: Neighbours, bar: float, method: str) -
     return out
 
 
-def _cosine_neighbours(bullets: list[_Bullet], vectors: dict[str, bytes]) -> Neighbours:
+def _cosine_neighbours(bullets: list[_Bullet], vectors: dict[str, bytes], model: str) -> Neighbours:
     import numpy as np
+
+    from brain.semantic import stretch
 
     m = np.stack([np.frombuffer(vectors[b.vhash], dtype=np.float32) for b in bullets])
     nearest: list[int] = []
     scores: dict[tuple[int, int], float] = {}
     block = 1024  # a 10,000-bullet vault never holds the whole square matrix
     for start in range(0, len(m), block):
-        sims = m[start : start + block] @ m.T
+        sims = stretch(m[start : start + block] @ m.T, model)  # on MiniLM's scale
         rows = np.arange(sims.shape[0])
         sims[rows, rows + start] = -1.0
         nearest += sims.argmax(axis=1).tolist()
@@ -662,6 +726,19 @@ def text(result: DoctorResult) -> str:
             lines.append(
                 f"  {printable(n.path)}:{n.line} ({n.date}) says {n.phrase!r} {n.mentions}× — "
                 f"{cite(n.bullet.split(':')[0], n.handle)} {n.bullet} ({n.bullet_date})"
+            )
+    if result.superseded:
+        lines += [
+            "",
+            "Notes older than a bullet that says otherwise (update the note, or mark it as history"
+            " by citing the bullet in it, e.g. **handle**):",
+        ]
+        for note in result.superseded[:SHOWN]:
+            said = "paragraph" if note.paragraphs == 1 else "paragraphs"
+            newer = "; ".join(f"{b.handle} {b.bullet} ({b.date})" for b in note.bullets)
+            lines.append(
+                f"  {note.path}:{note.line} ({note.date}) {note.paragraphs} {said} — "
+                f"older than {newer}"
             )
     if result.duplicates:
         lines += ["", "Bullets that may say the same thing (merge them, or make one an alias):"]

@@ -7,7 +7,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from brain import index, search
+from brain import index, search, stale
 from brain.errors import UsageError
 
 DEFAULT_LIMIT = 10
@@ -24,7 +24,8 @@ class FindResult:
 
 
 def find(vault: Path, query: str, *, limit: int = DEFAULT_LIMIT, mode: str = "") -> FindResult:
-    """Ranked hits for `query`. `mode` defaults to hybrid when an embedder is configured."""
+    """Ranked hits for `query`. `mode` defaults to hybrid when an embedder is configured. A note's
+    paragraph that a newer bullet corrects is served below that bullet, marked (brain/stale.py)."""
     if limit < 1:
         raise UsageError("--limit must be at least 1", "pass e.g. --limit 10")
     if mode and mode not in MODES:
@@ -41,11 +42,11 @@ def find(vault: Path, query: str, *, limit: int = DEFAULT_LIMIT, mode: str = "")
             vector = neighbours(vault, conn, query)
             if vector is not None:
                 if mode == "vector":
-                    hits = search.vector_rank(conn, vector)[:limit]
+                    hits = stale.serve(conn, search.vector_rank(conn, vector), limit)
                     return FindResult(query, tuple(hits), "vector", index.built(conn))
-                hits = search.hybrid_rank(conn, parsed, vector)[:limit]
+                hits = stale.serve(conn, search.hybrid_rank(conn, parsed, vector), limit)
                 return FindResult(query, tuple(hits), "hybrid", index.built(conn))
-        hits = search.keyword_search(conn, parsed, limit)
+        hits = stale.serve(conn, search.keyword_search(conn, parsed, limit), limit)
         return FindResult(query, tuple(hits), "keyword", index.built(conn))
     finally:
         conn.close()

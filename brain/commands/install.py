@@ -353,7 +353,7 @@ def unlink_brain() -> PathLink:
 
 def _build_index(vault: Path) -> IndexBuilt:
     start = time.perf_counter()
-    report = index.sync(vault)
+    report = index.sync(vault, history=True)  # the notes' git dates, read once here
     ms = round((time.perf_counter() - start) * 1000, 1)
     return IndexBuilt(str(config.index_path(vault)), report.files, report.bullets, report.built, ms)
 

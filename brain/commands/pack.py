@@ -28,7 +28,7 @@ from brain.errors import UsageError
 
 DEFAULT_BUDGET = 1500  # tokens; a token is 4 bytes of output
 BYTES_PER_TOKEN = 4
-PACK_FORMAT = "1"  # bump when the text or the cached shape changes
+PACK_FORMAT = "2"  # bump when the text or the cached shape changes
 RULES_FILE = CORE_FILES[2]  # AI/TUNINGS.md: how the agent should work, every session
 SEP = " — "
 
@@ -59,6 +59,7 @@ class PackResult:
     rules: tuple[PackBullet, ...]  # working rules (AI/TUNINGS.md) that fit after them
     omitted: int  # matching bullets and rules left out to stay within the budget
     handoff: str  # vault-relative path of the newest handoff, "" when there is none
+    superseded_by: tuple[str, ...]  # handles of newer bullets that say otherwise than the handoff
     state_files: int  # files in projects/<name>/state/ (-1 when there is no such folder)
     built: str  # the index build the pack was made from
     cached: bool  # served from the cache
@@ -206,12 +207,17 @@ def _size(line: str) -> int:
     return len(line.encode("utf-8")) + 1  # and its newline
 
 
-def _trailer(project: str, handoff: str, folder: str, state_files: int) -> tuple[str, str]:
-    """The two closing lines: the newest handoff, and the state folder's file count."""
+def _trailer(
+    project: str, handoff: str, folder: str, state_files: int, newer: tuple[str, ...] = ()
+) -> tuple[str, str]:
+    """The two closing lines: the newest handoff (marked when newer bullets correct it), and the
+    state folder's file count."""
     if handoff:
         from brain.files import printable
 
         handoff_line = f"Newest handoff: {printable(handoff)}"
+        if newer:
+            handoff_line += " (older than " + ", ".join(f"**{h}**" for h in newer) + ")"
     elif folder:
         handoff_line = f"Newest handoff: none in {folder}/handoffs/"
     else:
@@ -235,6 +241,7 @@ def compose(
     folder: str,
     state_files: int,
     budget: int,
+    newer: tuple[str, ...] = (),
 ) -> tuple[str, list[PackBullet], list[PackBullet], int]:
     """The briefing within `budget` tokens: (text, bullets kept, rules kept, omitted).
 
@@ -248,7 +255,7 @@ def compose(
     if not bullets and not folder:
         return "", [], [], 0
     header = f"brain: what the vault knows about {project} (terse; `brain find WORDS` for more)"
-    handoff_line, state_line = _trailer(project, handoff, folder, state_files)
+    handoff_line, state_line = _trailer(project, handoff, folder, state_files, newer)
     rules_header = f"Working rules ({RULES_FILE}):"
     total = len(bullets) + len(rules)
 
@@ -313,6 +320,7 @@ def _load(path: Path, key: str) -> PackResult | None:
         data = doc["pack"]
         data["bullets"] = tuple(_from_doc(b) for b in data["bullets"])
         data["rules"] = tuple(_from_doc(b) for b in data["rules"])
+        data["superseded_by"] = tuple(data["superseded_by"])
         data["cached"] = True
         return PackResult(**data)
     except (OSError, ValueError, KeyError, TypeError):
@@ -371,10 +379,17 @@ def pack(
                 return hit
         found = project_bullets(conn, project)
         rules = working_rules(conn) if (found or folder) else []
+        handoff = newest_handoff(vault, folder)
+        newer: tuple[str, ...] = ()
+        if handoff:
+            from brain.stale import newer_than_file
+
+            newer = newer_than_file(conn, handoff)
     finally:
         conn.close()
-    handoff = newest_handoff(vault, folder)
-    text, kept, kept_rules, omitted = compose(project, found, rules, handoff, folder, state, budget)
+    text, kept, kept_rules, omitted = compose(
+        project, found, rules, handoff, folder, state, budget, newer
+    )
     size = len(text.encode("utf-8"))
     result = PackResult(
         project=project,
@@ -385,6 +400,7 @@ def pack(
         rules=tuple(kept_rules),
         omitted=omitted,
         handoff=handoff,
+        superseded_by=newer,
         state_files=state,
         built=built,
         cached=False,
@@ -408,7 +424,7 @@ def repo_root(start: Path) -> Path | None:
 
 def empty(project: str, vault: str, budget: int) -> PackResult:
     """The pack of a repository the vault knows nothing about (or of no repository)."""
-    return PackResult(project, vault, budget, 0, (), (), 0, "", -1, "", False, "")
+    return PackResult(project, vault, budget, 0, (), (), 0, "", (), -1, "", False, "")
 
 
 # --- Claude Code's SessionStart hook -------------------------------------------------------------

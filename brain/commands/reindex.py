@@ -30,7 +30,9 @@ def reindex(vault: Path, *, full: bool = False, progress: Progress | None = None
     from brain import semantic
 
     start = time.perf_counter()
-    report = index.rebuild(vault) if full else index.sync(vault)
+    # Only here (and at install) is git history read for the notes' dates: the post-commit hook
+    # runs this after every commit, and a find never walks history.
+    report = index.rebuild(vault, history=True) if full else index.sync(vault, history=True)
     model, embedded = "", 0
     embedder = semantic.load()
     if embedder is not None:
