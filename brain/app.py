@@ -97,9 +97,40 @@ def reindex_command(
 
 
 @app.command("sync")
-def sync_command(vault: VaultOpt = None, full: FullOpt = False, as_json: JsonOpt = False) -> None:
-    """Alias of `reindex`."""
-    _reindex(vault, full, as_json)
+def sync_command(
+    action: Annotated[
+        str | None,
+        typer.Argument(help="status, connect, on or off (default: one pass).", show_default=False),
+    ] = None,
+    url: Annotated[
+        str | None, typer.Argument(help="With connect: the remote's URL.", show_default=False)
+    ] = None,
+    vault: VaultOpt = None,
+    as_json: JsonOpt = False,
+    background: Annotated[str | None, typer.Option("--background", hidden=True)] = None,
+) -> None:
+    """Share the vault with your other machines over git: write down, receive, send.
+
+    `status` says where sync stands, `connect URL` where the vault meets the other machines,
+    `off` and `on` stop and restart it for this vault on this machine (also BRAIN_SYNC=off).
+    Exit 1 when something is left waiting: not connected, offline, a refused line, a conflict.
+    """
+    from brain.commands import sync as cmd
+    from brain.config import resolve_vault
+
+    cmd.check_action(action, url)
+    path = resolve_vault(vault)
+    if action in ("status", "on", "off"):
+        state = cmd.status(path) if action == "status" else cmd.switch(path, action == "on")
+        render.out(render.dumps(render.doc(state)) if as_json else render.sync_status(state))
+        return
+    if action == "connect":
+        result = cmd.connect(path, url or "")
+    else:
+        result = cmd.sync(path, mode=background or "full", background=background is not None)
+    render.out(render.dumps(dataclasses.asdict(result)) if as_json else result.line)
+    calm = result.outcome in ("synced", "up-to-date", "off") or background is not None
+    raise typer.Exit(0 if calm and not result.waiting and not result.conflicts else 1)
 
 
 @app.command("lint")
@@ -276,6 +307,8 @@ def _install_lines(r: Any) -> list[str]:
         )
     else:
         lines.append(f"Claude Code: {cl.message or cl.action}")
+    if r.sync:
+        lines.append(f"Sync: {r.sync}")
     return lines
 
 

@@ -237,6 +237,8 @@ def _serve_pack(
     budget = packmod.DEFAULT_BUDGET if budget is None else budget
     if budget < 1:
         raise UsageError("--budget must be a positive number of tokens", "pass e.g. --budget 1500")
+    if hook is not None:
+        packmod.receive_in_background(vault)
     who = callermod.detect()
     if project is None:
         root = packmod.repo_root(Path(hook.cwd if hook and hook.cwd else Path.cwd()))
@@ -333,6 +335,12 @@ def _update_notice(args: list[str]) -> None:
 
 
 def _dispatch(args: list[str]) -> int:
+    if args[:1] == ["merge-driver"] and len(args) == 5:  # git runs it per file merged: no Typer
+        from pathlib import Path
+
+        from brain import merge
+
+        return merge.driver(Path(args[1]), Path(args[2]), Path(args[3]), args[4])
     if args[:1] == ["find"]:
         opts = parse_find(args[1:])
         if opts is not None:
@@ -342,7 +350,7 @@ def _dispatch(args: list[str]) -> int:
         if opts is not None:
             return run_pack(**opts)  # type: ignore[arg-type]
     # At a terminal reindex goes through Typer, which draws the progress bar of a long embedding.
-    if args[:1] in (["reindex"], ["sync"]) and not sys.stderr.isatty():
+    if args[:1] == ["reindex"] and not sys.stderr.isatty():
         opts = parse_reindex(args[1:])
         if opts is not None:
             return run_reindex(**opts)  # type: ignore[arg-type]

@@ -109,9 +109,8 @@ def test_find_options_table_matches_the_typer_command() -> None:
         assert typer_options[flag] == (dest, takes_value), flag
 
 
-@pytest.mark.parametrize("name", ["reindex", "sync"])
-def test_reindex_options_table_matches_the_typer_command(name: str) -> None:
-    assert _typer_find_options(name) == cli.REINDEX_OPTIONS
+def test_reindex_options_table_matches_the_typer_command() -> None:
+    assert _typer_find_options("reindex") == cli.REINDEX_OPTIONS
 
 
 def test_reindex_fast_path_and_typer_give_the_same_json(

@@ -72,6 +72,7 @@ class InstallResult:
     git_hooks: hooks.GitHooks
     index: IndexBuilt
     claude: hooks.ClaudeHook
+    sync: str  # with BRAIN_CONNECT=URL: what connecting did, in one line; "" otherwise
 
 
 @dataclass(frozen=True)
@@ -350,6 +351,7 @@ def install(choice: VaultChoice, *, init: bool = False) -> InstallResult:
     git_hooks = hooks.install_git_hooks(vault, str(Path(sys.executable).absolute()))
     built = _build_index(vault)
     claude = hooks.add_pack_hook(hooks.claude_settings_path(), hooks.pack_command())
+    synced = _sync_setup(vault)
     return InstallResult(
         str(vault),
         choice.origin,
@@ -362,7 +364,23 @@ def install(choice: VaultChoice, *, init: bool = False) -> InstallResult:
         git_hooks,
         built,
         claude,
+        synced,
     )
+
+
+def _sync_setup(vault: Path) -> str:
+    """Register brain's merge driver in the vault (any merge there goes line by line); with
+    BRAIN_CONNECT=URL, connect to it. A remote out of reach is said, never fatal."""
+    from brain import sync
+
+    sync.ensure_driver(vault)
+    url = os.environ.get("BRAIN_CONNECT", "").strip()
+    if not url:
+        return ""
+    try:
+        return sync.connect(vault, url).line
+    except BrainError as exc:
+        return f"not connected: {exc}"
 
 
 def _remove_index(vault: Path) -> list[str]:
