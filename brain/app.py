@@ -115,22 +115,7 @@ def sync_command(
     `off` and `on` stop and restart it for this vault on this machine (also BRAIN_SYNC=off).
     Exit 1 when something is left waiting: not connected, offline, a refused line, a conflict.
     """
-    from brain.commands import sync as cmd
-    from brain.config import resolve_vault
-
-    cmd.check_action(action, url)
-    path = resolve_vault(vault)
-    if action in ("status", "on", "off"):
-        state = cmd.status(path) if action == "status" else cmd.switch(path, action == "on")
-        render.out(render.dumps(render.doc(state)) if as_json else render.sync_status(state))
-        return
-    if action == "connect":
-        result = cmd.connect(path, url or "")
-    else:
-        result = cmd.sync(path, mode=background or "full", background=background is not None)
-    render.out(render.dumps(dataclasses.asdict(result)) if as_json else result.line)
-    calm = result.outcome in ("synced", "up-to-date", "off") or background is not None
-    raise typer.Exit(0 if calm and not result.waiting and not result.conflicts else 1)
+    raise typer.Exit(cli.run_sync(action, url, vault, as_json, background))
 
 
 @app.command("lint")

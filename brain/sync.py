@@ -111,6 +111,7 @@ class _Pass:
     reason: str = ""
     retry: str = ""
     rebasing: bool = False  # this pass started a rebase that has not ended yet
+    conf: dict[str, str] = field(default_factory=dict)  # the vault's git config (read_config)
     started: float = field(default_factory=time.perf_counter)
 
     def git(self, *args: str, most: float = LOCAL_TIMEOUT, check: bool = False, **kw: Any) -> Any:
@@ -278,12 +279,23 @@ def _env_off() -> bool:
     return os.environ.get("BRAIN_SYNC", "").strip().lower() in OFF
 
 
-def enabled(vault: Path) -> tuple[bool, str]:
-    """Whether sync runs for `vault` on this machine, and if not, why."""
+def read_config(vault: Path) -> dict[str, str]:
+    """The git config as git sees it in the vault (every scope, the last value of each key), in
+    one call. Section and key names are lower case, as git prints them."""
+    proc = gitutil.run(vault, "config", "--list", "-z", check=False)
+    conf = {}
+    for entry in proc.stdout.decode("utf-8", "replace").split("\0"):
+        key, _, value = entry.partition("\n")
+        if key:
+            conf[key] = value
+    return conf
+
+
+def enabled(conf: dict[str, str]) -> tuple[bool, str]:
+    """Whether sync runs for the vault of `conf` on this machine, and if not, why."""
     if _env_off():
         return False, "BRAIN_SYNC=off"
-    proc = gitutil.run(vault, "config", "--local", "--get", "brain.sync", check=False)
-    if proc.returncode == 0 and proc.stdout.decode("utf-8", "replace").strip().lower() in OFF:
+    if conf.get("brain.sync", "").strip().lower() in OFF:
         return False, "`brain sync off` for this vault on this machine"
     return True, ""
 
@@ -364,11 +376,12 @@ def run(vault: Path, mode: str = "full", *, background: bool = False) -> SyncRes
     if mode not in MODES:
         raise BrainError(f"unknown sync mode {mode!r}", f"use one of {', '.join(MODES)}")
     p = _Pass(vault, mode, background=background)
-    on, why = enabled(vault)
+    p.gd = git_dir(vault)
+    p.conf = read_config(vault)
+    on, why = enabled(p.conf)
     if not on:
         p.reason = why
         return p.finish("off")
-    p.gd = git_dir(vault)
     state = read_state(vault)
     until = float(state.get("offline_until") or 0)
     if background and until > time.time():
@@ -431,7 +444,8 @@ def _left(deadline: float, most: float) -> float:
 
 def _pass(p: _Pass) -> str:
     vault = p.vault
-    ensure_driver(vault, p.gd)
+    if ensure_driver(vault, p.gd, p.conf):
+        p.conf = read_config(vault)
     busy = _in_progress(vault, p.gd)
     if busy:
         p.waiting.append(busy)
@@ -445,7 +459,7 @@ def _pass(p: _Pass) -> str:
         if p.mode != "receive":
             with _core_files_locked(vault):
                 _write_down(p)
-        where = link(vault, branch)
+        where = link(p.conf, branch)
         if where is None:
             return "not-connected"
         name, p.remote, upstream = where
@@ -595,18 +609,22 @@ def merge_config() -> list[str]:
     return [f"merge.brain.driver={merge.driver_command()}", f"merge.brain.name={merge.DRIVER_NAME}"]
 
 
-def ensure_driver(vault: Path, gd: Path | None = None) -> None:
+def ensure_driver(vault: Path, gd: Path | None = None, conf: dict[str, str] | None = None) -> bool:
     """Register `brain merge-driver` in the vault's git config and name it for the vault's
     Markdown in `.git/info/attributes` (local, never stashed away by a rebase), so that every
-    merge git runs here, sync's or a person's, merges line by line."""
+    merge git runs here, sync's or a person's, merges line by line. True when the config
+    changed."""
     from brain import merge
 
     gd = gd or git_dir(vault)
-    want = merge.driver_command()
-    if _out(vault, "config", "--local", "--get", "merge.brain.driver") != want:
-        gitutil.run(vault, "config", "--local", "merge.brain.driver", want)
-        gitutil.run(vault, "config", "--local", "merge.brain.name", merge.DRIVER_NAME)
+    conf = read_config(vault) if conf is None else conf
     _add_lines(gd / "info" / "attributes", merge.ATTRIBUTES)
+    want = merge.driver_command()
+    if conf.get("merge.brain.driver") == want:
+        return False
+    gitutil.run(vault, "config", "--local", "merge.brain.driver", want)
+    gitutil.run(vault, "config", "--local", "merge.brain.name", merge.DRIVER_NAME)
+    return True
 
 
 def write_attributes(vault: Path) -> bool:
@@ -644,28 +662,34 @@ def _out(vault: Path, *args: str) -> str | None:
     return proc.stdout.decode("utf-8", "replace").strip() if proc.returncode == 0 else None
 
 
-def link(vault: Path, branch: str) -> tuple[str, str, str] | None:
+def link(conf: dict[str, str], branch: str) -> tuple[str, str, str] | None:
     """(remote name, its URL, the remote's branch) this branch syncs with: its upstream's,
     else origin, else the only remote; None when the vault is not connected."""
-    names = (_out(vault, "remote") or "").split()
-    chosen = _out(vault, "config", "--get", f"branch.{branch}.remote")
-    if chosen not in names:
-        chosen = "origin" if "origin" in names else names[0] if len(names) == 1 else None
+    urls = {
+        key[7:-4]: value
+        for key, value in conf.items()
+        if key.startswith("remote.") and key.endswith(".url")
+    }
+    chosen = conf.get(f"branch.{branch}.remote")
+    if chosen not in urls:
+        chosen = "origin" if "origin" in urls else next(iter(urls)) if len(urls) == 1 else None
     if chosen is None:
         return None
-    merge = _out(vault, "config", "--get", f"branch.{branch}.merge") or ""
-    upstream = merge.removeprefix("refs/heads/") or branch
-    return chosen, _out(vault, "remote", "get-url", chosen) or "", upstream
+    upstream = conf.get(f"branch.{branch}.merge", "").removeprefix("refs/heads/") or branch
+    return chosen, urls[chosen], upstream
 
 
 def rev(vault: Path, ref: str) -> str | None:
     return _out(vault, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
 
 
+def related(vault: Path, ours: str, theirs: str) -> bool:
+    """Whether two commits share history."""
+    return ours == theirs or _out(vault, "merge-base", ours, theirs) is not None
+
+
 def counts(vault: Path, ours: str, theirs: str) -> tuple[int, int]:
-    """(commits only in ours, commits only in theirs); theirs may not share our history."""
-    if _out(vault, "merge-base", ours, theirs) is None:
-        return int(_out(vault, "rev-list", "--count", ours) or 0), 0
+    """(commits only in ours, commits only in theirs)."""
     out = _out(vault, "rev-list", "--left-right", "--count", f"{ours}...{theirs}") or "0 0"
     ahead, behind = out.split()
     return int(ahead), int(behind)
@@ -683,26 +707,22 @@ def host() -> str:
     return re.sub(r"[^A-Za-z0-9-]+", "-", name).strip("-") or "localhost"
 
 
-def _identity(vault: Path) -> list[str]:
-    """`-c` settings for what git does not know about the person: `brain <brain@HOST>`."""
-    out = _out(vault, "config", "--get-regexp", r"^user\.(name|email)$") or ""
-    known = {line.split(" ", 1)[0] for line in out.splitlines()}
-    missing = [] if "user.name" in known else ["user.name=brain"]
-    if "user.email" not in known:
-        missing.append(f"user.email=brain@{host()}")
-    return missing
+def _commit_config(conf: dict[str, str]) -> list[str]:
+    """Unsigned, and `brain <brain@HOST>` for what git does not know about the person."""
+    settings = ["commit.gpgsign=false"]
+    if "user.name" not in conf:
+        settings.append("user.name=brain")
+    if "user.email" not in conf:
+        settings.append(f"user.email=brain@{host()}")
+    return settings
 
 
-def _commit_config(vault: Path) -> list[str]:
-    return ["commit.gpgsign=false", *_identity(vault)]
-
-
-def _net(vault: Path) -> dict[str, Any]:
+def _net(conf: dict[str, str]) -> dict[str, Any]:
     """Never ask for a password (nobody may be there to type it) and give up on a dead host in
     seconds; a person's own ssh command (GIT_SSH_COMMAND, core.sshCommand) is left as it is."""
     env = {"GIT_TERMINAL_PROMPT": "0"}
     own = os.environ.get("GIT_SSH_COMMAND") or os.environ.get("GIT_SSH")
-    if not own and _out(vault, "config", "--get", "core.sshCommand") is None:
+    if not own and "core.sshcommand" not in conf:
         env["GIT_SSH_COMMAND"] = SSH
     return {"env": env, "config": NET_CONFIG, "most": NET_TIMEOUT}
 
@@ -713,14 +733,14 @@ def _net(vault: Path) -> dict[str, Any]:
 def _write_down(p: _Pass) -> None:
     """Commit what changed in the vault, except files that fail brain's checks (named in
     p.waiting, left uncommitted). The vault's git hooks run, as for any commit."""
-    from brain.commands.lint import lint
-    from brain.commands.secrets import scan
-
     vault = p.vault
     p.git("add", "--all", check=True)
     stat = _staged_stat(vault)
     if not stat:
         return
+    from brain.commands.lint import lint  # the secrets rules take ~0.1 s to compile: only now
+    from brain.commands.secrets import scan
+
     why: dict[str, str] = {}
     for problem in lint(vault, staged=True).problems:
         why.setdefault(problem.path, f"{problem.path}:{problem.line}: {problem.message}")
@@ -735,7 +755,7 @@ def _write_down(p: _Pass) -> None:
         stat = [row for row in stat if row[2] not in why]
     if not stat:
         return
-    proc = p.git("commit", "--quiet", "--message", _message(stat), config=_commit_config(vault))
+    proc = p.git("commit", "--quiet", "--message", _message(stat), config=_commit_config(p.conf))
     if proc.returncode != 0:
         gitutil.run(vault, "reset", "--quiet")
         p.waiting.append(f"the commit was refused: {gitutil.complaint(proc)}")
@@ -775,7 +795,7 @@ def _message(stat: list[tuple[str, str, str]]) -> str:
 def _fetch(p: _Pass, remote: str) -> str:
     """Fetch `remote`; "" when it worked, else why not (the pass reports offline)."""
     try:
-        proc = p.git("fetch", "--quiet", "--no-tags", remote, **_net(p.vault))
+        proc = p.git("fetch", "--quiet", "--no-tags", remote, **_net(p.conf))
     except gitutil.GitTimeout as exc:
         return exc.message
     return "" if proc.returncode == 0 else gitutil.complaint(proc)
@@ -786,12 +806,12 @@ def _upstream(p: _Pass, remote: str, upstream: str) -> str:
     remote's default branch when the remote has no branch of its name (a fresh vault on
     `master` joining a vault on `main`), and tracks it from then on."""
     vault = p.vault
-    if _out(vault, "config", "--get", f"branch.{p.branch}.merge") is not None:
+    if f"branch.{p.branch}.merge" in p.conf:
         return upstream
     if rev(vault, f"refs/remotes/{remote}/{upstream}") is not None:
         return upstream
     with contextlib.suppress(gitutil.GitTimeout):
-        p.git("remote", "set-head", remote, "--auto", **_net(vault))
+        p.git("remote", "set-head", remote, "--auto", **_net(p.conf))
     prefix = f"refs/remotes/{remote}/"
     head = _out(vault, "symbolic-ref", "--quiet", f"{prefix}HEAD") or ""
     names = (_out(vault, "for-each-ref", "--format=%(refname)", prefix) or "").split()
@@ -802,8 +822,9 @@ def _upstream(p: _Pass, remote: str, upstream: str) -> str:
         chosen = chosen or (branches[0] if len(branches) == 1 else "")
     if not chosen:
         return upstream  # an empty remote: the send creates the branch
-    gitutil.run(vault, "config", "--local", f"branch.{p.branch}.remote", remote)
-    gitutil.run(vault, "config", "--local", f"branch.{p.branch}.merge", f"refs/heads/{chosen}")
+    for key, value in (("remote", remote), ("merge", f"refs/heads/{chosen}")):
+        gitutil.run(vault, "config", "--local", f"branch.{p.branch}.{key}", value)
+        p.conf[f"branch.{p.branch}.{key}"] = value
     return chosen
 
 
@@ -815,7 +836,7 @@ def _receive(p: _Pass, remote: str, upstream: str) -> None:
     ours = rev(vault, "HEAD")
     if ours == theirs:
         return
-    if ours is None or _out(vault, "merge-base", ours, theirs) is None:
+    if ours is None or not related(vault, ours, theirs):
         if p.mode == "receive":
             p.waiting.append(f"{p.remote} holds a vault with another history; brain sync joins it")
             return
@@ -833,7 +854,7 @@ def _receive(p: _Pass, remote: str, upstream: str) -> None:
         "--quiet",
         "--autostash",
         theirs,
-        config=[*merge_config(), f"core.hooksPath={os.devnull}", *_commit_config(vault)],
+        config=[*merge_config(), f"core.hooksPath={os.devnull}", *_commit_config(p.conf)],
         env={"BRAIN_SYNC_REPORT": str(report)},
     )
     if proc.returncode != 0 or _rebasing(gd):
@@ -922,7 +943,7 @@ def _join(p: _Pass, theirs: str) -> None:
     new = theirs
     tree = idx.write_tree(repo)
     if tree != remote_commit.tree_id:
-        sig = _signature(vault)
+        sig = _signature(p.conf)
         more = f" and {len(merged) - 3} more" if len(merged) > 3 else ""
         message = f"brain sync on {host()}: joined {p.remote}, keeping {', '.join(merged[:3])}"
         new = str(repo.create_commit(None, sig, sig, f"{message}{more}\n", tree, [theirs]))
@@ -995,11 +1016,11 @@ def _move_to(p: _Pass, new: str, *, stash: bool) -> None:
         p.waiting.append("this machine's uncommitted changes are kept in `git stash list`")
 
 
-def _signature(vault: Path) -> Any:
+def _signature(conf: dict[str, str]) -> Any:
     import pygit2
 
     def get(key: str, env: str, default: str) -> str:
-        return os.environ.get(env) or _out(vault, "config", "--get", key) or default
+        return os.environ.get(env) or conf.get(key) or default
 
     name = get("user.name", "GIT_AUTHOR_NAME", "brain")
     return pygit2.Signature(name, get("user.email", "GIT_AUTHOR_EMAIL", f"brain@{host()}"))
@@ -1014,7 +1035,7 @@ def _send(p: _Pass, remote: str, upstream: str) -> str:
     for _ in range(PUSH_TRIES):
         ours = rev(vault, "HEAD")
         theirs = rev(vault, f"refs/remotes/{remote}/{upstream}")
-        if ours is None or (theirs and _out(vault, "merge-base", ours, theirs) is None):
+        if ours is None or (theirs and not related(vault, ours, theirs)):
             return ""  # nothing written down, or not joined yet (the receive said why)
         ahead = (
             counts(vault, ours, theirs)[0]
@@ -1023,7 +1044,7 @@ def _send(p: _Pass, remote: str, upstream: str) -> str:
         )
         if ahead == 0:
             return ""
-        track = [] if _out(vault, "config", "--get", f"branch.{p.branch}.remote") else ["-u"]
+        track = [] if f"branch.{p.branch}.remote" in p.conf else ["-u"]
         try:
             proc = p.git(
                 "push",
@@ -1032,12 +1053,14 @@ def _send(p: _Pass, remote: str, upstream: str) -> str:
                 *track,
                 remote,
                 f"HEAD:refs/heads/{upstream}",
-                **_net(vault),
+                **_net(p.conf),
             )
         except gitutil.GitTimeout as exc:
             return exc.message
         if proc.returncode == 0:
             p.sent += ahead
+            if track:
+                p.conf = read_config(vault)
             return ""
         said = proc.stdout + proc.stderr
         if not any(sign in said for sign in LOST_RACE):

@@ -49,16 +49,17 @@ def status(vault: Path) -> SyncStatus:
     from brain import gitutil
 
     gd = engine.git_dir(vault)
-    on, why = engine.enabled(vault)
+    conf = engine.read_config(vault)
+    on, why = engine.enabled(conf)
     head = gitutil.run(vault, "symbolic-ref", "--quiet", "--short", "HEAD", check=False)
     branch = head.stdout.decode("utf-8", "replace").strip() if head.returncode == 0 else ""
-    name, url, upstream = (engine.link(vault, branch) if branch else None) or ("", "", "")
+    name, url, upstream = (engine.link(conf, branch) if branch else None) or ("", "", "")
     porcelain = gitutil.run(vault, "status", "--porcelain", "-z", "--no-renames", "-uall")
     changes = sum(1 for entry in porcelain.stdout.split(b"\0") if entry)
     ahead = behind = 0
     ours = engine.rev(vault, "HEAD")
     theirs = engine.rev(vault, f"refs/remotes/{name}/{upstream}") if name else None
-    if ours and theirs:
+    if ours and theirs and engine.related(vault, ours, theirs):
         ahead, behind = engine.counts(vault, ours, theirs)
     elif ours and name:
         ahead = _all(vault, ours)  # the remote has no such branch yet: everything waits
