@@ -139,9 +139,9 @@ def _kill_group(proc: subprocess.Popen[bytes]) -> None:
             os.killpg(proc.pid, signal.SIGKILL)
 
 
-def complaint(proc: subprocess.CompletedProcess[bytes]) -> str:
+def complaint(proc: subprocess.CompletedProcess[bytes], *, first: bool = False) -> str:
     """Git's reason in one line: its first `fatal:` or `error:` line (the later ones are
-    advice), else its last line."""
+    advice), else its last line (its first with `first`: what a refusing hook said first)."""
     lines = [
         line.strip()
         for stream in (proc.stderr, proc.stdout)
@@ -152,7 +152,7 @@ def complaint(proc: subprocess.CompletedProcess[bytes]) -> str:
         for prefix in ("fatal: ", "error: "):
             if line.startswith(prefix):
                 return line.removeprefix(prefix)
-    return lines[-1] if lines else f"exit {proc.returncode}"
+    return lines[0 if first else -1] if lines else f"exit {proc.returncode}"
 
 
 def is_repo(path: Path) -> bool:

@@ -110,7 +110,7 @@ class _Pass:
     joined: str = ""
     reason: str = ""
     retry: str = ""
-    rebasing: bool = False  # this pass started a rebase that has not ended yet
+    rebasing: float = 0.0  # when this pass started a rebase that has not ended yet
     conf: dict[str, str] = field(default_factory=dict)  # the vault's git config (read_config)
     started: float = field(default_factory=time.perf_counter)
 
@@ -399,6 +399,7 @@ def run(vault: Path, mode: str = "full", *, background: bool = False) -> SyncRes
             outcome = _pass(p)
         finally:
             if p.rebasing:  # interrupted (Ctrl-C, SIGTERM): undo it, the local commits stay
+                _clear_leftovers(vault, p.gd, ours_since=p.rebasing)  # its git died with it
                 _abort_rebase(vault, p.gd)
             with contextlib.suppress(OSError):
                 (p.gd / MARKER).unlink()
@@ -509,8 +510,7 @@ def _recover(vault: Path, gd: Path) -> str:
     group = doc.get("group") if isinstance(doc, dict) else None
     if isinstance(group, int) and group > 0 and age < ORPHAN_MAX_AGE:
         _stop_orphan(group)
-    _clear_stale_locks(gd)
-    _clear_merge_temps(vault)
+    _clear_leftovers(vault, gd)
     done = "finished an interrupted sync"
     if _rebasing(gd):
         _abort_rebase(vault, gd, check=True)
@@ -540,30 +540,28 @@ def _stop_orphan(group: int) -> None:
         time.sleep(0.05)
 
 
-def _clear_stale_locks(gd: Path) -> None:
-    """Lock files a killed git left: a git still running would have touched them lately."""
+def _clear_leftovers(vault: Path, gd: Path, ours_since: float = 0.0) -> None:
+    """What a killed git leaves: lock files (a git still running would have touched them
+    lately; those made since `ours_since` are this pass's own, whose git is known to be dead)
+    and the files it handed a merge driver (`.merge_file_XXXXXX` at the top of the work tree),
+    which would be written down next."""
     candidates = [gd / n for n in ("index.lock", "HEAD.lock", "ORIG_HEAD.lock", "packed-refs.lock")]
     candidates += list((gd / "refs").rglob("*.lock"))
     for path in candidates:
         for _ in range(int(STALE_LOCK_S * 10) + 1):
             try:
-                age = time.time() - path.stat().st_mtime
+                made = path.stat().st_mtime
             except OSError:
                 break
-            if age >= STALE_LOCK_S:
+            if time.time() - made >= STALE_LOCK_S or (ours_since and made >= ours_since - 1):
                 with contextlib.suppress(OSError):
                     path.unlink()
                 break
             time.sleep(0.1)
-
-
-def _clear_merge_temps(vault: Path) -> None:
-    """The files git hands a merge driver (`.merge_file_XXXXXX` at the top of the work tree)
-    stay behind when the merge is killed; untracked, they would be written down next."""
-    for path in _files(vault, "ls-files", "--others", "--", ".merge_file_*"):
-        if "/" not in path:
+    for name in _files(vault, "ls-files", "--others", "--", ".merge_file_*"):
+        if "/" not in name:
             with contextlib.suppress(OSError):
-                (vault / path).unlink()
+                (vault / name).unlink()
 
 
 def _abort_rebase(vault: Path, gd: Path, *, check: bool = False) -> None:
@@ -758,7 +756,7 @@ def _write_down(p: _Pass) -> None:
     proc = p.git("commit", "--quiet", "--message", _message(stat), config=_commit_config(p.conf))
     if proc.returncode != 0:
         gitutil.run(vault, "reset", "--quiet")
-        p.waiting.append(f"the commit was refused: {gitutil.complaint(proc)}")
+        p.waiting.append(f"the commit was refused: {gitutil.complaint(proc, first=True)}")
         return
     p.wrote += len(stat)
 
@@ -848,7 +846,7 @@ def _receive(p: _Pass, remote: str, upstream: str) -> None:
         return
     report = gd / CLASHES
     report.write_text("", encoding="utf-8")
-    p.rebasing = True
+    p.rebasing = time.time()
     proc = p.git(
         "rebase",
         "--quiet",
@@ -860,13 +858,13 @@ def _receive(p: _Pass, remote: str, upstream: str) -> None:
     if proc.returncode != 0 or _rebasing(gd):
         names = _files(vault, "diff", "--name-only", "--diff-filter=U")
         _abort_rebase(vault, gd)
-        p.rebasing = False
+        p.rebasing = 0.0
         what = f"both sides changed {names[0]}" if names else gitutil.complaint(proc)
         p.waiting.append(
             f"{what}: not merged, nothing lost; merge it by hand (git -C {vault} pull --rebase)"
         )
         return
-    p.rebasing = False
+    p.rebasing = 0.0
     stuck = _in_progress(vault, gd)  # the autostash could not be put back cleanly
     if stuck:
         p.waiting.append(stuck)

@@ -196,6 +196,23 @@ def test_both_add_bullets_and_sync_in_either_order(
     assert (again["outcome"], again["line"]) == ("up-to-date", "up to date")
 
 
+def test_a_receive_keeps_changes_not_written_down_yet(pair: tuple[Machine, Machine]) -> None:
+    """The session-start receive does not write down: what the person (or agent) is editing
+    stays uncommitted, merged line by line with what arrives."""
+    a, b = pair
+    a.add("AI/MEMORY.md", bullet("from a"))
+    a.sync()
+    b.add("AI/MEMORY.md", bullet("being edited on b"))
+    doc = b.brain("sync", "--background", "receive", "--vault", str(b.vault), "--json").json()
+    assert (doc["mode"], doc["wrote"], doc["received"], doc["sent"]) == ("receive", 0, 1, 0)
+    text = b.text()
+    assert bullet("from a") in text
+    assert bullet("being edited on b") in text
+    assert "<<<<<<<" not in text
+    assert b.git("status", "--porcelain").strip() == "M AI/MEMORY.md"
+    assert b.git("stash", "list") == ""
+
+
 def test_the_one_line_says_what_happened(pair: tuple[Machine, Machine]) -> None:
     a, b = pair
     a.add("AI/MEMORY.md", bullet("one"))
@@ -296,11 +313,10 @@ def test_a_push_rejected_because_the_other_machine_sent_first(
     assert bullet("sent second by a") in text
 
 
-def test_a_sync_killed_mid_rebase_is_finished_by_the_next_one(
-    pair: tuple[Machine, Machine], remote: Path, tmp_path: Path
-) -> None:
-    """The pass is killed (SIGKILL) while git is rebasing; the rebase keeps running without it.
-    The next pass stops that orphan, undoes the rebase and syncs: nothing is lost."""
+@pytest.fixture
+def slow_merge(pair: tuple[Machine, Machine], tmp_path: Path) -> tuple[Path, Path]:
+    """slow.txt merges through a driver that stalls while `hold` exists (touching `started`):
+    a pass can be stopped while git is in the middle of its rebase. a and b each changed it."""
     a, b = pair
     hold, started = tmp_path / "hold", tmp_path / "started"
     driver = tmp_path / "slow-driver"
@@ -321,9 +337,13 @@ def test_a_sync_killed_mid_rebase_is_finished_by_the_next_one(
     a.add("slow.txt", "from a\n")
     a.add("AI/MEMORY.md", bullet("written before the kill"))
     hold.touch()
+    return hold, started
+
+
+def stop_mid_rebase(machine: Machine, started: Path, signum: int) -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "brain", "sync", "--vault", str(a.vault)],
-        env={**os.environ, **a.env()},
+        [sys.executable, "-m", "brain", "sync", "--vault", str(machine.vault)],
+        env={**os.environ, **machine.env()},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
@@ -331,8 +351,35 @@ def test_a_sync_killed_mid_rebase_is_finished_by_the_next_one(
     try:
         wait_for(started.exists, "the rebase to reach the slow merge")
     finally:
-        os.kill(proc.pid, signal.SIGKILL)
-        proc.wait()
+        os.kill(proc.pid, signum)
+        proc.wait(timeout=60)
+
+
+def test_a_sync_stopped_with_sigterm_undoes_its_own_rebase(
+    pair: tuple[Machine, Machine], slow_merge: tuple[Path, Path], remote: Path
+) -> None:
+    a, _ = pair
+    hold, started = slow_merge
+    stop_mid_rebase(a, started, signal.SIGTERM)
+    gd = a.vault / ".git"
+    assert not (gd / "rebase-merge").exists()
+    assert not (gd / "brain-sync").exists()
+    assert not (gd / "index.lock").exists()
+    assert a.git("status", "--porcelain") == ""
+    hold.unlink()
+    doc = a.sync()
+    assert (doc["recovered"], doc["received"], doc["sent"]) == ("", 1, 1)
+    assert bullet("written before the kill") in git(remote, "show", "main:AI/MEMORY.md")
+
+
+def test_a_sync_killed_mid_rebase_is_finished_by_the_next_one(
+    pair: tuple[Machine, Machine], slow_merge: tuple[Path, Path], remote: Path
+) -> None:
+    """The pass is killed (SIGKILL) while git is rebasing; the rebase keeps running without it.
+    The next pass stops that orphan, undoes the rebase and syncs: nothing is lost."""
+    a, b = pair
+    hold, started = slow_merge
+    stop_mid_rebase(a, started, signal.SIGKILL)
     gd = a.vault / ".git"
     assert (gd / "rebase-merge").is_dir()
     assert (gd / "brain-sync").exists()
@@ -392,6 +439,40 @@ def test_a_sync_checks_what_it_writes_down_without_brains_hooks(
     doc = a.sync(code=1)
     assert (doc["wrote"], doc["sent"]) == (0, 0)
     assert doc["waiting"][0].startswith("AI/TUNINGS.md:")
+
+
+def test_one_pass_at_a_time_per_vault(
+    pair: tuple[Machine, Machine], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A background pass finding another one running leaves at once; a person's waits."""
+    import threading
+
+    from brain import files
+
+    a, _ = pair
+    a.add("AI/MEMORY.md", bullet("after the wait"))
+    a.activate(monkeypatch)
+    lock = config.state_dir() / "sync" / f"{config.index_path(a.vault.resolve()).stem}.lock"
+    release = threading.Event()
+
+    def hold() -> None:
+        with files.locked(lock):
+            release.wait(30)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        time.sleep(0.2)
+        busy = a.brain("sync", "--background", "send", "--vault", str(a.vault), "--json").json()
+        assert (busy["outcome"], busy["wrote"]) == ("busy", 0)
+        threading.Timer(1.5, release.set).start()
+        start = time.perf_counter()
+        doc = a.sync()
+        assert time.perf_counter() - start > 1.0
+        assert (doc["wrote"], doc["sent"]) == (1, 1)
+    finally:
+        release.set()
+        holder.join()
 
 
 def test_commits_are_unsigned_and_authored_by_brain_when_no_identity_is_set(
@@ -611,6 +692,15 @@ def test_brain_connect_at_install_connects(remote: Path, tmp_path: Path, pair: A
     c.add("AI/MEMORY.md", bullet("via the hooks"))
     doc = c.sync()
     assert (doc["wrote"], doc["sent"]) == (1, 1)
+    # ... and so does the hook the vault had before brain, which brain's hook chains to
+    refuse = c.vault / ".git" / "hooks" / "pre-commit"
+    refuse.write_text("#!/bin/sh\necho 'no commits on fridays' >&2\nexit 1\n", encoding="utf-8")
+    refuse.chmod(0o755)
+    c.add("AI/MEMORY.md", bullet("refused by a hook"))
+    doc = c.sync(code=1)
+    assert (doc["wrote"], doc["sent"]) == (0, 0)
+    assert doc["waiting"] == ["the commit was refused: no commits on fridays"]
+    assert c.git("status", "--porcelain").strip() == "M AI/MEMORY.md"
 
 
 def test_install_registers_the_merge_driver(git_vault: Path) -> None:

@@ -25,34 +25,18 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
+
+from bench_hooks import environment  # noqa: E402
 
 from brain import hooks  # noqa: E402
 
 FILES = 50  # the notes the history's commits append to
-
-
-def environment(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "BRAIN_", "XDG_"))}
-    env.update(
-        HOME=str(home),
-        XDG_CONFIG_HOME=str(home / ".config"),
-        XDG_STATE_HOME=str(home / ".local" / "state"),
-        XDG_DATA_HOME=str(home / ".local" / "share"),
-        XDG_CACHE_HOME=str(home / ".cache"),
-        GIT_CONFIG_GLOBAL=str(home / ".gitconfig"),
-        GIT_CONFIG_NOSYSTEM="1",
-        GIT_AUTHOR_NAME="Bench",
-        GIT_AUTHOR_EMAIL="bench@example.invalid",
-        GIT_COMMITTER_NAME="Bench",
-        GIT_COMMITTER_EMAIL="bench@example.invalid",
-        BRAIN_EMBED="none",
-        BRAIN_NO_UPDATE="1",
-    )
-    return env
 
 
 def git(repo: Path, env: dict[str, str], *args: str, data: bytes | None = None) -> str:
@@ -106,7 +90,9 @@ def commits_of_bullets(tip: str, count: int, existing: str, tag: str) -> bytes:
     return b"".join(out)
 
 
-def brain(env: dict[str, str], *args: str, stdin: str | None = None) -> tuple[float, dict]:
+def brain(
+    env: dict[str, str], *args: str, stdin: str | None = None
+) -> tuple[float, dict[str, Any]]:
     start = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-m", "brain", *args],
@@ -149,102 +135,111 @@ def med(values: list[float]) -> str:
     return f"{statistics.median(values) * 1000:8.0f} ms"
 
 
+def line(label: str, walls: list[float], passes: list[float] | None = None) -> None:
+    extra = f"  (pass {med(passes)})" if passes else ""
+    print(f"{label:<31}{med(walls)}{extra}")
+
+
+class Bench:
+    def __init__(self, base: Path, commits: int, runs: int) -> None:
+        self.runs = runs
+        self.env_a, self.env_b = environment(base / "home-a"), environment(base / "home-b")
+        for env in (self.env_a, self.env_b):
+            Path(env["HOME"]).mkdir()
+        self.remote, self.a, self.b = base / "remote.git", base / "a", base / "b"
+        start = time.perf_counter()
+        git(base, self.env_a, "init", "-q", "--bare", "-b", "main", str(self.remote))
+        git(base, self.env_a, "init", "-q", "-b", "main", str(self.a))
+        git(self.a, self.env_a, "fast-import", "--quiet", data=history(commits))
+        git(self.a, self.env_a, "checkout", "-q", "main")
+        git(self.a, self.env_a, "remote", "add", "origin", str(self.remote))
+        git(self.a, self.env_a, "push", "-q", "-u", "origin", "main")
+        git(base, self.env_b, "clone", "-q", str(self.remote), str(self.b))
+        count = git(self.b, self.env_b, "rev-list", "--count", "HEAD").strip()
+        print(f"vault: {count} commits of history, made in {time.perf_counter() - start:.1f} s")
+        for env, vault in ((self.env_a, self.a), (self.env_b, self.b)):
+            brain(env, "sync", "--vault", str(vault), "--json")  # the first pass: driver, index
+
+    def sync_b(self) -> tuple[float, dict[str, Any]]:
+        return brain(self.env_b, "sync", "--vault", str(self.b), "--json")
+
+    def quiet(self) -> None:
+        runs = [self.sync_b() for _ in range(self.runs)]
+        assert all(doc["outcome"] == "up-to-date" for _, doc in runs), runs
+        line("no-change sync", [t for t, _ in runs], [d["ms"] / 1000 for _, d in runs])
+
+    def receive(self, label: str, prepare: Callable[[int], None]) -> None:
+        walls, passes = [], []
+        for run in range(self.runs):
+            prepare(run)
+            took, doc = self.sync_b()
+            assert doc["outcome"] == "synced", doc
+            assert doc["received"] >= 1, doc
+            walls.append(took)
+            passes.append(doc["ms"] / 1000)
+        line(label, walls, passes)
+
+    def one_commit(self, run: int) -> None:
+        with (self.a / "AI" / "MEMORY.md").open("a", encoding="utf-8") as fh:
+            fh.write("".join(bullet(f"one{run}", i) for i in range(1000)))
+        brain(self.env_a, "sync", "--vault", str(self.a), "--json")
+
+    def many_commits(self, run: int) -> None:
+        a, env = self.a, self.env_a
+        tip = git(a, env, "rev-parse", "HEAD").strip()
+        text = (a / "AI" / "MEMORY.md").read_text(encoding="utf-8")
+        stream = commits_of_bullets(tip, 1000, text, f"many{run}")
+        git(a, env, "fast-import", "--quiet", "--force", data=stream)
+        git(a, env, "reset", "-q", "--hard", "main")
+        git(a, env, "push", "-q", "origin", "main")
+
+    def with_local(self, run: int) -> None:
+        self.one_commit(run + 100)
+        with (self.b / "AI" / "MEMORY.md").open("a", encoding="utf-8") as fh:
+            fh.write(bullet(f"local{run}", 0))
+        git(self.b, self.env_b, "commit", "-q", "-am", "local")
+
+    def hook(self) -> None:
+        b = self.b
+        event = json.dumps({"hook_event_name": "SessionStart", "session_id": "s", "cwd": str(b)})
+        env = {**self.env_b, "BRAIN_VAULT": str(b)}
+        off, on = [], []
+        for _ in range(self.runs):
+            idle(self.env_b)
+            off.append(brain({**env, "BRAIN_SYNC": "off"}, "pack", stdin=event)[0])
+            idle(self.env_b)
+            on.append(brain(env, "pack", stdin=event)[0])
+        idle(self.env_b)
+        added = (statistics.median(on) - statistics.median(off)) * 1000
+        line("pack hook, sync off", off)
+        print(f"{'pack hook, sync on':<31}{med(on)}  (+{added:.0f} ms)")
+        os.environ.update(env)
+        from brain import sync
+
+        spawn, passes = [], []
+        for _ in range(self.runs):
+            idle(self.env_b)
+            start = time.perf_counter()
+            assert sync.background(b, "receive")
+            spawn.append(time.perf_counter() - start)
+            idle(self.env_b)
+            passes.append(time.perf_counter() - start)
+        line("sync.background()", spawn)
+        line("detached receive, nothing new", passes)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--commits", type=int, default=5000)
     ap.add_argument("--runs", type=int, default=5)
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="brain-bench-sync-") as tmp:
-        base = Path(tmp)
-        env_a, env_b = environment(base / "home-a"), environment(base / "home-b")
-        for env in (env_a, env_b):
-            Path(env["HOME"]).mkdir()
-        remote, a, b = base / "remote.git", base / "a", base / "b"
-        git(base, env_a, "init", "-q", "--bare", "-b", "main", str(remote))
-        git(base, env_a, "init", "-q", "-b", "main", str(a))
-        start = time.perf_counter()
-        git(a, env_a, "fast-import", "--quiet", data=history(args.commits))
-        git(a, env_a, "checkout", "-q", "main")
-        git(a, env_a, "remote", "add", "origin", str(remote))
-        git(a, env_a, "push", "-q", "-u", "origin", "main")
-        git(base, env_b, "clone", "-q", str(remote), str(b))
-        count = git(b, env_b, "rev-list", "--count", "HEAD").strip()
-        print(f"vault: {count} commits of history, made in {time.perf_counter() - start:.1f} s")
-        for env, vault in ((env_a, a), (env_b, b)):
-            brain(env, "sync", "--vault", str(vault), "--json")  # first pass: driver, index
-
-        quiet = [brain(env_b, "sync", "--vault", str(b), "--json") for _ in range(args.runs)]
-        assert all(doc["outcome"] == "up-to-date" for _, doc in quiet), quiet
-        print(
-            f"no-change sync           {med([t for t, _ in quiet])}  (pass {med([d['ms'] / 1000 for _, d in quiet])})"
-        )
-
-        def receive(label: str, prepare: object) -> None:
-            walls, passes = [], []
-            for run in range(args.runs):
-                prepare(run)  # type: ignore[operator]
-                took, doc = brain(env_b, "sync", "--vault", str(b), "--json")
-                assert doc["received"] >= 1 and doc["outcome"] == "synced", doc
-                walls.append(took)
-                passes.append(doc["ms"] / 1000)
-            print(f"{label:<25}{med(walls)}  (pass {med(passes)})")
-
-        def one_commit(run: int) -> None:
-            with (a / "AI" / "MEMORY.md").open("a", encoding="utf-8") as fh:
-                fh.write("".join(bullet(f"one{run}", i) for i in range(1000)))
-            brain(env_a, "sync", "--vault", str(a), "--json")
-
-        def many_commits(run: int) -> None:
-            tip = git(a, env_a, "rev-parse", "HEAD").strip()
-            text = (a / "AI" / "MEMORY.md").read_text(encoding="utf-8")
-            git(
-                a,
-                env_a,
-                "fast-import",
-                "--quiet",
-                "--force",
-                data=commits_of_bullets(tip, 1000, text, f"many{run}"),
-            )
-            git(a, env_a, "reset", "-q", "--hard", "main")
-            git(a, env_a, "push", "-q", "origin", "main")
-
-        def with_local(run: int) -> None:
-            one_commit(run + 100)
-            with (b / "AI" / "MEMORY.md").open("a", encoding="utf-8") as fh:
-                fh.write(bullet(f"local{run}", 0))
-            git(b, env_b, "commit", "-q", "-am", "local")
-
-        receive("receive 1,000 (1 commit)", one_commit)
-        receive("receive 1,000 (1,000 commits)", many_commits)
-        receive("receive 1,000 + replay 1", with_local)
-
-        event = json.dumps({"hook_event_name": "SessionStart", "session_id": "s", "cwd": str(b)})
-        hook_env = {**env_b, "BRAIN_VAULT": str(b)}
-        off, on = [], []
-        for _ in range(args.runs):
-            idle(env_b)
-            off.append(brain({**hook_env, "BRAIN_SYNC": "off"}, "pack", stdin=event)[0])
-            idle(env_b)
-            on.append(brain(hook_env, "pack", stdin=event)[0])
-        idle(env_b)
-        print(f"pack hook, sync off      {med(off)}")
-        print(
-            f"pack hook, sync on       {med(on)}  (+{(statistics.median(on) - statistics.median(off)) * 1000:.0f} ms)"
-        )
-
-        os.environ.update(hook_env)
-        from brain import sync
-
-        spawn, passes = [], []
-        for _ in range(args.runs):
-            idle(env_b)
-            start = time.perf_counter()
-            assert sync.background(b, "receive")
-            spawn.append(time.perf_counter() - start)
-            idle(env_b)
-            passes.append(time.perf_counter() - start)
-        print(f"sync.background()        {med(spawn)}")
-        print(f"detached receive pass    {med(passes)}  (nothing to receive)")
+        bench = Bench(Path(tmp), args.commits, args.runs)
+        bench.quiet()
+        bench.receive("receive 1,000 (1 commit)", bench.one_commit)
+        bench.receive("receive 1,000 (1,000 commits)", bench.many_commits)
+        bench.receive("receive 1,000 + replay 1 local", bench.with_local)
+        bench.hook()
 
 
 if __name__ == "__main__":
