@@ -322,7 +322,7 @@ def slow_merge(pair: tuple[Machine, Machine], tmp_path: Path) -> tuple[Path, Pat
     driver = tmp_path / "slow-driver"
     driver.write_text(
         "#!/bin/sh\n"
-        f"if [ -f {hold} ]; then touch {started}; sleep 120; fi\n"
+        f"if [ -f {hold} ]; then echo $$ > {started}; sleep 120; fi\n"
         'exec git merge-file --union "$2" "$1" "$3"\n',
         encoding="utf-8",
     )
@@ -338,6 +338,14 @@ def slow_merge(pair: tuple[Machine, Machine], tmp_path: Path) -> tuple[Path, Pat
     a.add("AI/MEMORY.md", bullet("written before the kill"))
     hold.touch()
     return hold, started
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
 
 
 def stop_mid_rebase(machine: Machine, started: Path, signum: int) -> None:
@@ -361,6 +369,7 @@ def test_a_sync_stopped_with_sigterm_undoes_its_own_rebase(
     a, _ = pair
     hold, started = slow_merge
     stop_mid_rebase(a, started, signal.SIGTERM)
+    wait_for(lambda: not alive(int(started.read_text())), "its git to be stopped", timeout=5)
     gd = a.vault / ".git"
     assert not (gd / "rebase-merge").exists()
     assert not (gd / "brain-sync").exists()
@@ -383,8 +392,11 @@ def test_a_sync_killed_mid_rebase_is_finished_by_the_next_one(
     gd = a.vault / ".git"
     assert (gd / "rebase-merge").is_dir()
     assert (gd / "brain-sync").exists()
+    driver = int(started.read_text(encoding="utf-8"))
+    assert alive(driver)  # the orphaned rebase is still running
     hold.unlink()
     doc = a.sync()
+    wait_for(lambda: not alive(driver), "the orphaned git to be stopped", timeout=5)
     assert doc["recovered"] == "finished an interrupted sync (its rebase undone, nothing lost)"
     assert doc["line"].startswith("finished an interrupted sync")
     assert (doc["wrote"], doc["received"], doc["sent"]) == (0, 1, 1)
