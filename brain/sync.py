@@ -625,6 +625,25 @@ def ensure_driver(vault: Path, gd: Path | None = None, conf: dict[str, str] | No
     return True
 
 
+def forget_driver(vault: Path) -> None:
+    """Undo `ensure_driver` (brain uninstall): git's own merge applies again. The committed
+    `.gitattributes` lines stay (the vault is never touched); without the driver git ignores
+    them."""
+    from brain import merge
+
+    for key in ("merge.brain.driver", "merge.brain.name"):
+        gitutil.run(vault, "config", "--local", "--unset-all", key, check=False)
+    path = git_dir(vault) / "info" / "attributes"
+    with contextlib.suppress(OSError):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        ours = {*merge.ATTRIBUTES, ATTRIBUTES_NOTE}
+        kept = [line for line in lines if line.strip() not in ours]
+        if not any(line.strip() for line in kept):
+            path.unlink()
+        elif kept != lines:
+            files.write_atomic(path, "\n".join(kept).strip("\n") + "\n")
+
+
 def write_attributes(vault: Path) -> bool:
     """Add brain's merge lines to the vault's `.gitattributes` (committed, so every clone has
     them); True when the file changed."""

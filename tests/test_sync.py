@@ -715,10 +715,20 @@ def test_brain_connect_at_install_connects(remote: Path, tmp_path: Path, pair: A
     assert c.git("status", "--porcelain").strip() == "M AI/MEMORY.md"
 
 
-def test_install_registers_the_merge_driver(git_vault: Path) -> None:
+def test_install_registers_the_merge_driver_and_uninstall_forgets_it(git_vault: Path) -> None:
+    attributes = git_vault / ".git" / "info" / "attributes"
+    assert not attributes.exists()
     assert brain("install", str(git_vault), "--json").code == 0
     assert git(git_vault, "config", "merge.brain.driver").strip().endswith("%O %A %B %P")
-    assert "*.md merge=brain" in (git_vault / ".git" / "info" / "attributes").read_text("utf-8")
+    assert "*.md merge=brain" in attributes.read_text("utf-8")
+    assert brain("uninstall", "--json").code == 0
+    proc = subprocess.run(
+        ["git", "-C", str(git_vault), "config", "--get-regexp", "^merge\\.brain\\."],
+        capture_output=True,
+        check=False,
+    )
+    assert (proc.returncode, proc.stdout) == (1, b"")
+    assert not attributes.exists()
 
 
 def test_status_says_what_waits_on_either_side(pair: tuple[Machine, Machine]) -> None:

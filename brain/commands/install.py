@@ -409,6 +409,10 @@ def uninstall() -> UninstallResult:
     indexes: list[str] = []
     for vault, folder in vaults:
         result = hooks.uninstall_git_hooks(vault, folder)
+        if vault.is_dir() and gitutil.is_repo(vault):
+            from brain import sync
+
+            sync.forget_driver(vault)
         if result.action != "absent" or vault == current:
             results.append(result)
         indexes += _remove_index(vault)
