@@ -122,18 +122,19 @@ class _Pass:
             *args,
             check=check,
             timeout=_left(self.deadline, most),
-            started=self._note,
+            started=self.note,
             **kw,
         )
 
-    def _note(self, group: int) -> None:
+    def note(self, group: int) -> None:
         with contextlib.suppress(OSError):
             (self.gd / MARKER).write_text(
                 json.dumps({"pid": os.getpid(), "group": group}), encoding="utf-8"
             )
 
     def finish(self, outcome: str) -> SyncResult:
-        if outcome == "synced":
+        """The result; outcome "done" becomes synced, waiting or up-to-date by what moved."""
+        if outcome == "done":
             moved = self.wrote or self.received or self.sent or self.joined
             outcome = "synced" if moved else "waiting" if self.waiting else "up-to-date"
         result = SyncResult(
@@ -394,7 +395,7 @@ def run(vault: Path, mode: str = "full", *, background: bool = False) -> SyncRes
             p.reason = "another sync of this vault is running; try again in a moment"
             return p.finish("busy")
         p.recovered = _recover(vault, p.gd)
-        p._note(0)
+        p.note(0)
         try:
             outcome = _pass(p)
         finally:
@@ -450,11 +451,11 @@ def _pass(p: _Pass) -> str:
     busy = _in_progress(vault, p.gd)
     if busy:
         p.waiting.append(busy)
-        return "synced"
+        return "done"
     branch = _out(vault, "symbolic-ref", "--quiet", "--short", "HEAD")
     if branch is None:
         p.waiting.append("the vault is not on a branch (detached HEAD); `git switch BRANCH` there")
-        return "synced"
+        return "done"
     p.branch = branch
     try:
         if p.mode != "receive":
@@ -478,7 +479,7 @@ def _pass(p: _Pass) -> str:
                 return "offline"
     except gitutil.GitTimeout as exc:  # a local command (a hook, a merge) that hung
         p.waiting.append(f"{exc.message}; nothing lost, run brain sync again")
-    return "synced"
+    return "done"
 
 
 # --- locks and recovery --------------------------------------------------------------------------
@@ -846,6 +847,10 @@ def _upstream(p: _Pass, remote: str, upstream: str) -> str:
 
 
 def _receive(p: _Pass, remote: str, upstream: str) -> None:
+    """Rebase what is written down here onto the remote's branch (or join the remote's vault);
+    the clashes the merge driver kept both sides of are reported, the index follows."""
+    from brain import merge
+
     vault, gd = p.vault, p.gd
     theirs = rev(vault, f"refs/remotes/{remote}/{upstream}")
     if theirs is None:
@@ -872,7 +877,7 @@ def _receive(p: _Pass, remote: str, upstream: str) -> None:
         "--autostash",
         theirs,
         config=[*merge_config(), f"core.hooksPath={os.devnull}", *_commit_config(p.conf)],
-        env={"BRAIN_SYNC_REPORT": str(report)},
+        env={merge.REPORT_ENV: str(report)},
     )
     if proc.returncode != 0 or _rebasing(gd):
         names = _files(vault, "diff", "--name-only", "--diff-filter=U")
@@ -1090,7 +1095,8 @@ def _send(p: _Pass, remote: str, upstream: str) -> str:
         if failure:
             return failure
         before = len(p.waiting)
-        _receive(p, remote, upstream)
+        with _core_files_locked(vault):
+            _receive(p, remote, upstream)
         if len(p.waiting) > before:
             return ""
     p.waiting.append("the remote kept changing while this machine sent; run brain sync again")

@@ -601,7 +601,8 @@ def test_the_hook_pays_for_the_spawn_only(
     pair: tuple[Machine, Machine], tmp_path: Path, remote: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`background` returns in well under 100 ms; the pack hook with sync on costs no more
-    than 100 ms over the same hook with sync off (medians of three)."""
+    than 100 ms over the same hook with sync off (the fastest of five runs each: on a loaded
+    machine a median moves by more than that on its own)."""
     _, b = pair
     b.sync()
     ssh = tmp_path / "idle-ssh"
@@ -626,10 +627,10 @@ def test_the_hook_pays_for_the_spawn_only(
         assert run.code == 0, run
         return time.perf_counter() - start
 
-    off = [hook({"BRAIN_SYNC": "off"}) for _ in range(3)]
-    on = [hook({}) for _ in range(3)]
+    off = [hook({"BRAIN_SYNC": "off"}) for _ in range(5)]
+    on = [hook({}) for _ in range(5)]
     settle(b)
-    assert statistics.median(on) - statistics.median(off) < 0.1, (on, off)
+    assert min(on) - min(off) < 0.1, (on, off)
 
 
 def test_nothing_is_spawned_when_sync_is_off_or_not_connected(
