@@ -264,6 +264,9 @@ def run_pack(
             raise
         sys.stderr.write(f"brain: pack failed ({type(exc).__name__}); see {_crash_report(exc)}\n")
         return 0
+    finally:
+        if hook:  # once the pack is out: the session never waits on the receive starting
+            packmod.receive_in_background(vault)
 
 
 def _serve_pack(
@@ -284,8 +287,6 @@ def _serve_pack(
     budget = packmod.DEFAULT_BUDGET if budget is None else budget
     if budget < 1:
         raise UsageError("--budget must be a positive number of tokens", "pass e.g. --budget 1500")
-    if hook is not None:
-        packmod.receive_in_background(vault)
     who = callermod.detect()
     if project is None:
         root = packmod.repo_root(Path(hook.cwd if hook and hook.cwd else Path.cwd()))

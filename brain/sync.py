@@ -44,7 +44,7 @@ MODES = ("full", "receive", "send")
 NET_TIMEOUT = 60.0  # seconds for one fetch or push
 LOCAL_TIMEOUT = 120.0  # one local git command (a commit runs the person's hooks)
 BUDGET = {"foreground": 600.0, "background": 180.0}  # seconds for a whole pass
-LOCK_WAIT = 60.0  # a person's `brain sync` waits this long for a background pass to end
+LOCK_WAIT = 60.0  # a pass (not a background receive) waits this long for another to end
 OFFLINE_BACKOFF = 600.0  # background passes leave an unreachable remote alone this long
 PUSH_TRIES = 3  # push, rejected (another machine sent first), receive, push again
 STALE_LOCK_S = 5.0  # a git lock file this old, left by an interrupted pass, is removed
@@ -390,7 +390,10 @@ def run(vault: Path, mode: str = "full", *, background: bool = False) -> SyncRes
         return p.finish("offline")
     p.deadline = time.monotonic() + BUDGET["background" if background else "foreground"]
     lock = config.state_dir() / "sync" / f"{_vault_key(vault)}.lock"
-    with files.locked(lock, 0.0 if background else LOCK_WAIT) as got, _terminated_cleanly():
+    # A background receive that finds another pass running leaves the receiving to it; a send
+    # waits its turn, or what the session wrote would stay here until the next one.
+    wait = 0.0 if background and mode == "receive" else LOCK_WAIT
+    with files.locked(lock, wait) as got, _terminated_cleanly():
         if not got:
             p.reason = "another sync of this vault is running; try again in a moment"
             return p.finish("busy")

@@ -33,6 +33,7 @@ INSTALL_KEYS = [
     "git_hooks",
     "index",
     "claude",
+    "sync",
 ]
 
 

