@@ -179,7 +179,9 @@ class Bench:
             assert doc["received"] >= 1, doc
             walls.append(took)
             passes.append(doc["ms"] / 1000)
+        size = (self.b / "AI" / "MEMORY.md").read_text(encoding="utf-8").count("\n- **")
         line(label, walls, passes)
+        print(f"{'':<31}(MEMORY.md now {size:,} bullets: a receive reindexes the whole file)")
 
     def one_commit(self, run: int) -> None:
         with (self.a / "AI" / "MEMORY.md").open("a", encoding="utf-8") as fh:
