@@ -157,7 +157,7 @@ def test_reindex_json_keys(vault: Path, command: str) -> None:
 
 def test_sync_json_keys(git_vault: Path) -> None:
     from brain.commands.sync import SyncStatus
-    from brain.sync import Conflict, SyncResult
+    from brain.gitsync import Conflict, SyncResult
 
     doc = json_of("sync", "--vault", str(git_vault), "--json", code=1)  # not connected
     assert list(doc) == SYNC_KEYS

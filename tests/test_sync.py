@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 from conftest import Run, brain, git
 
-from brain import config, hooks
+from brain import config, gitsync, hooks
 from brain import sync as syncmod
 
 RNG = random.Random(18_018)  # noqa: S311 -- reproducible fake credentials, not crypto
@@ -307,7 +307,7 @@ def test_a_push_rejected_because_the_other_machine_sent_first(
     assert not race.exists(), "the race was not staged"
     assert (doc["wrote"], doc["received"], doc["sent"], doc["waiting"]) == (1, 1, 1, [])
     log = git(remote, "log", "--format=%s", "main").splitlines()
-    assert log[:2] == [f"brain sync on {syncmod.host()}: AI/MEMORY.md +1", "b's change"]
+    assert log[:2] == [f"brain sync on {gitsync.host()}: AI/MEMORY.md +1", "b's change"]
     text = git(remote, "show", "main:AI/MEMORY.md")
     assert bullet("sent first by b") in text
     assert bullet("sent second by a") in text
@@ -509,9 +509,9 @@ def test_commits_are_unsigned_and_authored_by_brain_when_no_identity_is_set(
     assert json.loads(proc.stdout)["sent"] == 1
     author = a.git("log", "-1", "--format=%an <%ae>|%G?|%s").strip()
     name, signed, subject = author.split("|")
-    assert name == f"brain <brain@{syncmod.host()}>"
+    assert name == f"brain <brain@{gitsync.host()}>"
     assert signed == "N"
-    assert subject == f"brain sync on {syncmod.host()}: AI/MEMORY.md +1"
+    assert subject == f"brain sync on {gitsync.host()}: AI/MEMORY.md +1"
 
 
 # --- the index follows ---------------------------------------------------------------------------

@@ -371,14 +371,14 @@ def install(choice: VaultChoice, *, init: bool = False) -> InstallResult:
 def _sync_setup(vault: Path) -> str:
     """Register brain's merge driver in the vault (any merge there goes line by line); with
     BRAIN_CONNECT=URL, connect to it. A remote out of reach is said, never fatal."""
-    from brain import sync
+    from brain import gitsync
 
-    sync.ensure_driver(vault)
+    gitsync.ensure_driver(vault)
     url = os.environ.get("BRAIN_CONNECT", "").strip()
     if not url:
         return ""
     try:
-        return sync.connect(vault, url).line
+        return gitsync.connect(vault, url).line
     except BrainError as exc:
         return f"not connected: {exc}"
 
@@ -410,9 +410,9 @@ def uninstall() -> UninstallResult:
     for vault, folder in vaults:
         result = hooks.uninstall_git_hooks(vault, folder)
         if vault.is_dir() and gitutil.is_repo(vault):
-            from brain import sync
+            from brain import gitsync
 
-            sync.forget_driver(vault)
+            gitsync.forget_driver(vault)
         if result.action != "absent" or vault == current:
             results.append(result)
         indexes += _remove_index(vault)

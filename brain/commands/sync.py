@@ -10,9 +10,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from brain import sync as engine
+from brain import gitsync as engine
+from brain import sync as hookside
 from brain.errors import UsageError
-from brain.sync import SyncResult
+from brain.gitsync import SyncResult
 
 ACTIONS = ("status", "connect", "on", "off")
 
@@ -65,8 +66,8 @@ def status(vault: Path) -> SyncStatus:
         ahead = _all(vault, ours)  # the remote has no such branch yet: everything waits
     fetched = ""
     if (gd / "FETCH_HEAD").exists():
-        fetched = engine.iso((gd / "FETCH_HEAD").stat().st_mtime)
-    state = engine.read_state(vault)
+        fetched = hookside.iso((gd / "FETCH_HEAD").stat().st_mtime)
+    state = hookside.read_state(vault)
     until = float(state.get("offline_until") or 0)
     return SyncStatus(
         str(vault),
@@ -79,7 +80,7 @@ def status(vault: Path) -> SyncStatus:
         ahead,
         behind,
         fetched,
-        engine.iso(until) if until > time.time() else "",
+        hookside.iso(until) if until > time.time() else "",
         str(state.get("last", "")),
         str(state.get("last_at", "")),
     )
