@@ -98,9 +98,25 @@ def reindex_command(
 
 
 @app.command("sync")
-def sync_command(vault: VaultOpt = None, full: FullOpt = False, as_json: JsonOpt = False) -> None:
-    """Bring the index up to date (an alias of `reindex`)."""
-    _reindex(vault, full, as_json)
+def sync_command(
+    action: Annotated[
+        str | None,
+        typer.Argument(help="status, connect, on or off (default: one pass).", show_default=False),
+    ] = None,
+    url: Annotated[
+        str | None, typer.Argument(help="With connect: the remote's URL.", show_default=False)
+    ] = None,
+    vault: VaultOpt = None,
+    as_json: JsonOpt = False,
+    background: Annotated[str | None, typer.Option("--background", hidden=True)] = None,
+) -> None:
+    """Share the vault with your other machines over git: write down, receive, send.
+
+    `status` says where sync stands, `connect URL` where the vault meets the other machines,
+    `off` and `on` stop and restart it for this vault on this machine (also BRAIN_SYNC=off).
+    Exit 1 when something is left waiting: not connected, offline, a refused line, a conflict.
+    """
+    raise typer.Exit(cli.run_sync(action, url, vault, as_json, background))
 
 
 @app.command("lint")
@@ -311,6 +327,8 @@ def _install_lines(r: Any) -> list[str]:
         )
     else:
         lines.append(f"Claude Code: brain pack is not registered ({cl.action}; see below)")
+    if r.sync:
+        lines.append(f"Sync: {r.sync}")
     lines.append(r.next)
     return lines
 

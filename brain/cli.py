@@ -232,6 +232,53 @@ def run_reindex(
     return 0
 
 
+# name -> (destination, takes a value); mirrors `brain.app.sync_command`. Hooks start a
+# background `brain sync` at every session start: without Typer it starts sooner and costs less.
+SYNC_OPTIONS: dict[str, tuple[str, bool]] = {
+    "--vault": ("vault", True),
+    "--json": ("as_json", False),
+    "--background": ("background", True),
+}
+
+
+def parse_sync(args: Sequence[str]) -> dict[str, object] | None:
+    parsed = _parse(args, SYNC_OPTIONS)
+    if parsed is None or len(parsed[1]) > 2:
+        return None
+    opts, words = parsed
+    opts["action"], opts["url"] = [*words, None, None][:2]
+    return opts
+
+
+def run_sync(
+    action: str | None = None,
+    url: str | None = None,
+    vault: str | None = None,
+    as_json: bool = False,
+    background: str | None = None,
+) -> int:
+    """`brain sync [status | connect URL | on | off]`; exit 1 when something is left waiting."""
+    import dataclasses
+
+    from brain import render
+    from brain.commands import sync as cmd
+    from brain.config import resolve_vault
+
+    cmd.check_action(action, url)
+    path = resolve_vault(vault)
+    if action in ("status", "on", "off"):
+        state = cmd.status(path) if action == "status" else cmd.switch(path, action == "on")
+        render.out(render.dumps(render.doc(state)) if as_json else render.sync_status(state))
+        return 0
+    if action == "connect":
+        result = cmd.connect(path, url or "")
+    else:
+        result = cmd.sync(path, mode=background or "full", background=background is not None)
+    render.out(render.dumps(dataclasses.asdict(result)) if as_json else result.line)
+    calm = result.outcome in ("synced", "up-to-date", "off") or background is not None
+    return 0 if calm and not result.waiting and not result.conflicts else 1
+
+
 def run_pack(
     project: str | None = None,
     vault: str | None = None,
@@ -259,6 +306,9 @@ def run_pack(
             raise
         sys.stderr.write(f"brain: pack failed ({type(exc).__name__}); see {_crash_report(exc)}\n")
         return 0
+    finally:
+        if hook:  # once the pack is out: the session never waits on the receive starting
+            packmod.receive_in_background(vault)
 
 
 def _serve_pack(
@@ -407,6 +457,12 @@ def _update_notice(args: list[str]) -> None:
 
 
 def _dispatch(args: list[str]) -> int:
+    if args[:1] == ["merge-driver"] and len(args) == 5:  # git runs it per file merged: no Typer
+        from pathlib import Path
+
+        from brain import merge
+
+        return merge.driver(Path(args[1]), Path(args[2]), Path(args[3]), args[4])
     if args[:1] == ["find"]:
         opts = parse_find(args[1:])
         if opts is not None:
@@ -415,8 +471,12 @@ def _dispatch(args: list[str]) -> int:
         opts = parse_pack(args[1:])
         if opts is not None:
             return run_pack(**opts)  # type: ignore[arg-type]
+    if args[:1] == ["sync"]:
+        opts = parse_sync(args[1:])
+        if opts is not None:
+            return run_sync(**opts)  # type: ignore[arg-type]
     # At a terminal reindex goes through Typer, which draws the progress bar of a long embedding.
-    if args[:1] in (["reindex"], ["sync"]) and not sys.stderr.isatty():
+    if args[:1] == ["reindex"] and not sys.stderr.isatty():
         opts = parse_reindex(args[1:])
         if opts is not None:
             return run_reindex(**opts)  # type: ignore[arg-type]

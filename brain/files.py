@@ -11,6 +11,9 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from brain.errors import BrainError
@@ -97,3 +100,55 @@ def write_atomic(
         with contextlib.suppress(OSError):
             Path(tmp).unlink()
         raise
+
+
+@contextlib.contextmanager
+def locked(path: Path, wait: float | None = None) -> Iterator[bool]:
+    """An exclusive lock on `path` (created if missing) across processes. With `wait` None it
+    waits until the lock is free; otherwise it gives up after `wait` seconds and yields False."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        raise BrainError(
+            f"cannot create the lock file {path}: {exc.strerror}",
+            "make the state dir writable, or point XDG_STATE_HOME at a writable folder",
+        ) from exc
+    got = False
+    try:
+        end = time.monotonic() + (wait or 0.0)
+        while not got:
+            try:
+                _lock(fd, block=wait is None)
+                got = True
+            except OSError:
+                if time.monotonic() >= end:
+                    break
+                time.sleep(0.1)
+        yield got
+    finally:
+        if got:
+            with contextlib.suppress(OSError):
+                _unlock(fd)
+        os.close(fd)
+
+
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+    import msvcrt
+
+    def _lock(fd: int, *, block: bool) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_LOCK if block else msvcrt.LK_NBLCK, 1)  # LK_LOCK: 10 s
+
+    def _unlock(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+else:
+    import fcntl
+
+    def _lock(fd: int, *, block: bool) -> None:
+        fcntl.flock(fd, fcntl.LOCK_EX if block else fcntl.LOCK_EX | fcntl.LOCK_NB)
+
+    def _unlock(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)

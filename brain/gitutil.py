@@ -3,18 +3,25 @@
 Hooks export GIT_* variables that would redirect every git call (GIT_DIR, GIT_INDEX_FILE, ...);
 they are scrubbed so that a command means the repository it names. The one exception is the
 index a commit hook is handed (`hook_index`): staged reads must see what is being committed.
+The variables that say how to reach a remote (GIT_SSH_COMMAND, GIT_ASKPASS, ...) are the user's
+and are kept, so that `brain sync` fetches and pushes as `git` would.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
+import signal
 import subprocess
+import sys
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 from brain.errors import BrainError
 
-# Variables that identify the person committing are kept; the ones that point git elsewhere are not.
+# Variables that identify the person committing, or say how to reach a remote, are kept; the ones
+# that point git at another repository, index or object store are not.
 _KEEP = {
     "GIT_AUTHOR_NAME",
     "GIT_AUTHOR_EMAIL",
@@ -24,7 +31,22 @@ _KEEP = {
     "GIT_CONFIG_NOSYSTEM",
     "GIT_AUTHOR_DATE",
     "GIT_COMMITTER_DATE",
+    "GIT_EXEC_PATH",
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_SSH_VARIANT",
+    "GIT_ASKPASS",
+    "GIT_TERMINAL_PROMPT",
+    "GIT_SSL_CAINFO",
+    "GIT_SSL_NO_VERIFY",
+    "GIT_HTTP_PROXY_AUTHMETHOD",
+    "GIT_ALLOW_PROTOCOL",
+    "GIT_PROTOCOL_FROM_USER",
 }
+
+
+class GitTimeout(BrainError):
+    """A git command ran past its time and was stopped (with everything it started)."""
 
 
 def no_git_env() -> dict[str, str]:
@@ -32,25 +54,105 @@ def no_git_env() -> dict[str, str]:
 
 
 def run(
-    repo: Path, *args: str, check: bool = True, index: str | None = None
+    repo: Path,
+    *args: str,
+    check: bool = True,
+    index: str | None = None,
+    config: Iterable[str] = (),
+    env: Mapping[str, str] | None = None,
+    timeout: float | None = None,
+    started: Callable[[int], None] | None = None,
 ) -> subprocess.CompletedProcess[bytes]:
-    """`git -C repo ARGS` with GIT_* scrubbed; `index` sets GIT_INDEX_FILE (see `hook_index`)."""
-    env = no_git_env()
+    """`git -C repo [-c KEY=VALUE]... ARGS` with GIT_* scrubbed and stdin closed.
+
+    `index` sets GIT_INDEX_FILE (see `hook_index`); `env` adds variables; with `timeout` git runs
+    in its own process group, which is killed whole (ssh, hooks, merge drivers) when time is up
+    or the caller is interrupted; `started` is told that group's id.
+    """
+    full_env = no_git_env()
     if index:
-        env["GIT_INDEX_FILE"] = index
+        full_env["GIT_INDEX_FILE"] = index
+    full_env.update(env or {})
+    argv = ["git", "-C", str(repo)]
+    for item in config:
+        argv += ["-c", item]
+    argv += args
     try:
-        proc = subprocess.run(
-            ["git", "-C", str(repo), *args], capture_output=True, env=env, check=False
-        )
+        if timeout is None:
+            proc = subprocess.run(
+                argv, capture_output=True, env=full_env, check=False, stdin=subprocess.DEVNULL
+            )
+        else:
+            proc = _run_bounded(argv, full_env, timeout, args[0], started)
     except FileNotFoundError as exc:
         raise BrainError("git is not installed", "install git and try again") from exc
     if check and proc.returncode != 0:
-        detail = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         raise BrainError(
-            f"git {args[0]} failed in {repo}: {detail[-1] if detail else proc.returncode}",
+            f"git {args[0]} failed in {repo}: {complaint(proc)}",
             "check that the vault is a git repository (`git status` there)",
         )
     return proc
+
+
+def _run_bounded(
+    argv: list[str],
+    env: dict[str, str],
+    timeout: float,
+    name: str,
+    started: Callable[[int], None] | None,
+) -> subprocess.CompletedProcess[bytes]:
+    kwargs: dict[str, object] = {}
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        kwargs["creationflags"] = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)
+    else:
+        kwargs["start_new_session"] = True
+    proc = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        **kwargs,  # type: ignore[call-overload]
+    )
+    try:
+        if started is not None:
+            started(proc.pid)
+        out, err = proc.communicate(timeout=max(timeout, 0.1))
+    except BaseException as exc:  # the timeout, or Ctrl-C: never leave git running behind us
+        _kill_group(proc)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.communicate(timeout=5)
+        if isinstance(exc, subprocess.TimeoutExpired):
+            raise GitTimeout(
+                f"git {name} took longer than {timeout:.0f} s and was stopped",
+                "check the network and the remote, then try again",
+            ) from None
+        raise
+    return subprocess.CompletedProcess(argv, proc.returncode, out, err)
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(OSError):
+        if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+            proc.kill()
+        else:
+            os.killpg(proc.pid, signal.SIGKILL)
+
+
+def complaint(proc: subprocess.CompletedProcess[bytes], *, first: bool = False) -> str:
+    """Git's reason in one line: its first `fatal:` or `error:` line (the later ones are
+    advice), else its last line (its first with `first`: what a refusing hook said first)."""
+    lines = [
+        line.strip()
+        for stream in (proc.stderr, proc.stdout)
+        for line in (stream or b"").decode("utf-8", "replace").splitlines()
+        if line.strip() and not line.lstrip().startswith("hint:")
+    ]
+    for line in lines:
+        for prefix in ("fatal: ", "error: "):
+            if line.startswith(prefix):
+                return line.removeprefix(prefix)
+    return lines[0 if first else -1] if lines else f"exit {proc.returncode}"
 
 
 def is_repo(path: Path) -> bool:

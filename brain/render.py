@@ -198,3 +198,22 @@ def noun(n: int, word: str, many: str = "") -> str:
 def plural(n: int, word: str, many: str = "") -> str:
     """`1 file`, `2 files`: every count brain prints agrees with its noun."""
     return f"{n} {noun(n, word, many)}"
+
+
+def sync_status(s: Any) -> str:
+    """`brain sync status` for a person: on or off, the remote, what waits on either side."""
+    state = "on" if s.sync == "on" else f"off ({s.why})"
+    lines = [f"Sync: {state}"]
+    if s.remote:
+        lines.append(f"Remote: {s.remote} {s.url} (branch {s.branch})")
+    else:
+        lines.append("Remote: not connected (`brain sync connect URL`)")
+    lines.append(f"Here: {s.changes} changed files not written down, {s.ahead} commits not sent")
+    if s.remote:
+        when = f"as of the fetch at {s.fetched}" if s.fetched else "never fetched"
+        lines.append(f"Remote: {s.behind} commits not received ({when})")
+    if s.offline_until:
+        lines.append(f"Offline: background passes wait until {s.offline_until}")
+    if s.last:
+        lines.append(f"Last pass ({s.last_at}): {s.last}")
+    return "\n".join(lines)

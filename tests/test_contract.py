@@ -7,6 +7,7 @@ and must show up here (and in README.md's JSON table) first.
 from __future__ import annotations
 
 import re
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,41 @@ REINDEX_KEYS = [
 LINT_KEYS = ["ok", "files", "bullets", "problems"]
 PROBLEM_KEYS = ["path", "line", "message"]
 VERSION_KEYS = ["version", "commit", "package", "python"]
+SYNC_KEYS = [
+    "vault",
+    "mode",
+    "outcome",
+    "remote",
+    "branch",
+    "wrote",
+    "received",
+    "sent",
+    "changed",
+    "conflicts",
+    "waiting",
+    "recovered",
+    "joined",
+    "reason",
+    "retry",
+    "line",
+    "ms",
+]
+CONFLICT_KEYS = ["path", "line", "lines"]
+SYNC_STATUS_KEYS = [
+    "vault",
+    "sync",
+    "why",
+    "remote",
+    "url",
+    "branch",
+    "changes",
+    "ahead",
+    "behind",
+    "fetched",
+    "offline_until",
+    "last",
+    "last_at",
+]
 ERROR_KEYS = ["error"]
 
 
@@ -106,7 +142,7 @@ def test_find_json_is_utf8_not_escaped() -> None:
     assert "\\u00d6" not in run.out
 
 
-@pytest.mark.parametrize("command", ["reindex", "sync"])
+@pytest.mark.parametrize("command", ["reindex"])
 def test_reindex_json_keys(vault: Path, command: str) -> None:
     doc = json_of(command, "--vault", str(vault), "--json")
     assert list(doc) == REINDEX_KEYS
@@ -118,6 +154,22 @@ def test_reindex_json_keys(vault: Path, command: str) -> None:
     assert re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z", doc["built"])
     assert isinstance(doc["ms"], float)
     assert list(json_of(command, "--vault", str(vault), "--json", "--full")) == REINDEX_KEYS
+
+
+def test_sync_json_keys(git_vault: Path) -> None:
+    from brain.commands.sync import SyncStatus
+    from brain.gitsync import Conflict, SyncResult
+
+    doc = json_of("sync", "--vault", str(git_vault), "--json", code=1)  # not connected
+    assert list(doc) == SYNC_KEYS
+    assert doc["outcome"] == "not-connected"
+    assert [f.name for f in fields(SyncResult)] == SYNC_KEYS
+    assert [f.name for f in fields(Conflict)] == CONFLICT_KEYS
+    for action in ("status", "off", "on"):
+        assert list(json_of("sync", action, "--vault", str(git_vault), "--json")) == (
+            SYNC_STATUS_KEYS
+        )
+    assert [f.name for f in fields(SyncStatus)] == SYNC_STATUS_KEYS
 
 
 def test_lint_json_keys(vault: Path) -> None:
@@ -193,7 +245,10 @@ def _readme_table() -> dict[str, list[str]]:
     [
         ("`find`", FIND_KEYS),
         ("`find` hit", HIT_KEYS),
-        ("`reindex` / `sync`", REINDEX_KEYS),
+        ("`reindex`", REINDEX_KEYS),
+        ("`sync` / `sync connect`", SYNC_KEYS),
+        ("`sync` conflict", CONFLICT_KEYS),
+        ("`sync status` / `on` / `off`", SYNC_STATUS_KEYS),
         ("`lint`", LINT_KEYS),
         ("`version`", VERSION_KEYS),
         ("error", ERROR_KEYS),

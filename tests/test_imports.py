@@ -109,9 +109,18 @@ def test_find_options_table_matches_the_typer_command() -> None:
         assert typer_options[flag] == (dest, takes_value), flag
 
 
-@pytest.mark.parametrize("name", ["reindex", "sync"])
-def test_reindex_options_table_matches_the_typer_command(name: str) -> None:
-    assert _typer_find_options(name) == cli.REINDEX_OPTIONS
+def test_reindex_options_table_matches_the_typer_command() -> None:
+    assert _typer_find_options("reindex") == cli.REINDEX_OPTIONS
+
+
+def test_sync_options_table_matches_the_typer_command() -> None:
+    assert _typer_find_options("sync") == cli.SYNC_OPTIONS
+
+
+def test_sync_fast_path_imports_nothing_heavy(git_vault: Path) -> None:
+    code, modules = imported_modules("sync", "status", "--vault", str(git_vault))
+    assert code == 0
+    assert sorted(m for m in modules if m.split(".")[0] in HEAVY) == []
 
 
 def test_propose_options_table_matches_the_typer_command() -> None:

@@ -123,20 +123,14 @@ def test_full_rebuild_reads_everything(vault: Path) -> None:
     assert first_locator(vault, "libgit2") == LIBGIT2
 
 
-def test_sync_is_an_alias_of_reindex(vault: Path) -> None:
+def test_sync_no_longer_reindexes(vault: Path) -> None:
+    """`brain sync` was an alias of `reindex`; it now shares the vault over git (see
+    tests/test_sync.py) and says so when the vault is not a git repository."""
     reindex(vault)
-    note = vault / "notes" / "ideas.md"
-    note.write_text(note.read_text(encoding="utf-8") + "\nA numbat.\n", "utf-8")
-    run = brain("sync", "--vault", str(vault), "--json")
-    assert run.code == 0, run
-    doc = run.json()
-    assert list(doc) == list(reindex(vault))
-    assert doc["changed"] == ["notes/ideas.md"]
-    plain = brain("sync", "--vault", str(vault))
-    assert plain.code == 0
-    assert plain.out.startswith("Index updated:")
-    full = brain("sync", "--vault", str(vault), "--full")
-    assert full.out.startswith("Index rebuilt:")
+    run = brain("sync", "--vault", str(vault))
+    assert run.code == 1
+    assert "is not a git repository, so it cannot sync" in run.err
+    assert "Index" not in run.out
 
 
 def test_built_changes_on_every_sync(vault: Path) -> None:

@@ -35,6 +35,7 @@ INSTALL_KEYS = [
     "git_hooks",
     "index",
     "claude",
+    "sync",
     "next",
 ]
 UNINSTALL_KEYS = [

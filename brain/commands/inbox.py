@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
-import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -81,43 +79,10 @@ def _state_file(vault: Path, suffix: str) -> Path:
 @contextlib.contextmanager
 def locked(vault: Path) -> Iterator[None]:
     """One writer at a time for this vault's inbox and core files (across processes)."""
-    path = _state_file(vault, ".lock")
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
-    except OSError as exc:
-        raise BrainError(
-            f"cannot create the inbox lock {path}: {exc.strerror}",
-            "make the state dir writable, or point XDG_STATE_HOME at a writable folder",
-        ) from exc
-    try:
-        _lock(fd)
+    from brain.files import locked as file_lock
+
+    with file_lock(_state_file(vault, ".lock")):
         yield
-    finally:
-        with contextlib.suppress(OSError):
-            _unlock(fd)
-        os.close(fd)
-
-
-if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-    import msvcrt
-
-    def _lock(fd: int) -> None:
-        os.lseek(fd, 0, os.SEEK_SET)
-        msvcrt.locking(fd, msvcrt.LK_LOCK, 1)  # retries for 10 s, then raises
-
-    def _unlock(fd: int) -> None:
-        os.lseek(fd, 0, os.SEEK_SET)
-        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
-
-else:
-    import fcntl
-
-    def _lock(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_EX)
-
-    def _unlock(fd: int) -> None:
-        fcntl.flock(fd, fcntl.LOCK_UN)
 
 
 def journal_path(vault: Path) -> Path:

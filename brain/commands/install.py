@@ -74,6 +74,7 @@ class InstallResult:
     git_hooks: hooks.GitHooks
     index: IndexBuilt
     claude: agent_hooks.AgentHooks
+    sync: str  # with BRAIN_CONNECT=URL: what connecting did, in one line; "" otherwise
     next: str  # what to do now, in one sentence
 
 
@@ -400,6 +401,7 @@ def install(choice: VaultChoice, *, init: bool = False) -> InstallResult:
     git_hooks = hooks.install_git_hooks(vault, str(Path(sys.executable).absolute()))
     built = _build_index(vault)
     claude = agent_hooks.register("claude")
+    synced = _sync_setup(vault)
     return InstallResult(
         str(vault),
         choice.origin,
@@ -413,8 +415,24 @@ def install(choice: VaultChoice, *, init: bool = False) -> InstallResult:
         git_hooks,
         built,
         claude,
+        synced,
         _next_step(vault, starter, commit, problem, built.bullets),
     )
+
+
+def _sync_setup(vault: Path) -> str:
+    """Register brain's merge driver in the vault (any merge there goes line by line); with
+    BRAIN_CONNECT=URL, connect to it. A remote out of reach is said, never fatal."""
+    from brain import gitsync
+
+    gitsync.ensure_driver(vault)
+    url = os.environ.get("BRAIN_CONNECT", "").strip()
+    if not url:
+        return ""
+    try:
+        return gitsync.connect(vault, url).line
+    except BrainError as exc:
+        return f"not connected: {exc}"
 
 
 def _remove_index(vault: Path) -> list[str]:
@@ -461,6 +479,10 @@ def uninstall() -> UninstallResult:
     indexes: list[str] = []
     for vault, folder in vaults:
         result = hooks.uninstall_git_hooks(vault, folder)
+        if vault.is_dir() and gitutil.is_repo(vault):
+            from brain import gitsync
+
+            gitsync.forget_driver(vault)
         if result.action != "absent" or vault == current:
             results.append(result)
         indexes += _remove_index(vault)

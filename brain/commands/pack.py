@@ -483,6 +483,17 @@ def read_hook_event(stream: Any = None) -> HookEvent | None:
     return HookEvent(text("hook_event_name"), text("session_id"), text("cwd"), text("source"))
 
 
+def receive_in_background(vault_option: str | None) -> None:
+    """At session start, a sync receive starts in the background: what other machines sent
+    reaches the agent on its next prompt. The hook pays for the spawn only and never fails."""
+    from brain import sync
+    from brain.config import resolve_vault
+    from brain.errors import BrainError
+
+    with contextlib.suppress(BrainError, OSError):
+        sync.background(resolve_vault(vault_option), "receive")
+
+
 def hook_output(text: str) -> dict[str, Any]:
     """Claude Code's form for context a SessionStart hook adds (hooks reference, "SessionStart
     decision control")."""

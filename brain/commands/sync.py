@@ -1,0 +1,113 @@
+"""`brain sync [status | connect URL | on | off]`: the command layer over brain.sync.
+
+With no action, one pass: write down, receive, send. The engine (brain/sync.py) does the work;
+this module picks the part to run and returns frozen results.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from brain import gitsync as engine
+from brain import sync as hookside
+from brain.errors import UsageError
+from brain.gitsync import SyncResult
+
+ACTIONS = ("status", "connect", "on", "off")
+
+
+@dataclass(frozen=True)
+class SyncStatus:
+    vault: str
+    sync: str  # on | off
+    why: str  # why it is off
+    remote: str  # the remote's name, "" when not connected
+    url: str
+    branch: str
+    changes: int  # files changed here and not written down yet
+    ahead: int  # commits written down and not sent yet
+    behind: int  # commits on the remote not received yet, as of the last fetch
+    fetched: str  # when the remote was last fetched (local ISO time), "" for never
+    offline_until: str  # background passes wait until then, ""
+    last: str  # the last pass, in one line
+    last_at: str
+
+
+def sync(vault: Path, *, mode: str = "full", background: bool = False) -> SyncResult:
+    """One pass; `background` is the detached pass a hook started (it never waits for the lock,
+    respects the offline back-off, and embeds what it received)."""
+    return engine.run(vault, mode, background=background)
+
+
+def connect(vault: Path, url: str) -> SyncResult:
+    return engine.connect(vault, url)
+
+
+def status(vault: Path) -> SyncStatus:
+    """Where sync stands for `vault`, from what is on disk (no network)."""
+    from brain import gitutil
+
+    gd = engine.git_dir(vault)
+    conf = engine.read_config(vault)
+    on, why = engine.enabled(conf)
+    head = gitutil.run(vault, "symbolic-ref", "--quiet", "--short", "HEAD", check=False)
+    branch = head.stdout.decode("utf-8", "replace").strip() if head.returncode == 0 else ""
+    name, url, upstream = (engine.link(conf, branch) if branch else None) or ("", "", "")
+    porcelain = gitutil.run(vault, "status", "--porcelain", "-z", "--no-renames", "-uall")
+    changes = sum(1 for entry in porcelain.stdout.split(b"\0") if entry)
+    ahead = behind = 0
+    ours = engine.rev(vault, "HEAD")
+    theirs = engine.rev(vault, f"refs/remotes/{name}/{upstream}") if name else None
+    if ours and theirs and engine.related(vault, ours, theirs):
+        ahead, behind = engine.counts(vault, ours, theirs)
+    elif ours and name:
+        ahead = _all(vault, ours)  # the remote has no such branch yet: everything waits
+    fetched = ""
+    if (gd / "FETCH_HEAD").exists():
+        fetched = hookside.iso((gd / "FETCH_HEAD").stat().st_mtime)
+    state = hookside.read_state(vault)
+    until = float(state.get("offline_until") or 0)
+    return SyncStatus(
+        str(vault),
+        "on" if on else "off",
+        why,
+        name,
+        url,
+        branch,
+        changes,
+        ahead,
+        behind,
+        fetched,
+        hookside.iso(until) if until > time.time() else "",
+        str(state.get("last", "")),
+        str(state.get("last_at", "")),
+    )
+
+
+def _all(vault: Path, ours: str) -> int:
+    from brain import gitutil
+
+    proc = gitutil.run(vault, "rev-list", "--count", ours, check=False)
+    return int(proc.stdout.strip() or 0) if proc.returncode == 0 else 0
+
+
+def switch(vault: Path, on: bool) -> SyncStatus:
+    """`brain sync on|off`: for this vault on this machine (the clone's own git config)."""
+    engine.set_enabled(vault, on)
+    return status(vault)
+
+
+def check_action(action: str | None, url: str | None) -> None:
+    """The words after `brain sync`, or a usage error that names the right ones."""
+    if action is None:
+        return
+    if action not in ACTIONS:
+        raise UsageError(
+            f"unknown sync action {action!r}", "use status, connect URL, on or off (or nothing)"
+        )
+    if action == "connect" and not url:
+        raise UsageError("connect needs the remote's URL", "brain sync connect git@host:vault.git")
+    if action != "connect" and url is not None:
+        raise UsageError(f"`brain sync {action}` takes no URL", f"brain sync {action}")

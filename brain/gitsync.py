@@ -1,0 +1,1003 @@
+"""One `brain sync` pass: one vault on every machine, over git, with nobody committing, pulling
+or pushing.
+
+A pass writes down (commits what changed in the vault, after brain's lint and secrets checks:
+a file that carries a credential or a malformed bullet stays here, uncommitted, and is named),
+receives (fetch, then rebase onto the remote: the vault's Markdown merges line by line through
+`brain merge-driver`, see brain/merge.py) and sends (push; a push the remote rejects because
+another machine sent first is received and tried again). The git CLI does all of it, through
+brain/gitutil.py, so ssh keys, credential helpers and insteadOf rules work as they do for `git`;
+reading a few facts costs a git call of a few ms, less than importing pygit2, which makes only
+the commit that joins two histories (`_join`).
+
+Passes run one at a time per vault (a lock file in the state dir), within a deadline, every git
+call bounded in time and killed with everything it started when time is up. A pass killed
+halfway (SIGKILL, a power cut) is finished by the next one: a marker in the git dir says a pass
+was running and which git process group it had started; the next pass stops that group if it
+still runs, clears the lock files git left behind and undoes a half-done rebase (`git rebase
+--abort`: the local commits are intact, the remote's are received again). A remote that cannot
+be reached leaves everything here and keeps background passes away for OFFLINE_BACKOFF seconds.
+
+Hooks start passes in the background through brain/sync.py, which stays small: the hook pays
+for the spawn only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import re
+import signal
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from brain import config, files, gitutil
+from brain.errors import BrainError
+from brain.sync import MODES, OFF, OFFLINE_BACKOFF, env_off, iso, read_state, vault_key, write_state
+
+NET_TIMEOUT = 60.0  # seconds for one fetch or push
+LOCAL_TIMEOUT = 120.0  # one local git command (a commit runs the person's hooks)
+BUDGET = {"foreground": 600.0, "background": 180.0}  # seconds for a whole pass
+LOCK_WAIT = 60.0  # a pass (not a background receive) waits this long for another to end
+PUSH_TRIES = 3  # push, rejected (another machine sent first), receive, push again
+STALE_LOCK_S = 5.0  # a git lock file this old, left by an interrupted pass, is removed
+ORPHAN_MAX_AGE = 3600.0  # an interrupted pass's git group is stopped only when this recent
+MARKER = "brain-sync"  # in the git dir while a pass runs
+CLASHES = "brain-sync-clashes.jsonl"  # the merge driver's report during a rebase
+BACKUP_REFS = "refs/brain/before-joining"
+SSH = "ssh -o ConnectTimeout=10 -o BatchMode=yes -o ServerAliveInterval=10 -o ServerAliveCountMax=3"
+NET_CONFIG = ("http.lowSpeedLimit=1000", "http.lowSpeedTime=30")
+ATTRIBUTES_NOTE = "# brain sync: Markdown merges line by line, both machines' lines kept"
+LOST_RACE = (b"[rejected]", b"failed to update ref", b"cannot lock ref", b"incorrect old value")
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """Both machines changed the same lines of `path`: both versions kept from `line` on."""
+
+    path: str
+    line: int
+    lines: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class SyncResult:
+    vault: str
+    mode: str  # full | receive | send
+    outcome: str  # up-to-date | synced | waiting | off | not-connected | offline | busy
+    remote: str  # the remote's URL, "" when not connected
+    branch: str
+    wrote: int  # files written down (committed) by this pass
+    received: int  # commits received
+    sent: int  # commits sent
+    changed: tuple[str, ...]  # files the receive changed (reindexed)
+    conflicts: tuple[Conflict, ...]
+    waiting: tuple[str, ...]  # why changes stay here, one line each
+    recovered: str  # what the pass finished of an interrupted one, "" when nothing
+    joined: str  # joined a remote vault of another history: the ref keeping ours, or "fresh"
+    reason: str  # off, offline, busy: why
+    retry: str  # offline: when background passes try again (local ISO time)
+    line: str  # what happened, in one line
+    ms: float
+
+
+@dataclass
+class _Pass:
+    """One pass while it runs (mutable); frozen into a SyncResult at the end."""
+
+    vault: Path
+    mode: str
+    gd: Path = Path()
+    deadline: float = 0.0
+    background: bool = False
+    remote: str = ""
+    branch: str = ""
+    wrote: int = 0
+    received: int = 0
+    sent: int = 0
+    changed: list[str] = field(default_factory=list)
+    conflicts: list[Conflict] = field(default_factory=list)
+    waiting: list[str] = field(default_factory=list)
+    recovered: str = ""
+    joined: str = ""
+    reason: str = ""
+    retry: str = ""
+    rebasing: float = 0.0  # when this pass started a rebase that has not ended yet
+    conf: dict[str, str] = field(default_factory=dict)  # the vault's git config (read_config)
+    started: float = field(default_factory=time.perf_counter)
+
+    def git(self, *args: str, most: float = LOCAL_TIMEOUT, check: bool = False, **kw: Any) -> Any:
+        """A git command bounded by the pass's deadline, its process group noted in the marker
+        so that the next pass can stop it if this one dies."""
+        return gitutil.run(
+            self.vault,
+            *args,
+            check=check,
+            timeout=_left(self.deadline, most),
+            started=self.note,
+            **kw,
+        )
+
+    def note(self, group: int) -> None:
+        with contextlib.suppress(OSError):
+            (self.gd / MARKER).write_text(
+                json.dumps({"pid": os.getpid(), "group": group}), encoding="utf-8"
+            )
+
+    def finish(self, outcome: str) -> SyncResult:
+        """The result; outcome "done" becomes synced, waiting or up-to-date by what moved."""
+        if outcome == "done":
+            moved = self.wrote or self.received or self.sent or self.joined
+            outcome = "synced" if moved else "waiting" if self.waiting else "up-to-date"
+        result = SyncResult(
+            str(self.vault),
+            self.mode,
+            outcome,
+            self.remote,
+            self.branch,
+            self.wrote,
+            self.received,
+            self.sent,
+            tuple(dict.fromkeys(self.changed)),
+            tuple(self.conflicts),
+            tuple(self.waiting),
+            self.recovered,
+            self.joined,
+            self.reason,
+            self.retry,
+            "",
+            round((time.perf_counter() - self.started) * 1000, 1),
+        )
+        return dataclasses.replace(result, line=describe(result))
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def describe(r: SyncResult) -> str:
+    """The pass in one line: `up to date`, `wrote down 2 changes; sent 1`, `offline (...)`..."""
+    if r.outcome == "off":
+        back = "" if r.reason.startswith("BRAIN_SYNC") else "; `brain sync on` turns it back on"
+        return f"off ({r.reason}){back}"
+    if r.outcome == "busy":
+        return f"busy: {r.reason}"
+    parts = [r.recovered] if r.recovered else []
+    if r.wrote:
+        parts.append(f"wrote down {_plural(r.wrote, 'change')}")
+    if r.joined:
+        kept = "" if r.joined == "fresh" else f", this machine's history kept as {r.joined}"
+        parts.append(f"joined the vault at {r.remote}{kept}")
+    if r.received:
+        parts.append(f"received {r.received} ({_plural(len(r.changed), 'file')})")
+    if r.sent:
+        parts.append(f"sent {r.sent}")
+    if r.outcome == "not-connected":
+        parts.append("not connected (`brain sync connect URL` says where the vault meets others)")
+    if r.outcome == "offline":
+        when = f"; background passes try again after {r.retry[11:16]}" if r.retry else ""
+        parts.append(f"offline ({r.reason}): changes kept here{when}")
+    parts += [
+        f"both sides changed {c.path}: both kept at line {c.line}; keep one and run brain sync"
+        for c in r.conflicts
+    ]
+    if r.waiting:
+        more = f" (and {len(r.waiting) - 1} more)" if len(r.waiting) > 1 else ""
+        parts.append(f"changes waiting: {r.waiting[0]}{more}")
+    return "; ".join(parts) or "up to date"
+
+
+# --- where things are ----------------------------------------------------------------------------
+
+
+def git_dir(vault: Path) -> Path:
+    proc = gitutil.run(vault, "rev-parse", "--absolute-git-dir", check=False)
+    if proc.returncode != 0:
+        raise BrainError(
+            f"the vault {vault} is not a git repository, so it cannot sync",
+            f"make it one: brain install --init {vault}",
+        )
+    return Path(proc.stdout.decode("utf-8", "replace").strip())
+
+
+def read_config(vault: Path) -> dict[str, str]:
+    """The git config as git sees it in the vault (every scope, the last value of each key), in
+    one call. Section and key names are lower case, as git prints them."""
+    proc = gitutil.run(vault, "config", "--list", "-z", check=False)
+    conf = {}
+    for entry in proc.stdout.decode("utf-8", "replace").split("\0"):
+        key, _, value = entry.partition("\n")
+        if key:
+            conf[key] = value
+    return conf
+
+
+def enabled(conf: dict[str, str]) -> tuple[bool, str]:
+    """Whether sync runs for the vault of `conf` on this machine, and if not, why."""
+    if env_off():
+        return False, "BRAIN_SYNC=off"
+    if conf.get("brain.sync", "").strip().lower() in OFF:
+        return False, "`brain sync off` for this vault on this machine"
+    return True, ""
+
+
+def set_enabled(vault: Path, on: bool) -> None:
+    """`brain sync on|off`: a setting of this clone (its own git config), never synced."""
+    git_dir(vault)
+    if not on:
+        gitutil.run(vault, "config", "--local", "brain.sync", "off")
+        return
+    proc = gitutil.run(vault, "config", "--local", "--unset-all", "brain.sync", check=False)
+    if proc.returncode not in (0, 5):  # 5: it was not set
+        gitutil.run(vault, "config", "--local", "--unset-all", "brain.sync")
+
+
+# --- the background pass -------------------------------------------------------------------------
+
+
+# --- one pass ------------------------------------------------------------------------------------
+
+
+def run(vault: Path, mode: str = "full", *, background: bool = False) -> SyncResult:
+    """One pass over `vault`: write down, receive, send (or the part `mode` names)."""
+    if mode not in MODES:
+        raise BrainError(f"unknown sync mode {mode!r}", f"use one of {', '.join(MODES)}")
+    p = _Pass(vault, mode, background=background)
+    p.gd = git_dir(vault)
+    p.conf = read_config(vault)
+    on, why = enabled(p.conf)
+    if not on:
+        p.reason = why
+        return p.finish("off")
+    state = read_state(vault)
+    until = float(state.get("offline_until") or 0)
+    if background and until > time.time():
+        p.reason, p.retry = str(state.get("offline_reason", "")), iso(until)
+        return p.finish("offline")
+    p.deadline = time.monotonic() + BUDGET["background" if background else "foreground"]
+    lock = config.state_dir() / "sync" / f"{vault_key(vault)}.lock"
+    # A background receive that finds another pass running leaves the receiving to it; a send
+    # waits its turn, or what the session wrote would stay here until the next one.
+    wait = 0.0 if background and mode == "receive" else LOCK_WAIT
+    with files.locked(lock, wait) as got, _terminated_cleanly():
+        if not got:
+            p.reason = "another sync of this vault is running; try again in a moment"
+            return p.finish("busy")
+        p.recovered = _recover(vault, p.gd)
+        p.note(0)
+        try:
+            outcome = _pass(p)
+        finally:
+            if p.rebasing:  # interrupted (Ctrl-C, SIGTERM): undo it, the local commits stay
+                _clear_leftovers(vault, p.gd, ours_since=p.rebasing)  # its git died with it
+                _abort_rebase(vault, p.gd)
+            with contextlib.suppress(OSError):
+                (p.gd / MARKER).unlink()
+    now = time.time()
+    if outcome == "offline":
+        p.retry = iso(now + OFFLINE_BACKOFF)
+    result = p.finish(outcome)
+    doc = {**state, "last": result.line, "last_at": iso(now)}
+    if outcome == "offline":
+        doc.update(offline_until=now + OFFLINE_BACKOFF, offline_reason=p.reason)
+    elif p.remote:
+        doc.pop("offline_until", None)
+        doc.pop("offline_reason", None)
+    write_state(vault, doc)
+    return result
+
+
+@contextlib.contextmanager
+def _terminated_cleanly() -> Iterator[None]:
+    """SIGTERM and SIGHUP end the pass through its `finally` (git stopped, the rebase undone)
+    rather than at once."""
+    if os.name != "posix" or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, _frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    saved = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGHUP)}
+    try:
+        yield
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
+
+
+def _left(deadline: float, most: float) -> float:
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise gitutil.GitTimeout("the pass ran out of time", "run brain sync again")
+    return min(most, left)
+
+
+def _pass(p: _Pass) -> str:
+    vault = p.vault
+    if ensure_driver(vault, p.gd, p.conf):
+        p.conf = read_config(vault)
+    busy = _in_progress(vault, p.gd)
+    if busy:
+        p.waiting.append(busy)
+        return "done"
+    branch = _out(vault, "symbolic-ref", "--quiet", "--short", "HEAD")
+    if branch is None:
+        p.waiting.append("the vault is not on a branch (detached HEAD); `git switch BRANCH` there")
+        return "done"
+    p.branch = branch
+    try:
+        if p.mode != "receive":
+            with _core_files_locked(vault):
+                _write_down(p)
+        where = link(p.conf, branch)
+        if where is None:
+            return "not-connected"
+        name, p.remote, upstream = where
+        failure = _fetch(p, name)
+        if failure:
+            p.reason = failure
+            return "offline"
+        upstream = _upstream(p, name, upstream)
+        with _core_files_locked(vault):
+            _receive(p, name, upstream)
+        if p.mode != "receive":
+            failure = _send(p, name, upstream)
+            if failure:
+                p.reason = failure
+                return "offline"
+    except gitutil.GitTimeout as exc:  # a local command (a hook, a merge) that hung
+        p.waiting.append(f"{exc.message}; nothing lost, run brain sync again")
+    return "done"
+
+
+# --- locks and recovery --------------------------------------------------------------------------
+
+
+@contextlib.contextmanager
+def _core_files_locked(vault: Path) -> Iterator[None]:
+    """The inbox's lock: `brain inbox approve` never edits a core file while sync rewrites it."""
+    from brain.commands.inbox import locked
+
+    with locked(vault):
+        yield
+
+
+def _rebasing(gd: Path) -> bool:
+    return (gd / "rebase-merge").exists() or (gd / "rebase-apply").exists()
+
+
+def _recover(vault: Path, gd: Path) -> str:
+    """Finish what an interrupted pass left (its marker is still there); "" when nothing."""
+    marker = gd / MARKER
+    try:
+        doc = json.loads(marker.read_text(encoding="utf-8") or "{}")
+        age = time.time() - marker.stat().st_mtime
+    except FileNotFoundError:
+        return ""
+    except (OSError, ValueError):
+        doc, age = {}, 0.0
+    group = doc.get("group") if isinstance(doc, dict) else None
+    if isinstance(group, int) and group > 0 and age < ORPHAN_MAX_AGE:
+        _stop_orphan(group)
+    _clear_leftovers(vault, gd)
+    done = "finished an interrupted sync"
+    if _rebasing(gd):
+        _abort_rebase(vault, gd, check=True)
+        done += " (its rebase undone, nothing lost)"
+    with contextlib.suppress(OSError):
+        marker.unlink()
+    return done
+
+
+def _stop_orphan(group: int) -> None:
+    """Stop the git process group a killed pass left running (only when it is still git)."""
+    if os.name != "posix":  # pragma: no cover - no process groups to stop
+        return
+    cmdline = Path(f"/proc/{group}/cmdline")
+    with contextlib.suppress(OSError):
+        if cmdline.parent.parent.is_dir() and not cmdline.read_bytes().startswith(b"git\0"):
+            return  # the id now belongs to another program
+    try:
+        os.killpg(group, signal.SIGKILL)
+    except OSError:
+        return  # gone already, or not ours
+    for _ in range(50):
+        try:
+            os.killpg(group, 0)
+        except OSError:
+            return
+        time.sleep(0.05)
+
+
+def _clear_leftovers(vault: Path, gd: Path, ours_since: float = 0.0) -> None:
+    """What a killed git leaves: lock files (a git still running would have touched them
+    lately; those made since `ours_since` are this pass's own, whose git is known to be dead)
+    and the files it handed a merge driver (`.merge_file_XXXXXX` at the top of the work tree),
+    which would be written down next."""
+    candidates = [gd / n for n in ("index.lock", "HEAD.lock", "ORIG_HEAD.lock", "packed-refs.lock")]
+    candidates += list((gd / "refs").rglob("*.lock"))
+    for path in candidates:
+        for _ in range(int(STALE_LOCK_S * 10) + 1):
+            try:
+                made = path.stat().st_mtime
+            except OSError:
+                break
+            if time.time() - made >= STALE_LOCK_S or (ours_since and made >= ours_since - 1):
+                with contextlib.suppress(OSError):
+                    path.unlink()
+                break
+            time.sleep(0.1)
+    for name in _files(vault, "ls-files", "--others", "--", ".merge_file_*"):
+        if "/" not in name:
+            with contextlib.suppress(OSError):
+                (vault / name).unlink()
+
+
+def _abort_rebase(vault: Path, gd: Path, *, check: bool = False) -> None:
+    if not _rebasing(gd):
+        return
+    proc = gitutil.run(vault, "rebase", "--abort", config=merge_config(), check=False)
+    if proc.returncode != 0 and check:
+        raise BrainError(
+            f"cannot undo the rebase an interrupted sync left in {vault}: "
+            f"{gitutil.complaint(proc)}",
+            f"finish it by hand: git -C {vault} rebase --abort",
+        )
+
+
+def _in_progress(vault: Path, gd: Path) -> str:
+    """A person's own git operation that sync must not step on, or ""."""
+    for name, what, verb in (
+        ("rebase-merge", "a rebase", "rebase"),
+        ("rebase-apply", "a rebase", "rebase"),
+        ("MERGE_HEAD", "a merge", "merge"),
+        ("CHERRY_PICK_HEAD", "a cherry-pick", "cherry-pick"),
+        ("REVERT_HEAD", "a revert", "revert"),
+    ):
+        if (gd / name).exists():
+            return (
+                f"{what} is in progress in the vault; finish it (git {verb} --continue) or "
+                f"undo it (git {verb} --abort), then run brain sync"
+            )
+    proc = gitutil.run(vault, "ls-files", "--unmerged", "-z", check=False)
+    unmerged = sorted({e.split(b"\t", 1)[-1].decode() for e in proc.stdout.split(b"\0") if e})
+    if unmerged:
+        return f"{unmerged[0]} has unresolved conflicts; resolve them (git add), then brain sync"
+    return ""
+
+
+# --- the merge driver and attributes -------------------------------------------------------------
+
+
+def merge_config() -> list[str]:
+    """`-c` settings naming brain's merge driver, for every git command that may merge."""
+    from brain import merge
+
+    return [f"merge.brain.driver={merge.driver_command()}", f"merge.brain.name={merge.DRIVER_NAME}"]
+
+
+def ensure_driver(vault: Path, gd: Path | None = None, conf: dict[str, str] | None = None) -> bool:
+    """Register `brain merge-driver` in the vault's git config and name it for the vault's
+    Markdown in `.git/info/attributes` (local, never stashed away by a rebase), so that every
+    merge git runs here, sync's or a person's, merges line by line. True when the config
+    changed."""
+    from brain import merge
+
+    gd = gd or git_dir(vault)
+    conf = read_config(vault) if conf is None else conf
+    _add_lines(gd / "info" / "attributes", merge.ATTRIBUTES)
+    want = merge.driver_command()
+    if conf.get("merge.brain.driver") == want:
+        return False
+    gitutil.run(vault, "config", "--local", "merge.brain.driver", want)
+    gitutil.run(vault, "config", "--local", "merge.brain.name", merge.DRIVER_NAME)
+    return True
+
+
+def forget_driver(vault: Path) -> None:
+    """Undo `ensure_driver` (brain uninstall): git's own merge applies again. The committed
+    `.gitattributes` lines stay (the vault is never touched); without the driver git ignores
+    them."""
+    from brain import merge
+
+    for key in ("merge.brain.driver", "merge.brain.name"):
+        gitutil.run(vault, "config", "--local", "--unset-all", key, check=False)
+    path = git_dir(vault) / "info" / "attributes"
+    with contextlib.suppress(OSError):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        ours = {*merge.ATTRIBUTES, ATTRIBUTES_NOTE}
+        kept = [line for line in lines if line.strip() not in ours]
+        if not any(line.strip() for line in kept):
+            path.unlink()
+        elif kept != lines:
+            files.write_atomic(path, "\n".join(kept).strip("\n") + "\n")
+
+
+def write_attributes(vault: Path) -> bool:
+    """Add brain's merge lines to the vault's `.gitattributes` (committed, so every clone has
+    them); True when the file changed."""
+    from brain import merge
+
+    return _add_lines(vault / ".gitattributes", merge.ATTRIBUTES)
+
+
+def _add_lines(path: Path, lines: tuple[str, ...]) -> bool:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BrainError(f"cannot read {path}: {exc}", f"fix or remove {path}") from exc
+    present = {line.strip() for line in text.splitlines()}
+    missing = [line for line in lines if line not in present]
+    if not missing:
+        return False
+    head = text + ("\n" if text and not text.endswith("\n") else "") + ("\n" if text else "")
+    try:
+        files.write_atomic(path, head + "\n".join([ATTRIBUTES_NOTE, *missing]) + "\n")
+    except OSError as exc:
+        raise BrainError(f"cannot write {path}: {exc.strerror}", f"make {path} writable") from exc
+    return True
+
+
+# --- git state -----------------------------------------------------------------------------------
+
+
+def _out(vault: Path, *args: str) -> str | None:
+    proc = gitutil.run(vault, *args, check=False)
+    return proc.stdout.decode("utf-8", "replace").strip() if proc.returncode == 0 else None
+
+
+def link(conf: dict[str, str], branch: str) -> tuple[str, str, str] | None:
+    """(remote name, its URL, the remote's branch) this branch syncs with: its upstream's,
+    else origin, else the only remote; None when the vault is not connected."""
+    urls = {
+        key[7:-4]: value
+        for key, value in conf.items()
+        if key.startswith("remote.") and key.endswith(".url")
+    }
+    chosen = conf.get(f"branch.{branch}.remote")
+    if chosen not in urls:
+        chosen = "origin" if "origin" in urls else next(iter(urls)) if len(urls) == 1 else None
+    if chosen is None:
+        return None
+    upstream = conf.get(f"branch.{branch}.merge", "").removeprefix("refs/heads/") or branch
+    return chosen, urls[chosen], upstream
+
+
+def rev(vault: Path, ref: str) -> str | None:
+    return _out(vault, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+
+
+def related(vault: Path, ours: str, theirs: str) -> bool:
+    """Whether two commits share history."""
+    return ours == theirs or _out(vault, "merge-base", ours, theirs) is not None
+
+
+def counts(vault: Path, ours: str, theirs: str) -> tuple[int, int]:
+    """(commits only in ours, commits only in theirs)."""
+    out = _out(vault, "rev-list", "--left-right", "--count", f"{ours}...{theirs}") or "0 0"
+    ahead, behind = out.split()
+    return int(ahead), int(behind)
+
+
+def _files(vault: Path, command: str, *args: str) -> list[str]:
+    out = _out(vault, command, "-z", *args) or ""
+    return [p for p in out.split("\0") if p]
+
+
+def host() -> str:
+    import socket
+
+    name = socket.gethostname().split(".")[0]
+    return re.sub(r"[^A-Za-z0-9-]+", "-", name).strip("-") or "localhost"
+
+
+def _commit_config(conf: dict[str, str]) -> list[str]:
+    """Unsigned, and `brain <brain@HOST>` for what git does not know about the person."""
+    settings = ["commit.gpgsign=false"]
+    if "user.name" not in conf:
+        settings.append("user.name=brain")
+    if "user.email" not in conf:
+        settings.append(f"user.email=brain@{host()}")
+    return settings
+
+
+def _net(conf: dict[str, str]) -> dict[str, Any]:
+    """Never ask for a password (nobody may be there to type it) and give up on a dead host in
+    seconds; a person's own ssh command (GIT_SSH_COMMAND, core.sshCommand) is left as it is."""
+    env = {"GIT_TERMINAL_PROMPT": "0"}
+    own = os.environ.get("GIT_SSH_COMMAND") or os.environ.get("GIT_SSH")
+    if not own and "core.sshcommand" not in conf:
+        env["GIT_SSH_COMMAND"] = SSH
+    return {"env": env, "config": NET_CONFIG, "most": NET_TIMEOUT}
+
+
+# --- write down ----------------------------------------------------------------------------------
+
+
+def _write_down(p: _Pass) -> None:
+    """Commit what changed in the vault, except files that fail brain's checks (named in
+    p.waiting, left uncommitted). The vault's git hooks run, as for any commit."""
+    vault = p.vault
+    p.git("add", "--all", check=True)
+    stat = _staged_stat(vault)
+    if not stat:
+        return
+    from brain.commands.lint import lint  # the secrets rules take ~0.1 s to compile: only now
+    from brain.commands.secrets import scan
+
+    why: dict[str, str] = {}
+    for problem in lint(vault, staged=True).problems:
+        why.setdefault(problem.path, f"{problem.path}:{problem.line}: {problem.message}")
+    for f in scan(vault, staged=True).findings:
+        why[f.path] = (
+            f"{f.path}:{f.line}: looks like a credential ({f.rule}: {f.masked}); it stays here "
+            "until it is removed"
+        )
+    if why:
+        gitutil.run(vault, "reset", "--quiet", "--", *sorted(why))
+        p.waiting += [why[path] for path in sorted(why)]
+        stat = [row for row in stat if row[2] not in why]
+    if not stat:
+        return
+    proc = p.git("commit", "--quiet", "--message", _message(stat), config=_commit_config(p.conf))
+    if proc.returncode != 0:
+        gitutil.run(vault, "reset", "--quiet")
+        p.waiting.append(f"the commit was refused: {gitutil.complaint(proc, first=True)}")
+        return
+    p.wrote += len(stat)
+
+
+def _staged_stat(vault: Path) -> list[tuple[str, str, str]]:
+    """(lines added, lines deleted, path) per staged file; `-` counts for binary files."""
+    proc = gitutil.run(vault, "diff", "--cached", "--numstat", "--no-renames", "-z")
+    rows = []
+    for entry in proc.stdout.decode("utf-8", "replace").split("\0"):
+        parts = entry.split("\t", 2)
+        if len(parts) == 3:
+            rows.append((parts[0], parts[1], parts[2]))
+    return rows
+
+
+def _message(stat: list[tuple[str, str, str]]) -> str:
+    """`brain sync on HOST: AI/MEMORY.md +2 -1, notes/x.md +5`, every file in the body."""
+
+    def one(added: str, deleted: str, path: str) -> str:
+        signs = [f"+{added}"] if added not in ("0", "-") else []
+        if deleted not in ("0", "-"):
+            signs.append(f"-{deleted}")
+        return " ".join([path, *signs])
+
+    shown = ", ".join(one(*row) for row in stat[:3])
+    more = f" and {len(stat) - 3} more" if len(stat) > 3 else ""
+    body = "\n".join(one(*row) for row in stat)
+    return f"brain sync on {host()}: {shown}{more}\n\n{body}\n"
+
+
+# --- receive -------------------------------------------------------------------------------------
+
+
+def _fetch(p: _Pass, remote: str) -> str:
+    """Fetch `remote`; "" when it worked, else why not (the pass reports offline)."""
+    try:
+        proc = p.git("fetch", "--quiet", "--no-tags", remote, **_net(p.conf))
+    except gitutil.GitTimeout as exc:
+        return exc.message
+    return "" if proc.returncode == 0 else gitutil.complaint(proc)
+
+
+def _upstream(p: _Pass, remote: str, upstream: str) -> str:
+    """The remote's branch to sync with. A branch that does not track one yet follows the
+    remote's default branch when the remote has no branch of its name (a fresh vault on
+    `master` joining a vault on `main`), and tracks it from then on."""
+    vault = p.vault
+    if f"branch.{p.branch}.merge" in p.conf:
+        return upstream
+    if rev(vault, f"refs/remotes/{remote}/{upstream}") is not None:
+        return upstream
+    with contextlib.suppress(gitutil.GitTimeout):
+        p.git("remote", "set-head", remote, "--auto", **_net(p.conf))
+    prefix = f"refs/remotes/{remote}/"
+    head = _out(vault, "symbolic-ref", "--quiet", f"{prefix}HEAD") or ""
+    names = (_out(vault, "for-each-ref", "--format=%(refname)", prefix) or "").split()
+    branches = [n.removeprefix(prefix) for n in names if n != f"{prefix}HEAD"]
+    chosen = head.removeprefix(prefix) if head.startswith(prefix) else ""
+    if not chosen:
+        chosen = next((b for b in ("main", "master") if b in branches), "")
+        chosen = chosen or (branches[0] if len(branches) == 1 else "")
+    if not chosen:
+        return upstream  # an empty remote: the send creates the branch
+    for key, value in (("remote", remote), ("merge", f"refs/heads/{chosen}")):
+        gitutil.run(vault, "config", "--local", f"branch.{p.branch}.{key}", value)
+        p.conf[f"branch.{p.branch}.{key}"] = value
+    return chosen
+
+
+def _receive(p: _Pass, remote: str, upstream: str) -> None:
+    """Rebase what is written down here onto the remote's branch (or join the remote's vault);
+    the clashes the merge driver kept both sides of are reported, the index follows."""
+    from brain import merge
+
+    vault, gd = p.vault, p.gd
+    theirs = rev(vault, f"refs/remotes/{remote}/{upstream}")
+    if theirs is None:
+        return  # the remote has no such branch yet: the send creates it
+    ours = rev(vault, "HEAD")
+    if ours == theirs:
+        return
+    if ours is None or not related(vault, ours, theirs):
+        if p.mode == "receive":
+            p.waiting.append(f"{p.remote} holds a vault with another history; brain sync joins it")
+            return
+        _join(p, theirs)
+        _reindex(p)
+        return
+    behind = counts(vault, ours, theirs)[1]
+    if behind == 0:
+        return
+    report = gd / CLASHES
+    report.write_text("", encoding="utf-8")
+    p.rebasing = time.time()
+    proc = p.git(
+        "rebase",
+        "--quiet",
+        "--autostash",
+        theirs,
+        config=[*merge_config(), f"core.hooksPath={os.devnull}", *_commit_config(p.conf)],
+        env={merge.REPORT_ENV: str(report)},
+    )
+    if proc.returncode != 0 or _rebasing(gd):
+        names = _files(vault, "diff", "--name-only", "--diff-filter=U")
+        _abort_rebase(vault, gd)
+        p.rebasing = 0.0
+        what = f"both sides changed {names[0]}" if names else gitutil.complaint(proc)
+        p.waiting.append(
+            f"{what}: not merged, nothing lost; merge it by hand (git -C {vault} pull --rebase)"
+        )
+        return
+    p.rebasing = 0.0
+    stuck = _in_progress(vault, gd)  # the autostash could not be put back cleanly
+    if stuck:
+        p.waiting.append(stuck)
+    p.received += behind
+    p.changed += _files(vault, "diff", "--name-only", "--no-renames", ours, "HEAD")
+    p.conflicts += _read_clashes(vault, report)
+    with contextlib.suppress(OSError):
+        report.unlink()
+    _reindex(p)
+
+
+def _read_clashes(vault: Path, report: Path) -> list[Conflict]:
+    """The driver's clashes, at the line where their lines are now (a later commit of the
+    rebase may have moved them)."""
+    found = []
+    try:
+        rows = report.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return []
+    for row in rows:
+        with contextlib.suppress(ValueError, KeyError, TypeError):
+            doc = json.loads(row)
+            kept = [*doc["ours"], *doc["theirs"]]
+            line = int(doc["line"])
+            with contextlib.suppress(OSError):
+                text = (vault / doc["path"]).read_text(encoding="utf-8").split("\n")
+                line = next((text.index(k) + 1 for k in kept if k in text), line)
+            found.append(Conflict(str(doc["path"]), line, tuple(kept)))
+    return found
+
+
+def _reindex(p: _Pass) -> None:
+    """The index follows the receive before the next find: incrementally, the changed files
+    only. A background pass embeds them too (nobody waits on it)."""
+    try:
+        if p.background:
+            from brain.commands.reindex import reindex
+
+            reindex(p.vault)
+        else:
+            from brain import index
+
+            index.sync(p.vault)
+    except BrainError as exc:
+        p.waiting.append(f"received, but the index could not follow: {exc}")
+
+
+def _join(p: _Pass, theirs: str) -> None:
+    """Join a remote vault whose history is not ours (a fresh vault connecting to one that
+    exists): the remote's history becomes ours, with this machine's files merged in, line by
+    line, on top (the starter files as the common ancestor of the core files). This machine's
+    previous history stays under refs/brain/, nothing is lost.
+
+    The merged commit is made with pygit2 (no hooks run), so its content is checked here: a
+    file that would carry a credential stops the join."""
+    import pygit2
+
+    vault = p.vault
+    repo = pygit2.Repository(str(vault))
+    remote_commit = repo[theirs].peel(pygit2.Commit)
+    unborn = repo.head_is_unborn
+    dirty = bool(_out(vault, "status", "--porcelain", "-uall"))
+    if unborn and dirty:
+        p.waiting.append(
+            f"this machine's files are not written down yet, so the vault at {p.remote} cannot "
+            "be joined; fix what is named above and run brain sync"
+        )
+        return
+    idx = pygit2.Index()
+    idx.read_tree(remote_commit.tree)
+    merged: list[str] = []
+    if not unborn and not _merge_into(p, repo, idx, repo.head.peel(pygit2.Commit).tree, merged):
+        return
+    new = theirs
+    tree = idx.write_tree(repo)
+    if tree != remote_commit.tree_id:
+        sig = _signature(p.conf)
+        more = f" and {len(merged) - 3} more" if len(merged) > 3 else ""
+        message = f"brain sync on {host()}: joined {p.remote}, keeping {', '.join(merged[:3])}"
+        new = str(repo.create_commit(None, sig, sig, f"{message}{more}\n", tree, [theirs]))
+    old = None if unborn else str(repo.head.target)
+    p.joined = "fresh"
+    if old is not None:
+        p.joined = f"{BACKUP_REFS}/{time.strftime('%Y%m%d-%H%M%S')}"
+        gitutil.run(vault, "update-ref", p.joined, old)
+    _move_to(p, new, stash=dirty)
+    p.received += int(_out(vault, "rev-list", "--count", theirs) or 0)
+    p.changed += (
+        _files(vault, "diff", "--name-only", "--no-renames", old, new)
+        if old
+        else _files(vault, "ls-tree", "-r", "--name-only", new)
+    )
+
+
+def _merge_into(p: _Pass, repo: Any, idx: Any, tree: Any, merged: list[str]) -> bool:
+    """Add this machine's files (`tree`) to the remote's (`idx`), merging those both have;
+    False when one would carry a credential (named in p.waiting)."""
+    import pygit2
+
+    from brain import hooks, merge, secrets
+
+    for path, oid, mode in _blobs(tree):
+        entry = idx[path] if path in idx else None  # noqa: SIM401 - pygit2's Index has no get
+        if entry is not None and entry.id == oid:
+            continue
+        data = repo[oid].read_raw()
+        if entry is not None:
+            name = path.removeprefix("AI/")
+            starter = path.startswith("AI/") and name in hooks.STARTER_FILES
+            base = hooks.starter_file(name).encode("utf-8") if starter else b""
+            try:
+                result = merge.merge(base, repo[entry.id].read_raw(), data)
+            except ValueError:
+                continue  # a binary file both have: the remote's stays, ours is in the ref
+            data = result.data
+            p.conflicts += [Conflict(path, c.line, (*c.ours, *c.theirs)) for c in result.clashes]
+        found = secrets.scan_text(data.decode("utf-8", "replace"), path)
+        if found:
+            p.waiting.append(
+                f"{path}:{found[0].line}: looks like a credential ({found[0].rule}: "
+                f"{found[0].masked}); remove it from this machine's history before joining"
+            )
+            return False
+        blob = repo.create_blob(data)
+        idx.add(pygit2.IndexEntry(path, blob, pygit2.enums.FileMode(mode)))
+        merged.append(path)
+    return True
+
+
+def _blobs(tree: Any, prefix: str = "") -> Iterator[tuple[str, Any, int]]:
+    import pygit2
+
+    for entry in tree:
+        path = f"{prefix}{entry.name}"
+        if isinstance(entry, pygit2.Tree):
+            yield from _blobs(entry, f"{path}/")
+        elif isinstance(entry, pygit2.Blob):
+            yield path, entry.id, entry.filemode
+
+
+def _move_to(p: _Pass, new: str, *, stash: bool) -> None:
+    """Point the branch and the working tree at `new`; uncommitted files are put back on top
+    (merged by the driver), or kept in `git stash list` when they cannot be."""
+    stashed = stash and p.git("stash", "push", "-uq", "-m", "brain sync: joining").returncode == 0
+    p.git("reset", "--hard", "--quiet", new, check=True)
+    if stashed and p.git("stash", "pop", "--quiet", config=merge_config()).returncode != 0:
+        p.waiting.append("this machine's uncommitted changes are kept in `git stash list`")
+
+
+def _signature(conf: dict[str, str]) -> Any:
+    import pygit2
+
+    def get(key: str, env: str, default: str) -> str:
+        return os.environ.get(env) or conf.get(key) or default
+
+    name = get("user.name", "GIT_AUTHOR_NAME", "brain")
+    return pygit2.Signature(name, get("user.email", "GIT_AUTHOR_EMAIL", f"brain@{host()}"))
+
+
+# --- send ----------------------------------------------------------------------------------------
+
+
+def _send(p: _Pass, remote: str, upstream: str) -> str:
+    """Push what is written down; "" when done (or nothing to send), else why not (offline)."""
+    vault = p.vault
+    for _ in range(PUSH_TRIES):
+        ours = rev(vault, "HEAD")
+        theirs = rev(vault, f"refs/remotes/{remote}/{upstream}")
+        if ours is None or (theirs and not related(vault, ours, theirs)):
+            return ""  # nothing written down, or not joined yet (the receive said why)
+        ahead = (
+            counts(vault, ours, theirs)[0]
+            if theirs
+            else int(_out(vault, "rev-list", "--count", ours) or 0)
+        )
+        if ahead == 0:
+            return ""
+        track = [] if f"branch.{p.branch}.remote" in p.conf else ["-u"]
+        try:
+            proc = p.git(
+                "push",
+                "--porcelain",
+                "--quiet",
+                *track,
+                remote,
+                f"HEAD:refs/heads/{upstream}",
+                **_net(p.conf),
+            )
+        except gitutil.GitTimeout as exc:
+            return exc.message
+        if proc.returncode == 0:
+            p.sent += ahead
+            if track:
+                p.conf = read_config(vault)
+            return ""
+        said = proc.stdout + proc.stderr
+        if not any(sign in said for sign in LOST_RACE):
+            if b"[remote rejected]" in said:
+                p.waiting.append(f"the remote refused the push: {gitutil.complaint(proc)}")
+                return ""
+            return gitutil.complaint(proc)
+        # Another machine sent first: receive what it sent, then send again.
+        failure = _fetch(p, remote)
+        if failure:
+            return failure
+        before = len(p.waiting)
+        with _core_files_locked(vault):
+            _receive(p, remote, upstream)
+        if len(p.waiting) > before:
+            return ""
+    p.waiting.append("the remote kept changing while this machine sent; run brain sync again")
+    return ""
+
+
+# --- connect -------------------------------------------------------------------------------------
+
+
+def connect(vault: Path, url: str) -> SyncResult:
+    """Make `url` the remote (origin) this vault syncs with, then run a pass, which joins the
+    vault already there, if any."""
+    url = url.strip()
+    if not url:
+        raise BrainError("connect needs the remote's URL", "brain sync connect git@host:vault.git")
+    gd = git_dir(vault)
+    before = _out(vault, "remote", "get-url", "origin")
+    if before is None:
+        gitutil.run(vault, "remote", "add", "origin", url)
+    elif before != url:
+        gitutil.run(vault, "remote", "set-url", "origin", url)
+    branch = _out(vault, "symbolic-ref", "--quiet", "--short", "HEAD")
+    if branch and _out(vault, "config", "--get", f"branch.{branch}.remote") not in (None, "origin"):
+        gitutil.run(vault, "config", "--local", f"branch.{branch}.remote", "origin")
+    ensure_driver(vault, gd)
+    write_attributes(vault)
+    was = f" (was {before})" if before and before != url else ""
+    result = run(vault, "full")
+    return dataclasses.replace(result, line=f"connected to {url}{was}; {result.line}")

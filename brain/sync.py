@@ -1,0 +1,152 @@
+"""Sync from the hooks' side: start a pass over the vault in the background and return at once.
+
+The SessionStart pack hook starts a receive, a stop hook a write-down and send
+(`background(vault, "send")`). This module is all a hook imports: a look at the vault's git config
+file and at the back-off state, then the spawn of `python -P -m brain sync --background MODE`.
+The pass itself (write down, receive, send) is brain/gitsync.py.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from brain import config
+
+MODES = ("full", "receive", "send")
+OFFLINE_BACKOFF = 600.0  # background passes leave an unreachable remote alone this long
+OFF = frozenset({"off", "0", "false", "no"})
+
+
+def vault_key(vault: Path) -> str:
+    return config.index_path(vault).stem
+
+
+def state_path(vault: Path) -> Path:
+    return config.state_dir() / "sync" / f"{vault_key(vault)}.json"
+
+
+def log_path(vault: Path) -> Path:
+    return config.state_dir() / "logs" / f"{vault_key(vault)}-sync.log"
+
+
+def read_state(vault: Path) -> dict[str, Any]:
+    """What the passes remember: the last one's line and time, the offline back-off."""
+    try:
+        doc = json.loads(state_path(vault).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return doc if isinstance(doc, dict) else {}
+
+
+def write_state(vault: Path, doc: dict[str, Any]) -> None:
+    from brain.files import write_atomic
+
+    with contextlib.suppress(OSError):
+        write_atomic(state_path(vault), json.dumps(doc, ensure_ascii=False) + "\n")
+
+
+def iso(ts: float) -> str:
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(ts))
+
+
+def _config_file(vault: Path) -> Path | None:
+    """The vault's git config file, found without running git (for the hooks' cheap check)."""
+    dot = vault / ".git"
+    if dot.is_dir():
+        return dot / "config"
+    try:
+        text = dot.read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    if not text.startswith("gitdir:"):
+        return None
+    folder = (vault / text[7:].strip()).resolve()
+    with contextlib.suppress(OSError):
+        folder = (folder / (folder / "commondir").read_text(encoding="utf-8").strip()).resolve()
+    return folder / "config"
+
+
+_SECTION = re.compile(r'^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"(.*)")?\s*\]')
+_SYNC_KEY = re.compile(r"^\s*sync\s*=\s*(\S+)", re.IGNORECASE)
+
+
+def _config_facts(text: str) -> tuple[bool, bool]:
+    """(a remote is configured, `brain.sync` is off), read from git config text without git:
+    the hooks' pre-filter. The pass itself asks git."""
+    remote = off = False
+    section = ""
+    for line in text.splitlines():
+        m = _SECTION.match(line)
+        if m:
+            section = m.group(1).lower()
+            remote = remote or (section == "remote" and m.group(2) is not None)
+            continue
+        k = _SYNC_KEY.match(line) if section == "brain" else None
+        if k:
+            off = k.group(1).strip('"').lower() in OFF
+    return remote, off
+
+
+def env_off() -> bool:
+    return os.environ.get("BRAIN_SYNC", "").strip().lower() in OFF
+
+
+def background(vault: Path, mode: str = "receive") -> bool:
+    """Start a detached pass over `vault` and return at once; True when one was started.
+
+    What hooks call: the SessionStart pack hook `background(vault, "receive")`, the stop hook
+    `background(vault, "send")` (write down, receive, send). It costs a file read or two and the
+    spawn: nothing starts when sync is off, the vault has no remote, or the remote was
+    unreachable less than OFFLINE_BACKOFF seconds ago. The pass takes the lock itself: a second
+    one started meanwhile exits at once.
+    """
+    if mode not in MODES:
+        raise ValueError(f"unknown sync mode {mode!r}")
+    if env_off():
+        return False
+    conf = _config_file(vault)
+    try:
+        text = conf.read_text(encoding="utf-8", errors="replace") if conf else ""
+    except OSError:
+        return False
+    has_remote, off = _config_facts(text)
+    if not has_remote or off:
+        return False
+    if float(read_state(vault).get("offline_until") or 0) > time.time():
+        return False
+    return _spawn(vault, mode)
+
+
+def _spawn(vault: Path, mode: str) -> bool:
+    import subprocess
+
+    kwargs: dict[str, Any] = {"start_new_session": True}
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        flags = ("DETACHED_PROCESS", "CREATE_NEW_PROCESS_GROUP")
+        kwargs = {"creationflags": sum(getattr(subprocess, f, 0) for f in flags)}
+    log = log_path(vault)
+    argv = [sys.executable, "-P", "-m", "brain", "sync", "--background", mode, "--vault"]
+    try:
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with contextlib.suppress(OSError):
+            if log.stat().st_size > 256_000:
+                log.unlink()
+        with log.open("ab") as out:
+            subprocess.Popen(
+                [*argv, str(vault)],
+                stdin=subprocess.DEVNULL,
+                stdout=out,
+                stderr=out,
+                close_fds=True,
+                **kwargs,
+            )
+    except OSError:
+        return False
+    return True

@@ -1,0 +1,807 @@
+"""`brain sync` through the real path: a bare repository on local disk is the remote, two clones
+are two machines, each with its own HOME, config and state dirs, and every pass is the real
+`brain` in its own process.
+
+Credentials are built at run time: no token literal lives in this file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import sqlite3
+import statistics
+import string
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Run, brain, git
+
+from brain import config, gitsync, hooks
+from brain import sync as syncmod
+
+RNG = random.Random(18_018)  # noqa: S311 -- reproducible fake credentials, not crypto
+
+
+def bullet(handle: str, fact: str = "a fact") -> str:
+    return f"- **{handle}** — {fact} — test — 2026-12-01\n"
+
+
+def token() -> str:
+    return (
+        "ghp" + "_" + "".join(RNG.choice(string.ascii_letters + string.digits) for _ in range(36))
+    )
+
+
+@dataclass
+class Machine:
+    """One machine: its vault (a clone) and its own HOME, config and state dirs."""
+
+    name: str
+    home: Path
+    vault: Path
+
+    def env(self) -> dict[str, str]:
+        home = self.home
+        return {
+            "HOME": str(home),
+            "USERPROFILE": str(home),
+            "XDG_CONFIG_HOME": str(home / ".config"),
+            "XDG_STATE_HOME": str(home / ".local" / "state"),
+            "XDG_DATA_HOME": str(home / ".local" / "share"),
+            "XDG_CACHE_HOME": str(home / ".cache"),
+            "GIT_CONFIG_GLOBAL": str(home / ".gitconfig"),
+            "GIT_AUTHOR_NAME": f"Person {self.name}",
+            "GIT_COMMITTER_NAME": f"Person {self.name}",
+        }
+
+    def brain(self, *args: str, env: dict[str, str] | None = None, **kw: Any) -> Run:
+        return brain(*args, env={**self.env(), **(env or {})}, **kw)
+
+    def sync(self, *args: str, code: int = 0, env: dict[str, str] | None = None) -> Any:
+        run = self.brain("sync", *args, "--vault", str(self.vault), "--json", env=env)
+        assert run.code == code, run
+        assert "Traceback" not in run.err, run.err
+        return run.json()
+
+    def add(self, rel: str, text: str) -> None:
+        path = self.vault / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with path.open("a", encoding="utf-8") as fh:
+            fh.write(text)
+
+    def text(self, rel: str = "AI/MEMORY.md") -> str:
+        return (self.vault / rel).read_text(encoding="utf-8")
+
+    def git(self, *args: str) -> str:
+        return git(self.vault, *args)
+
+    def activate(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Be this machine in-process (for calls that read the state dir from the env)."""
+        for key, value in self.env().items():
+            monkeypatch.setenv(key, value)
+
+
+def make_machine(tmp_path: Path, name: str) -> Machine:
+    home = tmp_path / f"home-{name}"
+    home.mkdir()
+    return Machine(name, home, tmp_path / f"vault-{name}")
+
+
+@pytest.fixture
+def remote(tmp_path: Path) -> Path:
+    path = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(path))
+    return path
+
+
+@pytest.fixture
+def pair(tmp_path: Path, remote: Path) -> tuple[Machine, Machine]:
+    """Machine a made the vault (the starter files) and pushed it; machine b cloned it."""
+    a, b = make_machine(tmp_path, "a"), make_machine(tmp_path, "b")
+    git(tmp_path, "init", "-q", "-b", "main", str(a.vault))
+    for name in hooks.STARTER_FILES:
+        a.add(f"AI/{name}", hooks.starter_file(name))
+    a.git("add", "-A")
+    a.git("commit", "-qm", "starter")
+    a.git("remote", "add", "origin", str(remote))
+    a.git("push", "-qu", "origin", "main")
+    git(tmp_path, "clone", "-q", str(remote), str(b.vault))
+    return a, b
+
+
+def remote_history(remote: Path) -> str:
+    """Every byte the remote holds, as a patch of its whole history."""
+    return git(remote, "log", "--all", "-p", "--format=%H %an %s")
+
+
+def wait_for(check: Callable[[], bool], what: str, timeout: float = 90.0) -> None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if check():
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def pass_running(machine: Machine) -> bool:
+    """Whether a background pass holds this machine's sync lock."""
+    import fcntl
+
+    env = machine.env()
+    state = Path(env["XDG_STATE_HOME"]) / "brain" / "sync"
+    for lock in state.glob("*.lock"):
+        with lock.open("a") as fh:
+            try:
+                fcntl.flock(fh.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                return True
+            fcntl.flock(fh.fileno(), fcntl.LOCK_UN)
+    return False
+
+
+def settle(machine: Machine) -> None:
+    """Let background passes this test started finish (they are never left running)."""
+    time.sleep(0.5)
+    wait_for(lambda: not pass_running(machine), "the background pass to finish")
+
+
+# --- the everyday path ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("first", ["a", "b"])
+def test_both_add_bullets_and_sync_in_either_order(
+    pair: tuple[Machine, Machine], first: str
+) -> None:
+    a, b = pair
+    a.add("AI/MEMORY.md", bullet("from a"))
+    b.add("AI/MEMORY.md", bullet("from b"))
+    b.add("AI/LEARNINGS.md", bullet("learnt on b"))
+    one, two = (a, b) if first == "a" else (b, a)
+    doc = one.sync()
+    assert (doc["outcome"], doc["wrote"], doc["sent"], doc["received"]) == (
+        "synced",
+        1 + (one is b),
+        1,
+        0,
+    )
+    doc = two.sync()
+    assert (doc["outcome"], doc["wrote"], doc["received"], doc["sent"]) == (
+        "synced",
+        1 + (two is b),
+        1,
+        1,
+    )
+    assert doc["conflicts"] == []
+    assert "AI/MEMORY.md" in doc["changed"]
+    assert one.sync()["received"] == 1
+    for m in (a, b):
+        text = m.text()
+        assert text.count(bullet("from a")) == 1
+        assert text.count(bullet("from b")) == 1
+        assert "<<<<<<<" not in text
+        assert ">>>>>>>" not in text
+        assert bullet("learnt on b") in m.text("AI/LEARNINGS.md")
+    assert a.text() == b.text()
+    assert a.git("rev-parse", "HEAD") == b.git("rev-parse", "HEAD")
+    again = a.sync()
+    assert (again["outcome"], again["line"]) == ("up-to-date", "up to date")
+
+
+def test_a_receive_keeps_changes_not_written_down_yet(pair: tuple[Machine, Machine]) -> None:
+    """The session-start receive does not write down: what the person (or agent) is editing
+    stays uncommitted, merged line by line with what arrives."""
+    a, b = pair
+    a.add("AI/MEMORY.md", bullet("from a"))
+    a.sync()
+    b.add("AI/MEMORY.md", bullet("being edited on b"))
+    doc = b.brain("sync", "--background", "receive", "--vault", str(b.vault), "--json").json()
+    assert (doc["mode"], doc["wrote"], doc["received"], doc["sent"]) == ("receive", 0, 1, 0)
+    text = b.text()
+    assert bullet("from a") in text
+    assert bullet("being edited on b") in text
+    assert "<<<<<<<" not in text
+    assert b.git("status", "--porcelain").strip() == "M AI/MEMORY.md"
+    assert b.git("stash", "list") == ""
+
+
+def test_the_one_line_says_what_happened(pair: tuple[Machine, Machine]) -> None:
+    a, b = pair
+    a.add("AI/MEMORY.md", bullet("one"))
+    a.add("notes/plan.md", "A plan.\n")
+    run = a.brain("sync", "--vault", str(a.vault))
+    assert (run.code, run.out) == (0, "wrote down 2 changes; sent 1\n")
+    run = b.brain("sync", "--vault", str(b.vault))
+    assert (run.code, run.out) == (0, "received 1 (2 files)\n")
+    assert b.brain("sync", "--vault", str(b.vault)).out == "up to date\n"
+
+
+def test_both_edit_the_same_bullet_keeps_both_lines_and_names_the_next_step(
+    pair: tuple[Machine, Machine],
+) -> None:
+    a, b = pair
+    a.add("AI/MEMORY.md", bullet("deploy window", "tuesdays"))
+    a.sync()
+    b.sync()
+    for m, fact in ((a, "wednesdays, said a"), (b, "thursdays, said b")):
+        text = m.text().replace(bullet("deploy window", "tuesdays"), bullet("deploy window", fact))
+        (m.vault / "AI" / "MEMORY.md").write_text(text, encoding="utf-8")
+    a.sync()
+    doc = b.sync(code=1)  # b receives a's edit on top of its own: both kept, and it says so
+    assert doc["sent"] == 1
+    [conflict] = doc["conflicts"]
+    assert conflict["path"] == "AI/MEMORY.md"
+    lines = b.text().split("\n")
+    assert lines[conflict["line"] - 1] == bullet("deploy window", "wednesdays, said a").strip()
+    assert lines[conflict["line"]] == bullet("deploy window", "thursdays, said b").strip()
+    assert "both sides changed AI/MEMORY.md: both kept at line" in doc["line"]
+    assert "keep one and run brain sync" in doc["line"]
+    assert "<<<<<<<" not in b.text()
+    assert a.sync()["received"] == 1
+    assert a.text() == b.text()
+    # The person keeps one; that is written down and sent like any change.
+    text = b.text().replace(bullet("deploy window", "wednesdays, said a"), "")
+    (b.vault / "AI" / "MEMORY.md").write_text(text, encoding="utf-8")
+    assert b.sync()["sent"] == 1
+    assert a.sync()["received"] == 1
+    assert a.text().count("deploy window") == 1
+
+
+def test_an_offline_machine_keeps_its_changes_and_backs_off(
+    pair: tuple[Machine, Machine], remote: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, _ = pair
+    moved = remote.with_name("moved-away.git")
+    remote.rename(moved)
+    a.add("AI/MEMORY.md", bullet("written offline"))
+    doc = a.sync(code=1)
+    assert (doc["outcome"], doc["wrote"], doc["sent"]) == ("offline", 1, 0)
+    assert "does not appear to be a git repository" in doc["reason"]
+    assert doc["line"].startswith("wrote down 1 change; offline (")
+    assert "changes kept here; background passes try again after" in doc["line"]
+    assert a.git("status", "--porcelain") == ""  # written down, waiting to be sent
+    a.activate(monkeypatch)
+    until = syncmod.read_state(a.vault)["offline_until"]
+    assert 590 < until - time.time() <= 600
+    assert syncmod.background(a.vault, "send") is False  # no spawn for ten minutes
+    quiet = a.brain("sync", "--background", "send", "--vault", str(a.vault), "--json").json()
+    assert (quiet["outcome"], quiet["ms"] < 1000) == ("offline", True)  # no network tried
+    moved.rename(remote)
+    doc = a.sync()  # a person's sync always tries
+    assert (doc["outcome"], doc["sent"]) == ("synced", 1)
+    assert "offline_until" not in syncmod.read_state(a.vault)
+    assert bullet("written offline").strip() in remote_history(remote)
+
+
+def test_a_push_rejected_because_the_other_machine_sent_first(
+    pair: tuple[Machine, Machine], remote: Path, tmp_path: Path
+) -> None:
+    """b sends between a's fetch and a's push (a fake ssh lets b push as a's push connects):
+    a's push is rejected, a receives b's commit and sends again, in the same pass."""
+    a, b = pair
+    b.add("AI/MEMORY.md", bullet("sent first by b"))
+    b.git("commit", "-qam", "b's change")
+    a.add("AI/MEMORY.md", bullet("sent second by a"))
+    race = tmp_path / "race"
+    race.touch()
+    ssh = tmp_path / "fake-ssh"
+    ssh.write_text(
+        "#!/bin/sh\n"
+        "# GIT_SSH_VARIANT=simple: $1 is the host, $2 the command to run there\n"
+        f'case "$2" in git-receive-pack*) if [ -f {race} ]; then rm -f {race}; '
+        f"git -C {b.vault} push -q origin main; fi ;; esac\n"
+        'exec sh -c "$(echo "$2" | sed "s/^git-/git /")"\n',
+        encoding="utf-8",
+    )
+    ssh.chmod(0o755)
+    a.git("remote", "set-url", "origin", f"fakehost:{remote}")
+    doc = a.sync(env={"GIT_SSH_COMMAND": str(ssh), "GIT_SSH_VARIANT": "simple"})
+    assert not race.exists(), "the race was not staged"
+    assert (doc["wrote"], doc["received"], doc["sent"], doc["waiting"]) == (1, 1, 1, [])
+    log = git(remote, "log", "--format=%s", "main").splitlines()
+    assert log[:2] == [f"brain sync on {gitsync.host()}: AI/MEMORY.md +1", "b's change"]
+    text = git(remote, "show", "main:AI/MEMORY.md")
+    assert bullet("sent first by b") in text
+    assert bullet("sent second by a") in text
+
+
+@pytest.fixture
+def slow_merge(pair: tuple[Machine, Machine], tmp_path: Path) -> tuple[Path, Path]:
+    """slow.txt merges through a driver that stalls while `hold` exists (touching `started`):
+    a pass can be stopped while git is in the middle of its rebase. a and b each changed it."""
+    a, b = pair
+    hold, started = tmp_path / "hold", tmp_path / "started"
+    driver = tmp_path / "slow-driver"
+    driver.write_text(
+        "#!/bin/sh\n"
+        f"if [ -f {hold} ]; then echo $$ > {started}; sleep 120; fi\n"
+        'exec git merge-file --union "$2" "$1" "$3"\n',
+        encoding="utf-8",
+    )
+    driver.chmod(0o755)
+    a.add(".gitattributes", "slow.txt merge=slow\n")
+    a.add("slow.txt", "base\n")
+    a.sync()
+    b.sync()
+    a.git("config", "merge.slow.driver", f"{driver} %O %A %B")
+    b.add("slow.txt", "from b\n")
+    b.sync()
+    a.add("slow.txt", "from a\n")
+    a.add("AI/MEMORY.md", bullet("written before the kill"))
+    hold.touch()
+    return hold, started
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+
+
+def stop_mid_rebase(machine: Machine, started: Path, signum: int) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "brain", "sync", "--vault", str(machine.vault)],
+        env={**os.environ, **machine.env()},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        wait_for(started.exists, "the rebase to reach the slow merge")
+    finally:
+        os.kill(proc.pid, signum)
+        proc.wait(timeout=60)
+
+
+def test_a_sync_stopped_with_sigterm_undoes_its_own_rebase(
+    pair: tuple[Machine, Machine], slow_merge: tuple[Path, Path], remote: Path
+) -> None:
+    a, _ = pair
+    hold, started = slow_merge
+    stop_mid_rebase(a, started, signal.SIGTERM)
+    wait_for(lambda: not alive(int(started.read_text())), "its git to be stopped", timeout=5)
+    gd = a.vault / ".git"
+    assert not (gd / "rebase-merge").exists()
+    assert not (gd / "brain-sync").exists()
+    assert not (gd / "index.lock").exists()
+    assert a.git("status", "--porcelain") == ""
+    hold.unlink()
+    doc = a.sync()
+    assert (doc["recovered"], doc["received"], doc["sent"]) == ("", 1, 1)
+    assert bullet("written before the kill") in git(remote, "show", "main:AI/MEMORY.md")
+
+
+def test_a_sync_killed_mid_rebase_is_finished_by_the_next_one(
+    pair: tuple[Machine, Machine], slow_merge: tuple[Path, Path], remote: Path
+) -> None:
+    """The pass is killed (SIGKILL) while git is rebasing; the rebase keeps running without it.
+    The next pass stops that orphan, undoes the rebase and syncs: nothing is lost."""
+    a, b = pair
+    hold, started = slow_merge
+    stop_mid_rebase(a, started, signal.SIGKILL)
+    gd = a.vault / ".git"
+    assert (gd / "rebase-merge").is_dir()
+    assert (gd / "brain-sync").exists()
+    driver = int(started.read_text(encoding="utf-8"))
+    assert alive(driver)  # the orphaned rebase is still running
+    hold.unlink()
+    doc = a.sync()
+    wait_for(lambda: not alive(driver), "the orphaned git to be stopped", timeout=5)
+    assert doc["recovered"] == "finished an interrupted sync (its rebase undone, nothing lost)"
+    assert doc["line"].startswith("finished an interrupted sync")
+    assert (doc["wrote"], doc["received"], doc["sent"]) == (0, 1, 1)
+    assert not (gd / "rebase-merge").exists()
+    assert not (gd / "brain-sync").exists()
+    assert a.git("status", "--porcelain") == ""
+    assert set(a.text("slow.txt").split()) >= {"base", "from", "a", "b"}
+    assert bullet("written before the kill") in git(remote, "show", "main:AI/MEMORY.md")
+    b.sync()
+    assert a.text("slow.txt") == b.text("slow.txt")
+
+
+@pytest.mark.parametrize("kind", ["credential", "malformed bullet"])
+def test_a_refused_line_is_never_sent_and_says_why(
+    pair: tuple[Machine, Machine], remote: Path, kind: str
+) -> None:
+    a, b = pair
+    secret = token()
+    bad = bullet("ci token", secret) if kind == "credential" else "- **broken** — no date here\n"
+    a.add("AI/MEMORY.md", bad)
+    a.add("notes/plan.md", "A clean note.\n")
+    run = a.brain("sync", "--vault", str(a.vault), "--json")
+    assert run.code == 1, run
+    assert secret not in run.out + run.err
+    doc = run.json()
+    assert (doc["outcome"], doc["wrote"], doc["sent"]) == ("synced", 1, 1)
+    [why] = doc["waiting"]
+    assert why.startswith("AI/MEMORY.md:")
+    assert ("credential" if kind == "credential" else "YYYY-MM-DD") in why
+    assert "changes waiting: AI/MEMORY.md:" in doc["line"]
+    assert a.git("status", "--porcelain").strip() == "M AI/MEMORY.md"  # kept here
+    assert bad in a.text()
+    assert b.sync()["received"] == 1
+    assert bad not in b.text()
+    assert (b.vault / "notes" / "plan.md").exists()
+    assert bad.strip() not in remote_history(remote)
+    assert secret not in remote_history(remote)
+    # Fixed here, it goes.
+    (a.vault / "AI" / "MEMORY.md").write_text(
+        a.text().replace(bad, bullet("ci token", "in the vault")), "utf-8"
+    )
+    assert a.sync()["sent"] == 1
+
+
+def test_a_sync_checks_what_it_writes_down_without_brains_hooks(
+    pair: tuple[Machine, Machine],
+) -> None:
+    """The clones have no git hooks at all: the checks are sync's own."""
+    a, _ = pair
+    assert not (a.vault / ".git" / "hooks" / "pre-commit").exists()
+    a.add("AI/TUNINGS.md", bullet("api key", token()))
+    doc = a.sync(code=1)
+    assert (doc["wrote"], doc["sent"]) == (0, 0)
+    assert doc["waiting"][0].startswith("AI/TUNINGS.md:")
+
+
+def test_one_pass_at_a_time_per_vault(
+    pair: tuple[Machine, Machine], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A background receive finding another pass running leaves at once; a person's pass (and
+    a background send) waits for it."""
+    import threading
+
+    from brain import files
+
+    a, _ = pair
+    a.add("AI/MEMORY.md", bullet("after the wait"))
+    a.activate(monkeypatch)
+    lock = config.state_dir() / "sync" / f"{config.index_path(a.vault.resolve()).stem}.lock"
+    release = threading.Event()
+
+    def hold() -> None:
+        with files.locked(lock):
+            release.wait(30)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        time.sleep(0.2)
+        busy = a.brain("sync", "--background", "receive", "--vault", str(a.vault), "--json")
+        assert busy.json()["outcome"] == "busy"
+        threading.Timer(1.5, release.set).start()
+        start = time.perf_counter()
+        doc = a.sync()
+        assert time.perf_counter() - start > 1.0
+        assert (doc["wrote"], doc["sent"]) == (1, 1)
+    finally:
+        release.set()
+        holder.join()
+
+
+def test_commits_are_unsigned_and_authored_by_brain_when_no_identity_is_set(
+    pair: tuple[Machine, Machine],
+) -> None:
+    a, _ = pair
+    (a.home / ".gitconfig").write_text(
+        "[commit]\n\tgpgsign = true\n[gpg]\n\tprogram = false\n", encoding="utf-8"
+    )
+    a.add("AI/MEMORY.md", bullet("anonymous"))
+    nobody = {"GIT_AUTHOR_NAME": "", "GIT_COMMITTER_NAME": "", "EMAIL": ""}
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_AUTHOR", "GIT_COMMITTER"))}
+    proc = subprocess.run(
+        [sys.executable, "-m", "brain", "sync", "--vault", str(a.vault), "--json"],
+        env={**env, **{k: v for k, v in a.env().items() if k not in nobody}},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout)["sent"] == 1
+    author = a.git("log", "-1", "--format=%an <%ae>|%G?|%s").strip()
+    name, signed, subject = author.split("|")
+    assert name == f"brain <brain@{gitsync.host()}>"
+    assert signed == "N"
+    assert subject == f"brain sync on {gitsync.host()}: AI/MEMORY.md +1"
+
+
+# --- the index follows ---------------------------------------------------------------------------
+
+
+def _indexed_handles(machine: Machine, monkeypatch: pytest.MonkeyPatch) -> set[str]:
+    machine.activate(monkeypatch)
+    conn = sqlite3.connect(config.index_path(machine.vault.resolve()))
+    try:
+        return {row[0] for row in conn.execute("SELECT handle FROM units WHERE kind = 'bullet'")}
+    finally:
+        conn.close()
+
+
+def test_a_receive_reindexes_the_changed_files_before_the_next_find(
+    pair: tuple[Machine, Machine], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, b = pair
+    assert b.brain("reindex", "--vault", str(b.vault)).code == 0
+    a.add("AI/MEMORY.md", bullet("zanzibar ferry", "leaves at nine"))
+    a.sync()
+    assert "zanzibar ferry" not in _indexed_handles(b, monkeypatch)
+    doc = b.sync()
+    assert doc["changed"] == ["AI/MEMORY.md"]
+    assert "zanzibar ferry" in _indexed_handles(b, monkeypatch)  # before any find
+    found = b.brain("find", "zanzibar", "--vault", str(b.vault))
+    assert (found.code, "zanzibar ferry" in found.out) == (0, True)
+
+
+def test_find_is_fresh_after_a_pull_brain_did_not_make(pair: tuple[Machine, Machine]) -> None:
+    """The index's freshness check covers receives made by plain git too."""
+    a, b = pair
+    assert b.brain("reindex", "--vault", str(b.vault)).code == 0
+    a.add("AI/MEMORY.md", bullet("quokka census", "every march"))
+    a.sync()
+    b.git("pull", "-q", "--rebase")
+    found = b.brain("find", "quokka", "--vault", str(b.vault))
+    assert (found.code, "quokka census" in found.out) == (0, True)
+
+
+# --- background passes from hooks ----------------------------------------------------------------
+
+
+def test_background_send_for_the_stop_hook(
+    pair: tuple[Machine, Machine], remote: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, _ = pair
+    a.activate(monkeypatch)
+    a.add("AI/MEMORY.md", bullet("settled at stop"))
+    start = time.perf_counter()
+    assert syncmod.background(a.vault, "send") is True
+    assert time.perf_counter() - start < 0.1
+    wait_for(lambda: "settled at stop" in git(remote, "show", "main:AI/MEMORY.md"), "the send")
+    settle(a)
+    assert syncmod.read_state(a.vault)["last"] == "wrote down 1 change; sent 1"
+
+
+def test_the_session_start_hook_receives_in_the_background_and_returns_at_once(
+    pair: tuple[Machine, Machine], tmp_path: Path, remote: Path
+) -> None:
+    """The pack hook spawns a receive and returns while the pass is still running: the remote
+    answers through an ssh that takes three seconds, the hook does not wait for it."""
+    a, b = pair
+    a.add("AI/MEMORY.md", bullet("arrives next prompt"))
+    a.sync()
+    ssh = tmp_path / "slow-ssh"
+    ssh.write_text(
+        '#!/bin/sh\nsleep 3\nexec sh -c "$(echo "$2" | sed "s/^git-/git /")"\n', encoding="utf-8"
+    )
+    ssh.chmod(0o755)
+    b.git("remote", "set-url", "origin", f"fakehost:{remote}")
+    slow = {"GIT_SSH_COMMAND": str(ssh), "GIT_SSH_VARIANT": "simple", "BRAIN_VAULT": str(b.vault)}
+    event = json.dumps({"hook_event_name": "SessionStart", "session_id": "s", "cwd": str(b.vault)})
+    start = time.perf_counter()
+    run = b.brain("pack", input=event, cwd=b.vault, env=slow)
+    took = time.perf_counter() - start
+    assert run.code == 0, run
+    assert took < 3.0, f"the hook waited for the pass ({took:.2f} s)"
+    assert "arrives next prompt" not in b.text()
+    wait_for(lambda: "arrives next prompt" in b.text(), "the background receive")
+    settle(b)
+    state = syncmod.state_path  # the pass recorded itself in b's state dir
+    del state
+    assert b.git("status", "--porcelain") == ""
+
+
+def test_the_hook_pays_for_the_spawn_only(
+    pair: tuple[Machine, Machine], tmp_path: Path, remote: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the pack hook runs for sync (`receive_in_background`: find the vault, read its git
+    config and the sync state, spawn) takes well under 100 ms, and starts a pass indeed. The
+    whole hook, end to end, is timed by tools/bench_sync.py: on this shared machine a
+    subprocess's wall time moves by 100 ms on its own."""
+    from brain.commands import pack as packmod
+
+    _, b = pair
+    b.sync()
+    ssh = tmp_path / "idle-ssh"
+    ssh.write_text('#!/bin/sh\nsleep 2\nexec sh -c "$(echo "$2" | sed "s/^git-/git /")"\n', "utf-8")
+    ssh.chmod(0o755)
+    b.git("remote", "set-url", "origin", f"fakehost:{remote}")
+    b.activate(monkeypatch)
+    monkeypatch.setenv("GIT_SSH_COMMAND", str(ssh))
+    monkeypatch.setenv("GIT_SSH_VARIANT", "simple")
+    before = syncmod.read_state(b.vault).get("last_at")
+    took = []
+    for _ in range(5):
+        start = time.perf_counter()
+        packmod.receive_in_background(str(b.vault))
+        took.append(time.perf_counter() - start)
+        wait_for(lambda: pass_running(b), "the spawned pass to take the lock", timeout=30)
+        settle(b)
+    assert statistics.median(took) < 0.1, took
+    assert syncmod.read_state(b.vault)["last_at"] != before
+
+
+def test_nothing_is_spawned_when_sync_is_off_or_not_connected(
+    pair: tuple[Machine, Machine], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    a, _ = pair
+    a.activate(monkeypatch)
+    monkeypatch.setenv("BRAIN_SYNC", "off")
+    assert syncmod.background(a.vault) is False
+    assert a.sync()["line"] == "off (BRAIN_SYNC=off)"
+    monkeypatch.delenv("BRAIN_SYNC")
+    run = a.brain("sync", "off", "--vault", str(a.vault), "--json")
+    assert (run.code, run.json()["sync"]) == (0, "off")
+    assert syncmod.background(a.vault) is False
+    a.add("AI/MEMORY.md", bullet("not sent while off"))
+    doc = a.sync()
+    assert (doc["outcome"], doc["wrote"]) == ("off", 0)
+    assert "`brain sync on` turns it back on" in doc["line"]
+    assert a.brain("sync", "on", "--vault", str(a.vault), "--json").json()["sync"] == "on"
+    assert a.sync()["sent"] == 1
+    lonely = tmp_path / "lonely"
+    git(tmp_path, "init", "-q", "-b", "main", str(lonely))
+    (lonely / "AI").mkdir()
+    assert syncmod.background(lonely) is False
+
+
+# --- connect, join, status -----------------------------------------------------------------------
+
+
+def test_connect_joins_an_existing_vault_keeping_local_bullets(
+    pair: tuple[Machine, Machine], remote: Path, tmp_path: Path
+) -> None:
+    """A fresh vault (installed on a new machine, bullets already added) connects to a remote
+    that holds a vault: it adopts the remote's history and keeps its own bullets on top. Its
+    branch is `master` (git's default here), the remote's `main`: it follows `main`."""
+    a, _ = pair
+    a.add("AI/MEMORY.md", bullet("known everywhere"))
+    a.sync()
+    c = make_machine(tmp_path, "c")
+    run = c.brain("install", str(c.vault), "--json")
+    assert run.code == 0, run
+    c.add("AI/MEMORY.md", bullet("only on c"))
+    c.add("notes/c.md", "A note from c.\n")
+    run = c.brain("sync", "connect", str(remote), "--vault", str(c.vault), "--json")
+    assert run.code == 0, run
+    doc = run.json()
+    assert doc["line"].startswith(f"connected to {remote}; wrote down ")
+    assert doc["joined"].startswith("refs/brain/before-joining/")
+    assert doc["sent"] == 1
+    text = c.text()
+    assert bullet("known everywhere") in text
+    assert bullet("only on c") in text
+    assert text.count("# Memory") == 1  # the starter's heading once, not twice
+    assert c.git("rev-parse", doc["joined"])  # the old history is kept
+    assert git(remote, "branch", "--format=%(refname:short)").split() == ["main"]
+    assert a.sync()["received"] == 1
+    assert bullet("only on c") in a.text()
+    assert (a.vault / "notes" / "c.md").exists()
+    assert ".gitattributes" in git(remote, "ls-tree", "--name-only", "main")
+    assert "*.md merge=brain" in a.text(".gitattributes")
+    assert c.git("config", "merge.brain.driver").strip().endswith("merge-driver %O %A %B %P")
+
+
+def test_brain_connect_at_install_connects(remote: Path, tmp_path: Path, pair: Any) -> None:
+    c = make_machine(tmp_path, "c")
+    run = c.brain("install", str(c.vault), "--json", env={"BRAIN_CONNECT": str(remote)})
+    assert run.code == 0, run
+    assert run.json()["sync"].startswith(f"connected to {remote}; ")
+    assert c.git("remote", "get-url", "origin").strip() == str(remote)
+    assert c.git("config", "merge.brain.driver").strip().endswith("merge-driver %O %A %B %P")
+    # brain's own pre-commit hook is installed here and runs on what sync writes down
+    c.add("AI/MEMORY.md", bullet("via the hooks"))
+    doc = c.sync()
+    assert (doc["wrote"], doc["sent"]) == (1, 1)
+    # ... and so does the hook the vault had before brain, which brain's hook chains to
+    refuse = c.vault / ".git" / "hooks" / "pre-commit"
+    refuse.write_text("#!/bin/sh\necho 'no commits on fridays' >&2\nexit 1\n", encoding="utf-8")
+    refuse.chmod(0o755)
+    c.add("AI/MEMORY.md", bullet("refused by a hook"))
+    doc = c.sync(code=1)
+    assert (doc["wrote"], doc["sent"]) == (0, 0)
+    assert doc["waiting"] == ["the commit was refused: no commits on fridays"]
+    assert c.git("status", "--porcelain").strip() == "M AI/MEMORY.md"
+
+
+def test_install_registers_the_merge_driver_and_uninstall_forgets_it(git_vault: Path) -> None:
+    attributes = git_vault / ".git" / "info" / "attributes"
+    assert not attributes.exists()
+    assert brain("install", str(git_vault), "--json").code == 0
+    assert git(git_vault, "config", "merge.brain.driver").strip().endswith("%O %A %B %P")
+    assert "*.md merge=brain" in attributes.read_text("utf-8")
+    assert brain("uninstall", "--json").code == 0
+    proc = subprocess.run(
+        ["git", "-C", str(git_vault), "config", "--get-regexp", "^merge\\.brain\\."],
+        capture_output=True,
+        check=False,
+    )
+    assert (proc.returncode, proc.stdout) == (1, b"")
+    assert not attributes.exists()
+
+
+def test_status_says_what_waits_on_either_side(pair: tuple[Machine, Machine]) -> None:
+    a, b = pair
+    a.add("AI/MEMORY.md", bullet("pending"))
+    run = a.brain("sync", "status", "--vault", str(a.vault))
+    assert run.code == 0
+    assert run.out.splitlines()[:3] == [
+        "Sync: on",
+        f"Remote: origin {a.git('remote', 'get-url', 'origin').strip()} (branch main)",
+        "Here: 1 changed files not written down, 0 commits not sent",
+    ]
+    a.sync()
+    b.git("fetch", "-q")
+    doc = b.brain("sync", "status", "--vault", str(b.vault), "--json").json()
+    assert (doc["sync"], doc["changes"], doc["ahead"], doc["behind"]) == ("on", 0, 0, 1)
+    doc = a.brain("sync", "status", "--vault", str(a.vault), "--json").json()
+    assert doc["last"] == "wrote down 1 change; sent 1"
+
+
+def test_sync_without_a_remote_writes_down_and_says_not_connected(git_vault: Path) -> None:
+    (git_vault / "AI" / "MEMORY.md").open("a", encoding="utf-8").write(bullet("local only"))
+    run = brain("sync", "--vault", str(git_vault))
+    assert run.code == 1
+    assert run.out == (
+        "wrote down 1 change; not connected (`brain sync connect URL` says where the vault meets "
+        "others)\n"
+    )
+
+
+def test_a_persons_own_rebase_is_left_alone(pair: tuple[Machine, Machine]) -> None:
+    a, _ = pair
+    a.add("AI/MEMORY.md", bullet("one"))
+    a.git("commit", "-qam", "one")
+    a.add("AI/MEMORY.md", bullet("two"))
+    a.git("commit", "-qam", "two")
+    env = {"GIT_SEQUENCE_EDITOR": "sed -i 1s/^pick/edit/"}
+    subprocess.run(
+        ["git", "-C", str(a.vault), "rebase", "-qi", "HEAD~2"],
+        env={**os.environ, **env},
+        check=True,
+        capture_output=True,
+    )
+    doc = a.sync(code=1)
+    assert doc["waiting"][0].startswith("a rebase is in progress in the vault")
+    assert (a.vault / ".git" / "rebase-merge").is_dir()  # still there, for the person
+
+
+def test_a_conflict_in_a_file_the_driver_does_not_merge_is_left_whole(
+    pair: tuple[Machine, Machine],
+) -> None:
+    a, b = pair
+    a.add("diagram.bin", "v0\0")
+    a.sync()
+    b.sync()
+    (a.vault / "diagram.bin").write_bytes(b"a\0")
+    (b.vault / "diagram.bin").write_bytes(b"b\0")
+    a.sync()
+    doc = b.sync(code=1)
+    assert doc["waiting"][0].startswith("both sides changed diagram.bin: not merged, nothing lost")
+    assert (b.vault / "diagram.bin").read_bytes() == b"b\0"
+    assert not (b.vault / ".git" / "rebase-merge").exists()
+    assert b.git("status", "--porcelain") == ""
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["connect"], "connect needs the remote's URL"),
+        (["fetch"], "unknown sync action 'fetch'"),
+        (["status", "x"], "`brain sync status` takes no URL"),
+    ],
+)
+def test_bad_sync_arguments_say_what_to_type(
+    git_vault: Path, args: list[str], message: str
+) -> None:
+    run = brain("sync", *args, "--vault", str(git_vault))
+    assert run.code == 2
+    assert message in run.err
+    assert "Traceback" not in run.err
