@@ -905,8 +905,10 @@ def howto_command(
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """The shell commands that did a task last time, from your agents' transcripts: the ones
-    that worked, the last of near-identical ones, best first. Exit 1 when none did."""
+    """The shell commands that did a task last time, from your agents' transcripts.
+
+    The ones that worked, the last of near-identical ones, best first. Exit 1 when none did.
+    """
     from brain.recall.history_cli import run_howto
 
     raise typer.Exit(
@@ -940,8 +942,11 @@ def lessons_command(
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """The moments a person corrected an agent, and commands that failed and then worked
-    another way, in recent sessions, each with the turns it came from."""
+    """Corrections and retried commands from recent sessions, with the turns they came from.
+
+    A correction is a person redirecting an agent; a retry is a command that failed and then
+    worked another way.
+    """
     from brain.recall.history_cli import run_lessons
 
     raise typer.Exit(
@@ -966,8 +971,10 @@ def day_command(
     agent: AgentOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """What was worked on that day (default today), by repository: sessions, files the agents
-    wrote and the commits made there."""
+    """What was worked on that day (default today), by repository.
+
+    Sessions, files the agents wrote, and the commits made there.
+    """
     from brain.recall.history_cli import run_day
 
     raise typer.Exit(

@@ -349,9 +349,9 @@ def test_a_worker_stopped_mid_embedding_cleans_up_and_is_no_failure(
         left = [p.name for p in base.parent.iterdir() if p.name.startswith(base.name)]
         assert sorted(left) == [base.name + ".lock"]
         run = brain("find", "--vault", str(vault), "libgit2", env=env)
-        assert run.err == (
-            "brain: keyword results for now: the vault is being embedded in the background\n"
-        )
+        # no failure is reported: a worker stopped on purpose is not one that failed
+        assert run.code == 0, run
+        assert "failed" not in run.err, run
     finally:
         slow_ollama.set()
         stop_workers(base)

@@ -79,8 +79,14 @@ def neighbours(vault: Path, conn: sqlite3.Connection, text: str) -> list[tuple[i
         if background
         else "keyword results for now: run `brain reindex` to embed the vault"
     )
-    if not semantic.index_model(conn) and semantic.missing(conn, "") > worker.INLINE_EMBED_MAX:
-        semantic.warn(not_yet)  # nothing embedded yet: loading the model here cannot help
+    if (
+        background
+        and not semantic.index_model(conn)
+        and semantic.missing(conn, "") > worker.INLINE_EMBED_MAX
+    ):
+        # Nothing embedded yet and a worker on its way: loading the model here cannot help. With
+        # no worker the load goes on, so that a model that cannot load says why in one line.
+        semantic.warn(not_yet)
         return None
     embedder = semantic.load()
     if embedder is None:
