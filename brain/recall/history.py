@@ -28,13 +28,11 @@ SNIPPET = 160  # characters of a turn or an output shown with a moment
 
 
 def masked(text: str) -> str:
-    """`text` with every credential the secrets rules find replaced by its masked form."""
-    from brain import secrets
+    """`text` with every credential the secrets rules find replaced by its masked form (the one
+    masking every output uses, overlapping matches included)."""
+    from brain.secrets import redact
 
-    out = text
-    for hit in sorted(secrets._hits(text), key=lambda h: h.start, reverse=True):
-        out = out[: hit.start] + secrets.mask(hit.secret) + out[hit.end :]
-    return out
+    return redact(text)
 
 
 def one_line(text: str, limit: int = SNIPPET) -> str:
