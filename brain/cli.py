@@ -361,6 +361,32 @@ def _serve_pack(
     return 0
 
 
+def run_settle() -> int:
+    """`brain settle`, the agents' stop hook: `{"decision": "block", "reason": ...}` on stdout
+    once per session that wrote files and proposed nothing, else nothing. It exits 0 whatever
+    happens (an agent must never be kept from stopping by brain's own failure): errors go to the
+    state dir's logs/settle.log."""
+    from brain import hook_event
+    from brain.commands import settle as settlemod
+
+    event = None
+    try:
+        event = hook_event.read()
+        result = settlemod.settle(event)
+    except Exception as exc:
+        settlemod.log_error(exc)
+        result = settlemod.SettleResult("", "error", "", (), ())
+    if result.decision:
+        from brain import render
+
+        render.out(render.dumps({"decision": result.decision, "reason": result.reason}))
+    try:
+        settlemod.after(event, result)
+    except Exception as exc:
+        settlemod.log_error(exc)
+    return 0
+
+
 def _crash_report(exc: BaseException, args: Sequence[str] | None = None) -> str:
     """Write the traceback to a new file in the state dir's `crashes/`; returns its path. Never
     raises: it runs when something already went wrong, and argv or the error may hold bytes
@@ -475,6 +501,8 @@ def _dispatch(args: list[str]) -> int:
         opts = parse_sync(args[1:])
         if opts is not None:
             return run_sync(**opts)  # type: ignore[arg-type]
+    if args == ["settle"]:  # the stop hook, at every stop: no Typer
+        return run_settle()
     # At a terminal reindex goes through Typer, which draws the progress bar of a long embedding.
     if args[:1] == ["reindex"] and not sys.stderr.isatty():
         opts = parse_reindex(args[1:])

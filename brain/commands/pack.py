@@ -429,9 +429,6 @@ def empty(project: str, vault: str, budget: int) -> PackResult:
 
 # --- Claude Code's SessionStart hook -------------------------------------------------------------
 
-HOOK_WAIT_S = 0.2  # Claude Code writes the event before the hook has even started Python
-
-
 @dataclass(frozen=True)
 class HookEvent:
     event: str  # hook_event_name: "SessionStart" when called as that hook
@@ -442,33 +439,10 @@ class HookEvent:
 
 def read_hook_event(stream: Any = None) -> HookEvent | None:
     """The hook's JSON event from stdin, or None: never blocks on a terminal, an empty or a silent
-    stdin (it waits at most HOOK_WAIT_S for the first byte), never fails on bad input."""
-    import sys
+    stdin (brain.hook_event.read_bytes), never fails on bad input."""
+    from brain.hook_event import read_bytes
 
-    stream = sys.stdin if stream is None else stream
-    try:
-        if stream is None or stream.isatty():
-            return None
-        fd = stream.fileno()
-    except (AttributeError, OSError, ValueError):
-        return None
-    data = b""
-    try:
-        if os.name == "posix":
-            import select
-
-            while len(data) < 1_000_000:
-                ready, _, _ = select.select([fd], [], [], HOOK_WAIT_S)
-                if not ready:
-                    break
-                chunk = os.read(fd, 65536)
-                if not chunk:
-                    break
-                data += chunk
-        else:  # no select on Windows pipes: Claude Code closes stdin after the event
-            data = os.read(fd, 1_000_000)
-    except OSError:
-        return None
+    data = read_bytes(stream)
     try:
         doc = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
