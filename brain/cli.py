@@ -379,7 +379,7 @@ def run_settle() -> int:
     if result.decision:
         from brain import render
 
-        render.out(render.dumps({"decision": result.decision, "reason": result.reason}))
+        render.out(render.dumps(hook_event.block(result.reason)))
     try:
         settlemod.after(event, result)
     except Exception as exc:

@@ -138,3 +138,19 @@ def read(stream: Any = None) -> Event | None:
         return parse(json.loads(data.decode("utf-8")))
     except (UnicodeDecodeError, ValueError, RecursionError):
         return None
+
+
+# --- what a hook answers, in the form each program reads -----------------------------------------
+
+
+def context(event: Event, text: str) -> dict[str, Any]:
+    """Context a start or prompt hook adds beside the session or the prompt: Claude Code, Codex
+    CLI and Gemini CLI all read `hookSpecificOutput.additionalContext` under the event's own
+    name (Gemini only JSON: plain text on its stdout is an error)."""
+    return {"hookSpecificOutput": {"hookEventName": event.name, "additionalContext": text}}
+
+
+def block(reason: str) -> dict[str, Any]:
+    """A stop held back, `reason` becoming the agent's next instruction: the same object for
+    every program (Gemini CLI reads "block" as its alias of "deny")."""
+    return {"decision": "block", "reason": reason}

@@ -429,6 +429,7 @@ def empty(project: str, vault: str, budget: int) -> PackResult:
 
 # --- Claude Code's SessionStart hook -------------------------------------------------------------
 
+
 @dataclass(frozen=True)
 class HookEvent:
     event: str  # hook_event_name: "SessionStart" when called as that hook
