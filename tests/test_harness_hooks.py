@@ -6,6 +6,7 @@ gives the file back byte for byte, and a file that does not parse is never touch
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,16 @@ EVENTS = {
     "gemini": {"SessionStart": "pack", "BeforeAgent": "prime", "AfterAgent": "settle"},
 }
 COPILOT = ".copilot/hooks/brain.json"
+
+
+@pytest.fixture(autouse=True)
+def no_agent_on_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """PATH without the agents' programs: an agent is found by its config folder in the test's
+    HOME, whatever this machine has installed."""
+    programs = [a.program for a in agent_hooks.AGENTS.values()]
+    dirs = [d for d in os.environ.get("PATH", "").split(os.pathsep) if d]
+    keep = [d for d in dirs if not any((Path(d) / p).exists() for p in programs)]
+    monkeypatch.setenv("PATH", os.pathsep.join(keep))
 
 
 def hooks(*args: str) -> Run:

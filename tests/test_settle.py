@@ -5,11 +5,12 @@ stop JSON each agent sends (testdata/hooks/), reading a real transcript in the a
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, Run, brain
+from conftest import ROOT, Run, brain, git
 from test_imports import HEAVY, imported_modules
 
 from brain import hook_event
@@ -290,3 +291,35 @@ def test_a_prompt_s_context_is_in_the_form_each_program_reads() -> None:
                 "additionalContext": "- **pg** — 16.4 in prod",
             }
         }
+
+
+# --- after deciding ------------------------------------------------------------------------------
+
+
+def test_a_stop_that_passes_sends_the_vault_and_a_block_leaves_it(
+    stop: dict[str, Any], tmp_path: Path, isolated_env: Path
+) -> None:
+    from test_sync import Machine, bullet, wait_for
+    from test_sync import settle as let_passes_finish
+
+    from brain import hooks
+    from brain import sync as syncmod
+
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    machine = Machine("a", isolated_env, tmp_path / "vault")
+    git(tmp_path, "init", "-q", "-b", "main", str(machine.vault))
+    for name in hooks.STARTER_FILES:
+        machine.add(f"AI/{name}", hooks.starter_file(name))
+    machine.git("add", "-A")
+    machine.git("commit", "-qm", "starter")
+    machine.git("remote", "add", "origin", str(remote))
+    machine.git("push", "-qu", "origin", "main")
+    machine.add("AI/MEMORY.md", bullet("settled at stop"))
+    env = {"BRAIN_VAULT": str(machine.vault)}
+    blocked(settle(stop, env=env))
+    time.sleep(1.0)
+    assert not syncmod.log_path(machine.vault).exists()  # the agent goes on: nothing sent yet
+    passed(settle({**stop, "stop_hook_active": True}, env=env))
+    wait_for(lambda: "settled at stop" in git(remote, "show", "main:AI/MEMORY.md"), "the send")
+    let_passes_finish(machine)

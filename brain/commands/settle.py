@@ -298,8 +298,9 @@ def settle(event: Event | None) -> SettleResult:
 
 def after(event: Event | None, result: SettleResult) -> None:
     """What a stop does once the decision is out: the one place for the stop's chores (quiet,
-    bounded, in the background). A blocked stop leaves them to the stop that follows."""
-    if result.decision:
+    bounded, in the background). A blocked stop leaves them to the stop that follows; a run that
+    was no stop (by hand, another event) has none. The daily vault sweep joins here."""
+    if result.decision or event is None or event.kind != "stop":
         return
     from brain import sync
     from brain.config import resolve_vault
