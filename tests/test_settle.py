@@ -12,6 +12,8 @@ from typing import Any
 import pytest
 from conftest import ROOT, Run, brain, git
 from test_imports import HEAVY, imported_modules
+from test_sync import Machine, bullet, pair, remote, wait_for  # noqa: F401 - fixtures
+from test_sync import settle as let_passes_finish
 
 from brain import hook_event
 
@@ -297,29 +299,17 @@ def test_a_prompt_s_context_is_in_the_form_each_program_reads() -> None:
 
 
 def test_a_stop_that_passes_sends_the_vault_and_a_block_leaves_it(
-    stop: dict[str, Any], tmp_path: Path, isolated_env: Path
+    stop: dict[str, Any],
+    pair: tuple[Machine, Machine],  # noqa: F811 - test_sync's fixture
+    remote: Path,  # noqa: F811 - test_sync's fixture
 ) -> None:
-    from test_sync import Machine, bullet, wait_for
-    from test_sync import settle as let_passes_finish
-
-    from brain import hooks
-    from brain import sync as syncmod
-
-    remote = tmp_path / "remote.git"
-    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
-    machine = Machine("a", isolated_env, tmp_path / "vault")
-    git(tmp_path, "init", "-q", "-b", "main", str(machine.vault))
-    for name in hooks.STARTER_FILES:
-        machine.add(f"AI/{name}", hooks.starter_file(name))
-    machine.git("add", "-A")
-    machine.git("commit", "-qm", "starter")
-    machine.git("remote", "add", "origin", str(remote))
-    machine.git("push", "-qu", "origin", "main")
-    machine.add("AI/MEMORY.md", bullet("settled at stop"))
-    env = {"BRAIN_VAULT": str(machine.vault)}
-    blocked(settle(stop, env=env))
+    a, _ = pair
+    a.add("AI/MEMORY.md", bullet("settled at stop"))
+    env = {"BRAIN_VAULT": str(a.vault)}
+    blocked(a.brain("settle", input=json.dumps(stop), env=env))
     time.sleep(1.0)
-    assert not syncmod.log_path(machine.vault).exists()  # the agent goes on: nothing sent yet
-    passed(settle({**stop, "stop_hook_active": True}, env=env))
+    log = Path(a.env()["XDG_STATE_HOME"]) / "brain" / "logs"
+    assert not list(log.glob("*-sync.log"))  # the agent goes on: nothing is sent yet
+    passed(a.brain("settle", input=json.dumps({**stop, "stop_hook_active": True}), env=env))
     wait_for(lambda: "settled at stop" in git(remote, "show", "main:AI/MEMORY.md"), "the send")
-    let_passes_finish(machine)
+    let_passes_finish(a)
