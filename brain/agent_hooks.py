@@ -514,16 +514,16 @@ def _register_own(agent: Agent, launch: Sequence[str] | None) -> AgentHooks:
         return AgentHooks(agent.name, str(path), "present", (), first)
     had = {e for e, _ in _own_commands(doc) or []}
     added = tuple(e for e in wanted["hooks"] if e not in had)
-    made_dir = not path.parent.exists()
+    made = [d for d in (path.parent, agent.folder()) if not d.exists()]  # deepest first
     try:
         write_atomic(path, new)
     except OSError as exc:
         return _refused(
             agent.name, path, "failed", f"cannot be written ({exc.strerror})", first, ""
         )
-    if made_dir:
+    if made:
         record = _record()
-        record[str(path)] = ["dir", "file"]
+        record[str(path)] = ["file", *(f"dir:{d}" for d in made)]
         _save_record(record)
     return AgentHooks(agent.name, str(path), "added" if added else "updated", added, first)
 
@@ -543,9 +543,9 @@ def _unregister_own(agent: Agent) -> AgentHooks:
         path.unlink()
     except OSError as exc:
         return _refused(agent.name, path, "failed", f"cannot be deleted ({exc.strerror})", "", "")
-    if "dir" in created:
+    for folder in (c.removeprefix("dir:") for c in created if c.startswith("dir:")):
         with contextlib.suppress(OSError):
-            path.parent.rmdir()  # only when empty
+            Path(folder).rmdir()  # only when empty
     _save_record(record)
     first = str(commands[0][1]) if commands else ""
     return AgentHooks(agent.name, str(path), "removed", tuple(e for e, _ in commands), first)

@@ -164,6 +164,13 @@ def test_copilot_gets_a_file_of_brains_own(isolated_env: Path) -> None:
     assert sorted(p.name for p in folder.iterdir()) == ["audit.json"]  # the folder was theirs
 
 
+def test_copilot_folders_brain_made_go_with_its_file(isolated_env: Path) -> None:
+    assert hooks("on", "--harness", "copilot").code == 0
+    assert (isolated_env / COPILOT).is_file()
+    assert hooks("off", "--harness", "copilot").code == 0
+    assert not (isolated_env / ".copilot").exists()
+
+
 def test_a_copilot_brain_json_that_is_not_brains_is_left_alone(isolated_env: Path) -> None:
     path = isolated_env / COPILOT
     path.parent.mkdir(parents=True)
@@ -186,6 +193,7 @@ def test_status_lists_the_harnesses_found(isolated_env: Path) -> None:
     )
     (isolated_env / ".gemini").mkdir()
     doc = hooks("status", "--json").json()
+    assert list(doc) == ["harnesses"]
     assert [h["agent"] for h in doc["harnesses"]] == ["codex", "gemini"]
     first = doc["harnesses"][0]
     assert list(first) == [
@@ -210,6 +218,7 @@ def test_on_without_a_harness_covers_claude_and_the_ones_found(isolated_env: Pat
     (isolated_env / ".gemini").mkdir()
     run = hooks("on", "--json")
     assert run.code == 0, run
+    assert list(run.json()) == ["action", "harnesses"]
     assert [h["agent"] for h in run.json()["harnesses"]] == ["claude", "gemini"]
     assert not (isolated_env / ".codex").exists()  # an agent not on this machine gets nothing
     off = hooks("off", "--json").json()["harnesses"]
