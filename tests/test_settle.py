@@ -313,3 +313,33 @@ def test_a_stop_that_passes_sends_the_vault_and_a_block_leaves_it(
     passed(a.brain("settle", input=json.dumps({**stop, "stop_hook_active": True}), env=env))
     wait_for(lambda: "settled at stop" in git(remote, "show", "main:AI/MEMORY.md"), "the send")
     let_passes_finish(a)
+
+
+def test_each_stop_reads_only_what_the_session_added(
+    stop: dict[str, Any], transcript: Path, isolated_env: Path
+) -> None:
+    """A long session: the first stop reads the transcript, the next only the lines added since
+    (the bytes before are never looked at again), and still knows the files written before."""
+    from brain.commands import settle as settlemod
+
+    lines = transcript.read_bytes().splitlines(keepends=True)
+    edits = b"".join(lines)
+    transcript.write_bytes(b"".join(line for line in lines if b'"Write"' not in line))
+    first = settlemod.activity(transcript, "/home/dev/shop", SESSION)
+    assert first.files == ("/home/dev/shop/src/paynova/client.py",)  # the Edit and the MultiEdit
+    size = transcript.stat().st_size
+    with transcript.open("r+b") as fh:  # what was read is overwritten: a rescan would see it
+        fh.write(b" " * size)
+    with transcript.open("ab") as fh:
+        fh.write(
+            b"\n".join(line.rstrip(b"\n") for line in edits.splitlines() if b'"Write"' in line)
+        )
+        fh.write(b"\n")
+    again = settlemod.activity(transcript, "/home/dev/shop", SESSION)
+    assert again.files == (
+        "/home/dev/shop/src/paynova/client.py",
+        "/home/dev/shop/src/paynova/backoff.py",
+        "/home/dev/shop/docs/webhooks.md",  # written as docs/webhooks.md in the session's folder
+    )
+    transcript.write_bytes(b"")  # a transcript that shrank is read again from its start
+    assert settlemod.activity(transcript, "/home/dev/shop", SESSION).files == ()

@@ -151,42 +151,106 @@ class _Scan:
 
 
 # a line worth parsing holds one of these (JSON escapes quotes inside strings, so these byte
-# strings only occur as structure)
+# strings only occur as structure); they are found in the whole file at C speed, and only the
+# lines holding one are looked at
 _CLAUDE = (b'"type":"tool_use"', b'"type": "tool_use"')
+_CLAUDE_WANTED = (b'"Write"', b'"Edit"', b'"MultiEdit"', b'"NotebookEdit"', b"propose")
 _CODEX = (b'"function_call"', b'"custom_tool_call"', b'"local_shell_call"', b'"mcp_tool_call"')
 _CODEX_META = (b'"session_meta"', b'"turn_context"')
 _COPILOT = (b"tool.execution_start",)
+_MARKERS = (b'tool_use"', b'_call"', *_CODEX_META, *_COPILOT)  # the fewest passes over the file
 
 
-def activity(transcript: Path, cwd: str = "") -> Activity:
-    """The files a session wrote and whether it proposed, from its transcript (any agent's)."""
+def _lines_with(data: bytes, markers: tuple[bytes, ...]) -> list[bytes]:
+    """Each line of `data` holding one of `markers`, once, in file order."""
+    spans: set[tuple[int, int]] = set()
+    for marker in markers:
+        at = data.find(marker)
+        while at >= 0:
+            end = data.find(b"\n", at)
+            end = len(data) if end < 0 else end
+            spans.add((data.rfind(b"\n", 0, at) + 1, end))
+            at = data.find(marker, end)
+    return [data[a:b] for a, b in sorted(spans)]
+
+
+def activity(transcript: Path, cwd: str = "", session: str = "") -> Activity:
+    """The files a session wrote and whether it proposed, from its transcript (any agent's).
+    With `session`, an append-only transcript is read from where the last stop left off (what
+    was seen before is kept in the state dir): a long session costs each stop its new lines."""
+    seen = _seen(session, transcript) if session else None
+    offset, scan = seen if seen else (0, _Scan(cwd))
     with transcript.open("rb") as fh:
+        fh.seek(offset)
         data = fh.read(MAX_TRANSCRIPT)
-    scan = _Scan(cwd)
-    if data.lstrip()[:1] == b"{" and b'"messages"' in data[:4096]:
+    if not offset and data.lstrip()[:1] == b"{" and b'"messages"' in data[:4096]:
         with contextlib.suppress(ValueError, RecursionError):
             doc = json.loads(data)
             if isinstance(doc, dict) and isinstance(doc.get("messages"), list):
-                scan.gemini(doc)  # Gemini CLI: one JSON document per session
+                scan.gemini(doc)  # Gemini CLI: one JSON document per session, rewritten whole
                 return Activity(tuple(scan.files), scan.proposed)
-    for line in data.splitlines():
+    for line in _lines_with(data, _MARKERS):
+        if not any(m in line for m in (*_CLAUDE, *_CODEX, *_CODEX_META, *_COPILOT)):
+            continue  # `_call"` in a message's text
         if any(m in line for m in _CLAUDE):
+            if not any(m in line for m in _CLAUDE_WANTED):
+                continue  # a read, a search, a command: the bulk of a session's tool calls
             how = scan.claude
-        elif any(m in line for m in _CODEX) or any(m in line for m in _CODEX_META):
-            how = scan.codex
         elif any(m in line for m in _COPILOT):
             how = scan.copilot
-        elif b"propose" in line and (b'"name"' in line or b'"tool"' in line):
-            how = scan.codex  # an MCP call in a shape not listed above
         else:
-            continue
+            how = scan.codex
         try:
             rec = json.loads(line)
         except (ValueError, RecursionError):
             continue
         if isinstance(rec, dict):
             how(rec)
+    if session:  # a last line still being written is read again next time (reading is idempotent)
+        _save_seen(session, transcript, offset + data.rfind(b"\n") + 1, scan)
     return Activity(tuple(scan.files), scan.proposed)
+
+
+def _seen_path(session: str) -> Path:
+    return _mark(session).with_suffix(".seen")
+
+
+def _seen(session: str, transcript: Path) -> tuple[int, _Scan] | None:
+    """(offset, what was seen up to it) from the last stop of this session, when the transcript
+    is the same file and has only grown since."""
+    try:
+        doc = json.loads(_seen_path(session).read_text(encoding="utf-8"))
+        size = transcript.stat().st_size
+    except (OSError, ValueError):
+        return None
+    if not isinstance(doc, dict) or doc.get("transcript") != str(transcript):
+        return None
+    offset, files = doc.get("offset"), doc.get("files")
+    if not isinstance(offset, int) or not 0 < offset <= size or not isinstance(files, list):
+        return None
+    scan = _Scan(str(doc.get("cwd") or ""))
+    for path in files:
+        scan.wrote(str(path))
+    scan.proposed = doc.get("proposed") is True
+    return offset, scan
+
+
+def _save_seen(session: str, transcript: Path, offset: int, scan: _Scan) -> None:
+    from brain.files import write_atomic
+
+    path = _seen_path(session)
+    doc = {
+        "transcript": str(transcript),
+        "offset": offset,
+        "cwd": scan.cwd,
+        "files": list(scan.files),
+        "proposed": scan.proposed,
+    }
+    new = not path.exists()
+    with contextlib.suppress(OSError):
+        write_atomic(path, json.dumps(doc, ensure_ascii=False) + "\n")
+    if new:
+        _prune(path.parent)
 
 
 # --- once per session ----------------------------------------------------------------------------
@@ -214,12 +278,17 @@ def remember(session: str) -> bool:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
     except FileExistsError:
         return False
+    _prune(path.parent)
+    return True
+
+
+def _prune(folder: Path) -> None:
+    """Forget the sessions not seen for KEEP_DAYS (their marks and what was read of them)."""
     cutoff = time.time() - KEEP_DAYS * 86400
     with contextlib.suppress(OSError):
-        for old in path.parent.iterdir():
+        for old in folder.iterdir():
             if old.stat().st_mtime < cutoff:
                 old.unlink()
-    return True
 
 
 # --- the reason ----------------------------------------------------------------------------------
@@ -284,7 +353,7 @@ def settle(event: Event | None) -> SettleResult:
         return _pass("asked")
     if not event.transcript or not Path(event.transcript).expanduser().is_file():
         return _pass("no-transcript")
-    did = activity(Path(event.transcript).expanduser(), event.cwd)
+    did = activity(Path(event.transcript).expanduser(), event.cwd, event.session)
     files = tuple(shown(f, event.cwd) for f in did.files)
     if not files:
         return _pass("no-edits")
