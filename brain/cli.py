@@ -345,7 +345,11 @@ def _serve_pack(
     path = resolve_vault(vault)
     result = packmod.pack(path, project, budget=budget, fresh=fresh)
     if hook is not None:
-        written = render.out(render.dumps(packmod.hook_output(result.text))) if result.text else 0
+        written = (
+            render.out(render.dumps(packmod.hook_output(result.text, hook.harness)))
+            if result.text
+            else 0
+        )
     elif as_json:
         written = render.out(render.dumps(packmod.to_doc(result)))
     elif result.text:

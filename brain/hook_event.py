@@ -147,7 +147,14 @@ def context(event: Event, text: str) -> dict[str, Any]:
     """Context a start or prompt hook adds beside the session or the prompt: Claude Code, Codex
     CLI and Gemini CLI all read `hookSpecificOutput.additionalContext` under the event's own
     name (Gemini only JSON: plain text on its stdout is an error)."""
-    return {"hookSpecificOutput": {"hookEventName": event.name, "additionalContext": text}}
+    return context_for(event.harness, event.name, text)
+
+
+def context_for(harness: str, name: str, text: str) -> dict[str, Any]:
+    doc: dict[str, Any] = {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
+    if harness == "copilot":  # Copilot CLI reads `additionalContext` at the top (Codex refuses
+        doc["additionalContext"] = text  # a key its schema does not know: Copilot's alone)
+    return doc
 
 
 def block(reason: str) -> dict[str, Any]:

@@ -276,3 +276,47 @@ def test_install_turns_all_three_on_and_uninstall_off(tmp_path: Path, isolated_e
     for path, text in originals.items():
         assert path.read_text(encoding="utf-8") == text
     assert not (isolated_env / COPILOT).exists()
+
+
+# --- the session-start hook in each program's form -----------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("event", "keys"),
+    [
+        (
+            {"hook_event_name": "SessionStart", "turn_id": "t", "source": "startup"},
+            ["hookSpecificOutput"],
+        ),
+        (
+            {
+                "hook_event_name": "SessionStart",
+                "timestamp": "2026-11-30T14:12:00Z",
+                "transcript_path": "/h/.gemini/tmp/x/chats/session-1.json",
+            },
+            ["hookSpecificOutput"],
+        ),
+        (
+            {
+                "hook_event_name": "SessionStart",
+                "timestamp": "2026-11-30T14:12:00Z",
+                "source": "new",
+                "transcript_path": "/h/.copilot/session-state/s/events.jsonl",
+            },
+            ["hookSpecificOutput", "additionalContext"],
+        ),
+    ],
+)
+def test_session_start_context_for_codex_gemini_copilot(
+    tmp_path: Path, event: dict[str, str], keys: list[str]
+) -> None:
+    from conftest import FIXTURE_VAULT
+    from test_pack import repo
+
+    here = repo(tmp_path, "payments")
+    doc = {"session_id": "s1", "cwd": str(here), **event}
+    run = brain("pack", input=json.dumps(doc), cwd=here, env={"BRAIN_VAULT": str(FIXTURE_VAULT)})
+    assert run.code == 0, run
+    out = json.loads(run.out)
+    assert list(out) == keys  # Codex refuses keys its schema does not know; Copilot reads the top
+    assert "payments" in out["hookSpecificOutput"]["additionalContext"]

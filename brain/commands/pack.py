@@ -436,12 +436,13 @@ class HookEvent:
     session: str
     cwd: str
     source: str  # startup | resume | clear | compact
+    harness: str = "claude"  # the agent program that sent it (brain.hook_event.harness_of)
 
 
 def read_hook_event(stream: Any = None) -> HookEvent | None:
     """The hook's JSON event from stdin, or None: never blocks on a terminal, an empty or a silent
     stdin (brain.hook_event.read_bytes), never fails on bad input."""
-    from brain.hook_event import read_bytes
+    from brain.hook_event import harness_of, read_bytes
 
     data = read_bytes(stream)
     try:
@@ -455,7 +456,9 @@ def read_hook_event(stream: Any = None) -> HookEvent | None:
         value = doc.get(key)
         return value if isinstance(value, str) else ""
 
-    return HookEvent(text("hook_event_name"), text("session_id"), text("cwd"), text("source"))
+    return HookEvent(
+        text("hook_event_name"), text("session_id"), text("cwd"), text("source"), harness_of(doc)
+    )
 
 
 def receive_in_background(vault_option: str | None) -> None:
@@ -469,7 +472,9 @@ def receive_in_background(vault_option: str | None) -> None:
         sync.background(resolve_vault(vault_option), "receive")
 
 
-def hook_output(text: str) -> dict[str, Any]:
-    """Claude Code's form for context a SessionStart hook adds (hooks reference, "SessionStart
-    decision control")."""
-    return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+def hook_output(text: str, harness: str = "claude") -> dict[str, Any]:
+    """The form in which each agent program reads context a session-start hook adds (Claude
+    Code's "SessionStart decision control", which Codex CLI and Gemini CLI read too)."""
+    from brain.hook_event import context_for
+
+    return context_for(harness, "SessionStart", text)
