@@ -195,6 +195,11 @@ def _record() -> dict[str, list[str]]:
     return {k: [str(x) for x in v] for k, v in doc.items() if isinstance(v, list)}
 
 
+def written() -> set[str]:
+    """The settings files brain has written its hooks into (and not removed them from since)."""
+    return set(_record())
+
+
 def _save_record(record: dict[str, list[str]]) -> None:
     path = _record_file()
     if record:

@@ -320,3 +320,18 @@ def test_session_start_context_for_codex_gemini_copilot(
     out = json.loads(run.out)
     assert list(out) == keys  # Codex refuses keys its schema does not know; Copilot reads the top
     assert "payments" in out["hookSpecificOutput"]["additionalContext"]
+
+
+def test_uninstall_leaves_a_broken_config_brain_never_wrote_out_of_it(
+    tmp_path: Path, isolated_env: Path
+) -> None:
+    path = isolated_env / CONFIGS["gemini"][0]
+    path.parent.mkdir(parents=True)
+    path.write_bytes(b'{"hooks": {"AfterAgent": [ }')
+    run = brain("install", str(tmp_path / "vault"), "--json")
+    assert run.code == 1  # install could not put the hooks in: it says so
+    assert [(h["agent"], h["action"]) for h in run.json()["agents"]] == [("gemini", "unparseable")]
+    undo = brain("uninstall", "--json")
+    assert undo.code == 0, undo  # nothing of brain's is in that file: nothing to fail on
+    assert undo.json()["agents"] == []
+    assert path.read_bytes() == b'{"hooks": {"AfterAgent": [ }'

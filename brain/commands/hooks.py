@@ -71,7 +71,13 @@ def status(harness: str | None = None) -> HooksStatus:
 
 
 def others_off() -> tuple[AgentHooks, ...]:
-    """`brain uninstall`: brain's hooks out of every harness but Claude Code (reported apart);
-    the ones that had none are left out of the report."""
+    """`brain uninstall`: brain's hooks out of every harness but Claude Code (reported apart).
+    The ones that had none are left out of the report, and so is a config that does not parse
+    where brain never wrote (its state is the user's business, not uninstall's)."""
+    wrote = agent_hooks.written()
     done = [agent_hooks.unregister(n) for n in HARNESSES if n != "claude"]
-    return tuple(d for d in done if d.action != "absent")
+    return tuple(
+        d
+        for d in done
+        if d.action != "absent" and (d.action != "unparseable" or d.settings in wrote)
+    )
