@@ -1,8 +1,12 @@
 """Brain's hooks in coding agents' own settings files: which event runs which brain command.
 
 `HOOKS` is the whole mapping, as data: one row per (agent, event) with the matchers it is
-registered for and the brain arguments it runs. `brain install` registers every row of an agent,
-`brain uninstall` removes them; adding `brain prime` on UserPromptSubmit is adding a row.
+registered for and the brain arguments it runs (pack at session start, prime at each prompt,
+settle at each stop, under each agent's own event names). `brain hooks on` and `brain install`
+register every row of an agent, `brain hooks off` and `brain uninstall` remove them.
+Claude Code, Codex CLI and Gemini CLI keep hooks in one settings file of the same shape (event ->
+groups with a matcher -> command entries), edited in place; GitHub Copilot CLI reads every file in
+a folder, so brain writes a file of its own there (`own_file`) and deletes it again.
 
 A command brain writes is `<brain> ARGS # ID: brain-hook-…`: brain's absolute executable (else its
 interpreter with `-P -m brain`), the row's arguments, and a shell comment carrying the same ID line
