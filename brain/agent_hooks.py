@@ -1,8 +1,12 @@
 """Brain's hooks in coding agents' own settings files: which event runs which brain command.
 
 `HOOKS` is the whole mapping, as data: one row per (agent, event) with the matchers it is
-registered for and the brain arguments it runs. `brain install` registers every row of an agent,
-`brain uninstall` removes them; adding `brain prime` on UserPromptSubmit is adding a row.
+registered for and the brain arguments it runs (pack at session start, prime at each prompt,
+settle at each stop, under each agent's own event names). `brain hooks on` and `brain install`
+register every row of an agent, `brain hooks off` and `brain uninstall` remove them.
+Claude Code, Codex CLI and Gemini CLI keep hooks in one settings file of the same shape (event ->
+groups with a matcher -> command entries), edited in place; GitHub Copilot CLI reads every file in
+a folder, so brain writes a file of its own there (`own_file`) and deletes it again.
 
 A command brain writes is `<brain> ARGS # ID: brain-hook-…`: brain's absolute executable (else its
 interpreter with `-P -m brain`), the row's arguments, and a shell comment carrying the same ID line
@@ -22,6 +26,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import shlex
 import stat
 import sys
@@ -43,16 +48,43 @@ class Agent:
     home_env: str  # the variable that moves the agent's config folder
     home: str  # the folder under HOME otherwise
     file: str  # the file that holds its hooks
+    program: str  # its executable: on PATH means the agent is on this machine
+    nested: str = ""  # the config folder under `home_env` (Gemini's is the home, not the folder)
+    own_file: bool = False  # hooks in a file of brain's own (Copilot reads every file in a folder)
+
+    def folder(self) -> Path:
+        base = os.environ.get(self.home_env)
+        if base:
+            return Path(base).expanduser() / self.nested
+        return Path.home() / self.home
 
     def settings_path(self) -> Path:
-        base = os.environ.get(self.home_env)
-        folder = Path(base).expanduser() if base else Path.home() / self.home
-        return folder / self.file
+        return self.folder() / self.file
+
+    def found(self) -> bool:
+        """The agent is on this machine: its config folder exists or its program is on PATH."""
+        import shutil
+
+        return self.folder().is_dir() or shutil.which(self.program) is not None
 
 
 AGENTS = {
-    "claude": Agent("claude", "Claude Code", "CLAUDE_CONFIG_DIR", ".claude", "settings.json"),
-    "codex": Agent("codex", "Codex", "CODEX_HOME", ".codex", "hooks.json"),
+    "claude": Agent(
+        "claude", "Claude Code", "CLAUDE_CONFIG_DIR", ".claude", "settings.json", "claude"
+    ),
+    "codex": Agent("codex", "Codex CLI", "CODEX_HOME", ".codex", "hooks.json", "codex"),
+    "gemini": Agent(
+        "gemini", "Gemini CLI", "GEMINI_CLI_HOME", ".gemini", "settings.json", "gemini", ".gemini"
+    ),
+    "copilot": Agent(
+        "copilot",
+        "GitHub Copilot CLI",
+        "COPILOT_HOME",
+        ".copilot",
+        "hooks/brain.json",
+        "copilot",
+        own_file=True,
+    ),
 }
 
 
@@ -64,18 +96,36 @@ class HookRow:
     args: tuple[str, ...]  # what brain runs
 
 
+# Each agent's own event names for brain's three moments: the session starts (pack), a prompt
+# arrives (prime), a turn ends (settle). Gemini names its prompt and stop events apart; Copilot
+# CLI gets Claude's event names, under which it sends Claude's JSON keys, and no prompt hook (it
+# drops what a prompt hook prints, so prime could add nothing).
 HOOKS: tuple[HookRow, ...] = (
     HookRow("claude", "SessionStart", ("startup", "clear", "compact"), ("pack",)),
+    HookRow("claude", "UserPromptSubmit", ("",), ("prime",)),
+    HookRow("claude", "Stop", ("",), ("settle",)),
+    HookRow("codex", "SessionStart", ("startup", "clear"), ("pack",)),
+    HookRow("codex", "UserPromptSubmit", ("",), ("prime",)),
+    HookRow("codex", "Stop", ("",), ("settle",)),
+    HookRow("gemini", "SessionStart", ("startup", "clear"), ("pack",)),
+    HookRow("gemini", "BeforeAgent", ("",), ("prime",)),
+    HookRow("gemini", "AfterAgent", ("",), ("settle",)),
+    HookRow("copilot", "SessionStart", ("",), ("pack",)),
+    HookRow("copilot", "Stop", ("",), ("settle",)),
 )
 SESSION_MATCHERS = HOOKS[0].matchers
+ROLES = ("pack", "prime", "settle")
+# what an agent cannot carry, said by `brain hooks status` and the README
+CANNOT = {("copilot", "prime"): "Copilot CLI drops what a prompt hook prints"}
 _MARK = f" # {HOOK_ID}"
 
 
 @dataclass(frozen=True)
 class AgentHooks:
+    agent: str
     settings: str
     action: str  # added | updated | present | removed | absent | unparseable | read-only | failed
-    matchers: tuple[str, ...]  # the matchers added or removed
+    hooks: tuple[str, ...]  # the hooks added or removed: `Event` or `Event:matcher`
     command: str
     message: str = ""
 
@@ -147,6 +197,11 @@ def _record() -> dict[str, list[str]]:
     if not isinstance(doc, dict):
         return {}
     return {k: [str(x) for x in v] for k, v in doc.items() if isinstance(v, list)}
+
+
+def written() -> set[str]:
+    """The settings files brain has written its hooks into (and not removed them from since)."""
+    return set(_record())
 
 
 def _save_record(record: dict[str, list[str]]) -> None:
@@ -234,8 +289,12 @@ def _entries(doc: dict[str, Any], event: str) -> list[tuple[int, int, Any, dict[
     return found
 
 
-def _refused(path: Path, action: str, reason: str, cmd: str, fix: str) -> AgentHooks:
-    return AgentHooks(str(path), action, (), cmd, f"{path} {reason}; left untouched. {fix}")
+def _refused(name: str, path: Path, action: str, reason: str, cmd: str, fix: str) -> AgentHooks:
+    return AgentHooks(name, str(path), action, (), cmd, f"{path} {reason}; left untouched. {fix}")
+
+
+def _label(event: str, matcher: str) -> str:
+    return f"{event}:{matcher}" if matcher else event
 
 
 def _add(text: str, row: HookRow, matcher: str, wanted: str, created: list[str]) -> tuple[str, str]:
@@ -268,13 +327,15 @@ def register(name: str, launch: Sequence[str] | None = None) -> AgentHooks:
     """Add brain's rows for agent `name` to its settings: one group per missing matcher; a brain
     entry whose command is out of date (brain moved) is updated where it stands."""
     agent = AGENTS[name]
+    if agent.own_file:
+        return _register_own(agent, launch)
     path = agent.settings_path()
     rows = [r for r in HOOKS if r.agent == name]
     first = command(rows[0].args, launch) if rows else ""
     loaded = _load(path, [r.event for r in rows])
-    fix = f"Fix it and run `brain install` again, or add `{first}` at {rows[0].event} by hand"
+    fix = f"Fix it and run `brain hooks on` again, or add `{first}` at {rows[0].event} by hand"
     if isinstance(loaded, str):
-        return _refused(path, "unparseable", loaded, first, fix)
+        return _refused(name, path, "unparseable", loaded, first, fix)
     created: list[str] = []
     if not loaded.existed:
         created.append("file")
@@ -290,20 +351,34 @@ def register(name: str, launch: Sequence[str] | None = None) -> AgentHooks:
         for matcher in row.matchers:
             text, how = _add(text, row, matcher, wanted, created)
             if how == "added":
-                added.append(matcher)
+                added.append(_label(row.event, matcher))
             updated = updated or how == "updated"
     if not added and not updated:
-        return AgentHooks(str(path), "present", (), first)
+        return AgentHooks(name, str(path), "present", (), first)
     problem = _write(loaded, text)
     if problem:
         action = "read-only" if problem == "is read-only" else "failed"
         how = "Add" if action == "failed" else "Make it writable and install again, or add"
-        return _refused(path, action, problem, first, f"{how} `{first}` by hand")
+        return _refused(name, path, action, problem, first, f"{how} `{first}` by hand")
     record = _record()  # for uninstall: what was there before brain (an empty list: all of it)
+    if str(path) not in record and _has_ours(loaded.text):
+        created.append("older")  # an older brain's entries: what it created is not known
     if added or str(path) in record:  # only updated: an older brain's entries, history unknown
         record[str(path)] = sorted(set(record.get(str(path), [])) | set(created))
         _save_record(record)
-    return AgentHooks(str(path), "added" if added else "updated", tuple(added), first)
+    return AgentHooks(name, str(path), "added" if added else "updated", tuple(added), first)
+
+
+def _has_ours(text: str) -> bool:
+    if not text:
+        return False
+    doc = json.loads(text)
+    return any(
+        brain_args(e.get("command")) is not None
+        for event in doc.get("hooks", {})
+        if isinstance(doc["hooks"][event], list)
+        for _, _, _, e in _entries(doc, event)
+    )
 
 
 def _remove_ours(text: str) -> tuple[str, list[str], str, set[str]]:
@@ -327,7 +402,7 @@ def _remove_ours(text: str) -> tuple[str, list[str], str, set[str]]:
                 break
             gi, ei, matcher, entry = ours[0]
             first = first or str(entry["command"])
-            removed.append(matcher if isinstance(matcher, str) else "")
+            removed.append(_label(event, matcher if isinstance(matcher, str) else ""))
             if len(groups[gi]["hooks"]) == 1:
                 text = jsonedit.delete(text, ("hooks", event, gi))
                 if len(groups) == 1:
@@ -341,25 +416,27 @@ def unregister(name: str) -> AgentHooks:
     """Remove every hook command brain wrote from agent `name`'s settings, and the containers
     brain created for them; nothing else."""
     agent = AGENTS[name]
+    if agent.own_file:
+        return _unregister_own(agent)
     path = agent.settings_path()
     events = sorted({r.event for r in HOOKS if r.agent == name})
     loaded = _load(path, events)
     if isinstance(loaded, str):
         fix = "Remove brain's hook entries by hand"
-        return _refused(path, "unparseable", loaded, "", fix)
+        return _refused(name, path, "unparseable", loaded, "", fix)
     record = _record()
     created = record.get(str(path))
     if not loaded.text:
         record.pop(str(path), None)
         _save_record(record)
-        return AgentHooks(str(path), "absent", (), "")
+        return AgentHooks(name, str(path), "absent", (), "")
     text, removed, first, emptied = _remove_ours(loaded.text)
     if not removed:
-        return AgentHooks(str(path), "absent", (), "")
+        return AgentHooks(name, str(path), "absent", (), "")
     for event in sorted(emptied):
         # brain's record says it made the list; without a record (an older brain) the list
         # held only brain's entries: gone either way
-        if created is None or f"hooks/{event}" in created:
+        if created is None or "older" in created or f"hooks/{event}" in created:
             text = jsonedit.delete(text, ("hooks", event))
     doc = json.loads(text)
     if created and "hooks" in created and doc.get("hooks") == {}:
@@ -371,7 +448,7 @@ def unregister(name: str) -> AgentHooks:
         try:
             path.unlink()
         except OSError as exc:
-            return _refused(path, "failed", f"cannot be deleted ({exc.strerror})", first, "")
+            return _refused(name, path, "failed", f"cannot be deleted ({exc.strerror})", first, "")
         if "dir" in created:
             with contextlib.suppress(OSError):
                 path.parent.rmdir()  # only when empty
@@ -379,7 +456,194 @@ def unregister(name: str) -> AgentHooks:
         problem = _write(loaded, text)
         if problem:
             action = "read-only" if problem == "is read-only" else "failed"
-            return _refused(path, action, problem, first, "Remove brain's entries by hand")
+            return _refused(name, path, action, problem, first, "Remove brain's entries by hand")
     record.pop(str(path), None)
     _save_record(record)
-    return AgentHooks(str(path), "removed", tuple(removed), first)
+    return AgentHooks(name, str(path), "removed", tuple(removed), first)
+
+
+# --- an agent that reads a folder of hook files: brain's own file there ---------------------------
+
+
+def _own_doc(agent: Agent, launch: Sequence[str] | None) -> dict[str, Any]:
+    """Brain's hook file for Copilot CLI: Claude's event names (so the JSON on stdin has Claude's
+    keys), one command entry per event."""
+    hooks: dict[str, list[dict[str, Any]]] = {}
+    for row in (r for r in HOOKS if r.agent == agent.name):
+        entry = {"type": "command", "bash": command(row.args, launch), "timeoutSec": 30}
+        hooks.setdefault(row.event, []).append(entry)
+    return {"version": 1, "hooks": hooks}
+
+
+def _own_commands(doc: Any) -> list[tuple[str, object]] | None:
+    """(event, command) of every entry of a hook file in Copilot's shape; None for another
+    shape."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("hooks"), dict):
+        return None
+    found: list[tuple[str, object]] = []
+    for event, entries in doc["hooks"].items():
+        if not isinstance(entries, list):
+            return None
+        for entry in entries:
+            if not isinstance(entry, dict):
+                return None
+            found.append((event, entry.get("bash", entry.get("command"))))
+    return found
+
+
+def _load_own(path: Path) -> tuple[str, Any] | str:
+    """(text, document) of brain's file ("", None when absent), or why it must not be touched."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+    except FileNotFoundError:
+        return "", None
+    except (OSError, UnicodeDecodeError) as exc:
+        return f"cannot be read ({exc})"
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return f"is not valid JSON (line {exc.lineno}: {exc.msg})"
+    found = _own_commands(doc)
+    if found is None or any(brain_args(cmd) is None for _, cmd in found):
+        return "is not brain's hook file (it holds other hooks)"
+    return text, doc
+
+
+def _register_own(agent: Agent, launch: Sequence[str] | None) -> AgentHooks:
+    path = agent.settings_path()
+    wanted = _own_doc(agent, launch)
+    first = next(iter(wanted["hooks"].values()))[0]["bash"]
+    loaded = _load_own(path)
+    if isinstance(loaded, str):
+        fix = "Move it aside and run `brain hooks on` again"
+        return _refused(agent.name, path, "unparseable", loaded, first, fix)
+    text, doc = loaded
+    new = json.dumps(wanted, indent=2) + "\n"
+    if text == new:
+        return AgentHooks(agent.name, str(path), "present", (), first)
+    had = {e for e, _ in _own_commands(doc) or []}
+    added = tuple(e for e in wanted["hooks"] if e not in had)
+    made = [d for d in (path.parent, agent.folder()) if not d.exists()]  # deepest first
+    try:
+        write_atomic(path, new)
+    except OSError as exc:
+        return _refused(
+            agent.name, path, "failed", f"cannot be written ({exc.strerror})", first, ""
+        )
+    if made:
+        record = _record()
+        record[str(path)] = ["file", *(f"dir:{d}" for d in made)]
+        _save_record(record)
+    return AgentHooks(agent.name, str(path), "added" if added else "updated", added, first)
+
+
+def _unregister_own(agent: Agent) -> AgentHooks:
+    path = agent.settings_path()
+    loaded = _load_own(path)
+    if isinstance(loaded, str):
+        return _refused(agent.name, path, "unparseable", loaded, "", "Remove brain's file by hand")
+    _, doc = loaded
+    record = _record()
+    created = record.pop(str(path), [])
+    if doc is None:
+        return AgentHooks(agent.name, str(path), "absent", (), "")
+    commands = _own_commands(doc) or []
+    try:
+        path.unlink()
+    except OSError as exc:
+        return _refused(agent.name, path, "failed", f"cannot be deleted ({exc.strerror})", "", "")
+    for folder in (c.removeprefix("dir:") for c in created if c.startswith("dir:")):
+        with contextlib.suppress(OSError):
+            Path(folder).rmdir()  # only when empty
+    _save_record(record)
+    first = str(commands[0][1]) if commands else ""
+    return AgentHooks(agent.name, str(path), "removed", tuple(e for e, _ in commands), first)
+
+
+# --- what is on ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class HarnessState:
+    agent: str
+    label: str
+    found: bool  # the program or its config folder is on this machine
+    settings: str
+    pack: str  # on | off | partial | n/a (the harness cannot carry it)
+    prime: str
+    settle: str
+    problem: str  # why the file cannot be read ("" when it can)
+    note: str  # what the harness needs besides (a flag, a trust step), or cannot carry
+
+
+def _row_state(row: HookRow, doc: dict[str, Any]) -> str:
+    covered = [
+        any(
+            covers(m, matcher) and brain_args(e.get("command")) == row.args
+            for _, _, m, e in _entries(doc, row.event)
+        )
+        for matcher in row.matchers
+    ]
+    return "on" if all(covered) else "partial" if any(covered) else "off"
+
+
+def _note(agent: Agent) -> str:
+    """What the agent needs besides brain's entries, read from its own config."""
+    if agent.name == "codex":
+        text = _read_text(agent.folder() / "config.toml")
+        if re.search(r"(?m)^\s*(?:codex_)?hooks\s*=\s*false\b", text):
+            return "hooks are off in config.toml ([features] hooks = false)"
+        return "Codex runs a new hook only once you trust it: open /hooks in Codex"
+    if agent.name == "gemini":
+        try:
+            doc = json.loads(_read_text(agent.settings_path()) or "{}")
+        except ValueError:
+            return ""
+        for key in ("hooksConfig", "hooks"):
+            block = doc.get(key) if isinstance(doc, dict) else None
+            if isinstance(block, dict) and block.get("enabled") is False:
+                return f"hooks are off in settings.json ({key}.enabled = false)"
+    return "; ".join(v for (a, _), v in CANNOT.items() if a == agent.name)
+
+
+def _read_text(path: Path) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
+
+
+def state(name: str) -> HarnessState:
+    """Which of brain's hooks are on in agent `name`'s config (read only)."""
+    agent = AGENTS[name]
+    path = agent.settings_path()
+    rows = {r.args[0]: r for r in HOOKS if r.agent == name}
+    roles = {role: "n/a" if role not in rows else "off" for role in ROLES}
+    problem = ""
+    if agent.own_file:
+        loaded = _load_own(path)
+        if isinstance(loaded, str):
+            problem = f"{path} {loaded}"
+        elif loaded[1] is not None:
+            on = {e for e, cmd in _own_commands(loaded[1]) or [] if brain_args(cmd) is not None}
+            for role, row in rows.items():
+                roles[role] = "on" if row.event in on else "off"
+    else:
+        got = _load(path, sorted({r.event for r in rows.values()}))
+        if isinstance(got, str):
+            problem = f"{path} {got}"
+        elif got.text:
+            doc = json.loads(got.text)
+            for role, row in rows.items():
+                roles[role] = _row_state(row, doc)
+    return HarnessState(
+        name,
+        agent.label,
+        agent.found(),
+        str(path),
+        roles["pack"],
+        roles["prime"],
+        roles["settle"],
+        problem,
+        _note(agent),
+    )

@@ -280,8 +280,10 @@ def install_command(
         render.out(render.dumps(dataclasses.asdict(result)))
     else:
         render.out("\n".join(_install_lines(result)))
-    if result.claude.failed:  # everything else is in place; the hook is not, and that must show
-        sys.stderr.write(f"brain: {result.claude.message}\n")
+    failed = [h for h in (result.claude, *result.agents) if h.failed]
+    for h in failed:  # everything else is in place; these hooks are not, and that must show
+        sys.stderr.write(f"brain: {h.message}\n")
+    if failed:
         raise typer.Exit(1)
 
 
@@ -318,19 +320,27 @@ def _install_lines(r: Any) -> list[str]:
     ix = r.index
     bullets, files = render.plural(ix.bullets, "bullet"), render.plural(ix.files, "file")
     lines.append(f"Index: {bullets} from {files} in {ix.ms:.0f} ms")
-    cl = r.claude
-    if cl.action in ("added", "updated", "present"):
-        state = {"added": "added to", "updated": "updated in", "present": "already in"}
-        lines.append(
-            f"Claude Code: `{cl.command}` at SessionStart (startup, clear, compact) "
-            f"{state[cl.action]} {cl.settings}"
-        )
-    else:
-        lines.append(f"Claude Code: brain pack is not registered ({cl.action}; see below)")
+    lines += [_agent_line(h) for h in (r.claude, *r.agents)]
     if r.sync:
         lines.append(f"Sync: {r.sync}")
     lines.append(r.next)
     return lines
+
+
+def _agent_line(h: Any) -> str:
+    """One line for what happened to brain's hooks in one agent's config."""
+    from brain.agent_hooks import AGENTS
+
+    label = AGENTS[h.agent].label
+    hooks = f" ({', '.join(h.hooks)})" if h.hooks else ""
+    done = {
+        "added": f"brain's hooks added to {h.settings}{hooks}",
+        "updated": f"brain's hooks updated in {h.settings}{hooks}",
+        "present": f"brain's hooks already in {h.settings}",
+        "removed": f"removed brain's hooks from {h.settings}{hooks}",
+        "absent": f"no brain hooks in {h.settings}",
+    }
+    return f"{label}: {done.get(h.action, f'not changed ({h.action}; see below)')}"
 
 
 @app.command("uninstall")
@@ -348,8 +358,10 @@ def uninstall_command(as_json: JsonOpt = False) -> None:
         render.out(render.dumps(dataclasses.asdict(r)))
     else:
         render.out("\n".join(_uninstall_lines(r)))
-    if r.claude.failed:
-        sys.stderr.write(f"brain: {r.claude.message}\n")
+    failed = [h for h in (r.claude, *r.agents) if h.failed]
+    for h in failed:
+        sys.stderr.write(f"brain: {h.message}\n")
+    if failed:
         raise typer.Exit(1)
 
 
@@ -365,13 +377,7 @@ def _uninstall_lines(r: Any) -> list[str]:
             lines.append(f"Git hooks: {gh.vault}: {gh.message}")
     if not any(gh.action == "removed" for gh in r.git_hooks):
         lines.append("Git hooks: none of brain's were installed")
-    cl = r.claude
-    if cl.action == "removed":
-        lines.append(f"Claude Code: removed `{cl.command}` from {cl.settings}")
-    elif cl.action == "absent":
-        lines.append(f"Claude Code: no brain entry in {cl.settings}")
-    else:
-        lines.append(f"Claude Code: brain's entries are still there ({cl.action}; see below)")
+    lines += [_agent_line(h) for h in (r.claude, *r.agents)]
     link = r.path_link
     if link.action == "removed":
         lines.append(f"PATH: removed {link.path}")
@@ -401,6 +407,66 @@ def _uninstall_lines(r: Any) -> list[str]:
     return lines
 
 
+@app.command("hooks")
+def hooks_command(
+    action: Annotated[
+        str, typer.Argument(help="on, off or status.", show_default=False)
+    ] = "status",
+    harness: Annotated[
+        str | None,
+        typer.Option(
+            "--harness", help="Only this agent program: claude, codex, gemini or copilot."
+        ),
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Turn brain's hooks on or off in your agents, or show which are on.
+
+    Three hooks per agent program: `brain pack` when a session starts, `brain prime` on each
+    prompt, `brain settle` when a turn ends, each in the program's own hook config beside what
+    is there. `on` registers them in Claude Code and every other agent found on this machine (or
+    the one --harness names); `off` removes only brain's entries; a config that does not parse is
+    left as it is and named.
+    """
+    from brain.commands import hooks as cmd
+
+    if action not in ("on", "off", "status"):
+        raise UsageError(f"{action!r} is not on, off or status", "brain hooks on")
+    if action == "status":
+        state = cmd.status(harness)
+        if as_json:
+            render.out(render.dumps(dataclasses.asdict(state)))
+        else:
+            render.out("\n".join(_status_lines(state)))
+        return
+    result = cmd.switch(action == "on", harness)
+    if as_json:
+        render.out(render.dumps(dataclasses.asdict(result)))
+    else:
+        render.out("\n".join(_agent_line(h) for h in result.harnesses))
+    failed = [h for h in result.harnesses if h.failed]
+    for h in failed:
+        sys.stderr.write(f"brain: {h.message}\n")
+    if failed:
+        raise typer.Exit(1)
+
+
+def _status_lines(state: Any) -> list[str]:
+    if not state.harnesses:
+        return ["No agent program found (Claude Code, Codex CLI, Gemini CLI, Copilot CLI)"]
+    lines = []
+    for s in state.harnesses:
+        where = "" if s.found else " (not found on this machine)"
+        if s.problem:
+            lines.append(f"{s.label}{where}: {s.problem}")
+        else:
+            on = ", ".join(f"{role} {getattr(s, role)}" for role in ("pack", "prime", "settle"))
+            lines.append(f"{s.label}{where}: {on} in {s.settings}")
+        if s.note:
+            lines.append(f"  note: {s.note}")
+    return lines
+
+
 @app.command("pack")
 def pack_command(
     project: Annotated[
@@ -427,6 +493,18 @@ def pack_command(
     repository the vault knows nothing about prints nothing and exits 0.
     """
     raise typer.Exit(cli.run_pack(project, vault, budget, fresh, as_json))
+
+
+@app.command("settle")
+def settle_command() -> None:
+    """Ask an agent, once per session, to propose what it settled before it stops.
+
+    The agents' stop hook (`brain hooks on` registers it): it reads the stop event on stdin and,
+    when the session wrote files and proposed nothing, prints `{"decision": "block", "reason":
+    ...}` naming the files and the corrections the user made. Otherwise it prints nothing. It
+    always exits 0.
+    """
+    raise typer.Exit(cli.run_settle())
 
 
 @app.command("recall")

@@ -345,7 +345,11 @@ def _serve_pack(
     path = resolve_vault(vault)
     result = packmod.pack(path, project, budget=budget, fresh=fresh)
     if hook is not None:
-        written = render.out(render.dumps(packmod.hook_output(result.text))) if result.text else 0
+        written = (
+            render.out(render.dumps(packmod.hook_output(result.text, hook.harness)))
+            if result.text
+            else 0
+        )
     elif as_json:
         written = render.out(render.dumps(packmod.to_doc(result)))
     elif result.text:
@@ -358,6 +362,32 @@ def _serve_pack(
     session = hook.session if hook is not None and hook.session else who.session
     entries = len(result.bullets) + len(result.rules)
     usage.record("pack", name, session, project, entries, written, path)
+    return 0
+
+
+def run_settle() -> int:
+    """`brain settle`, the agents' stop hook: `{"decision": "block", "reason": ...}` on stdout
+    once per session that wrote files and proposed nothing, else nothing. It exits 0 whatever
+    happens (an agent must never be kept from stopping by brain's own failure): errors go to the
+    state dir's logs/settle.log."""
+    from brain import hook_event
+    from brain.commands import settle as settlemod
+
+    event = None
+    try:
+        event = hook_event.read()
+        result = settlemod.settle(event)
+    except Exception as exc:
+        settlemod.log_error(exc)
+        result = settlemod.SettleResult("", "error", "", (), ())
+    if result.decision:
+        from brain import render
+
+        render.out(render.dumps(hook_event.block(result.reason)))
+    try:
+        settlemod.after(event, result)
+    except Exception as exc:
+        settlemod.log_error(exc)
     return 0
 
 
@@ -475,6 +505,8 @@ def _dispatch(args: list[str]) -> int:
         opts = parse_sync(args[1:])
         if opts is not None:
             return run_sync(**opts)  # type: ignore[arg-type]
+    if args == ["settle"]:  # the stop hook, at every stop: no Typer
+        return run_settle()
     # At a terminal reindex goes through Typer, which draws the progress bar of a long embedding.
     if args[:1] == ["reindex"] and not sys.stderr.isatty():
         opts = parse_reindex(args[1:])

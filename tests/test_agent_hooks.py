@@ -78,10 +78,23 @@ def test_a_written_command_is_recognised() -> None:
 
 def test_the_mapping_is_data() -> None:
     """Registering another command is a row: every row names a known agent, an event, matchers
-    (one group each) and brain's arguments; today's one row is the SessionStart pack."""
-    assert [(r.agent, r.event, r.args) for r in agent_hooks.HOOKS] == [
-        ("claude", "SessionStart", ("pack",))
-    ]
+    (one group each) and brain's arguments; each agent gets pack, prime and settle at its own
+    events, except Copilot CLI's prompt hook, whose output Copilot drops."""
+    rows = {(r.agent, r.args[0]): r.event for r in agent_hooks.HOOKS}
+    assert rows == {
+        ("claude", "pack"): "SessionStart",
+        ("claude", "prime"): "UserPromptSubmit",
+        ("claude", "settle"): "Stop",
+        ("codex", "pack"): "SessionStart",
+        ("codex", "prime"): "UserPromptSubmit",
+        ("codex", "settle"): "Stop",
+        ("gemini", "pack"): "SessionStart",
+        ("gemini", "prime"): "BeforeAgent",
+        ("gemini", "settle"): "AfterAgent",
+        ("copilot", "pack"): "SessionStart",
+        ("copilot", "settle"): "Stop",
+    }
+    assert agent_hooks.SESSION_MATCHERS == ("startup", "clear", "compact")
     for row in agent_hooks.HOOKS:
         assert row.agent in agent_hooks.AGENTS
         assert row.matchers
@@ -90,11 +103,14 @@ def test_the_mapping_is_data() -> None:
 def test_a_new_row_is_registered_and_removed_like_the_first(
     settings: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    prime = agent_hooks.HookRow("claude", "UserPromptSubmit", ("",), ("prime",))
-    monkeypatch.setattr(agent_hooks, "HOOKS", (*agent_hooks.HOOKS, prime))
+    extra = agent_hooks.HookRow("claude", "PreCompact", ("",), ("reindex",))
+    monkeypatch.setattr(agent_hooks, "HOOKS", (*agent_hooks.HOOKS, extra))
     settings.write_text('{"theme": "dark"}\n', encoding="utf-8")
     assert agent_hooks.register("claude", ["/x/brain"]).action == "added"
     doc = json.loads(settings.read_text(encoding="utf-8"))
+    assert doc["hooks"]["PreCompact"] == [
+        {"hooks": [{"type": "command", "command": f"/x/brain reindex{MARK}"}]}
+    ]
     assert doc["hooks"]["UserPromptSubmit"] == [
         {"hooks": [{"type": "command", "command": f"/x/brain prime{MARK}"}]}
     ]
@@ -151,7 +167,8 @@ def test_an_entry_from_an_older_brain_is_updated_then_removed(
     }
     settings.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
     result = install(tmp_path, "--json").json()["claude"]
-    assert result["action"] == "updated"
+    assert result["action"] == "added"  # prime and settle; pack updated where it stands
+    assert result["hooks"] == ["UserPromptSubmit", "Stop"]
     assert [c for _, c in commands(settings)] == [result["command"]] * 3
     assert result["command"].endswith(f" pack{MARK}")
     assert brain("uninstall").code == 0
@@ -207,8 +224,11 @@ def test_only_the_lines_brain_adds_change(tmp_path: Path, settings: Path) -> Non
         *added,
         *before_lines[cut + 1 :],
     ]
-    assert len(added) == 3 * 9
-    assert all(line.startswith(" " * 12) for line in added)  # in the file's own indent
+    # 3 SessionStart groups of 9 lines, the list's `],`, UserPromptSubmit's and Stop's 10 lines
+    # (the last `]` is the user's own line, moved down)
+    assert len(added) == 3 * 9 + 1 + 10 + 9
+    assert all(line.startswith(" " * 12) for line in added[:27])  # in the file's own indent
+    assert added[27:29] == ["        ],", '        "UserPromptSubmit": [']  # beside SessionStart
     assert not after.endswith("\n")  # as the user had it
     assert brain("uninstall").code == 0
     assert settings.read_text(encoding="utf-8") == ODD_LAYOUT

@@ -22,12 +22,16 @@ HEAVY = ("typer", "click", "rich", "numpy", "onnxruntime", "tokenizers", "httpx"
 HEAVY += ("yaml",)
 
 
-def imported_modules(*args: str, env: dict[str, str] | None = None) -> tuple[int, set[str]]:
-    """Run `python -X importtime -m brain ARGS` (not a TTY) and list every module it imported."""
+def imported_modules(
+    *args: str, env: dict[str, str] | None = None, input: str | None = None
+) -> tuple[int, set[str]]:
+    """Run `python -X importtime -m brain ARGS` (not a TTY; `input` on stdin) and list every
+    module it imported."""
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "brain", *args],
         capture_output=True,
         text=True,
+        input=input,
         env={**os.environ, **(env or {})},
         cwd=ROOT,
         timeout=120,

@@ -35,6 +35,7 @@ INSTALL_KEYS = [
     "git_hooks",
     "index",
     "claude",
+    "agents",
     "sync",
     "next",
 ]
@@ -45,6 +46,7 @@ UNINSTALL_KEYS = [
     "git_hooks",
     "indexes",
     "claude",
+    "agents",
     "workers",
     "left",
 ]
@@ -161,7 +163,7 @@ def test_nested_json_key_orders(tmp_path: Path) -> None:
         "message",
     ]
     assert list(doc["index"]) == ["path", "files", "bullets", "built", "ms"]
-    assert list(doc["claude"]) == ["settings", "action", "matchers", "command", "message"]
+    assert list(doc["claude"]) == ["agent", "settings", "action", "hooks", "command", "message"]
     run = brain("uninstall", "--json")
     assert run.code == 0, run.err
     undo = run.json()
@@ -413,7 +415,13 @@ def test_settings_are_created_when_missing_and_removed_on_uninstall(
     doc = install_json(str(tmp_path / "v"))
     settings = isolated_env / ".claude" / "settings.json"
     assert doc["claude"]["settings"] == str(settings)
-    assert doc["claude"]["matchers"] == ["startup", "clear", "compact"]
+    assert doc["claude"]["hooks"] == [
+        "SessionStart:startup",
+        "SessionStart:clear",
+        "SessionStart:compact",
+        "UserPromptSubmit",
+        "Stop",
+    ]
     assert brain_entries(json.loads(settings.read_text(encoding="utf-8"))) == {
         "startup": 1,
         "clear": 1,

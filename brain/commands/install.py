@@ -3,7 +3,8 @@
 Install chooses the vault (PATH, else BRAIN_VAULT, else the recorded one, else ~/Documents/Brain;
 nothing is searched for), creates it as a git repository with the starter AI/ (its first commit)
 when it does not exist, records it, puts `brain` on PATH, points the vault's git hooks at brain,
-builds the index and registers `brain pack` as a Claude Code SessionStart hook (brain.agent_hooks).
+builds the index and registers brain's hooks (pack at session start, prime at each prompt, settle
+at each stop) in Claude Code and every other agent found on this machine (brain.agent_hooks).
 Every step is idempotent: a second install changes nothing, and an install with another PATH moves
 to that vault (the old one gets its own hooks back). Uninstall undoes each step, stops the
 background worker, never touches the vault's files or history, and names the state it leaves.
@@ -74,6 +75,7 @@ class InstallResult:
     git_hooks: hooks.GitHooks
     index: IndexBuilt
     claude: agent_hooks.AgentHooks
+    agents: tuple[agent_hooks.AgentHooks, ...]  # the other harnesses found on this machine
     sync: str  # with BRAIN_CONNECT=URL: what connecting did, in one line; "" otherwise
     next: str  # what to do now, in one sentence
 
@@ -86,6 +88,7 @@ class UninstallResult:
     git_hooks: tuple[hooks.GitHooks, ...]  # one per vault brain had hooked
     indexes: tuple[str, ...]  # index files removed (disposable; `brain reindex` rebuilds them)
     claude: agent_hooks.AgentHooks
+    agents: tuple[agent_hooks.AgentHooks, ...]  # the other harnesses brain's hooks left
     workers: tuple[int, ...]  # pids of the background workers stopped
     left: tuple[str, ...]  # brain's folders left in place (lookups, transcripts, settings)
 
@@ -400,7 +403,10 @@ def install(choice: VaultChoice, *, init: bool = False) -> InstallResult:
     link = link_brain(exe)
     git_hooks = hooks.install_git_hooks(vault, str(Path(sys.executable).absolute()))
     built = _build_index(vault)
+    from brain.commands import hooks as harness_hooks
+
     claude = agent_hooks.register("claude")
+    agents = tuple(agent_hooks.register(n) for n in harness_hooks.wanted() if n != "claude")
     synced = _sync_setup(vault)
     return InstallResult(
         str(vault),
@@ -415,6 +421,7 @@ def install(choice: VaultChoice, *, init: bool = False) -> InstallResult:
         git_hooks,
         built,
         claude,
+        agents,
         synced,
         _next_step(vault, starter, commit, problem, built.bullets),
     )
@@ -491,7 +498,10 @@ def uninstall() -> UninstallResult:
     with contextlib.suppress(FileNotFoundError):
         record_file.unlink()
         removed_record = str(record_file)
+    from brain.commands import hooks as harness_hooks
+
     claude = agent_hooks.unregister("claude")
+    agents = harness_hooks.others_off()
     link = unlink_brain()
     return UninstallResult(
         str(recorded) if recorded else None,
@@ -500,6 +510,7 @@ def uninstall() -> UninstallResult:
         tuple(results),
         tuple(indexes),
         claude,
+        agents,
         tuple(workers),
         _left(),
     )

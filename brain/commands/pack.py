@@ -429,8 +429,6 @@ def empty(project: str, vault: str, budget: int) -> PackResult:
 
 # --- Claude Code's SessionStart hook -------------------------------------------------------------
 
-HOOK_WAIT_S = 0.2  # Claude Code writes the event before the hook has even started Python
-
 
 @dataclass(frozen=True)
 class HookEvent:
@@ -438,37 +436,15 @@ class HookEvent:
     session: str
     cwd: str
     source: str  # startup | resume | clear | compact
+    harness: str = "claude"  # the agent program that sent it (brain.hook_event.harness_of)
 
 
 def read_hook_event(stream: Any = None) -> HookEvent | None:
     """The hook's JSON event from stdin, or None: never blocks on a terminal, an empty or a silent
-    stdin (it waits at most HOOK_WAIT_S for the first byte), never fails on bad input."""
-    import sys
+    stdin (brain.hook_event.read_bytes), never fails on bad input."""
+    from brain.hook_event import harness_of, read_bytes
 
-    stream = sys.stdin if stream is None else stream
-    try:
-        if stream is None or stream.isatty():
-            return None
-        fd = stream.fileno()
-    except (AttributeError, OSError, ValueError):
-        return None
-    data = b""
-    try:
-        if os.name == "posix":
-            import select
-
-            while len(data) < 1_000_000:
-                ready, _, _ = select.select([fd], [], [], HOOK_WAIT_S)
-                if not ready:
-                    break
-                chunk = os.read(fd, 65536)
-                if not chunk:
-                    break
-                data += chunk
-        else:  # no select on Windows pipes: Claude Code closes stdin after the event
-            data = os.read(fd, 1_000_000)
-    except OSError:
-        return None
+    data = read_bytes(stream)
     try:
         doc = json.loads(data.decode("utf-8"))
     except (UnicodeDecodeError, ValueError):
@@ -480,7 +456,9 @@ def read_hook_event(stream: Any = None) -> HookEvent | None:
         value = doc.get(key)
         return value if isinstance(value, str) else ""
 
-    return HookEvent(text("hook_event_name"), text("session_id"), text("cwd"), text("source"))
+    return HookEvent(
+        text("hook_event_name"), text("session_id"), text("cwd"), text("source"), harness_of(doc)
+    )
 
 
 def receive_in_background(vault_option: str | None) -> None:
@@ -494,7 +472,9 @@ def receive_in_background(vault_option: str | None) -> None:
         sync.background(resolve_vault(vault_option), "receive")
 
 
-def hook_output(text: str) -> dict[str, Any]:
-    """Claude Code's form for context a SessionStart hook adds (hooks reference, "SessionStart
-    decision control")."""
-    return {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text}}
+def hook_output(text: str, harness: str = "claude") -> dict[str, Any]:
+    """The form in which each agent program reads context a session-start hook adds (Claude
+    Code's "SessionStart decision control", which Codex CLI and Gemini CLI read too)."""
+    from brain.hook_event import context_for
+
+    return context_for(harness, "SessionStart", text)

@@ -1,0 +1,395 @@
+"""`brain settle`: at the end of a turn, ask once per session what it settled.
+
+Runs as the agents' stop hook (Claude Code's and Codex's `Stop`, Gemini CLI's `AfterAgent`,
+Copilot CLI's `agentStop`; brain.hook_event maps each to one `stop` event). When the session
+wrote files and proposed nothing to the vault, the stop is blocked once with a reason that asks
+the agent to `brain propose` each durable fact it settled, names the files it wrote (so it does
+not propose what they say) and quotes the user's corrections that recall saw this session.
+Otherwise, and whenever the stop already follows a block (`stop_hook_active`), it passes.
+
+What the session did is read from its transcript, by bytes first (a tool call is a small share
+of a transcript), in each agent's own format: Claude Code's `tool_use` blocks, Codex's rollout
+items (brain.recall.adapters.calls reads both), Gemini CLI's `toolCalls` and Copilot CLI's
+`tool.execution_start` events. A proposal is a shell command running `brain propose`, or a call
+of an MCP tool named `propose` (brain mcp's, whatever the agent calls the server).
+
+This runs at every stop: nothing heavy is imported unless the stop is blocked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from brain.hook_event import Event
+
+MAX_TRANSCRIPT = 256 * 1024 * 1024  # bytes read of one transcript, at most
+FILES_NAMED = 12  # files the reason names; the rest are counted
+CORRECTIONS = 5
+QUOTE_CAP = 200  # characters of one correction quoted
+KEEP_DAYS = 30  # a session's "asked" mark is forgotten after this long
+
+_PROPOSE = re.compile(r"\bbrain(?:\.exe)?['\"]?\s+propose\b")
+_PROPOSE_TOOLS = ("__propose", "-propose", "/propose", ".propose")
+_COPILOT_WRITES = {"create": "path", "edit": "path", "str_replace_editor": "path", "write": "path"}
+_COPILOT_SHELLS = {"bash", "powershell"}
+
+
+@dataclass(frozen=True)
+class Activity:
+    files: tuple[str, ...]  # written, in the order first written
+    proposed: bool
+
+
+@dataclass(frozen=True)
+class SettleResult:
+    decision: str  # "block", or "" to let the stop pass
+    # why: block | active | not-a-stop | no-session | asked | no-transcript | no-edits | proposed
+    why: str
+    reason: str  # what the agent is asked ("" when it passes)
+    files: tuple[str, ...]
+    corrections: tuple[str, ...]
+
+
+# --- what the session did ------------------------------------------------------------------------
+
+
+def _proposes(command: object) -> bool:
+    return isinstance(command, str) and bool(_PROPOSE.search(command))
+
+
+def _propose_tool(name: object) -> bool:
+    return isinstance(name, str) and (name == "propose" or name.endswith(_PROPOSE_TOOLS))
+
+
+class _Scan:
+    def __init__(self, cwd: str) -> None:
+        self.cwd = cwd
+        self.files: dict[str, None] = {}
+        self.proposed = False
+
+    def wrote(self, path: str) -> None:
+        if path:
+            self.files.setdefault(path, None)
+
+    def claude(self, rec: dict[str, Any]) -> None:
+        from brain.recall.adapters.calls import CLAUDE_WRITES, resolve
+
+        message = rec.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        cwd = rec["cwd"] if isinstance(rec.get("cwd"), str) and rec["cwd"] else self.cwd
+        for block in content if isinstance(content, list) else []:
+            if not isinstance(block, dict) or block.get("type") != "tool_use":
+                continue
+            name, args = block.get("name"), block.get("input")
+            if not isinstance(args, dict):
+                continue
+            if name in CLAUDE_WRITES and isinstance(args.get(CLAUDE_WRITES[str(name)]), str):
+                self.wrote(resolve(args[CLAUDE_WRITES[str(name)]], cwd))
+            elif (name == "Bash" and _proposes(args.get("command"))) or _propose_tool(name):
+                self.proposed = True
+
+    def codex(self, rec: dict[str, Any]) -> None:
+        from brain.recall.adapters.calls import codex_call
+
+        payload = rec.get("payload") if "payload" in rec else rec
+        if not isinstance(payload, dict):
+            return
+        if rec.get("type") in ("session_meta", "turn_context") and isinstance(
+            payload.get("cwd"), str
+        ):
+            self.cwd = payload["cwd"]
+            return
+        if _propose_tool(payload.get("name")) or (
+            payload.get("type") == "mcp_tool_call" and payload.get("tool") == "propose"
+        ):
+            self.proposed = True
+            return
+        for call in codex_call(payload, "", "", "", self.cwd):
+            if call.kind == "write":
+                self.wrote(call.text)
+            elif _proposes(call.text):
+                self.proposed = True
+
+    def copilot(self, rec: dict[str, Any]) -> None:
+        data = rec.get("data")
+        if not isinstance(data, dict):
+            return
+        name, args = data.get("toolName"), data.get("arguments")
+        if isinstance(args, str):
+            with contextlib.suppress(ValueError):
+                args = json.loads(args)
+        if not isinstance(args, dict):
+            args = {}
+        if name in _COPILOT_WRITES and isinstance(args.get(_COPILOT_WRITES[str(name)]), str):
+            self.wrote(args[_COPILOT_WRITES[str(name)]])
+        elif (name in _COPILOT_SHELLS and _proposes(args.get("command"))) or _propose_tool(name):
+            self.proposed = True
+
+    def gemini(self, doc: dict[str, Any]) -> None:
+        from brain.recall.adapters.calls import gemini_calls
+
+        for msg in doc.get("messages", []):
+            tool_calls = msg.get("toolCalls") if isinstance(msg, dict) else None
+            if not isinstance(tool_calls, list):
+                continue
+            if any(isinstance(tc, dict) and _propose_tool(tc.get("name")) for tc in tool_calls):
+                self.proposed = True
+            for call in gemini_calls(tool_calls, "", "", "")[0]:
+                if call.kind == "write":
+                    self.wrote(call.text)
+                elif _proposes(call.text):
+                    self.proposed = True
+
+
+# a line worth parsing holds one of these (JSON escapes quotes inside strings, so these byte
+# strings only occur as structure); they are found in the whole file at C speed, and only the
+# lines holding one are looked at
+_CLAUDE = (b'"type":"tool_use"', b'"type": "tool_use"')
+_CLAUDE_WANTED = (b'"Write"', b'"Edit"', b'"MultiEdit"', b'"NotebookEdit"', b"propose")
+_CODEX = (b'"function_call"', b'"custom_tool_call"', b'"local_shell_call"', b'"mcp_tool_call"')
+_CODEX_META = (b'"session_meta"', b'"turn_context"')
+_COPILOT = (b"tool.execution_start",)
+_MARKERS = (b'tool_use"', b'_call"', *_CODEX_META, *_COPILOT)  # the fewest passes over the file
+
+
+def _lines_with(data: bytes, markers: tuple[bytes, ...]) -> list[bytes]:
+    """Each line of `data` holding one of `markers`, once, in file order."""
+    spans: set[tuple[int, int]] = set()
+    for marker in markers:
+        at = data.find(marker)
+        while at >= 0:
+            end = data.find(b"\n", at)
+            end = len(data) if end < 0 else end
+            spans.add((data.rfind(b"\n", 0, at) + 1, end))
+            at = data.find(marker, end)
+    return [data[a:b] for a, b in sorted(spans)]
+
+
+def activity(transcript: Path, cwd: str = "", session: str = "") -> Activity:
+    """The files a session wrote and whether it proposed, from its transcript (any agent's).
+    With `session`, an append-only transcript is read from where the last stop left off (what
+    was seen before is kept in the state dir): a long session costs each stop its new lines."""
+    seen = _seen(session, transcript) if session else None
+    offset, scan = seen if seen else (0, _Scan(cwd))
+    with transcript.open("rb") as fh:
+        fh.seek(offset)
+        data = fh.read(MAX_TRANSCRIPT)
+    if not offset and data.lstrip()[:1] == b"{" and b'"messages"' in data[:4096]:
+        with contextlib.suppress(ValueError, RecursionError):
+            doc = json.loads(data)
+            if isinstance(doc, dict) and isinstance(doc.get("messages"), list):
+                scan.gemini(doc)  # Gemini CLI: one JSON document per session, rewritten whole
+                return Activity(tuple(scan.files), scan.proposed)
+    for line in _lines_with(data, _MARKERS):
+        if not any(m in line for m in (*_CLAUDE, *_CODEX, *_CODEX_META, *_COPILOT)):
+            continue  # `_call"` in a message's text
+        if any(m in line for m in _CLAUDE):
+            if not any(m in line for m in _CLAUDE_WANTED):
+                continue  # a read, a search, a command: the bulk of a session's tool calls
+            how = scan.claude
+        elif any(m in line for m in _COPILOT):
+            how = scan.copilot
+        else:
+            how = scan.codex
+        try:
+            rec = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(rec, dict):
+            how(rec)
+    if session:  # a last line still being written is read again next time (reading is idempotent)
+        _save_seen(session, transcript, offset + data.rfind(b"\n") + 1, scan)
+    return Activity(tuple(scan.files), scan.proposed)
+
+
+def _seen_path(session: str) -> Path:
+    return _mark(session).with_suffix(".seen")
+
+
+def _seen(session: str, transcript: Path) -> tuple[int, _Scan] | None:
+    """(offset, what was seen up to it) from the last stop of this session, when the transcript
+    is the same file and has only grown since."""
+    try:
+        doc = json.loads(_seen_path(session).read_text(encoding="utf-8"))
+        size = transcript.stat().st_size
+    except (OSError, ValueError):
+        return None
+    if not isinstance(doc, dict) or doc.get("transcript") != str(transcript):
+        return None
+    offset, files = doc.get("offset"), doc.get("files")
+    if not isinstance(offset, int) or not 0 < offset <= size or not isinstance(files, list):
+        return None
+    scan = _Scan(str(doc.get("cwd") or ""))
+    for path in files:
+        scan.wrote(str(path))
+    scan.proposed = doc.get("proposed") is True
+    return offset, scan
+
+
+def _save_seen(session: str, transcript: Path, offset: int, scan: _Scan) -> None:
+    from brain.files import write_atomic
+
+    path = _seen_path(session)
+    doc = {
+        "transcript": str(transcript),
+        "offset": offset,
+        "cwd": scan.cwd,
+        "files": list(scan.files),
+        "proposed": scan.proposed,
+    }
+    new = not path.exists()
+    with contextlib.suppress(OSError):
+        write_atomic(path, json.dumps(doc, ensure_ascii=False) + "\n")
+    if new:
+        _prune(path.parent)
+
+
+# --- once per session ----------------------------------------------------------------------------
+
+
+def _marks() -> Path:
+    from brain.config import state_dir
+
+    return state_dir() / "settle"
+
+
+def _mark(session: str) -> Path:
+    return _marks() / hashlib.sha256(session.encode("utf-8", "replace")).hexdigest()[:32]
+
+
+def asked(session: str) -> bool:
+    return _mark(session).exists()
+
+
+def remember(session: str) -> bool:
+    """Mark the session asked; False when another stop of it got there first."""
+    path = _mark(session)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+    except FileExistsError:
+        return False
+    _prune(path.parent)
+    return True
+
+
+def _prune(folder: Path) -> None:
+    """Forget the sessions not seen for KEEP_DAYS (their marks and what was read of them)."""
+    cutoff = time.time() - KEEP_DAYS * 86400
+    with contextlib.suppress(OSError):
+        for old in folder.iterdir():
+            if old.stat().st_mtime < cutoff:
+                old.unlink()
+
+
+# --- the reason ----------------------------------------------------------------------------------
+
+
+def shown(path: str, cwd: str) -> str:
+    """A written path as the agent knows it: relative to its folder when inside it."""
+    if cwd and path.startswith(cwd.rstrip("/") + "/"):
+        return path[len(cwd.rstrip("/")) + 1 :]
+    return path
+
+
+def _quote(text: str) -> str:
+    line = " ".join(text.split()).replace('"', "'")
+    return line if len(line) <= QUOTE_CAP else line[: QUOTE_CAP - 1].rstrip() + "…"
+
+
+def reason(files: Iterable[str], corrections: Iterable[str]) -> str:
+    names = list(files)
+    listed = ", ".join(names[:FILES_NAMED])
+    if len(names) > FILES_NAMED:
+        listed += f" and {len(names) - FILES_NAMED} more"
+    text = (
+        f"Before you stop: this session wrote {listed} and proposed nothing to the user's "
+        "memory. For each durable fact you settled here (a decision and why, a path, a command "
+        "that worked, a constraint), run `brain propose 'handle — fact'`, one bullet each; a "
+        "person approves them. Do not propose what the files you wrote already say. If nothing "
+        "durable was settled, say so in one line and stop."
+    )
+    quotes = [f'"{_quote(c)}"' for c in corrections]
+    if quotes:
+        text += " The user corrected you this session: " + "; ".join(quotes) + "."
+    return text
+
+
+def _corrections(session: str) -> tuple[str, ...]:
+    from brain.commands.lessons import corrections
+
+    found = []
+    for moment in corrections(session, limit=CORRECTIONS):
+        said = moment.turns[-1].text if moment.turns else moment.lesson
+        found.append(_quote(said))
+    return tuple(found)
+
+
+# --- the decision --------------------------------------------------------------------------------
+
+
+def _pass(why: str, files: tuple[str, ...] = ()) -> SettleResult:
+    return SettleResult("", why, "", files, ())
+
+
+def settle(event: Event | None) -> SettleResult:
+    """Whether to block this stop, and the reason to give."""
+    if event is None or event.kind != "stop":
+        return _pass("not-a-stop")
+    if event.stop_active:
+        return _pass("active")
+    if not event.session:
+        return _pass("no-session")  # "once" needs a session to remember
+    if asked(event.session):
+        return _pass("asked")
+    if not event.transcript or not Path(event.transcript).expanduser().is_file():
+        return _pass("no-transcript")
+    did = activity(Path(event.transcript).expanduser(), event.cwd, event.session)
+    files = tuple(shown(f, event.cwd) for f in did.files)
+    if not files:
+        return _pass("no-edits")
+    if did.proposed:
+        return _pass("proposed", files)
+    if not remember(event.session):
+        return _pass("asked", files)
+    quoted = _corrections(event.session)
+    return SettleResult("block", "block", reason(files, quoted), files, quoted)
+
+
+def after(event: Event | None, result: SettleResult) -> None:
+    """What a stop does once the decision is out: the one place for the stop's chores (quiet,
+    bounded, in the background). A blocked stop leaves them to the stop that follows; a run that
+    was no stop (by hand, another event) has none. The daily vault sweep joins here."""
+    if result.decision or event is None or event.kind != "stop":
+        return
+    from brain import sync
+    from brain.config import resolve_vault
+    from brain.errors import BrainError
+
+    try:
+        vault = resolve_vault(None)
+    except BrainError:
+        return  # no vault on this machine: nothing to send
+    with contextlib.suppress(OSError):
+        sync.background(vault, "send")  # write down what the session changed, and send it
+
+
+def log_error(exc: BaseException) -> None:
+    """A line in the state dir's log: the hook itself never fails."""
+    with contextlib.suppress(Exception):
+        from brain.config import state_dir
+
+        folder = state_dir() / "logs"
+        folder.mkdir(parents=True, exist_ok=True)
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
+        with (folder / "settle.log").open("a", encoding="utf-8", errors="backslashreplace") as fh:
+            fh.write(f"{stamp} {type(exc).__name__}: {exc}\n")

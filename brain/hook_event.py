@@ -1,0 +1,163 @@
+"""One internal event for every agent program's hook JSON: the commands know no harness.
+
+Each agent sends its own JSON on stdin: Claude Code and Codex CLI the same event names and
+snake_case keys (`hook_event_name`, `session_id`, `transcript_path`, `stop_hook_active`; Codex adds
+`turn_id` and `model`), Gemini CLI its own event names (`BeforeAgent` for a prompt, `AfterAgent`
+for the end of a turn) with the same keys, and GitHub Copilot CLI camelCase keys and no event name
+(`sessionId`, `transcriptPath`, `stopReason`) unless registered under Claude's event names, where
+it sends Claude's keys. `parse` maps each to an `Event` whose `kind` is `start`, `prompt` or `stop`
+(`""` for anything else), so that `brain settle` (and `prime`, `pack`) read one shape.
+
+Hot path: this runs at every prompt and every stop, so it imports nothing beyond the standard
+library's smallest modules.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from typing import Any
+
+WAIT_S = 0.2  # the agent writes the event before the hook has even started Python
+MAX_BYTES = 1_000_000
+
+# native event name -> internal kind (Claude Code, Codex CLI, Gemini CLI, Copilot in Claude form)
+KINDS = {
+    "SessionStart": "start",
+    "UserPromptSubmit": "prompt",
+    "BeforeAgent": "prompt",
+    "Stop": "stop",
+    "AfterAgent": "stop",
+}
+
+
+@dataclass(frozen=True)
+class Event:
+    kind: str  # start | prompt | stop | "" (an event brain does not handle)
+    harness: str  # claude | codex | gemini | copilot
+    name: str  # the program's own event name
+    session: str
+    cwd: str
+    transcript: str  # the session's transcript file ("" when the program names none)
+    prompt: str  # a prompt event's text
+    source: str  # a start event's startup | resume | clear | compact
+    stop_active: bool  # a stop that a hook's earlier block already continued
+
+
+def _text(doc: dict[str, Any], *keys: str) -> str:
+    for key in keys:
+        value = doc.get(key)
+        if isinstance(value, str):
+            return value
+    return ""
+
+
+def harness_of(doc: dict[str, Any]) -> str:
+    """Which program sent `doc`, told by the keys only that program sends."""
+    name = doc.get("hook_event_name")
+    if name is None and ("sessionId" in doc or "stopReason" in doc):
+        return "copilot"  # its camelCase form
+    if name in ("BeforeAgent", "AfterAgent") or "prompt_response" in doc:
+        return "gemini"
+    if "turn_id" in doc:
+        return "codex"
+    if "timestamp" in doc and name in KINDS:
+        # Gemini and Copilot (in Claude's form) stamp every event; Claude Code does not
+        transcript = _text(doc, "transcript_path")
+        return "gemini" if "/.gemini/" in transcript or transcript.endswith(".json") else "copilot"
+    return "claude"
+
+
+def parse(doc: Any) -> Event | None:
+    """The internal event of one program's hook JSON; None for what is not a JSON object."""
+    if not isinstance(doc, dict):
+        return None
+    harness = harness_of(doc)
+    name = _text(doc, "hook_event_name")
+    kind = KINDS.get(name, "")
+    if harness == "copilot" and not name:  # camelCase: the keys say which event it is
+        if "stopReason" in doc:
+            kind, name = "stop", "agentStop"
+        elif "prompt" in doc:
+            kind, name = "prompt", "userPromptSubmitted"
+        elif "source" in doc:
+            kind, name = "start", "sessionStart"
+    active = doc.get("stop_hook_active", doc.get("stopHookActive"))
+    return Event(
+        kind=kind,
+        harness=harness,
+        name=name,
+        session=_text(doc, "session_id", "sessionId"),
+        cwd=_text(doc, "cwd"),
+        transcript=_text(doc, "transcript_path", "transcriptPath"),
+        prompt=_text(doc, "prompt"),
+        source=_text(doc, "source", "trigger"),
+        stop_active=active is True,
+    )
+
+
+def read_bytes(stream: Any = None) -> bytes:
+    """stdin's bytes, or b"": never blocks on a terminal, an empty or a silent stdin (it waits at
+    most WAIT_S for each chunk), never fails."""
+    import sys
+
+    stream = sys.stdin if stream is None else stream
+    try:
+        if stream is None or stream.isatty():
+            return b""
+        fd = stream.fileno()
+    except (AttributeError, OSError, ValueError):
+        return b""
+    data = b""
+    try:
+        if os.name == "posix":
+            import select
+
+            while len(data) < MAX_BYTES:
+                ready, _, _ = select.select([fd], [], [], WAIT_S)
+                if not ready:
+                    break
+                chunk = os.read(fd, 65536)
+                if not chunk:
+                    break
+                data += chunk
+        else:  # no select on Windows pipes: the agents close stdin after the event
+            data = os.read(fd, MAX_BYTES)
+    except OSError:
+        return data
+    return data
+
+
+def read(stream: Any = None) -> Event | None:
+    """The hook event on stdin, or None (no event, not JSON, not an object)."""
+    data = read_bytes(stream)
+    if not data.strip():
+        return None
+    try:
+        return parse(json.loads(data.decode("utf-8")))
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+
+
+# --- what a hook answers, in the form each program reads -----------------------------------------
+
+
+def context(event: Event, text: str) -> dict[str, Any]:
+    """Context a start or prompt hook adds beside the session or the prompt: Claude Code, Codex
+    CLI and Gemini CLI all read `hookSpecificOutput.additionalContext` under the event's own
+    name (Gemini only JSON: plain text on its stdout is an error)."""
+    return context_for(event.harness, event.name, text)
+
+
+def context_for(harness: str, name: str, text: str) -> dict[str, Any]:
+    doc: dict[str, Any] = {"hookSpecificOutput": {"hookEventName": name, "additionalContext": text}}
+    if harness == "copilot":  # Copilot CLI reads `additionalContext` at the top (Codex refuses
+        doc["additionalContext"] = text  # a key its schema does not know: Copilot's alone)
+    return doc
+
+
+def block(reason: str) -> dict[str, Any]:
+    """A stop held back, `reason` becoming the agent's next instruction: the same object for
+    every program (Gemini CLI reads "block" as its alias of "deny")."""
+    return {"decision": "block", "reason": reason}
