@@ -1,5 +1,6 @@
 """`brain lint`: every core-file bullet parses, ends in a valid date, has a unique handle, and
-carries no literal credential. `--staged` checks what the commit will hold, not the work tree."""
+carries no literal credential; no line the index reads holds what the guard flags (brain/guard.py).
+`--staged` checks what the commit will hold, not the work tree."""
 
 from __future__ import annotations
 
@@ -90,7 +91,11 @@ def _source(
             unread[rel] = skipped
         return data
 
-    return [*CORE_FILES, SYNONYMS] if wanted is None else sorted(wanted), read
+    if wanted is not None:
+        return sorted(wanted), read
+    # the core files and synonyms for everything; the notes for the guard, as the index reads them
+    notes = [p for p in vaultmod.indexed(vault).files if p not in CORE_FILES and p != SYNONYMS]
+    return [*CORE_FILES, SYNONYMS, *notes], read
 
 
 def lint(vault: Path, paths: list[str] | None = None, *, staged: bool = False) -> LintResult:
@@ -158,6 +163,8 @@ def lint(vault: Path, paths: list[str] | None = None, *, staged: bool = False) -
         problems += decode_problems
         if rel == SYNONYMS:
             problems += vaultmod.parse_synonyms(text, rel)[1]
+        else:
+            problems += vaultmod.guarded(vaultmod.blank_comments(text), rel)
     problems += [p for rel, p in unread.items() if rel in checked]
     problems.sort(key=lambda p: (p.path, p.line))
     return LintResult(tuple(checked), bullets, tuple(problems))
