@@ -127,19 +127,29 @@ def lint_command(
     staged: Annotated[
         bool, typer.Option("--staged", help="Check what is staged for commit (git index).")
     ] = False,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict",
+            help="Bullets and synonyms must be plain prose (as `lint: strict` in AI/policy.yaml"
+            " asks).",
+        ),
+    ] = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Check that every bullet parses, ends in a valid date, has a unique handle and no secret."""
+    """Check that every bullet parses, ends in a valid date, has a unique handle and no secret,
+    and that no line the index reads hides characters, mixes scripts or holds an image."""
     from brain.commands.lint import lint
     from brain.config import resolve_vault
 
-    result = lint(resolve_vault(vault), paths or None, staged=staged)
+    result = lint(resolve_vault(vault), paths or None, staged=staged, strict=strict or None)
     if as_json:
         render.out(
             render.dumps(
                 {
                     "ok": result.ok,
+                    "strict": result.strict,
                     "files": list(result.files),
                     "bullets": result.bullets,
                     "problems": [render.doc(p) for p in result.problems],
@@ -152,7 +162,8 @@ def lint_command(
         sys.stderr.write(f"{found}; fix them and run `brain lint` again\n")
     else:
         bullets = render.plural(result.bullets, "bullet")
-        render.out(f"{bullets} in {render.plural(len(result.files), 'file')}: all good.")
+        strictly = " (strict)" if result.strict else ""
+        render.out(f"{bullets} in {render.plural(len(result.files), 'file')}: all good{strictly}.")
     raise typer.Exit(0 if result.ok else 1)
 
 

@@ -233,3 +233,158 @@ def scan(text: str) -> list[tuple[int, Flag]]:
     if _plain(text):
         return []
     return [(n, f) for n, line in enumerate(text.split("\n"), start=1) for f in check(line)]
+
+
+# --- strict --------------------------------------------------------------------------------------
+
+# Each rule: (id, pattern, what to say). The patterns are bounded and anchored on word edges, so a
+# long fact costs linear time.
+# An address to fetch: a scheme, `www.`, or a host followed by a path. A domain on its own
+# (`okafor-labs.dev is the company domain`) names a thing in the world, as a company name does.
+_URL = re.compile(
+    r"(?i)(?:\b[a-z][a-z0-9+.-]{1,20}://|\bwww\.[a-z0-9-]+\.|\b(?:mailto|data|javascript|file):"
+    r"|\b(?:[a-z0-9-]{1,63}\.){1,10}[a-z]{2,24}/(?=[\w%~.-]))[^\s<>\"'`]{1,2000}"
+)
+_EMAIL = re.compile(r"[\w.+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,10}")
+_IPV4 = re.compile(r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w]|\.\d)")
+_IPV6 = re.compile(r"(?<![\w:.])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?![\w:])")
+# Paths that reach outside a project into the machine: from a root (`/etc/passwd`, `C:\`), to a
+# network share, climbing out (`../`), into the hidden files of a home folder (its settings and
+# credentials; the cache is none of those), or naming a credential file. A project's own paths
+# (`AI/INBOX.md`, `next/image`, `.git/index.lock`) and a home folder's plain ones (`~/notes`) are
+# the world a coding vault describes.
+_PATH = re.compile(
+    r"(?<![\w.~/\\:-])/(?:etc|root|proc|sys|dev|var|usr|bin|sbin|boot|home|Users|tmp|opt|private"
+    r"|Library|System|mnt|srv|run|lib)\b"
+    r"|(?<![\w.~/\\:-])/[\w.-]{1,255}/[\w.-]"
+    r"|(?<![\w])[A-Za-z]:\\|\\\\[\w.-]{1,255}\\"
+    r"|(?:^|[\s(\[{\"'`=])\.\.[/\\]|[/\\]\.\.(?:[/\\]|$)"
+    r"|(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|%APPDATA%|%LOCALAPPDATA%)[/\\]\.(?!cache\b)\w"
+    r"|%(?:APPDATA|LOCALAPPDATA)%"
+    r"|(?<![\w.-])(?:\.env(?:\.\w{1,20})?|\.netrc|\.pgpass|\.git-credentials|\.npmrc|\.pypirc"
+    r"|id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?|authorized_keys)(?![\w-])"
+)
+_MARKUP = re.compile(
+    r"</?[A-Za-z][\w-]{0,30}(?:\s[^<>]{0,500})?/?>"  # an HTML tag
+    r"|\[[^\]\n]{0,500}\]\([^)\n]{0,2000}\)|\[\[|\]\]"  # a Markdown or wiki link
+    r"|^\s{0,3}\[[^\]\n]{1,500}\]:\s|`|\*\*\w[^*\n]{0,500}\*\*"  # a definition, code, bold
+    r"|&(?:#\d{1,7}|#x[0-9A-Fa-f]{1,6}|[A-Za-z]{2,31});"  # an HTML entity
+)
+_TEMPLATE = re.compile(
+    r"\{\{|\}\}|\{%|%\}|\$\{|<%|%>|\$\("
+    r"|<\|[\w-]{0,40}\|>|\[/?INST\]|<</?SYS>>|</?s>"
+    r"|(?:^|[\s;:.!?—])(?i:system|assistant|human|user)\s{0,3}:(?:\s|$)"
+)
+_ENCODED = re.compile(
+    r"[A-Za-z0-9+/_-]{32,}={0,2}|(?:%[0-9A-Fa-f]{2}){4,}|(?:\\x[0-9A-Fa-f]{2}){4,}"
+    r"|(?:\\u[0-9A-Fa-f]{4}){3,}"
+)
+# Words that name or address the model, everywhere (a tuning addresses the agent, yet has no
+# need to call it an assistant or tell it to ignore anything).
+_MODEL = re.compile(
+    r"(?i)\b(?:assistants?|chatbots?|llms?|(?:large )?language models?|ai models?"
+    r"|ignore|disregard)\b"
+)
+# Words addressing the reader, in MEMORY and LEARNINGS (facts about the world); TUNINGS, how the
+# agent should work, says `you` and `always` by design.
+_READER = re.compile(
+    r"(?i)\b(?:you|your|yours|yourself|yourselves|you're|you'll|you've|you'd|always)\b"
+)
+# Phrasing that reads as an instruction to a model, everywhere.
+_INSTRUCTION = re.compile(
+    r"(?i)\b(?:forget|override|bypass)\s+(?:\w+\s+){0,3}?(?:instructions?|rules?|prompts?"
+    r"|guidelines?|guardrails?|directions?|context|polic(?:y|ies)|everything)\b"
+    r"|\b(?:previous|prior|above|earlier|preceding|original|initial|new|hidden|secret|real)\s+"
+    r"(?:instructions?|prompts?|directives?)\b"
+    r"|\b(?:system prompt|developer mode|jailbreak|you are now|act as|pretend (?:to be|you)"
+    r"|role-?play|from now on|at all times)\b"
+    r"|\bin (?:every|each|all|any|your) (?:responses?|repl(?:y|ies)|answers?|messages?|outputs?"
+    r"|conversations?|turns?)\b"
+    r"|\bbefore (?:answering|responding|replying)\b"
+    r"|\bwhen(?:ever)? (?:you|the user) (?:ask|asks|see|sees|read|reads)\b"
+    r"|\b(?:do not|don't|never)\s+(?:tell|inform|mention|reveal|disclose|alert|notify|warn)\s+"
+    r"(?:this|it|the user|the human|anyone|them|the owner)\b"
+    r"|\bwithout (?:telling|informing|notifying|alerting|mentioning)\b"
+    r"|\b(?:secretly|covertly)\b"
+    r"|\|\s{0,3}(?:ba|z|da)?sh\b"  # piping into a shell
+)
+_CAPS_ALERT = re.compile(r"\b(?:IMPORTANT|URGENT|ATTENTION|CRITICAL)\b")
+# In MEMORY and LEARNINGS: telling a model how to answer.
+_ANSWERING = re.compile(
+    r"(?i)\b(?:respond|reply|answer)\s+(?:only\s+)?(?:with|in|by|that)\b"
+    r"|\b(?:tell|ask|remind|inform)\s+the\s+(?:user|human)\b"
+)
+SYNONYM_MAX_WORDS = 4
+
+
+def _ip(text: str) -> str:
+    import ipaddress
+
+    for m in (*_IPV4.finditer(text), *_IPV6.finditer(text)):
+        try:
+            address = ipaddress.ip_address(m.group())
+        except ValueError:
+            continue
+        if not (address.is_loopback or address.is_unspecified):
+            return m.group()
+    return ""
+
+
+def _encoded(text: str) -> str:
+    for m in _ENCODED.finditer(text):
+        run = m.group()
+        if run[0] in "%\\":
+            return run
+        # a long word of letters and digits both (prose and identifiers have no digits in them;
+        # `idle_in_transaction_session_timeout` is a setting, not an encoding)
+        if any(c.isdigit() for c in run) and any(c.isalpha() for c in run):
+            return run
+    return ""
+
+
+def _first(pattern: re.Pattern[str], text: str) -> str:
+    m = pattern.search(text)
+    return m.group().strip() if m else ""
+
+
+def strict(text: str, *, tuning: bool = False) -> list[Flag]:
+    """What strict mode refuses in a bullet's handle, an alias or its fact: it must be plain prose
+    about the world. `tuning`: a TUNINGS bullet, which addresses the agent by design."""
+    flags: list[Flag] = []
+
+    def flag(rule: str, found: str, why: str) -> None:
+        if found:
+            shown = found if len(found) <= 40 else found[:37] + "..."
+            flags.append(Flag(rule, f"{why} ({defuse(shown)})"))
+
+    flag("url", _first(_URL, text), "a web address")
+    flag("email", _first(_EMAIL, text), "an e-mail address")
+    flag("ip", _ip(text), "an IP address")
+    flag("path", _first(_PATH, text), "a path outside the project")
+    flag("markup", _first(_MARKUP, text), "markup")
+    flag("template", _first(_TEMPLATE, text), "a template or chat token")
+    flag("encoded", _encoded(text), "a long encoded run")
+    reader = _first(_MODEL, text) or ("" if tuning else _first(_READER, text))
+    flag("reader", reader, "a word addressing the reader")
+    instruction = _first(_INSTRUCTION, text) or _first(_CAPS_ALERT, text)
+    if not instruction and not tuning:
+        instruction = _first(_ANSWERING, text)
+    flag("instruction", instruction, "phrasing that reads as an instruction to a model")
+    return flags
+
+
+def strict_synonym(term: str, expansion: str) -> list[Flag]:
+    """What strict mode refuses in a synonyms.tsv row: each side is plain prose, the term one
+    query word, the expansion a word or a short phrase."""
+    flags = strict(term) + strict(expansion)
+    if len(term.split()) > 1:
+        flags.append(Flag("synonym", "the term is more than one word, so no query word meets it"))
+    if len(expansion.split()) > SYNONYM_MAX_WORDS:
+        flags.append(
+            Flag(
+                "synonym",
+                f"the expansion is more than {SYNONYM_MAX_WORDS} words: a synonym is a word or a "
+                "short phrase",
+            )
+        )
+    return flags
