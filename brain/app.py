@@ -210,16 +210,30 @@ def secrets_command(
     staged: Annotated[
         bool, typer.Option("--staged", help="Scan what is staged for commit (git index).")
     ] = False,
+    history: Annotated[
+        bool,
+        typer.Option(
+            "--history", help="Scan every version of every file in every commit of the vault."
+        ),
+    ] = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Find credentials (API keys, tokens, private keys) in the vault. Exit 1 when any is found.
 
     Uses gitleaks as well when it is on PATH. The pre-commit hook runs `brain secrets --staged`.
+    `--history` finds a credential committed once and deleted since, with the commit that added it.
     """
     from brain.commands.secrets import scan
     from brain.config import resolve_vault
 
+    if history:
+        if staged or paths:
+            raise UsageError(
+                "--history reads every commit of the vault: it takes no PATHS and no --staged",
+                "brain secrets --history",
+            )
+        raise typer.Exit(_secrets_history(resolve_vault(vault), as_json=as_json))
     result = scan(resolve_vault(vault), paths or None, staged=staged)
     also = " (and gitleaks)" if result.gitleaks else ""
     if as_json:
@@ -246,6 +260,37 @@ def secrets_command(
             scanned = render.plural(len(result.files), "file")
             sys.stderr.write(f"no secrets in {scanned}{also}{unread}\n")
     raise typer.Exit(0 if result.ok else 1)
+
+
+def _secrets_history(vault: Path, *, as_json: bool) -> int:
+    from brain.commands.secrets import history
+
+    result = history(vault)
+    if as_json:
+        render.out(render.dumps(dataclasses.asdict(result)))
+        return 0 if result.ok else 1
+    if result.findings:
+        render.out(
+            "\n".join(
+                f"{f.commit} {f.date} {printable(f.path)}:{f.line}: {f.rule} ({f.masked})"
+                for f in result.findings
+            )
+        )
+    for skipped in result.skipped:
+        sys.stderr.write(f"{skipped}\n")
+    read = (
+        f"{render.plural(result.commits, 'commit')}, "
+        f"{render.plural(result.blobs, 'distinct file version')} read"
+    )
+    if result.findings:
+        found = render.plural(len(result.findings), "possible secret")
+        sys.stderr.write(
+            f"{found} in the history ({read}); each stays in every clone even once deleted: "
+            "revoke it, then rewrite the history (git filter-repo) if the vault is shared\n"
+        )
+    else:
+        sys.stderr.write(f"no secrets in the history ({read})\n")
+    return 0 if result.ok else 1
 
 
 @app.command("install")
