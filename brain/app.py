@@ -138,8 +138,12 @@ def lint_command(
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Check that every bullet parses, ends in a valid date, has a unique handle and no secret,
-    and that no line the index reads hides characters, mixes scripts or holds an image."""
+    """Check that every bullet parses, ends in a valid date, has a unique handle and no secret.
+
+    Every line the index reads is checked by the guard too: hidden or bidi characters, words that
+    mix scripts, images. `--strict` (or `lint: strict` in AI/policy.yaml) holds bullets and
+    synonyms to plain prose.
+    """
     from brain.commands.lint import lint
     from brain.config import resolve_vault
 
