@@ -50,10 +50,15 @@ _INNER_CR = re.compile(r"\r(?!$)")
 # Any image syntax: inline `![alt](url)`, reference `![alt][id]`, collapsed and shortcut `![alt]`;
 # and HTML tags that load a URL when rendered.
 _MD_IMAGE = re.compile(r"!\[([^\]\n]{0,500})\](?:\([^)\n]{0,2000}\)|\[[^\]\n]{0,500}\])?")
-_HTML_MEDIA = re.compile(
-    r"<(?:img|image|svg|picture|source|video|audio|iframe|embed|object)\b[^>\n]{0,2000}>?", re.I
+_MEDIA_TAG = r"<(?i:img|image|svg|picture|source|video|audio|iframe|embed|object)\b"
+_HTML_MEDIA = re.compile(_MEDIA_TAG + r"[^>\n]{0,2000}>?")
+# Greek and Cyrillic letters (and the phonetic extensions that hold some): a word without one
+# cannot mix Latin with either.
+_GREEK_CYRILLIC = (
+    "\u0370-\u03ff\u0400-\u052f\u1c80-\u1c8f\u1d00-\u1dbf\u1f00-\u1fff\u2de0-\u2dff"
+    "\ua640-\ua69f\uab65"
 )
-_LETTERS = re.compile(r"[^\W\d_]+")
+_HAS_GREEK_CYRILLIC = re.compile(f"[{_GREEK_CYRILLIC}]")
 _SCRIPTS = ("LATIN", "GREEK", "CYRILLIC")
 # Units written with a Greek letter beside Latin ones (µs typed as Greek mu, kΩ): honest mixes.
 _UNIT = re.compile(r"(?:[μµ](?:s|m|g|l|L|A|V|W|F|Hz|J|K|C|T|N|mol|Pa|Ω)|[kMGm]Ω)")
@@ -92,7 +97,9 @@ def _allowed(line: str, start: int, run: str) -> bool:
 
 def _hidden(line: str) -> list[tuple[int, str, str]]:
     """(start, run, rule) for each run of invisible or bidi characters not in honest use."""
-    found = []
+    found: list[tuple[int, str, str]] = []
+    if _SUSPECT_CHARS.isdisjoint(line):
+        return found
     for m in _SUSPECT.finditer(line):
         run = m.group()
         if _allowed(line, m.start(), run):
@@ -124,13 +131,27 @@ def _script(ch: str) -> str:
     return head if head in _SCRIPTS else ""
 
 
+def _word_at(line: str, at: int) -> tuple[int, str]:
+    """(start, word) of the run of letters (and combining marks) around `line[at]`."""
+    start, end = at, at + 1
+    while start and (line[start - 1].isalpha() or unicodedata.combining(line[start - 1])):
+        start -= 1
+    while end < len(line) and (line[end].isalpha() or unicodedata.combining(line[end])):
+        end += 1
+    return start, line[start:end]
+
+
 def _mixed(line: str) -> list[tuple[int, str, str]]:
-    """(start, word, majority script) for each word mixing Latin, Greek and Cyrillic letters."""
-    found = []
-    for m in _LETTERS.finditer(line):
-        word = m.group()
-        if word.isascii():
-            continue
+    """(start, word, majority script) for each word mixing Latin, Greek and Cyrillic letters.
+    Only the words around a Greek or Cyrillic letter are looked at (a regex over every word of a
+    non-ASCII line costs ~50 µs)."""
+    found: list[tuple[int, str, str]] = []
+    end = -1
+    for m in _HAS_GREEK_CYRILLIC.finditer(line):
+        if m.start() < end:
+            continue  # in the word just looked at
+        start, word = _word_at(line, m.start())
+        end = start + len(word)
         counts: dict[str, int] = {}
         for ch in word:
             script = _script(ch)
@@ -140,7 +161,7 @@ def _mixed(line: str) -> list[tuple[int, str, str]]:
             continue
         # the word's own script is the one most of its letters are in, Latin on a tie
         major = max(counts, key=lambda s: (counts[s], s == "LATIN"))
-        found.append((m.start(), word, major))
+        found.append((start, word, major))
     return found
 
 
@@ -216,44 +237,96 @@ def defuse(line: str) -> str:
     return line
 
 
-def _plain(text: str) -> bool:
-    """True when no line of `text` can hold anything the guard looks for (nearly every file)."""
-    if not text.isascii() or "![" in text or "<" in text or controls(text):
-        return False
-    return "\r" not in text.replace("\r\n", "\n").rstrip("\r")
+def _chars(ranges: str) -> frozenset[str]:
+    """The characters of a regex character class body (`a-z\u0370-\u03ff...`, no escapes)."""
+    spans = re.findall("(.)-(.)|(.)", ranges, re.S)
+    return frozenset(
+        chr(c)
+        for lo, hi, one in spans
+        for c in (range(ord(lo), ord(hi) + 1) if lo else (ord(one),))
+    )
 
 
-def defuse_text(text: str) -> str:
-    """`defuse` for each line of a text (line breaks, and so line numbers, kept)."""
-    return text if _plain(text) else "\n".join(defuse(line) for line in text.split("\n"))
+# Anything a line must hold for `check` to find something in it, so that one look at a whole file
+# finds the few lines worth a closer one (nearly always none). A set of the file's characters is
+# taken first: a regex class this large costs ~100 ns a character on non-ASCII text.
+_SUSPECT_CHARS = _chars(_SUSPECT.pattern[1:-2])
+_TRIGGER_CHARS = (
+    _SUSPECT_CHARS
+    | _chars(_GREEK_CYRILLIC)
+    | frozenset(
+        chr(c) for c in (*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0))
+    )
+)
+
+
+_PLAIN_ASCII = b"\t\n\r" + bytes(range(0x20, 0x7F))
+
+
+def _flagged_lines(text: str) -> list[int]:
+    """0-based numbers of the lines of `text` that may hold something the guard flags."""
+    # what is left of the text without its printable ASCII (bytes.translate runs at memory speed;
+    # a regex class costs ~60 ns a character): its controls and non-ASCII characters, mostly few
+    rest = text.encode("utf-8", "surrogatepass").translate(None, _PLAIN_ASCII)
+    hot = _TRIGGER_CHARS.intersection(rest.decode("utf-8", "surrogatepass")) if rest else ()
+    parts = [f"[{''.join(re.escape(c) for c in sorted(hot))}]"] if hot else []
+    if "\r" in text:
+        parts.append(r"\r(?!\n|$)")
+    if "![" in text:
+        parts.append(r"!\[")
+    if "<" in text:
+        parts.append(_MEDIA_TAG)
+    if not parts:
+        return []
+    lines: list[int] = []
+    number, pos = 0, 0
+    for m in re.finditer("|".join(parts), text):
+        number += text.count("\n", pos, m.start())
+        pos = m.start()
+        if not lines or lines[-1] != number:
+            lines.append(number)
+    return lines
+
+
+def screen(text: str) -> tuple[str, list[tuple[int, Flag]]]:
+    """(`text` defused line by line, (1-based line, flag) for each flag), in one look at it."""
+    candidates = _flagged_lines(text)
+    if not candidates:
+        return text, []
+    lines = text.split("\n")
+    flags = [(n + 1, f) for n in candidates for f in check(lines[n])]
+    for n in candidates:
+        lines[n] = defuse(lines[n])
+    return "\n".join(lines), flags
 
 
 def scan(text: str) -> list[tuple[int, Flag]]:
     """(1-based line, flag) for every line of a text."""
-    if _plain(text):
-        return []
-    return [(n, f) for n, line in enumerate(text.split("\n"), start=1) for f in check(line)]
+    return screen(text)[1]
 
 
 # --- strict --------------------------------------------------------------------------------------
+
+# Strict's patterns are kept as strings, compiled by `re` (and cached there) on first use: only
+# `brain lint` uses them, and compiling them costs ~25 ms that every reindex would pay otherwise.
 
 # Each rule: (id, pattern, what to say). The patterns are bounded and anchored on word edges, so a
 # long fact costs linear time.
 # An address to fetch: a scheme, `www.`, or a host followed by a path. A domain on its own
 # (`okafor-labs.dev is the company domain`) names a thing in the world, as a company name does.
-_URL = re.compile(
+_URL = (
     r"(?i)(?:\b[a-z][a-z0-9+.-]{1,20}://|\bwww\.[a-z0-9-]+\.|\b(?:mailto|data|javascript|file):"
     r"|\b(?:[a-z0-9-]{1,63}\.){1,10}[a-z]{2,24}/(?=[\w%~.-]))[^\s<>\"'`]{1,2000}"
 )
-_EMAIL = re.compile(r"[\w.+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,10}")
-_IPV4 = re.compile(r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w]|\.\d)")
-_IPV6 = re.compile(r"(?<![\w:.])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?![\w:])")
+_EMAIL = r"[\w.+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,10}"
+_IPV4 = r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w]|\.\d)"
+_IPV6 = r"(?<![\w:.])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?![\w:])"
 # Paths that reach outside a project into the machine: from a root (`/etc/passwd`, `C:\`), to a
 # network share, climbing out (`../`), into the hidden files of a home folder (its settings and
 # credentials; the cache is none of those), or naming a credential file. A project's own paths
 # (`AI/INBOX.md`, `next/image`, `.git/index.lock`) and a home folder's plain ones (`~/notes`) are
 # the world a coding vault describes.
-_PATH = re.compile(
+_PATH = (
     r"(?<![\w.~/\\:-])/(?:etc|root|proc|sys|dev|var|usr|bin|sbin|boot|home|Users|tmp|opt|private"
     r"|Library|System|mnt|srv|run|lib)\b"
     r"|(?<![\w.~/\\:-])/[\w.-]{1,255}/[\w.-]"
@@ -264,34 +337,32 @@ _PATH = re.compile(
     r"|(?<![\w.-])(?:\.env(?:\.\w{1,20})?|\.netrc|\.pgpass|\.git-credentials|\.npmrc|\.pypirc"
     r"|id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?|authorized_keys)(?![\w-])"
 )
-_MARKUP = re.compile(
+_MARKUP = (
     r"</?[A-Za-z][\w-]{0,30}(?:\s[^<>]{0,500})?/?>"  # an HTML tag
     r"|\[[^\]\n]{0,500}\]\([^)\n]{0,2000}\)|\[\[|\]\]"  # a Markdown or wiki link
     r"|^\s{0,3}\[[^\]\n]{1,500}\]:\s|`|\*\*\w[^*\n]{0,500}\*\*"  # a definition, code, bold
     r"|&(?:#\d{1,7}|#x[0-9A-Fa-f]{1,6}|[A-Za-z]{2,31});"  # an HTML entity
 )
-_TEMPLATE = re.compile(
+_TEMPLATE = (
     r"\{\{|\}\}|\{%|%\}|\$\{|<%|%>|\$\("
     r"|<\|[\w-]{0,40}\|>|\[/?INST\]|<</?SYS>>|</?s>"
     r"|(?:^|[\s;:.!?—])(?i:system|assistant|human|user)\s{0,3}:(?:\s|$)"
 )
-_ENCODED = re.compile(
+_ENCODED = (
     r"[A-Za-z0-9+/_-]{32,}={0,2}|(?:%[0-9A-Fa-f]{2}){4,}|(?:\\x[0-9A-Fa-f]{2}){4,}"
     r"|(?:\\u[0-9A-Fa-f]{4}){3,}"
 )
 # Words that name or address the model, everywhere (a tuning addresses the agent, yet has no
 # need to call it an assistant or tell it to ignore anything).
-_MODEL = re.compile(
+_MODEL = (
     r"(?i)\b(?:assistants?|chatbots?|llms?|(?:large )?language models?|ai models?"
     r"|ignore|disregard)\b"
 )
 # Words addressing the reader, in MEMORY and LEARNINGS (facts about the world); TUNINGS, how the
 # agent should work, says `you` and `always` by design.
-_READER = re.compile(
-    r"(?i)\b(?:you|your|yours|yourself|yourselves|you're|you'll|you've|you'd|always)\b"
-)
+_READER = r"(?i)\b(?:you|your|yours|yourself|yourselves|you're|you'll|you've|you'd|always)\b"
 # Phrasing that reads as an instruction to a model, everywhere.
-_INSTRUCTION = re.compile(
+_INSTRUCTION = (
     r"(?i)\b(?:forget|override|bypass)\s+(?:\w+\s+){0,3}?(?:instructions?|rules?|prompts?"
     r"|guidelines?|guardrails?|directions?|context|polic(?:y|ies)|everything)\b"
     r"|\b(?:previous|prior|above|earlier|preceding|original|initial|new|hidden|secret|real)\s+"
@@ -308,9 +379,9 @@ _INSTRUCTION = re.compile(
     r"|\b(?:secretly|covertly)\b"
     r"|\|\s{0,3}(?:ba|z|da)?sh\b"  # piping into a shell
 )
-_CAPS_ALERT = re.compile(r"\b(?:IMPORTANT|URGENT|ATTENTION|CRITICAL)\b")
+_CAPS_ALERT = r"\b(?:IMPORTANT|URGENT|ATTENTION|CRITICAL)\b"
 # In MEMORY and LEARNINGS: telling a model how to answer.
-_ANSWERING = re.compile(
+_ANSWERING = (
     r"(?i)\b(?:respond|reply|answer)\s+(?:only\s+)?(?:with|in|by|that)\b"
     r"|\b(?:tell|ask|remind|inform)\s+the\s+(?:user|human)\b"
 )
@@ -320,7 +391,7 @@ SYNONYM_MAX_WORDS = 4
 def _ip(text: str) -> str:
     import ipaddress
 
-    for m in (*_IPV4.finditer(text), *_IPV6.finditer(text)):
+    for m in (*re.finditer(_IPV4, text), *re.finditer(_IPV6, text)):
         try:
             address = ipaddress.ip_address(m.group())
         except ValueError:
@@ -331,7 +402,7 @@ def _ip(text: str) -> str:
 
 
 def _encoded(text: str) -> str:
-    for m in _ENCODED.finditer(text):
+    for m in re.finditer(_ENCODED, text):
         run = m.group()
         if run[0] in "%\\":
             return run
@@ -342,8 +413,8 @@ def _encoded(text: str) -> str:
     return ""
 
 
-def _first(pattern: re.Pattern[str], text: str) -> str:
-    m = pattern.search(text)
+def _first(pattern: str, text: str) -> str:
+    m = re.search(pattern, text)
     return m.group().strip() if m else ""
 
 

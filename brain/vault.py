@@ -347,9 +347,8 @@ def parse(path: str, data: bytes) -> Parsed:
     from brain.secrets import redact
 
     text, problems = decode(data, path)
-    text = redact(blank_comments(text))
-    problems += guarded(text, path)
-    text = guard.defuse_text(text)
+    text, flags = guard.screen(redact(blank_comments(text)))
+    problems += [Problem(path, n, str(flag)) for n, flag in flags]
     parsed = parse_core(text, path) if is_core(path) else Parsed(parse_prose(text, path))
     parsed.problems[:0] = problems
     return parsed
