@@ -127,19 +127,33 @@ def lint_command(
     staged: Annotated[
         bool, typer.Option("--staged", help="Check what is staged for commit (git index).")
     ] = False,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict",
+            help="Bullets and synonyms must be plain prose (as `lint: strict` in AI/policy.yaml"
+            " asks).",
+        ),
+    ] = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Check that every bullet parses, ends in a valid date, has a unique handle and no secret."""
+    """Check that every bullet parses, ends in a valid date, has a unique handle and no secret.
+
+    Every line the index reads is checked by the guard too: hidden or bidi characters, words that
+    mix scripts, images. `--strict` (or `lint: strict` in AI/policy.yaml) holds bullets and
+    synonyms to plain prose.
+    """
     from brain.commands.lint import lint
     from brain.config import resolve_vault
 
-    result = lint(resolve_vault(vault), paths or None, staged=staged)
+    result = lint(resolve_vault(vault), paths or None, staged=staged, strict=strict or None)
     if as_json:
         render.out(
             render.dumps(
                 {
                     "ok": result.ok,
+                    "strict": result.strict,
                     "files": list(result.files),
                     "bullets": result.bullets,
                     "problems": [render.doc(p) for p in result.problems],
@@ -152,7 +166,8 @@ def lint_command(
         sys.stderr.write(f"{found}; fix them and run `brain lint` again\n")
     else:
         bullets = render.plural(result.bullets, "bullet")
-        render.out(f"{bullets} in {render.plural(len(result.files), 'file')}: all good.")
+        strictly = " (strict)" if result.strict else ""
+        render.out(f"{bullets} in {render.plural(len(result.files), 'file')}: all good{strictly}.")
     raise typer.Exit(0 if result.ok else 1)
 
 
@@ -199,16 +214,30 @@ def secrets_command(
     staged: Annotated[
         bool, typer.Option("--staged", help="Scan what is staged for commit (git index).")
     ] = False,
+    history: Annotated[
+        bool,
+        typer.Option(
+            "--history", help="Scan every version of every file in every commit of the vault."
+        ),
+    ] = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Find credentials (API keys, tokens, private keys) in the vault. Exit 1 when any is found.
 
     Uses gitleaks as well when it is on PATH. The pre-commit hook runs `brain secrets --staged`.
+    `--history` finds a credential committed once and deleted since, with the commit that added it.
     """
     from brain.commands.secrets import scan
     from brain.config import resolve_vault
 
+    if history:
+        if staged or paths:
+            raise UsageError(
+                "--history reads every commit of the vault: it takes no PATHS and no --staged",
+                "brain secrets --history",
+            )
+        raise typer.Exit(_secrets_history(resolve_vault(vault), as_json=as_json))
     result = scan(resolve_vault(vault), paths or None, staged=staged)
     also = " (and gitleaks)" if result.gitleaks else ""
     if as_json:
@@ -235,6 +264,37 @@ def secrets_command(
             scanned = render.plural(len(result.files), "file")
             sys.stderr.write(f"no secrets in {scanned}{also}{unread}\n")
     raise typer.Exit(0 if result.ok else 1)
+
+
+def _secrets_history(vault: Path, *, as_json: bool) -> int:
+    from brain.commands.secrets import history
+
+    result = history(vault)
+    if as_json:
+        render.out(render.dumps(dataclasses.asdict(result)))
+        return 0 if result.ok else 1
+    if result.findings:
+        render.out(
+            "\n".join(
+                f"{f.commit} {f.date} {printable(f.path)}:{f.line}: {f.rule} ({f.masked})"
+                for f in result.findings
+            )
+        )
+    for skipped in result.skipped:
+        sys.stderr.write(f"{skipped}\n")
+    read = (
+        f"{render.plural(result.commits, 'commit')}, "
+        f"{render.plural(result.blobs, 'distinct file version')} read"
+    )
+    if result.findings:
+        found = render.plural(len(result.findings), "possible secret")
+        sys.stderr.write(
+            f"{found} in the history ({read}); each stays in every clone even once deleted: "
+            "revoke it, then rewrite the history (git filter-repo) if the vault is shared\n"
+        )
+    else:
+        sys.stderr.write(f"no secrets in the history ({read})\n")
+    return 0 if result.ok else 1
 
 
 @app.command("install")

@@ -28,8 +28,8 @@ if TYPE_CHECKING:
     from brain import retell
 
 # 4: units hold their text with credentials masked (vault.parse); CJK bigrams in fts and names;
-# notes dated from git history (`dates`); `shadows`.
-SCHEMA_VERSION = 4
+# notes dated from git history (`dates`); `shadows`. 5: lines the guard flags are defused.
+SCHEMA_VERSION = 5
 BUSY_TIMEOUT_MS = 10_000
 
 _SCHEMA = """

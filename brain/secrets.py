@@ -565,17 +565,26 @@ def _drop_shadowed(hits: list[_Hit]) -> list[_Hit]:
 
 def scan_text(text: str, path: str) -> list[Finding]:
     """All findings in a file's text, sorted by line; one per (line, rule, secret)."""
-    hits = _hits(text)
-    findings: list[Finding] = []
+    return [finding for finding, _ in scan_keyed(text, path)]
+
+
+def scan_keyed(text: str, path: str) -> list[tuple[Finding, str]]:
+    """`scan_text`'s findings, each with a digest of its secret: what tells one credential from
+    another across versions of a file (`brain secrets --history`) without keeping the secret."""
+    import hashlib
+
+    findings: list[tuple[Finding, str]] = []
     seen: set[tuple[int, str, str]] = set()
     line, pos = 1, 0
-    for hit in hits:  # anchors ascend, so line numbers are counted incrementally
+    for hit in _hits(text):  # anchors ascend, so line numbers are counted incrementally
         line += text.count("\n", pos, hit.anchor)
         pos = hit.anchor
         key = (line, hit.rule.id, hit.secret)
         if key not in seen:
             seen.add(key)
-            findings.append(Finding(path, line, hit.rule.id, mask(hit.secret)))
+            digest = hashlib.blake2b(hit.secret.encode("utf-8", "surrogatepass"), digest_size=16)
+            finding = Finding(path, line, hit.rule.id, mask(hit.secret))
+            findings.append((finding, digest.hexdigest()))
     return findings
 
 

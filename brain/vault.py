@@ -341,14 +341,25 @@ def is_core(path: str) -> bool:
 
 def parse(path: str, data: bytes) -> Parsed:
     """A file's units. Credentials are masked before parsing (lines kept), so that nothing read
-    from the index (find in every format, pack, export, locate, MCP) can print one."""
+    from the index (find in every format, pack, export, locate, MCP) can print one; what the guard
+    flags is defused (made visible, images removed) and named as a problem."""
+    from brain import guard
     from brain.secrets import redact
 
     text, problems = decode(data, path)
-    text = redact(blank_comments(text))
+    text, flags = guard.screen(redact(blank_comments(text)))
+    problems += [Problem(path, n, str(flag)) for n, flag in flags]
     parsed = parse_core(text, path) if is_core(path) else Parsed(parse_prose(text, path))
     parsed.problems[:0] = problems
     return parsed
+
+
+def guarded(text: str, path: str) -> list[Problem]:
+    """What the guard finds in the lines of a file the index reads (see brain/guard.py): the
+    index serves those lines defused, lint names them."""
+    from brain import guard
+
+    return [Problem(path, n, str(flag)) for n, flag in guard.scan(text)]
 
 
 @dataclass
@@ -449,13 +460,20 @@ def vault_files(vault: Path) -> list[str]:
 
 
 def parse_synonyms(text: str, path: str = SYNONYMS) -> tuple[dict[str, list[str]], list[Problem]]:
-    """`term<TAB>expansion` rows under a header; a term may have many rows."""
+    """`term<TAB>expansion` rows under a header; a term may have many rows. A row the guard flags
+    is named and left out."""
+    from brain import guard
+
     table: dict[str, list[str]] = {}
     problems: list[Problem] = []
     for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         if number == 1 and line.split("\t")[0].strip().lower() == "term":
+            continue
+        flags = guard.check(line)
+        if flags:  # a row nobody can read right steers every search: it is left out
+            problems += [Problem(path, number, str(f)) for f in flags]
             continue
         cells = line.split("\t")
         if len(cells) != 2 or not cells[0].strip() or not cells[1].strip():

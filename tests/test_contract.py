@@ -45,7 +45,7 @@ REINDEX_KEYS = [
     "embedded",
     "ms",
 ]
-LINT_KEYS = ["ok", "files", "bullets", "problems"]
+LINT_KEYS = ["ok", "strict", "files", "bullets", "problems"]
 PROBLEM_KEYS = ["path", "line", "message"]
 VERSION_KEYS = ["version", "commit", "package", "python"]
 SYNC_KEYS = [

@@ -38,11 +38,16 @@ def github_token() -> str:
 def test_clean_vault_passes(vault: Path) -> None:
     run = lint(vault)
     assert run.code == 0, run
-    assert run.out == "151 bullets in 4 files: all good.\n"
+    assert run.out == "151 bullets in 37 files: all good.\n"
     doc = lint(vault, "--json").json()
     assert doc["ok"] is True
     assert doc["problems"] == []
-    assert doc["files"] == ["AI/MEMORY.md", "AI/LEARNINGS.md", "AI/TUNINGS.md", "AI/synonyms.tsv"]
+    core = ["AI/MEMORY.md", "AI/LEARNINGS.md", "AI/TUNINGS.md", "AI/synonyms.tsv"]
+    assert doc["files"][:4] == core
+    # and every note the index reads, for the guard (brain/guard.py)
+    assert doc["files"][4:] == sorted(
+        p.relative_to(vault).as_posix() for p in vault.rglob("*.md") if p.parent.name != "AI"
+    )
 
 
 @pytest.mark.parametrize(

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from brain import guard
 from brain.commands.propose import ProposeResult, first_words, propose_many
 from brain.errors import BrainError
 from brain.text import repair, strip_controls
@@ -85,7 +86,8 @@ def _markdown() -> Any:
 
 def inline_text(tokens: list[dict[str, Any]]) -> str:
     """Inline tokens as plain text: emphasis unwrapped, a link as `text (url)`, code spans kept in
-    backticks (they are commands and names), HTML tags dropped, line breaks as spaces."""
+    backticks (they are commands and names), HTML tags dropped, line breaks as spaces. An image
+    (or an HTML tag that loads a URL) is kept as written, so the item is refused by name."""
     out: list[str] = []
     for tok in tokens:
         kind = tok.get("type")
@@ -101,9 +103,13 @@ def inline_text(tokens: list[dict[str, Any]]) -> str:
             out.append(
                 label if not url or url in (label, f"mailto:{label}") else f"{label} ({url})"
             )
-        elif kind == "image":
-            out.append(inline_text(tok.get("children", [])))
+        elif kind == "image":  # kept as written, for the guard to refuse the item by name
+            url = str(tok.get("attrs", {}).get("url", ""))
+            out.append(f"![{inline_text(tok.get('children', []))}]({url})")
         elif kind == "inline_html":
+            raw = str(tok.get("raw", ""))
+            if guard.check(raw):  # an <img> and its like: the guard refuses the item
+                out.append(raw)
             continue
         elif "children" in tok:
             out.append(inline_text(tok["children"]))

@@ -268,6 +268,7 @@ def approve(vault: Path, number: int, to: str | None = None) -> ApproveResult:
                 f"fix line {p.line} of {INBOX}, or drop it with `brain inbox drop {number}`",
             )
         _check_secret(p.text, number)
+        _check_guard(p, number)
         if p.updates:
             target = p.updates.rsplit(":", 1)[0]
         else:
@@ -315,6 +316,18 @@ def _check_secret(bullet: str, number: int) -> None:
         raise BrainError(
             f"proposal {number} holds what looks like a credential ({rule}: {masked})",
             f"drop it with `brain inbox drop {number}` and keep secrets in a password manager",
+        )
+
+
+def _check_guard(p: Proposal, number: int) -> None:
+    """A proposal edited by hand is checked as `brain propose` checks a new one (brain/guard.py)."""
+    from brain.guard import reason
+
+    why = reason(p.text)
+    if why:
+        raise BrainError(
+            f"proposal {number} is not approved: {why}",
+            f"fix line {p.line} of {INBOX}, or drop it with `brain inbox drop {number}`",
         )
 
 

@@ -1,5 +1,6 @@
 """`brain lint`: every core-file bullet parses, ends in a valid date, has a unique handle, and
-carries no literal credential. `--staged` checks what the commit will hold, not the work tree."""
+carries no literal credential; no line the index reads holds what the guard flags (brain/guard.py).
+`--staged` checks what the commit will hold, not the work tree."""
 
 from __future__ import annotations
 
@@ -30,11 +31,16 @@ def read_file(vault: Path, rel: str) -> tuple[bytes | None, vaultmod.Problem | N
         return None, vaultmod.Problem(rel, 0, f"cannot read it ({exc.strerror}); not checked")
 
 
+POLICY = "AI/policy.yaml"  # the vault's committed policy: `lint: strict` (or `standard`)
+LINT_MODES = ("standard", "strict")
+
+
 @dataclass(frozen=True)
 class LintResult:
     files: tuple[str, ...]  # what was checked
     bullets: int
     problems: tuple[vaultmod.Problem, ...]
+    strict: bool = False  # strict mode applied (--strict, or the policy file)
 
     @property
     def ok(self) -> bool:
@@ -90,11 +96,139 @@ def _source(
             unread[rel] = skipped
         return data
 
-    return [*CORE_FILES, SYNONYMS] if wanted is None else sorted(wanted), read
+    if wanted is not None:
+        return sorted(wanted), read
+    # the core files and synonyms for everything; the notes for the guard, as the index reads them
+    notes = [p for p in vaultmod.indexed(vault).files if p not in CORE_FILES and p != SYNONYMS]
+    return [*CORE_FILES, SYNONYMS, *notes], read
 
 
-def lint(vault: Path, paths: list[str] | None = None, *, staged: bool = False) -> LintResult:
-    """Check the vault's core files (or the named ones, or the staged ones)."""
+def _policy_mode(data: bytes, where: str) -> str:
+    """The `lint` mode a policy file sets ("standard" when it sets none), or a BrainError naming
+    the file and what is wrong with it."""
+    import yaml
+
+    try:
+        doc = yaml.safe_load(data.decode("utf-8"))
+    except (UnicodeDecodeError, yaml.YAMLError) as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark is not None else ""
+        raise BrainError(
+            f"{where}{line} is not valid YAML", "write it as `lint: strict` (or `lint: standard`)"
+        ) from None
+    if doc is None:
+        return "standard"
+    if not isinstance(doc, dict):
+        raise BrainError(f"{where} is not a mapping", "write it as `lint: strict`")
+    mode = doc.get("lint", "standard")
+    if mode not in LINT_MODES:
+        raise BrainError(
+            f"{where}: `lint` is {mode!r}, not one of {', '.join(LINT_MODES)}",
+            "write `lint: strict` or `lint: standard`",
+        )
+    return str(mode)
+
+
+def _committed(vault: Path, rel: str) -> bytes | None:
+    """`rel` as the vault's last commit holds it (None: no repository, no commit, no such file)."""
+    import pygit2
+
+    try:
+        repo = pygit2.Repository(str(vault))
+        if repo.head_is_unborn or repo.workdir is None:
+            return None
+        top = Path(repo.workdir).resolve()
+        name = (vault.resolve() / rel).relative_to(top).as_posix()
+        obj = repo.head.peel(pygit2.Commit).tree[name]
+    except (pygit2.GitError, KeyError, ValueError):
+        return None
+    return obj.data if isinstance(obj, pygit2.Blob) else None
+
+
+def policy_strict(vault: Path, *, staged: bool = False) -> bool:
+    """Whether the vault's policy asks for strict lint: the stricter of the committed policy file
+    and the one about to be committed (staged) or edited (work tree), so that switching strict off
+    takes a commit that is itself checked strictly, and an edit alone never does."""
+    if staged:
+        current = gitutil.staged_blob(vault, POLICY)
+    else:
+        current, skipped = read_file(vault, POLICY)
+        if skipped is not None:
+            raise BrainError(f"{skipped}", f"{POLICY} must be a readable file inside the vault")
+    modes = [_policy_mode(current, POLICY)] if current is not None else []
+    committed = _committed(vault, POLICY)
+    if committed is not None:
+        modes.append(_policy_mode(committed, f"{POLICY} (committed)"))
+    return "strict" in modes
+
+
+def _strict_bullet(rel: str, unit: vaultmod.Unit) -> list[vaultmod.Problem]:
+    from brain import guard
+
+    tuning = rel == CORE_FILES[2]  # TUNINGS: how the agent should work, addressed to it
+    parts = [("handle", unit.handle), *(("alias", a) for a in unit.aliases), ("fact", unit.text)]
+    return [
+        vaultmod.Problem(rel, unit.line, f"{flag.rule}: in the {part}, {flag.detail}")
+        for part, text in parts
+        for flag in guard.strict(text, tuning=tuning)
+    ]
+
+
+def _strict_synonyms(text: str, rel: str) -> list[vaultmod.Problem]:
+    from brain import guard
+
+    rows = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        cells = line.split("\t")
+        if number == 1 and cells[0].strip().lower() == "term":
+            continue
+        if len(cells) != 2 or line.lstrip().startswith("#"):
+            continue  # blank, a comment, or malformed (named already)
+        for flag in guard.strict_synonym(cells[0].strip(), cells[1].strip()):
+            rows.append(vaultmod.Problem(rel, number, str(flag)))
+    return rows
+
+
+def _bullet_problems(
+    rel: str, unit: vaultmod.Unit, line: str, *, strict: bool
+) -> list[vaultmod.Problem]:
+    """A core-file bullet's credential, and in strict mode what is not plain prose in it."""
+    problems = _strict_bullet(rel, unit) if strict else []
+    for rule, masked in secrets.scan_line(line):
+        problems.append(
+            vaultmod.Problem(
+                rel,
+                unit.line,
+                f"bullet carries a credential ({rule}: {masked}); remove it and keep "
+                "secrets in a password manager",
+            )
+        )
+    return problems
+
+
+def _file_problems(rel: str, data: bytes, *, strict: bool) -> list[vaultmod.Problem]:
+    """synonyms.tsv's malformed (and, strict, unfit) rows; a note's lines the guard flags."""
+    text, problems = vaultmod.decode(data, rel)
+    if rel == SYNONYMS:
+        problems += vaultmod.parse_synonyms(text, rel)[1]
+        if strict:
+            problems += _strict_synonyms(text, rel)
+    else:
+        problems += vaultmod.guarded(vaultmod.blank_comments(text), rel)
+    return problems
+
+
+def lint(
+    vault: Path,
+    paths: list[str] | None = None,
+    *,
+    staged: bool = False,
+    strict: bool | None = None,
+) -> LintResult:
+    """Check the vault's core files (or the named ones, or the staged ones). `strict` None: as the
+    vault's policy file says."""
+    if strict is None:
+        strict = policy_strict(vault, staged=staged)
     wanted = set(_normalise(vault, paths)) if paths else None
     if wanted and not staged:
         absent = sorted(p for p in wanted if not (vault / p).is_file())
@@ -139,25 +273,11 @@ def lint(vault: Path, paths: list[str] | None = None, *, staged: bool = False) -
                     )
                 )
             if in_scope:
-                for rule, masked in secrets.scan_line(lines[unit.line - 1]):
-                    problems.append(
-                        vaultmod.Problem(
-                            rel,
-                            unit.line,
-                            f"bullet carries a credential ({rule}: {masked}); remove it and keep "
-                            "secrets in a password manager",
-                        )
-                    )
+                problems += _bullet_problems(rel, unit, lines[unit.line - 1], strict=strict)
     for rel in checked:
-        if rel in CORE_FILES:
-            continue
-        data = read(rel)
-        if data is None:
-            continue
-        text, decode_problems = vaultmod.decode(data, rel)
-        problems += decode_problems
-        if rel == SYNONYMS:
-            problems += vaultmod.parse_synonyms(text, rel)[1]
+        data = None if rel in CORE_FILES else read(rel)
+        if data is not None:
+            problems += _file_problems(rel, data, strict=strict)
     problems += [p for rel, p in unread.items() if rel in checked]
     problems.sort(key=lambda p: (p.path, p.line))
-    return LintResult(tuple(checked), bullets, tuple(problems))
+    return LintResult(tuple(checked), bullets, tuple(problems), strict)

@@ -94,13 +94,16 @@ def complete(line: str, source: str, date: str) -> str:
 
 def unfit(line: str) -> str:
     """Why `line` may not be written to the inbox at all ("" when it may): bytes that are not
-    UTF-8 (a file cannot hold them) or control characters (a terminal would act on them)."""
+    UTF-8 (a file cannot hold them), control characters (a terminal would act on them), or what
+    the guard refuses (hidden or bidi characters, lookalike letters, images)."""
     if has_surrogates(line):
         return f"it is not valid UTF-8 text ({undecodable(line)})"
     found = controls(line)
     if found:
         return f"it holds control characters ({', '.join(found)}); remove them"
-    return ""
+    from brain import guard
+
+    return guard.reason(line)
 
 
 def _key(handle: str, fact: str) -> tuple[str, str]:
@@ -146,7 +149,9 @@ def _judge(v: str, q: _Queue, line: str, source: str, dest: str, date: str) -> P
 
     why = unfit(line)
     if why:
-        return ProposeResult(v, visible(line.strip()), dest, "refused", 0, "", "", why)
+        from brain.guard import defuse
+
+        return ProposeResult(v, defuse(visible(line.strip())), dest, "refused", 0, "", "", why)
     try:
         bullet = complete(line, source, date)
         b = parse_bullet(bullet)

@@ -174,3 +174,105 @@ def _gitleaks(
         if config.is_file():
             shutil.copyfile(config, root / ".gitleaks.toml")
         return secrets.gitleaks_findings([root / rel for rel in contents], root)
+
+
+# --- the history ---------------------------------------------------------------------------------
+
+# A blob this large is no note: read it whole would cost its size in memory, so it is named as
+# not scanned instead (never taken as clean).
+MAX_HISTORY_BLOB = 8 << 20
+
+
+@dataclass(frozen=True)
+class HistoryFinding:
+    commit: str  # the short hash of the commit that introduced the credential to `path`
+    date: str  # that commit's author date (YYYY-MM-DD, in the author's time zone), as git log
+    path: str
+    line: int  # in that commit's version of the file
+    rule: str
+    masked: str
+
+
+@dataclass(frozen=True)
+class HistoryResult:
+    ok: bool  # no finding, and no blob left unread
+    commits: int  # commits walked, from every ref
+    blobs: int  # distinct blobs read
+    findings: tuple[HistoryFinding, ...]
+    skipped: tuple[vaultmod.Problem, ...] = ()  # blobs not read, and why
+
+
+def history(vault: Path) -> HistoryResult:
+    """Every blob of every commit reachable from any ref (branches, tags, remotes, the stash),
+    scanned once each, oldest commit first, so each credential is reported with the commit that
+    brought it into its file, even when a later commit deleted it. One blob is in memory at a
+    time; binary blobs are skipped as `brain secrets` skips binary files."""
+    import datetime as dt
+
+    import pygit2
+    from pygit2.enums import DeltaStatus, SortMode
+
+    try:
+        repo = pygit2.Repository(str(vault))
+    except pygit2.GitError:
+        raise BrainError(
+            f"{vault} is not a git repository, so it has no history",
+            "run `brain secrets` without --history",
+        ) from None
+    walker = repo.walk(None, SortMode.TOPOLOGICAL | SortMode.TIME | SortMode.REVERSE)
+    tips = 0
+    for ref in repo.references.iterator():
+        try:
+            walker.push(ref.peel(pygit2.Commit).id)
+            tips += 1
+        except (pygit2.GitError, ValueError, TypeError):
+            continue  # a ref to a tree or a blob, or a broken one: no commits there
+    if not repo.head_is_unborn and repo.head_is_detached:
+        walker.push(repo.head.target)
+        tips += 1
+    seen: set[bytes] = set()
+    reported: set[tuple[str, str]] = set()
+    findings: list[HistoryFinding] = []
+    skipped: list[vaultmod.Problem] = []
+    commits = blobs = 0
+    for commit in walker if tips else ():
+        commits += 1
+        diff = (
+            commit.parents[0].tree.diff_to_tree(commit.tree)
+            if commit.parents
+            else commit.tree.diff_to_tree(swap=True)
+        )
+        author = commit.author  # the date `git log` shows: when the change was written
+        when = dt.timezone(dt.timedelta(minutes=author.offset))
+        date = dt.datetime.fromtimestamp(author.time, when).date().isoformat()
+        short = str(commit.id)[:7]
+        for delta in diff.deltas:
+            new = delta.new_file
+            if delta.status == DeltaStatus.DELETED or new.mode == pygit2.enums.FileMode.COMMIT:
+                continue
+            if new.id.raw in seen:
+                continue
+            seen.add(new.id.raw)
+            blob = repo[new.id]
+            if not isinstance(blob, pygit2.Blob):
+                continue
+            if blob.size > MAX_HISTORY_BLOB:
+                why = f"{blob.size / 1e6:.0f} MB in commit {short}: too large to read; not scanned"
+                skipped.append(vaultmod.Problem(new.path, 0, why))
+                continue
+            text = _text(blob.data)
+            blobs += 1
+            if text is None:
+                continue
+            for finding, key in secrets.scan_keyed(text, new.path):
+                if (new.path, key) in reported:
+                    continue  # the same credential in a later version of the file
+                reported.add((new.path, key))
+                findings.append(
+                    HistoryFinding(
+                        short, date, new.path, finding.line, finding.rule, finding.masked
+                    )
+                )
+    return HistoryResult(
+        not findings and not skipped, commits, blobs, tuple(findings), tuple(skipped)
+    )

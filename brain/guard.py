@@ -1,0 +1,461 @@
+"""The guard: text that would steer an agent without a person seeing it.
+
+Every bullet and paragraph brain serves ends up in an agent's context, so a vault line is also a way
+to instruct an agent. Two levels:
+
+- **Always** (`check`, `scan`, `defuse`): characters a person does not see or sees wrongly
+  (zero-width and other invisible format characters, tag characters and runs of variation
+  selectors that smuggle text, bidirectional controls that reorder what a screen shows, control
+  characters), words mixing Latin, Greek and Cyrillic letters (`pаypal` with a Cyrillic `а`), and
+  images (`![..](..)`, reference-style `![..][..]`, HTML `<img>` and other tags that load a URL
+  when rendered). `brain lint` reports them, `propose`, `import` and `inbox approve` refuse them,
+  and the index serves the line with them made harmless (`defuse`).
+- **Strict** (`strict`, `strict_synonym`): opted into by `brain lint --strict` or `lint: strict` in
+  the vault's policy file, for a bullet's handle, aliases and fact, and for synonyms.tsv rows:
+  plain prose about the world, with no addresses, paths outside a project, markup, template or
+  encoded runs, words addressing the reader, or phrasing that reads as an instruction to a model.
+
+Everything here is cheap for clean text: an ASCII line costs a few regex searches.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from brain.text import controls
+
+# --- always ----------------------------------------------------------------------------------
+
+# Every format character (Unicode category Cf; tests/test_guard.py checks the list against
+# unicodedata), line and paragraph separators, and the characters that render as nothing: the
+# combining grapheme joiner, Hangul fillers, Khmer inherent vowels, Mongolian and other variation
+# selectors.
+_SUSPECT = re.compile(
+    "[\u00ad\u034f\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u115f\u1160\u17b4\u17b5"
+    "\u180b-\u180f\u200b-\u200f\u2028-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0"
+    "\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U0001345f\U0001bca0-\U0001bca3"
+    "\U0001d173-\U0001d17a\U000e0000-\U000e0fff]+"
+)
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+_JOINERS = frozenset("\u200c\u200d")  # emoji sequences, Persian and Indic words
+_EMOJI_STYLE = frozenset("\ufe0e\ufe0f")  # text or emoji presentation of the symbol before it
+_BLACK_FLAG = "\U0001f3f4"  # a subdivision flag: the black flag, tag letters, a cancel tag
+_CANCEL_TAG = "\U000e007f"
+# A carriage return inside a line sends the terminal back to its start: what follows overwrites
+# what a person reads. One at the end is a CRLF line ending.
+_INNER_CR = re.compile(r"\r(?!$)")
+# Any image syntax: inline `![alt](url)`, reference `![alt][id]`, collapsed and shortcut `![alt]`;
+# and HTML tags that load a URL when rendered.
+_MD_IMAGE = re.compile(r"!\[([^\]\n]{0,500})\](?:\([^)\n]{0,2000}\)|\[[^\]\n]{0,500}\])?")
+_MEDIA_TAG = r"<(?i:img|image|svg|picture|source|video|audio|iframe|embed|object)\b"
+_HTML_MEDIA = re.compile(_MEDIA_TAG + r"[^>\n]{0,2000}>?")
+# Greek and Cyrillic letters (and the phonetic extensions that hold some): a word without one
+# cannot mix Latin with either.
+_GREEK_CYRILLIC = (
+    "\u0370-\u03ff\u0400-\u052f\u1c80-\u1c8f\u1d00-\u1dbf\u1f00-\u1fff\u2de0-\u2dff"
+    "\ua640-\ua69f\uab65"
+)
+_HAS_GREEK_CYRILLIC = re.compile(f"[{_GREEK_CYRILLIC}]")
+_SCRIPTS = ("LATIN", "GREEK", "CYRILLIC")
+# Units written with a Greek letter beside Latin ones (µs typed as Greek mu, kΩ): honest mixes.
+_UNIT = re.compile(r"(?:[μµ](?:s|m|g|l|L|A|V|W|F|Hz|J|K|C|T|N|mol|Pa|Ω)|[kMGm]Ω)")
+
+
+@dataclass(frozen=True)
+class Flag:
+    """One thing the guard found in a line: the rule and what, for a person to fix."""
+
+    rule: str  # invisible | bidi | control | mixed-script | image; strict: url, email, ...
+    detail: str
+
+    def __str__(self) -> str:
+        return f"{self.rule}: {self.detail}"
+
+
+def _name(ch: str) -> str:
+    return f"U+{ord(ch):04X} {unicodedata.name(ch, '')}".rstrip()
+
+
+def _allowed(line: str, start: int, run: str) -> bool:
+    """A run of format characters that honest text holds: a joiner inside an emoji sequence or a
+    word of a script that needs it, one presentation selector after a symbol, a subdivision flag."""
+    before = line[start - 1] if start else ""
+    after = line[start + len(run) : start + len(run) + 1]
+    if run in _JOINERS:
+        return bool(before and after) and not (before.isascii() or after.isascii())
+    if run in _EMOJI_STYLE or (len(run) == 1 and "\ufe00" <= run <= "\ufe0d"):
+        return bool(before) and not before.isascii() and not before.isalpha()
+    if len(run) == 1 and "\U000e0100" <= run <= "\U000e01ef":  # an ideographic variant
+        return bool(before) and unicodedata.name(before, "").startswith("CJK")
+    if before == _BLACK_FLAG and run.endswith(_CANCEL_TAG) and len(run) <= 8:
+        return all("\U000e0020" <= c <= "\U000e007f" for c in run)
+    return False
+
+
+def _hidden(line: str) -> list[tuple[int, str, str]]:
+    """(start, run, rule) for each run of invisible or bidi characters not in honest use."""
+    found: list[tuple[int, str, str]] = []
+    if _SUSPECT_CHARS.isdisjoint(line):
+        return found
+    for m in _SUSPECT.finditer(line):
+        run = m.group()
+        if _allowed(line, m.start(), run):
+            continue
+        bidi = [c for c in run if c in _BIDI]
+        found.append((m.start(), run, "bidi" if bidi else "invisible"))
+    return found
+
+
+def _describe(run: str, rule: str) -> str:
+    if rule == "bidi":
+        names = ", ".join(dict.fromkeys(_name(c) for c in run if c in _BIDI))
+        return f"{names} reorders what a screen shows; remove it"
+    tags = sum(1 for c in run if "\U000e0000" <= c <= "\U000e007f")
+    selectors = sum(
+        1 for c in run if "\ufe00" <= c <= "\ufe0f" or "\U000e0100" <= c <= "\U000e01ef"
+    )
+    if tags > 1 or selectors > 1:
+        what = "tag characters" if tags >= selectors else "variation selectors"
+        return f"{len(run)} hidden {what} (text no one sees); remove them"
+    names = ", ".join(dict.fromkeys(_name(c) for c in run))
+    return f"{names}, which shows as nothing; remove it"
+
+
+@functools.lru_cache(maxsize=4096)
+def _script(ch: str) -> str:
+    name = unicodedata.name(ch, "")
+    head = name.split(" ", 1)[0]
+    return head if head in _SCRIPTS else ""
+
+
+def _word_at(line: str, at: int) -> tuple[int, str]:
+    """(start, word) of the run of letters (and combining marks) around `line[at]`."""
+    start, end = at, at + 1
+    while start and (line[start - 1].isalpha() or unicodedata.combining(line[start - 1])):
+        start -= 1
+    while end < len(line) and (line[end].isalpha() or unicodedata.combining(line[end])):
+        end += 1
+    return start, line[start:end]
+
+
+def _mixed(line: str) -> list[tuple[int, str, str]]:
+    """(start, word, majority script) for each word mixing Latin, Greek and Cyrillic letters.
+    Only the words around a Greek or Cyrillic letter are looked at (a regex over every word of a
+    non-ASCII line costs ~50 µs)."""
+    found: list[tuple[int, str, str]] = []
+    end = -1
+    for m in _HAS_GREEK_CYRILLIC.finditer(line):
+        if m.start() < end:
+            continue  # in the word just looked at
+        start, word = _word_at(line, m.start())
+        end = start + len(word)
+        counts: dict[str, int] = {}
+        for ch in word:
+            script = _script(ch)
+            if script:
+                counts[script] = counts.get(script, 0) + 1
+        if len(counts) < 2 or _UNIT.fullmatch(word):
+            continue
+        # the word's own script is the one most of its letters are in, Latin on a tie
+        major = max(counts, key=lambda s: (counts[s], s == "LATIN"))
+        found.append((start, word, major))
+    return found
+
+
+def _lookalikes(word: str, major: str) -> str:
+    """`word` with its letters from another script than `major` spelt out (`p\\u0430ypal`)."""
+    return "".join(f"\\u{ord(c):04x}" if _script(c) not in ("", major) else c for c in word)
+
+
+def check(line: str) -> list[Flag]:
+    """What the always-on guard finds in one line (without its line break)."""
+    flags: list[Flag] = []
+    if not line.isascii():
+        by_rule: dict[str, list[str]] = {}
+        for _, run, rule in _hidden(line):
+            by_rule.setdefault(rule, []).append(_describe(run, rule))
+        flags += [Flag(rule, "; ".join(dict.fromkeys(d))) for rule, d in by_rule.items()]
+        for _, word, major in _mixed(line):
+            others = sorted({_script(c).title() for c in word} - {"", major.title()})
+            flags.append(
+                Flag(
+                    "mixed-script",
+                    f"the word {_lookalikes(word, major)} mixes {major.title()} and "
+                    f"{' and '.join(others)} letters (a lookalike); retype it in one script",
+                )
+            )
+    found = controls(line)
+    if _INNER_CR.search(line):
+        found.append("CR")
+    if found:
+        flags.append(Flag("control", f"control characters ({', '.join(found)}); remove them"))
+    if "![" in line and _MD_IMAGE.search(line):
+        flags.append(
+            Flag("image", "a Markdown image, which loads its URL when shown; link to it instead")
+        )
+    if "<" in line and _HTML_MEDIA.search(line):
+        flags.append(
+            Flag("image", "an HTML tag that loads a URL when shown (<img> ...); remove it")
+        )
+    return flags
+
+
+def reason(line: str) -> str:
+    """Why a line may not be written to the vault ("" when it may), in one clause."""
+    flags = check(line)
+    return "; ".join(str(f) for f in flags)
+
+
+def defuse(line: str) -> str:
+    """`line` as the index serves it: hidden characters, lookalike letters and control characters
+    spelt out as escapes, a run of smuggled characters replaced by a count, images by
+    `[image removed: alt]`. A clean line comes back unchanged."""
+    if not line.isascii():
+        for start, run, rule in reversed(_hidden(line)):
+            if rule == "invisible" and len(run) > 1:
+                shown = f"[{len(run)} hidden characters]"
+            else:
+                shown = "".join(
+                    f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}" for c in run
+                )
+            line = line[:start] + shown + line[start + len(run) :]
+        for start, word, major in reversed(_mixed(line)):
+            line = line[:start] + _lookalikes(word, major) + line[start + len(word) :]
+    if controls(line) or _INNER_CR.search(line):
+        from brain.text import visible
+
+        line = _INNER_CR.sub(r"\\x0d", visible(line))
+    if "![" in line:
+        line = _MD_IMAGE.sub(
+            lambda m: f"[image removed: {m[1]}]" if m[1].strip() else "[image removed]", line
+        )
+    if "<" in line:
+        line = _HTML_MEDIA.sub("[image removed]", line)
+    return line
+
+
+def _chars(ranges: str) -> frozenset[str]:
+    """The characters of a regex character class body (`a-z\u0370-\u03ff...`, no escapes)."""
+    spans = re.findall("(.)-(.)|(.)", ranges, re.S)
+    return frozenset(
+        chr(c)
+        for lo, hi, one in spans
+        for c in (range(ord(lo), ord(hi) + 1) if lo else (ord(one),))
+    )
+
+
+# Anything a line must hold for `check` to find something in it, so that one look at a whole file
+# finds the few lines worth a closer one (nearly always none). A set of the file's characters is
+# taken first: a regex class this large costs ~100 ns a character on non-ASCII text.
+_SUSPECT_CHARS = _chars(_SUSPECT.pattern[1:-2])
+_TRIGGER_CHARS = (
+    _SUSPECT_CHARS
+    | _chars(_GREEK_CYRILLIC)
+    | frozenset(
+        chr(c) for c in (*range(0x00, 0x09), 0x0B, 0x0C, *range(0x0E, 0x20), *range(0x7F, 0xA0))
+    )
+)
+
+
+_PLAIN_ASCII = b"\t\n\r" + bytes(range(0x20, 0x7F))
+
+
+def _flagged_lines(text: str) -> list[int]:
+    """0-based numbers of the lines of `text` that may hold something the guard flags."""
+    # what is left of the text without its printable ASCII (bytes.translate runs at memory speed;
+    # a regex class costs ~60 ns a character): its controls and non-ASCII characters, mostly few
+    rest = text.encode("utf-8", "surrogatepass").translate(None, _PLAIN_ASCII)
+    hot = _TRIGGER_CHARS.intersection(rest.decode("utf-8", "surrogatepass")) if rest else ()
+    parts = [f"[{''.join(re.escape(c) for c in sorted(hot))}]"] if hot else []
+    if "\r" in text:
+        parts.append(r"\r(?!\n|$)")
+    if "![" in text:
+        parts.append(r"!\[")
+    if "<" in text:
+        parts.append(_MEDIA_TAG)
+    if not parts:
+        return []
+    lines: list[int] = []
+    number, pos = 0, 0
+    for m in re.finditer("|".join(parts), text):
+        number += text.count("\n", pos, m.start())
+        pos = m.start()
+        if not lines or lines[-1] != number:
+            lines.append(number)
+    return lines
+
+
+def screen(text: str) -> tuple[str, list[tuple[int, Flag]]]:
+    """(`text` defused line by line, (1-based line, flag) for each flag), in one look at it."""
+    candidates = _flagged_lines(text)
+    if not candidates:
+        return text, []
+    lines = text.split("\n")
+    flags = [(n + 1, f) for n in candidates for f in check(lines[n])]
+    for n in candidates:
+        lines[n] = defuse(lines[n])
+    return "\n".join(lines), flags
+
+
+def scan(text: str) -> list[tuple[int, Flag]]:
+    """(1-based line, flag) for every line of a text."""
+    return screen(text)[1]
+
+
+# --- strict --------------------------------------------------------------------------------------
+
+# Strict's patterns are kept as strings, compiled by `re` (and cached there) on first use: only
+# `brain lint` uses them, and compiling them costs ~25 ms that every reindex would pay otherwise.
+
+# Each rule: (id, pattern, what to say). The patterns are bounded and anchored on word edges, so a
+# long fact costs linear time.
+# An address to fetch: a scheme, `www.`, or a host followed by a path. A domain on its own
+# (`okafor-labs.dev is the company domain`) names a thing in the world, as a company name does.
+_URL = (
+    r"(?i)(?:\b[a-z][a-z0-9+.-]{1,20}://|\bwww\.[a-z0-9-]+\.|\b(?:mailto|data|javascript|file):"
+    r"|\b(?:[a-z0-9-]{1,63}\.){1,10}[a-z]{2,24}/(?=[\w%~.-]))[^\s<>\"'`]{1,2000}"
+)
+_EMAIL = r"[\w.+-]{1,64}@[A-Za-z0-9-]{1,63}(?:\.[A-Za-z0-9-]{1,63}){1,10}"
+_IPV4 = r"(?<![\w.])\d{1,3}(?:\.\d{1,3}){3}(?![\w]|\.\d)"
+_IPV6 = r"(?<![\w:.])[0-9A-Fa-f]{0,4}(?::[0-9A-Fa-f]{0,4}){2,7}(?![\w:])"
+# Paths that reach outside a project into the machine: from a root (`/etc/passwd`, `C:\`), to a
+# network share, climbing out (`../`), into the hidden files of a home folder (its settings and
+# credentials; the cache is none of those), or naming a credential file. A project's own paths
+# (`AI/INBOX.md`, `next/image`, `.git/index.lock`) and a home folder's plain ones (`~/notes`) are
+# the world a coding vault describes.
+_PATH = (
+    r"(?<![\w.~/\\:-])/(?:etc|root|proc|sys|dev|var|usr|bin|sbin|boot|home|Users|tmp|opt|private"
+    r"|Library|System|mnt|srv|run|lib)\b"
+    r"|(?<![\w.~/\\:-])/[\w.-]{1,255}/[\w.-]"
+    r"|(?<![\w])[A-Za-z]:\\|\\\\[\w.-]{1,255}\\"
+    r"|(?:^|[\s(\[{\"'`=])\.\.[/\\]|[/\\]\.\.(?:[/\\]|$)"
+    r"|(?:~|\$HOME|\$\{HOME\}|%USERPROFILE%|%APPDATA%|%LOCALAPPDATA%)[/\\]\.(?!cache\b)\w"
+    r"|%(?:APPDATA|LOCALAPPDATA)%"
+    r"|(?<![\w.-])(?:\.env(?:\.\w{1,20})?|\.netrc|\.pgpass|\.git-credentials|\.npmrc|\.pypirc"
+    r"|id_(?:rsa|dsa|ecdsa|ed25519)(?:\.pub)?|authorized_keys)(?![\w-])"
+)
+_MARKUP = (
+    r"</?[A-Za-z][\w-]{0,30}(?:\s[^<>]{0,500})?/?>"  # an HTML tag
+    r"|\[[^\]\n]{0,500}\]\([^)\n]{0,2000}\)|\[\[|\]\]"  # a Markdown or wiki link
+    r"|^\s{0,3}\[[^\]\n]{1,500}\]:\s|`|\*\*\w[^*\n]{0,500}\*\*"  # a definition, code, bold
+    r"|&(?:#\d{1,7}|#x[0-9A-Fa-f]{1,6}|[A-Za-z]{2,31});"  # an HTML entity
+)
+_TEMPLATE = (
+    r"\{\{|\}\}|\{%|%\}|\$\{|<%|%>|\$\("
+    r"|<\|[\w-]{0,40}\|>|\[/?INST\]|<</?SYS>>|</?s>"
+    r"|(?:^|[\s;:.!?—])(?i:system|assistant|human|user)\s{0,3}:(?:\s|$)"
+)
+_ENCODED = (
+    r"[A-Za-z0-9+/_-]{32,}={0,2}|(?:%[0-9A-Fa-f]{2}){4,}|(?:\\x[0-9A-Fa-f]{2}){4,}"
+    r"|(?:\\u[0-9A-Fa-f]{4}){3,}"
+)
+# Words that name or address the model, everywhere (a tuning addresses the agent, yet has no
+# need to call it an assistant or tell it to ignore anything).
+_MODEL = (
+    r"(?i)\b(?:assistants?|chatbots?|llms?|(?:large )?language models?|ai models?"
+    r"|ignore|disregard)\b"
+)
+# Words addressing the reader, in MEMORY and LEARNINGS (facts about the world); TUNINGS, how the
+# agent should work, says `you` and `always` by design.
+_READER = r"(?i)\b(?:you|your|yours|yourself|yourselves|you're|you'll|you've|you'd|always)\b"
+# Phrasing that reads as an instruction to a model, everywhere.
+_INSTRUCTION = (
+    r"(?i)\b(?:forget|override|bypass)\s+(?:\w+\s+){0,3}?(?:instructions?|rules?|prompts?"
+    r"|guidelines?|guardrails?|directions?|context|polic(?:y|ies)|everything)\b"
+    r"|\b(?:previous|prior|above|earlier|preceding|original|initial|new|hidden|secret|real)\s+"
+    r"(?:instructions?|prompts?|directives?)\b"
+    r"|\b(?:system prompt|developer mode|jailbreak|you are now|act as|pretend (?:to be|you)"
+    r"|role-?play|from now on|at all times)\b"
+    r"|\bin (?:every|each|all|any|your) (?:responses?|repl(?:y|ies)|answers?|messages?|outputs?"
+    r"|conversations?|turns?)\b"
+    r"|\bbefore (?:answering|responding|replying)\b"
+    r"|\bwhen(?:ever)? (?:you|the user) (?:ask|asks|see|sees|read|reads)\b"
+    r"|\b(?:do not|don't|never)\s+(?:tell|inform|mention|reveal|disclose|alert|notify|warn)\s+"
+    r"(?:this|it|the user|the human|anyone|them|the owner)\b"
+    r"|\bwithout (?:telling|informing|notifying|alerting|mentioning)\b"
+    r"|\b(?:secretly|covertly)\b"
+    r"|\|\s{0,3}(?:ba|z|da)?sh\b"  # piping into a shell
+)
+_CAPS_ALERT = r"\b(?:IMPORTANT|URGENT|ATTENTION|CRITICAL)\b"
+# In MEMORY and LEARNINGS: telling a model how to answer.
+_ANSWERING = (
+    r"(?i)\b(?:respond|reply|answer)\s+(?:only\s+)?(?:with|in|by|that)\b"
+    r"|\b(?:tell|ask|remind|inform)\s+the\s+(?:user|human)\b"
+)
+SYNONYM_MAX_WORDS = 4
+
+
+def _ip(text: str) -> str:
+    import ipaddress
+
+    for m in (*re.finditer(_IPV4, text), *re.finditer(_IPV6, text)):
+        try:
+            address = ipaddress.ip_address(m.group())
+        except ValueError:
+            continue
+        if not (address.is_loopback or address.is_unspecified):
+            return m.group()
+    return ""
+
+
+def _encoded(text: str) -> str:
+    for m in re.finditer(_ENCODED, text):
+        run = m.group()
+        if run[0] in "%\\":
+            return run
+        # a long word of letters and digits both (prose and identifiers have no digits in them;
+        # `idle_in_transaction_session_timeout` is a setting, not an encoding)
+        if any(c.isdigit() for c in run) and any(c.isalpha() for c in run):
+            return run
+    return ""
+
+
+def _first(pattern: str, text: str) -> str:
+    m = re.search(pattern, text)
+    return m.group().strip() if m else ""
+
+
+def strict(text: str, *, tuning: bool = False) -> list[Flag]:
+    """What strict mode refuses in a bullet's handle, an alias or its fact: it must be plain prose
+    about the world. `tuning`: a TUNINGS bullet, which addresses the agent by design."""
+    flags: list[Flag] = []
+
+    def flag(rule: str, found: str, why: str) -> None:
+        if found:
+            shown = found if len(found) <= 40 else found[:37] + "..."
+            flags.append(Flag(rule, f"{why} ({defuse(shown)})"))
+
+    flag("url", _first(_URL, text), "a web address")
+    flag("email", _first(_EMAIL, text), "an e-mail address")
+    flag("ip", _ip(text), "an IP address")
+    flag("path", _first(_PATH, text), "a path outside the project")
+    flag("markup", _first(_MARKUP, text), "markup")
+    flag("template", _first(_TEMPLATE, text), "a template or chat token")
+    flag("encoded", _encoded(text), "a long encoded run")
+    reader = _first(_MODEL, text) or ("" if tuning else _first(_READER, text))
+    flag("reader", reader, "a word addressing the reader")
+    instruction = _first(_INSTRUCTION, text) or _first(_CAPS_ALERT, text)
+    if not instruction and not tuning:
+        instruction = _first(_ANSWERING, text)
+    flag("instruction", instruction, "phrasing that reads as an instruction to a model")
+    return flags
+
+
+def strict_synonym(term: str, expansion: str) -> list[Flag]:
+    """What strict mode refuses in a synonyms.tsv row: each side is plain prose, the term one
+    query word, the expansion a word or a short phrase."""
+    flags = strict(term) + strict(expansion)
+    if len(term.split()) > 1:
+        flags.append(Flag("synonym", "the term is more than one word, so no query word meets it"))
+    if len(expansion.split()) > SYNONYM_MAX_WORDS:
+        flags.append(
+            Flag(
+                "synonym",
+                f"the expansion is more than {SYNONYM_MAX_WORDS} words: a synonym is a word or a "
+                "short phrase",
+            )
+        )
+    return flags
