@@ -144,7 +144,9 @@ def test_lint_names_a_core_file_it_cannot_read_and_is_not_clean(unreadable: Path
     result = lintmod.lint(unreadable)
     assert not result.ok
     assert [str(p) for p in result.problems] == [
-        "AI/TUNINGS.md: cannot read it (Permission denied); not checked"
+        "AI/TUNINGS.md: cannot read it (Permission denied); not checked",
+        # lint reads every note the index reads, for the guard
+        "notes/locked.md: cannot read it (Permission denied); not checked",
     ]
 
 
