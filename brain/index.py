@@ -148,6 +148,10 @@ def _stat(vault: Path, rel: str) -> tuple[int, int] | None:
     return st.st_size, st.st_mtime_ns
 
 
+# Read for the review mode, not counted among the vault's files in a reindex's report.
+_UNLISTED = (INBOX, VAULT_CONFIG)
+
+
 def _tracked(vault: Path) -> vaultmod.Walk:
     """The files to index, and the ones the walk skipped (links out of the vault, bad names).
     The inbox and the vault's config are read too: in review mode `after` the proposals answer
@@ -156,9 +160,7 @@ def _tracked(vault: Path) -> vaultmod.Walk:
 
     found = vaultmod.indexed(vault)
     extra = [
-        rel
-        for rel in (INBOX, VAULT_CONFIG)
-        if (vault / rel).is_file() and outside(vault / rel, vault) is None
+        rel for rel in _UNLISTED if (vault / rel).is_file() and outside(vault / rel, vault) is None
     ]
     if extra:
         found.files = sorted([*found.files, *extra])
@@ -328,7 +330,7 @@ def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool, history: bool) -
     walked = _tracked(vault)
     present = walked.files
     report.problems += walked.skipped
-    report.files = len(present)
+    report.files = sum(rel not in _UNLISTED for rel in present)
     redated = _read_history(conn, vault, present) if history else set()
     review = _review(conn, vault, known)
     dates = dict(conn.execute("SELECT path, date FROM dates").fetchall())
@@ -355,7 +357,8 @@ def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool, history: bool) -
             conn.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?", (*st, rel))
             report.problems += _decode_problems(old[3])
             continue
-        report.changed.append(rel)
+        if rel not in _UNLISTED:
+            report.changed.append(rel)
         kept = retell.keep(conn, rel) if old else None
         if old:
             _delete_path(conn, rel)
@@ -411,7 +414,8 @@ def _remove(conn: sqlite3.Connection, gone: list[str], report: SyncReport) -> No
         _delete_path(conn, rel)
         if rel == SYNONYMS:
             conn.execute("DELETE FROM synonyms")
-        report.removed.append(rel)
+        if rel not in _UNLISTED:
+            report.removed.append(rel)
 
 
 def _sort_new(

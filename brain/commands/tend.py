@@ -238,7 +238,7 @@ def _supersede_items(vault: Path, notes: list[Superseded]) -> list[Item]:
             body = (vault / note.path).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        cites = tuple(b.handle for b in note.bullets)
+        cites = tuple(re.sub(r"^[MLT]#", "", b.handle) for b in note.bullets)  # not M#handle
         names = ", ".join(f"**{c}**" for c in cites)
         said = f"{note.paragraphs} paragraph(s) dated {note.date}"
         out.append(
@@ -569,13 +569,18 @@ def supersede_header(body: str, cites: tuple[str, ...], today: str) -> str:
 def apply(vault: Path, item: Item, inbox_line: str) -> Outcome:
     """Apply an approved item (the caller holds the inbox's lock): plan every file, journal the
     plan, write each file atomically, delete the journal."""
+    from brain.commands import inbox
     from brain.files import write_atomic
 
     texts = plan(vault, item, inbox_line)
+    first = item.targets[0].path
+    was = inbox.read(vault, first).split("\n")
+    now = texts[first].split("\n")
+    # where the file changed first: the bullet dated or kept, the line dropped, the header added
+    line = next((k for k, (a, b) in enumerate(zip(was, now, strict=False)) if a != b), len(now))
     write_atomic(_journal(vault), json.dumps(texts, ensure_ascii=False), 0o600)
     _write_all(vault, texts)
-    first = item.targets[0]
-    return Outcome(item.summary, first.path, first.line, tuple(texts))
+    return Outcome(item.summary, first, line + 1, tuple(texts))
 
 
 def _write_all(vault: Path, texts: dict[str, str]) -> None:
