@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 
 from brain.errors import BrainError, UsageError
 
+STARTED = time.monotonic()  # near the process's start: the daily sweep's budget counts from here
+
 if TYPE_CHECKING:
     from brain.commands.pack import HookEvent
 
@@ -443,7 +445,8 @@ def run_daily(vault: str | None) -> int:
         from brain.config import resolve_vault
 
         path = resolve_vault(vault)
-        result = tend.tend(path, daily=True, budget=tend.DAILY_SECONDS)
+        spent = time.monotonic() - STARTED
+        result = tend.tend(path, daily=True, budget=max(0.0, tend.DAILY_SECONDS - spent))
         if not result.ran:
             return 0
         line = (

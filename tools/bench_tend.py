@@ -192,6 +192,12 @@ def main() -> int:
             f" in-process {doc['ms']} ms; {len(proposed)} items {ops}, {stopped}"
         )
         print(daily_sweep(env, vault, work, args.runs))
+        floor = []
+        for _ in range(args.runs):
+            start = time.perf_counter()
+            subprocess.run([sys.executable, "-c", "pass"], check=True)
+            floor.append(time.perf_counter() - start)
+        print(f"python -c pass: median {statistics.median(floor):.3f} s (the machine's floor)")
         print(fixture(env, work))
         return 0
     finally:

@@ -28,7 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from brain import agent_hooks, config, gitutil, hooks, index, usage
+# agent_hooks, gitutil and hooks are imported by the checks that use them: `brain tend`'s daily
+# sweep imports this module for its advisories alone (a third of its start-up otherwise).
+from brain import config, index, usage
 from brain.errors import BrainError
 from brain.render import plural
 from brain.search import STOPWORDS, words
@@ -207,7 +209,7 @@ def keeping(vault: Path, conn: sqlite3.Connection, log: Path | None = None) -> K
 
     rows = verify.bullets(conn)
     failed = []
-    for c in verify.check_rows(rows, verify.context(vault)):
+    for c in verify.check_rows(rows, verify.context(vault))[0]:
         bad = tuple(f"{x.kind} {x.text}: {x.detail}" for x in c.claims if x.status == verify.FAILED)
         if bad:
             failed.append(FailedClaim(c.path, c.line, c.handle, c.date, bad, len(c.claims)))
@@ -315,11 +317,15 @@ def _served_before(
 
 
 def _git(vault: Path, *args: str) -> str | None:
+    from brain import gitutil
+
     proc = gitutil.run(vault, *args, check=False)
     return proc.stdout.decode("utf-8", "replace").strip() if proc.returncode == 0 else None
 
 
 def _git_checks(vault: Path) -> list[Check]:
+    from brain import gitutil
+
     if not gitutil.is_repo(vault):
         return [
             Check(
@@ -345,6 +351,8 @@ def _git_checks(vault: Path) -> list[Check]:
 
 
 def _hooks_check(vault: Path) -> Check:
+    from brain import hooks
+
     current = _git(vault, "config", "--local", "--get", "core.hooksPath")
     if not current:
         return Check("hooks", "fail", "brain's git hooks are not installed", "brain install")
@@ -397,6 +405,8 @@ def _stamp_time(stamp: str) -> float:
 
 
 def _index_check(vault: Path) -> Check:
+    from brain import gitutil
+
     path = config.index_path(vault)
     if not path.exists():
         return Check("index", "warn", "no index yet (the next find builds it)", "brain reindex")
@@ -505,6 +515,8 @@ def _sqlite_check() -> Check:
 
 
 def _session_start_check() -> Check:
+    from brain import agent_hooks
+
     path = agent_hooks.AGENTS["claude"].settings_path()
     if not path.exists():
         if not path.parent.is_dir():

@@ -10,6 +10,7 @@ a line edit of each bullet, cheap to undo.
 from __future__ import annotations
 
 import datetime as dt
+import sqlite3
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -82,7 +83,10 @@ def learn(
     mode: str = "",
     log: Path | None = None,
     deadline: float | None = None,
+    unused: bool = True,
 ) -> LearnResult:
+    """Aliases to propose (and with `apply`, written); with `unused`, the aliases no logged query
+    used (the sweep, which does not list them, skips reading every bullet for them)."""
     from brain import index
     from brain.commands.verify import bullets
 
@@ -93,19 +97,19 @@ def learn(
         if key:
             asked.setdefault(key, []).append(e)
     ranked = sorted(asked.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:QUERIES_MAX]
-    reached, done, stopped = _reach(vault, ranked, mode, deadline)
-    proposed = _proposals(reached)
-    iconn = index.open_index(vault)
+    conn = index.open_index(vault)
     try:
-        rows = bullets(iconn)
+        reached, done, stopped = _ask(vault, conn, ranked, mode, deadline)
+        rows = bullets(conn) if unused and events else []
     finally:
-        iconn.close()
-    unused = _unused(rows, events) if events else []
+        conn.close()
+    proposed = _proposals(reached)
+    unheard = _unused(rows, events) if rows else []
     applied: tuple[str, ...] = ()
     if apply and proposed:
         applied = tuple(add_aliases(vault, proposed))
     return LearnResult(
-        str(vault), len(events), done, tuple(proposed), tuple(unused), applied, stopped
+        str(vault), len(events), done, tuple(proposed), tuple(unheard), applied, stopped
     )
 
 
@@ -123,15 +127,16 @@ def _logged(vault: Path, log: Path | None) -> list[usage.Event]:
         conn.close()
 
 
-def _reach(
+def _ask(
     vault: Path,
+    conn: sqlite3.Connection,
     ranked: list[tuple[str, list[usage.Event]]],
     mode: str,
     deadline: float | None,
 ) -> tuple[Reached, int, str]:
     """Ask each frequent query again: the bullet it reaches first, when by body or vector only,
     with the query's words its names lack. Returns those, the queries asked, why it stopped."""
-    from brain.commands.find import find
+    from brain.commands.find import find_in
     from brain.errors import BrainError
 
     reached: Reached = {}
@@ -143,7 +148,7 @@ def _reach(
             return reached, done, f"out of time after {done} of {len(ranked)} queries"
         done += 1
         try:
-            hits = find(vault, evs[-1].query, limit=3, mode=mode).hits
+            hits = find_in(conn, vault, evs[-1].query, limit=3, mode=mode).hits
         except BrainError:
             continue
         top = hits[0] if hits else None

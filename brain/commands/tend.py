@@ -50,7 +50,9 @@ if TYPE_CHECKING:
 DATE_AFTER_DAYS = 30  # a bullet verified again within a month keeps its date
 DROP_MIN_FAILED = 2  # failed claims before a bullet whose every claim failed is proposed dropped
 ITEMS_MAX = 20  # new hygiene items one sweep adds (a person reviews every one)
-DAILY_SECONDS = 1.5  # the daily sweep's budget: it stops early rather than overrun 2 s
+# The daily sweep's budget, counted from the process's start: it stops early rather than overrun
+# 2 s (what is left after the budget: writing the items, the log line, the exit).
+DAILY_SECONDS = 1.6
 OPS = ("supersede", "drop", "merge", "date")
 _ITEM = re.compile(r"\s*<!-- brain:tend (\{.*\}) -->\s*$")
 _DROPPED_HEAD = (
@@ -212,11 +214,15 @@ def find_items(vault: Path, *, deadline: float | None = None, quick: bool = Fals
     if deadline is not None and time.monotonic() > deadline:
         found.stopped = "out of time before verifying the bullets' claims"
         return found
-    found.items += _claim_items(vault, rows, raw_at)
+    claimed, stopped = _claim_items(vault, rows, raw_at, deadline)
+    found.items += claimed
+    if stopped:
+        found.stopped = "out of time while verifying the bullets' claims (the rest wait a day)"
+        return found
     if deadline is not None and time.monotonic() > deadline:
         found.stopped = "out of time before reading the usage log for aliases"
         return found
-    learnt = learn.learn(vault, mode="keyword" if quick else "", deadline=deadline)
+    learnt = learn.learn(vault, mode="keyword" if quick else "", deadline=deadline, unused=False)
     found.aliases = [p for p in learnt.proposed if p.sessions >= learn.SESSIONS_MIN]
     found.stopped = learnt.stopped
     return found
@@ -283,7 +289,9 @@ def _merge_items(rows: list[Row], raw_at: RawAt) -> list[Item]:
     return out
 
 
-def _claim_items(vault: Path, rows: list[Row], raw_at: RawAt) -> list[Item]:
+def _claim_items(
+    vault: Path, rows: list[Row], raw_at: RawAt, deadline: float | None
+) -> tuple[list[Item], bool]:
     """Drop the bullets whose every claim failed (two at least); date, in one item, those whose
     every claim passed and whose date is older than DATE_AFTER_DAYS."""
     from brain.commands import verify
@@ -292,7 +300,8 @@ def _claim_items(vault: Path, rows: list[Row], raw_at: RawAt) -> list[Item]:
     old = (dt.date.today() - dt.timedelta(days=DATE_AFTER_DAYS)).isoformat()
     out: list[Item] = []
     dating: list[Target] = []
-    for c in verify.check_rows(rows, ctx):
+    checked, stopped = verify.check_rows(rows, ctx, deadline)
+    for c in checked:
         failed = [x for x in c.claims if x.status == verify.FAILED]
         t = _target(raw_at, c.path, c.line, c.handle)
         if t is None:
@@ -303,7 +312,7 @@ def _claim_items(vault: Path, rows: list[Row], raw_at: RawAt) -> list[Item]:
             out.append(make("drop", summary, f"every claim failed ({said})", [t]))
         elif c.verdict == "passed" and c.date < old:
             dating.append(t)
-    if dating:
+    if dating and not stopped:  # a part of them today would be another item than all tomorrow
         names = ", ".join(f"**{t.handle}**" for t in dating[:5])
         more = f" and {len(dating) - 5} more" if len(dating) > 5 else ""
         out.append(
@@ -314,7 +323,7 @@ def _claim_items(vault: Path, rows: list[Row], raw_at: RawAt) -> list[Item]:
                 dating,
             )
         )
-    return out
+    return out, stopped
 
 
 def _proposed_path(vault: Path) -> Path:

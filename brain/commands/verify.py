@@ -21,12 +21,14 @@ hold it: its folder is here, or a repository here should hold it. A path on anot
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from brain.config import CORE_FILES
 from brain.search import fold
@@ -102,7 +104,8 @@ class Context:
     commands: frozenset[str] | None = None  # brain's subcommands, read on the first `brain X`
     vault_dirs: frozenset[str] = frozenset()
     vault_names: frozenset[str] = frozenset()  # basenames of the vault's Markdown files
-    _git: dict[Path, object] = field(default_factory=dict)
+    _git: dict[Path, Any] = field(default_factory=dict)  # pygit2.Repository, imported late
+    _ids: dict[Path, list[str] | None] = field(default_factory=dict)
     _which: dict[str, bool] = field(default_factory=dict)
 
 
@@ -181,7 +184,7 @@ def _commands() -> frozenset[str]:
 def claims_of(row: Row) -> list[tuple[str, str]]:
     """(kind, text) of each claim the bullet makes, each once, in order."""
     text = row.text
-    spans = [m.group(1).strip() for m in _SPAN.finditer(text)]
+    spans = [m.group(1).strip() for m in _SPAN.finditer(text)] if "`" in text else []
     out: list[tuple[str, str]] = []
 
     def add(kind: str, token: str) -> None:
@@ -199,7 +202,7 @@ def claims_of(row: Row) -> list[tuple[str, str]]:
     # `brain X --flag` in plain text names a subcommand as surely as a code span does
     for m in re.finditer(r"(?<![\w-])brain ([a-z][a-z-]*) --?[a-z]", text):
         add("brain", f"brain {m.group(1)}")
-    for m in _PATH.finditer(text):
+    for m in _PATH.finditer(text) if "/" in text else ():
         token = m.group(1).rstrip(_TRAIL)
         if token in ("", "/", "~/") or "://" in token:
             continue
@@ -211,7 +214,7 @@ def claims_of(row: Row) -> list[tuple[str, str]]:
             if not (backticked or _EXT.search(token) or token.startswith((".", "AI/"))):
                 continue
         add("path", token)
-    for m in _MD.finditer(text):
+    for m in _MD.finditer(text) if ".md" in text else ():
         if not any(m.group(1) in t for k, t in out if k == "path"):
             add("vault-file", m.group(1))
     for m in _HASH.finditer(text):
@@ -262,9 +265,10 @@ def _command(program: str, ctx: Context) -> Claim:
     return Claim("command", program, FAILED, "not on PATH")
 
 
-def _exists(path: Path) -> bool:
+def _exists(path: str) -> bool:
+    """os.path, not pathlib: a sweep checks thousands of paths."""
     try:
-        return path.exists()
+        return os.path.exists(path)  # noqa: PTH110
     except (OSError, ValueError):
         return False
 
@@ -272,48 +276,89 @@ def _exists(path: Path) -> bool:
 def _path(token: str, row: Row, ctx: Context) -> Claim:
     clean = token.rstrip("/")
     if token.startswith(("/", "~/")):
-        target = Path(clean).expanduser()
+        target = os.path.expanduser(clean)  # noqa: PTH111
+        parent = os.path.dirname(target)  # noqa: PTH120
         if _exists(target):
             return Claim("path", token, PASSED, "exists")
-        if _exists(target.parent):
-            return Claim("path", token, FAILED, f"missing from {target.parent}")
+        if _exists(parent):
+            return Claim("path", token, FAILED, f"missing from {parent}")
         for repo in ctx.repos.values():
-            if target.is_relative_to(repo):
+            if target.startswith(f"{repo}{os.sep}"):
                 return Claim("path", token, FAILED, f"missing from the repository {repo}")
         return Claim("path", token, UNKNOWN, "not on this machine (its folder is not here)")
     rel = clean.removeprefix("./")
     first = rel.split("/", 1)[0]
     if first in ctx.vault_dirs or first == "AI":
-        if _exists(ctx.vault / rel):
+        if _exists(os.path.join(ctx.vault, rel)):  # noqa: PTH118
             return Claim("vault-file", token, PASSED, "in the vault")
         return Claim("vault-file", token, FAILED, "missing from the vault")
     repos = named_repos(row, ctx)
     if not repos:
         return Claim("path", token, UNKNOWN, "names no repository here")
     for repo in repos:
-        if _exists(repo / rel):
+        if _exists(os.path.join(repo, rel)):  # noqa: PTH118
             return Claim("path", token, PASSED, f"in {repo}")
     return Claim("path", token, FAILED, f"missing from {', '.join(str(r) for r in repos)}")
 
 
-def _commit(sha: str, row: Row, ctx: Context) -> Claim:
+COMMITS_LISTED = 200_000  # a repository with more commits is asked one hash at a time
+
+
+def _commit_ids(root: Path, ctx: Context) -> list[str] | None:
+    """Every commit id reachable from the repository's refs, sorted (a prefix is then one
+    bisect); None when the repository cannot be read, [] past COMMITS_LISTED (asked by hash)."""
+    if root in ctx._ids:
+        return ctx._ids[root]
     import pygit2
 
+    ids: list[str] | None
+    try:
+        repo = pygit2.Repository(str(root))
+        ctx._git[root] = repo
+        tips = []
+        for name in repo.references:
+            try:
+                tips.append(repo.references[name].peel(pygit2.Commit).id)
+            except (pygit2.GitError, ValueError, KeyError, TypeError, AttributeError):
+                continue
+        seen: set[str] = set()
+        if tips:
+            walker = repo.walk(tips[0])
+            for tip in tips[1:]:
+                walker.push(tip)
+            for commit in walker:
+                seen.add(str(commit.id))
+                if len(seen) > COMMITS_LISTED:
+                    break
+        ids = sorted(seen) if len(seen) <= COMMITS_LISTED else []
+    except (pygit2.GitError, OSError):
+        ids = None
+    ctx._ids[root] = ids
+    return ids
+
+
+def _has_commit(root: Path, sha: str, ctx: Context) -> bool:
+    import bisect
+
+    ids = _commit_ids(root, ctx)
+    if ids is None:
+        return False
+    if ids:
+        k = bisect.bisect_left(ids, sha)
+        return k < len(ids) and ids[k].startswith(sha)
+    import pygit2
+
+    try:
+        return isinstance(ctx._git[root].revparse_single(sha), pygit2.Commit)
+    except (KeyError, ValueError, pygit2.GitError):
+        return False
+
+
+def _commit(sha: str, row: Row, ctx: Context) -> Claim:
     repos = named_repos(row, ctx)
     order = repos + [r for r in ctx.repos.values() if r not in repos]
     for root in order:
-        repo = ctx._git.get(root)
-        if repo is None:
-            try:
-                repo = pygit2.Repository(str(root))
-            except (pygit2.GitError, OSError):
-                continue
-            ctx._git[root] = repo
-        try:
-            obj = repo.revparse_single(sha)  # type: ignore[attr-defined]
-        except (KeyError, ValueError, pygit2.GitError):
-            continue
-        if isinstance(obj, pygit2.Commit):
+        if _has_commit(root, sha, ctx):
             return Claim("commit", sha, PASSED, f"in {root}")
     if repos:
         return Claim("commit", sha, FAILED, f"not in {', '.join(str(r) for r in repos)}")
@@ -333,15 +378,22 @@ def verdict(claims: Iterable[Claim]) -> str:
     return "mixed"
 
 
-def check_rows(rows: Iterable[Row], ctx: Context) -> list[Checked]:
-    out = []
-    for row in rows:
+def check_rows(
+    rows: Iterable[Row], ctx: Context, deadline: float | None = None
+) -> tuple[list[Checked], bool]:
+    """The bullets that make claims, checked; and whether `deadline` (monotonic) stopped it."""
+    import time
+
+    out: list[Checked] = []
+    for n, row in enumerate(rows):
+        if deadline is not None and n % 200 == 0 and time.monotonic() > deadline:
+            return out, True
         found = claims_of(row)
         if not found:
             continue
         claims = tuple(check(kind, token, row, ctx) for kind, token in found)
         out.append(Checked(row.path, row.line, row.handle, row.date, claims, verdict(claims)))
-    return out
+    return out, False
 
 
 # --- the command ---------------------------------------------------------------------------------
@@ -375,7 +427,7 @@ def verify(vault: Path, handles: list[str] | None = None, *, apply: bool = False
         conn.close()
     picked = select(rows, handles or [])
     ctx = context(vault)
-    checked = check_rows(picked, ctx)
+    checked, _ = check_rows(picked, ctx)
     dated: tuple[str, ...] = ()
     if apply:
         dated = tuple(date_bullets(vault, [c for c in checked if c.verdict == "passed"]))
