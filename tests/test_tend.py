@@ -414,6 +414,17 @@ def test_daily_runs_once_a_day_quietly_and_always_exits_0(tended: Path, tmp_path
     assert "not swept" in log.read_text(encoding="utf-8")
 
 
+def test_background_starts_the_daily_sweep_once_a_day(tended: Path) -> None:
+    """What the Stop hook calls: a detached sweep, then nothing more that day."""
+    assert tendmod.background(tended)
+    stamp = tendmod._stamp_path(tended)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not stamp.exists():
+        time.sleep(0.2)
+    assert stamp.read_text(encoding="utf-8").strip() == TODAY
+    assert not tendmod.background(tended)
+
+
 def test_daily_stops_early_when_out_of_time(tended: Path) -> None:
     result = tendmod.tend(tended, daily=True, budget=0.0)
     assert result.ran

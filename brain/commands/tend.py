@@ -37,7 +37,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from brain.config import CORE_FILES, DROPPED, INBOX, TENDED, index_path, state_dir
 from brain.errors import BrainError
@@ -352,7 +352,7 @@ def tend(
 
     start = time.monotonic()
     deadline = start + budget if budget is not None else None
-    stamp = state_dir() / "tend" / f"{index_path(vault).stem}.daily"
+    stamp = _stamp_path(vault)
     today = dt.date.today().isoformat()
     with locked(stamp.with_suffix(".lock"), wait=0 if daily else None) as got:
         if not got or (daily and _stamped(stamp) == today):
@@ -405,6 +405,39 @@ def tend(
         found.stopped,
         _ms(start),
     )
+
+
+def _stamp_path(vault: Path) -> Path:
+    return state_dir() / "tend" / f"{index_path(vault).stem}.daily"
+
+
+def background(vault: Path) -> bool:
+    """Start the daily sweep detached and return at once; True when one was started. What a hook
+    calls (the Stop hook, `brain settle`): a file read and, at most once a day, the spawn. The
+    sweep takes its lock itself: a second one started meanwhile leaves at once."""
+    import subprocess
+    import sys
+
+    from brain.config import python_command
+
+    if _stamped(_stamp_path(vault)) == dt.date.today().isoformat():
+        return False
+    kwargs: dict[str, Any] = {"start_new_session": True}
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        flags = ("DETACHED_PROCESS", "CREATE_NEW_PROCESS_GROUP")
+        kwargs = {"creationflags": sum(getattr(subprocess, f, 0) for f in flags)}
+    try:
+        subprocess.Popen(
+            python_command("brain", "tend", "--daily", "--vault", str(vault)),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            close_fds=True,
+            **kwargs,
+        )
+    except OSError:
+        return False
+    return True
 
 
 def _stamped(path: Path) -> str:
