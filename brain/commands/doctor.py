@@ -593,7 +593,7 @@ class _Bullet:
 def _bullets(conn: sqlite3.Connection) -> list[_Bullet]:
     rows = conn.execute(
         "SELECT id, path, line, handle, aliases, text, date, vhash FROM units"
-        " WHERE kind = 'bullet' ORDER BY path, line"
+        " WHERE kind = 'bullet' AND path != 'AI/INBOX.md' ORDER BY path, line"
     ).fetchall()
     return [
         _Bullet(
