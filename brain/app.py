@@ -724,6 +724,101 @@ def doctor_command(vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
     raise typer.Exit(0 if result.ok else 1)
 
 
+ApplyOpt = Annotated[bool, typer.Option("--apply", help="Write the changes (a line edit each).")]
+
+
+@app.command("verify")
+def verify_command(
+    handles: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="Bullets by handle or alias (default: every bullet).", show_default=False
+        ),
+    ] = None,
+    apply: Annotated[
+        bool, typer.Option("--apply", help="Date today the bullets whose every claim passed.")
+    ] = False,
+    vault: VaultOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Check the claims bullets make that this machine can: paths, files, commands, commits.
+
+    Each claim passed, failed, or cannot check (a path on another machine, a repository not
+    here). Exit 1 when a claim failed.
+    """
+    from brain.commands.verify import text, verify
+    from brain.config import resolve_vault
+
+    result = verify(
+        resolve_vault(vault), [cli.argv_text(h, "the handle") for h in handles or []], apply=apply
+    )
+    render.out(render.dumps(dataclasses.asdict(result)) if as_json else text(result))
+    raise typer.Exit(1 if result.failed else 0)
+
+
+@app.command("learn")
+def learn_command(
+    apply: ApplyOpt = False, vault: VaultOpt = None, as_json: JsonOpt = False
+) -> None:
+    """Propose as aliases the words people search with that reach a bullet only by its body.
+
+    Also lists the aliases no logged query used. `--apply` writes the proposed aliases.
+    """
+    from brain.commands.learn import learn, text
+    from brain.config import resolve_vault
+
+    result = learn(resolve_vault(vault), apply=apply)
+    render.out(render.dumps(dataclasses.asdict(result)) if as_json else text(result))
+
+
+@app.command("tend")
+def tend_command(
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Say what it would apply and propose; write nothing.")
+    ] = False,
+    daily: Annotated[
+        bool,
+        typer.Option("--daily", help="The hooks' quiet sweep: once a day, bounded, exit 0."),
+    ] = False,
+    vault: VaultOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Sweep the vault: apply free fixes (aliases), queue the rest in the inbox for a person.
+
+    Hygiene items (mark a note superseded, drop a bullet whose claims failed, merge bullets that
+    share a handle, date verified bullets) wait in `brain inbox`; `brain inbox approve N` applies.
+    """
+    from brain.commands import tend
+    from brain.config import resolve_vault
+
+    if daily and not dry_run and not as_json:
+        raise typer.Exit(cli.run_daily(vault))
+    budget = tend.DAILY_SECONDS if daily else None
+    result = tend.tend(resolve_vault(vault), dry_run=dry_run, daily=daily, budget=budget)
+    render.out(render.dumps(dataclasses.asdict(result)) if as_json else tend.text(result))
+
+
+@app.command("review")
+def review_command(
+    mode: Annotated[
+        str | None,
+        typer.Argument(help="before (the default) or after; none: show it.", show_default=False),
+    ] = None,
+    vault: VaultOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """When a proposal starts answering finds: `before` a person approves it, or `after`.
+
+    `after`: a proposal answers at once, marked unreviewed in every output, until approved or
+    dropped. Stored in the vault's AI/config.yaml (committed) so every machine agrees.
+    """
+    from brain.commands.review import review, text
+    from brain.config import resolve_vault
+
+    result = review(resolve_vault(vault), mode)
+    render.out(render.dumps(dataclasses.asdict(result)) if as_json else text(result))
+
+
 @app.command("locate")
 def locate_command(
     handle: Annotated[list[str], typer.Argument(help="The bullet's handle or an alias.")],

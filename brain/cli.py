@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING
 
 from brain.errors import BrainError, UsageError
 
+STARTED = time.monotonic()  # near the process's start: the daily sweep's budget counts from here
+
 if TYPE_CHECKING:
     from brain.commands.pack import HookEvent
 
@@ -446,6 +448,56 @@ def argv_text(text: str, what: str = "the query") -> str:
     return fixed
 
 
+def parse_daily(args: list[str]) -> tuple[str | None] | None:
+    """`tend --daily [--vault PATH]`, the hooks' quiet sweep, without Typer; None for any other
+    form (Typer then parses it and says what is wrong)."""
+    vault: str | None = None
+    rest = list(args)
+    while rest:
+        arg = rest.pop(0)
+        if arg == "--daily":
+            continue
+        if arg == "--vault" and rest:
+            vault = rest.pop(0)
+        elif arg.startswith("--vault="):
+            vault = arg.split("=", 1)[1]
+        else:
+            return None
+    return (vault,)
+
+
+def run_daily(vault: str | None) -> int:
+    """The daily sweep: quiet, bounded, exit 0 whatever happens (a hook starts it in the
+    background). What it did, or why it could not, goes to the state dir's logs/tend.log."""
+    line = ""
+    try:
+        from brain.commands import tend
+        from brain.config import resolve_vault
+
+        path = resolve_vault(vault)
+        spent = time.monotonic() - STARTED
+        result = tend.tend(path, daily=True, budget=max(0.0, tend.DAILY_SECONDS - spent))
+        if not result.ran:
+            return 0
+        line = (
+            f"{path}: {result.checked} bullets in {result.ms} ms, {len(result.applied)} applied, "
+            f"{len(result.proposed)} proposed, {result.waiting} waiting"
+            + (f", stopped early: {result.stopped}" if result.stopped else "")
+        )
+    except BaseException as exc:
+        line = f"{vault or 'the vault'}: not swept: {type(exc).__name__}: {exc}"
+    try:
+        from brain.config import state_dir
+
+        log = state_dir() / "logs" / "tend.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with log.open("a", encoding="utf-8") as fh:
+            fh.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {line}\n")
+    except OSError:
+        pass
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
     as_json = "--json" in args
@@ -512,6 +564,10 @@ def _dispatch(args: list[str]) -> int:
         opts = parse_reindex(args[1:])
         if opts is not None:
             return run_reindex(**opts)  # type: ignore[arg-type]
+    if args[:1] == ["tend"] and "--daily" in args:
+        daily = parse_daily(args[1:])
+        if daily is not None:
+            return run_daily(daily[0])
     if args[:1] == ["propose"]:
         args = ["propose", *words_last(args[1:], PROPOSE_OPTIONS)]
     from brain.app import run

@@ -22,6 +22,13 @@ APP = "brain"
 CORE_FILES = ("AI/MEMORY.md", "AI/LEARNINGS.md", "AI/TUNINGS.md")
 INBOX = "AI/INBOX.md"
 SYNONYMS = "AI/synonyms.tsv"
+# Written by `brain tend` and searched by nothing: the bullets it dropped, the changes it made.
+DROPPED = "AI/DROPPED.md"
+TENDED = "AI/TENDED.md"
+NOT_SEARCHED = (INBOX, DROPPED, TENDED)
+# The vault's own settings, committed so that every machine agrees: `key: value` lines.
+VAULT_CONFIG = "AI/config.yaml"
+REVIEW_MODES = ("before", "after")
 
 
 # Linux's XDG base directories: (variable, default under HOME) per kind.
@@ -175,3 +182,25 @@ def settings() -> dict[str, Any]:
     if not isinstance(data, dict):
         raise BrainError(f"{path}:1: expected a mapping of settings", "fix the file or delete it")
     return data
+
+
+def vault_settings(vault: Path) -> dict[str, str]:
+    """The vault's AI/config.yaml as `key: value` pairs (read by lines, not a YAML parser: the
+    index reads it on the way to every find). Missing or unreadable: no settings."""
+    try:
+        text = (vault / VAULT_CONFIG).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return {}
+    out: dict[str, str] = {}
+    for line in text.split("\n"):
+        key, sep, value = line.partition(":")
+        if sep and key.strip() and not key.lstrip().startswith("#") and not line[:1].isspace():
+            out[key.strip()] = value.split(" #", 1)[0].strip().strip("'\"")
+    return out
+
+
+def review_mode(vault: Path) -> str:
+    """`before` (a proposal answers nothing until approved) or `after` (it answers at once,
+    marked unreviewed). Anything else in the file counts as `before`."""
+    mode = vault_settings(vault).get("review", "")
+    return mode if mode in REVIEW_MODES else "before"

@@ -18,10 +18,18 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from brain import vault as vaultmod
-from brain.config import CORE_FILES, SYNONYMS, index_path, private_file
+from brain.config import (
+    CORE_FILES,
+    INBOX,
+    SYNONYMS,
+    VAULT_CONFIG,
+    index_path,
+    private_file,
+    review_mode,
+)
 from brain.errors import BrainError
 
 if TYPE_CHECKING:
@@ -140,9 +148,23 @@ def _stat(vault: Path, rel: str) -> tuple[int, int] | None:
     return st.st_size, st.st_mtime_ns
 
 
+# Read for the review mode, not counted among the vault's files in a reindex's report.
+_UNLISTED = (INBOX, VAULT_CONFIG)
+
+
 def _tracked(vault: Path) -> vaultmod.Walk:
-    """The files to index, and the ones the walk skipped (links out of the vault, bad names)."""
-    return vaultmod.indexed(vault)
+    """The files to index, and the ones the walk skipped (links out of the vault, bad names).
+    The inbox and the vault's config are read too: in review mode `after` the proposals answer
+    finds, and a change of mode must reach the index."""
+    from brain.files import outside
+
+    found = vaultmod.indexed(vault)
+    extra = [
+        rel for rel in _UNLISTED if (vault / rel).is_file() and outside(vault / rel, vault) is None
+    ]
+    if extra:
+        found.files = sorted([*found.files, *extra])
+    return found
 
 
 def embed_text(u: vaultmod.Unit) -> str:
@@ -308,8 +330,9 @@ def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool, history: bool) -
     walked = _tracked(vault)
     present = walked.files
     report.problems += walked.skipped
-    report.files = len(present)
+    report.files = sum(rel not in _UNLISTED for rel in present)
     redated = _read_history(conn, vault, present) if history else set()
+    review = _review(conn, vault, known)
     dates = dict(conn.execute("SELECT path, date FROM dates").fetchall())
     today = dt.date.today().isoformat()
     notes: set[int] = set()  # paragraphs of notes that are new or newly dated
@@ -334,12 +357,13 @@ def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool, history: bool) -
             conn.execute("UPDATE files SET size=?, mtime_ns=? WHERE path=?", (*st, rel))
             report.problems += _decode_problems(old[3])
             continue
-        report.changed.append(rel)
+        if rel not in _UNLISTED:
+            report.changed.append(rel)
         kept = retell.keep(conn, rel) if old else None
         if old:
             _delete_path(conn, rel)
-        if rel == SYNONYMS:
-            problems = _load_synonyms(conn, data)
+        if rel in (SYNONYMS, INBOX, VAULT_CONFIG):
+            problems = _read_special(conn, rel, data, review)
         else:
             parsed = vaultmod.parse(rel, data)
             units = _dated(parsed.units, note_date(rel, dates, today))
@@ -358,13 +382,40 @@ def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool, history: bool) -
     return report
 
 
+def _review(conn: sqlite3.Connection, vault: Path, known: dict[str, tuple[Any, ...]]) -> str:
+    """The vault's review mode; when it changed since the last sync the inbox is read again."""
+    review = review_mode(vault)
+    row = conn.execute("SELECT value FROM meta WHERE key = 'review'").fetchone()
+    if (row[0] if row else "before") != review:
+        known.pop(INBOX, None)
+        _delete_path(conn, INBOX)
+        conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('review', ?)", (review,))
+    return review
+
+
+def _read_special(
+    conn: sqlite3.Connection, rel: str, data: bytes, review: str
+) -> list[vaultmod.Problem]:
+    """The synonyms table; the inbox's proposals as bullets in review mode `after` (credentials
+    masked as in every other file; judged by no shadow: not yet facts); the config (read before)."""
+    if rel == SYNONYMS:
+        return _load_synonyms(conn, data)
+    if rel == INBOX and review == "after":
+        from brain.secrets import redact
+
+        text, _ = vaultmod.decode(data, INBOX)
+        _insert_units(conn, vaultmod.parse_inbox(redact(text), INBOX))
+    return []  # the inbox lists its own problems (`brain inbox`)
+
+
 def _remove(conn: sqlite3.Connection, gone: list[str], report: SyncReport) -> None:
     """Forget the files that are no longer in the vault."""
     for rel in gone:
         _delete_path(conn, rel)
         if rel == SYNONYMS:
             conn.execute("DELETE FROM synonyms")
-        report.removed.append(rel)
+        if rel not in _UNLISTED:
+            report.removed.append(rel)
 
 
 def _sort_new(

@@ -71,6 +71,14 @@ def older(hit: Hit) -> str:
     return f"older than **{hit.superseded_by}**" if hit.superseded_by else ""
 
 
+UNREVIEWED = "unreviewed"
+
+
+def unreviewed(hit: Hit) -> bool:
+    """A proposal still in the inbox, answering finds in review mode `after`."""
+    return hit.path == "AI/INBOX.md"
+
+
 def hit_line(hit: Hit) -> str:
     """One terse line: locator, handle (or breadcrumb), fact, date, and `older than **handle**`
     when a newer bullet corrects it."""
@@ -82,11 +90,14 @@ def hit_line(hit: Hit) -> str:
         parts.append(hit.date)
     if hit.superseded_by:
         parts.append(older(hit))
+    if unreviewed(hit):
+        parts.append(UNREVIEWED)
     return " — ".join(parts)
 
 
 def raw_line(hit: Hit) -> str:
-    mark = f" ({older(hit)})" if hit.superseded_by else ""
+    marks = [m for m in (older(hit), UNREVIEWED if unreviewed(hit) else "") if m]
+    mark = f" ({'; '.join(marks)})" if marks else ""
     return f"{locator(hit)}{mark}: {hit.raw}"
 
 
@@ -104,6 +115,7 @@ def hit_json(hit: Hit) -> dict[str, Any]:
         "score": hit.score,
         "match": list(hit.match),
         "superseded_by": hit.superseded_by,
+        "unreviewed": unreviewed(hit),
     }
 
 
@@ -172,6 +184,8 @@ def find_listing(query: str, hits: Sequence[Hit], budget: int) -> tuple[str, int
             head += f"  [dim]{escape(meta)}[/dim]"
         if h.superseded_by:
             head += f"  [yellow]{escape(older(h))}[/yellow]"
+        if unreviewed(h):
+            head += f"  [red]{UNREVIEWED}[/red]"
         body = h.text if h.kind == "bullet" else clip(h.text, PROSE_CHARS * 2)
         blocks.append(f"{head}\n  {escape(body)}")
     footer = f"[dim]{len(kept)} of {plural(len(hits), 'hit')} for {escape(query)!s}"

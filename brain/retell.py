@@ -307,8 +307,9 @@ def restore(
     return fresh
 
 
-_BULLETS_SQL = (
+_BULLETS_SQL = (  # a proposal answering finds (review mode `after`) is not yet a fact
     "SELECT id, handle, aliases, text, date FROM units WHERE kind = 'bullet' AND date != ''"
+    " AND path != 'AI/INBOX.md'"
 )
 
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from brain.config import CORE_FILES, INBOX, SYNONYMS
+from brain.config import CORE_FILES, NOT_SEARCHED, SYNONYMS
 from brain.files import outside, printable
 
 SEP = " — "
@@ -135,6 +135,28 @@ def parse_bullet(line: str) -> Bullet:
 def format_bullet(b: Bullet) -> str:
     aliases = f" (aliases: {', '.join(b.aliases)})" if b.aliases else ""
     return f"- **{b.handle}**{aliases}{SEP}{b.fact}{SEP}{b.source}{SEP}{b.date}"
+
+
+_MARKER = re.compile(r"\s*<!-- brain:[^>]*-->\s*$")
+
+
+def parse_inbox(text: str, path: str) -> list[Unit]:
+    """The inbox's proposals as bullets (review mode `after`: they answer finds, marked
+    unreviewed). Lines that are not bullets (a `brain tend` item, a broken line) are left out."""
+    units = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.startswith("- **") or "<!-- brain:tend " in line:
+            continue
+        bullet = _MARKER.sub("", line)
+        try:
+            b = parse_bullet(bullet)
+        except ValueError:
+            continue
+        fact = _clip(b.fact)
+        units.append(
+            Unit(path, number, "bullet", fact, "", b.handle, b.aliases, b.source, b.date, bullet)
+        )
+    return units
 
 
 def file_date(path: str) -> str:
@@ -446,11 +468,12 @@ def _indexed(rel: str, is_dir: bool) -> bool:
     name = rel.rsplit("/", 1)[-1]
     if name.startswith("."):
         return False
-    return is_dir or (name.endswith(".md") and rel != INBOX) or rel == SYNONYMS
+    return is_dir or (name.endswith(".md") and rel not in NOT_SEARCHED) or rel == SYNONYMS
 
 
 def indexed(vault: Path) -> Walk:
-    """Every file the index covers (Markdown, no hidden folders, no inbox; AI/synonyms.tsv)."""
+    """Every file the index covers (Markdown, no hidden folders, no inbox, no AI/DROPPED.md or
+    AI/TENDED.md; AI/synonyms.tsv)."""
     return walk(vault, _indexed)
 
 

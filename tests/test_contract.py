@@ -30,6 +30,7 @@ HIT_KEYS = [
     "score",
     "match",
     "superseded_by",
+    "unreviewed",
 ]
 REINDEX_KEYS = [
     "vault",

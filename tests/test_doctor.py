@@ -8,7 +8,18 @@ from pathlib import Path
 
 from conftest import brain
 
-DOCTOR_KEYS = ["ok", "vault", "checks", "frequent", "older_notes", "duplicates", "superseded"]
+DOCTOR_KEYS = [
+    "ok",
+    "vault",
+    "checks",
+    "frequent",
+    "older_notes",
+    "duplicates",
+    "superseded",
+    "failed_claims",
+    "duplicate_handles",
+    "corrected",
+]
 CHECK_KEYS = ["name", "status", "detail", "fix"]
 KNOWN_PAIRS = {
     ("L#go race detector", "T#race tests"),

@@ -20,7 +20,17 @@ from brain.commands.propose import complete, propose
 TODAY = dt.date.today().isoformat()
 PROPOSE_KEYS = ["vault", "bullet", "to", "action", "number", "updates", "current", "problem"]
 INBOX_KEYS = ["vault", "path", "proposals", "recovered"]
-PROPOSAL_KEYS = ["number", "line", "text", "to", "handle", "problem", "updates", "current"]
+PROPOSAL_KEYS = [
+    "number",
+    "line",
+    "text",
+    "to",
+    "handle",
+    "problem",
+    "updates",
+    "current",
+    "kind",
+]
 APPROVE_KEYS = ["vault", "number", "bullet", "path", "line", "replaced", "remaining", "commit"]
 DROP_KEYS = ["vault", "number", "bullet", "remaining"]
 

@@ -28,7 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from brain import agent_hooks, config, gitutil, hooks, index, usage
+# agent_hooks, gitutil and hooks are imported by the checks that use them: `brain tend`'s daily
+# sweep imports this module for its advisories alone (a third of its start-up otherwise).
+from brain import config, index, usage
 from brain.errors import BrainError
 from brain.render import plural
 from brain.search import STOPWORDS, words
@@ -102,6 +104,33 @@ class Superseded:
 
 
 @dataclass(frozen=True)
+class FailedClaim:
+    path: str
+    line: int
+    handle: str
+    date: str
+    failed: tuple[str, ...]  # "kind text: detail" of each claim that failed
+    claims: int  # claims the bullet makes that this machine reads
+
+
+@dataclass(frozen=True)
+class SameHandle:
+    handle: str
+    bullets: tuple[str, ...]  # path:line, newest first
+    dates: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Corrected:
+    handle: str
+    path: str
+    line: int
+    corrections: int  # corrections that followed a lookup serving it
+    sessions: int
+    said: tuple[str, ...]  # what the person said, at most two
+
+
+@dataclass(frozen=True)
 class DoctorResult:
     ok: bool
     vault: str
@@ -110,6 +139,9 @@ class DoctorResult:
     older_notes: tuple[OlderNote, ...]
     duplicates: tuple[Duplicate, ...]
     superseded: tuple[Superseded, ...]
+    failed_claims: tuple[FailedClaim, ...] = ()
+    duplicate_handles: tuple[SameHandle, ...] = ()
+    corrected: tuple[Corrected, ...] = ()
 
 
 def cite(path: str, handle: str) -> str:
@@ -135,6 +167,7 @@ def doctor(vault_option: str | None = None, *, log: Path | None = None) -> Docto
     older: tuple[OlderNote, ...] = ()
     dupes: tuple[Duplicate, ...] = ()
     stale: tuple[Superseded, ...] = ()
+    kept = Kept()
     if vault is not None and (config.index_path(vault).exists() or (vault / "AI").is_dir()):
         conn = index.open_index(vault)
         try:
@@ -142,22 +175,157 @@ def doctor(vault_option: str | None = None, *, log: Path | None = None) -> Docto
             older = tuple(older_notes(conn, bullets))
             dupes = tuple(duplicates(conn, bullets))
             stale = tuple(superseded(conn))
+            kept = keeping(vault, conn, log)
         finally:
             conn.close()
         frequent = tuple(frequent_bullets(vault, log))
     ok = all(c.status != "fail" for c in checks)
-    return DoctorResult(ok, str(vault or ""), tuple(checks), frequent, older, dupes, stale)
+    return DoctorResult(
+        ok,
+        str(vault or ""),
+        tuple(checks),
+        frequent,
+        older,
+        dupes,
+        stale,
+        kept.failed_claims,
+        kept.duplicate_handles,
+        kept.corrected,
+    )
+
+
+@dataclass(frozen=True)
+class Kept:
+    """What `brain tend` would act on, as doctor lists it."""
+
+    failed_claims: tuple[FailedClaim, ...] = ()
+    duplicate_handles: tuple[SameHandle, ...] = ()
+    corrected: tuple[Corrected, ...] = ()
+
+
+def keeping(vault: Path, conn: sqlite3.Connection, log: Path | None = None) -> Kept:
+    from brain.commands import verify
+    from brain.commands.inbox import fold_handle
+
+    rows = verify.bullets(conn)
+    failed = []
+    for c in verify.check_rows(rows, verify.context(vault))[0]:
+        bad = tuple(f"{x.kind} {x.text}: {x.detail}" for x in c.claims if x.status == verify.FAILED)
+        if bad:
+            failed.append(FailedClaim(c.path, c.line, c.handle, c.date, bad, len(c.claims)))
+    failed.sort(key=lambda f: (-len(f.failed), f.path, f.line))
+    groups: dict[str, list[verify.Row]] = {}
+    for r in rows:
+        groups.setdefault(fold_handle(r.handle), []).append(r)
+    same = []
+    for group in groups.values():
+        if len(group) > 1:
+            rs = sorted(group, key=lambda r: (r.date, r.path, -r.line), reverse=True)
+            same.append(
+                SameHandle(
+                    rs[0].handle,
+                    tuple(f"{r.path}:{r.line}" for r in rs),
+                    tuple(r.date for r in rs),
+                )
+            )
+    same.sort(key=lambda g: (-len(g.bullets), g.handle))
+    return Kept(tuple(failed), tuple(same), tuple(corrected(vault, log)))
+
+
+CORRECTION_WINDOW = 600.0  # seconds before a correction in which a lookup counts as serving it
+CORRECTION_DAYS = 30
+CORRECTION_QUERIES = 200  # lookups asked again at most
+
+
+def corrected(vault: Path, log: Path | None = None) -> list[Corrected]:
+    """Bullets a lookup served (its first TOP hits) in the ten minutes before a person corrected
+    the agent in that session (recall's corrections): perhaps what misled it. Recall off: []."""
+    try:
+        from brain.recall import history, lessons, store
+
+        names = store.enabled()
+        if not names or not store.db_path().exists():
+            return []
+        since = dt.datetime.now(dt.UTC) - dt.timedelta(days=CORRECTION_DAYS)
+        rconn = store.connect()
+        try:
+            window = history.Window(since=since.strftime("%Y-%m-%dT%H:%M:%S"), agents=tuple(names))
+            moments = lessons.corrections_in(rconn, window)
+        finally:
+            rconn.close()
+    except (BrainError, OSError, sqlite3.Error):
+        return []
+    if not moments:
+        return []
+    by_session: dict[str, list[tuple[float, str]]] = {}
+    for m in moments:
+        try:
+            when = dt.datetime.fromisoformat(m.ts).timestamp()
+        except ValueError:
+            continue
+        by_session.setdefault(m.session, []).append((when, m.lesson))
+    conn = usage.connect(log)
+    try:
+        events = [
+            e
+            for e in usage.events(conn, since.timestamp() - CORRECTION_WINDOW)
+            if e.command == "find" and e.vault == usage.vault_key(vault) and e.session in by_session
+        ]
+    finally:
+        conn.close()
+    return _served_before(vault, events, by_session)
+
+
+def _served_before(
+    vault: Path, events: list[usage.Event], by_session: dict[str, list[tuple[float, str]]]
+) -> list[Corrected]:
+    from brain.commands.find import find
+
+    found: dict[tuple[str, int], dict[str, Any]] = {}
+    asked: dict[str, list[Any]] = {}
+    for e in events[-CORRECTION_QUERIES:]:
+        after = [
+            (t, said) for t, said in by_session[e.session] if 0 <= t - e.ts <= CORRECTION_WINDOW
+        ]
+        if not after:
+            continue
+        if e.query not in asked:
+            try:
+                asked[e.query] = list(find(vault, e.query, limit=TOP, mode="keyword").hits)
+            except BrainError:
+                asked[e.query] = []
+        for h in asked[e.query][:TOP]:
+            if h.kind != "bullet":
+                continue
+            entry = found.setdefault(
+                (h.path, h.line), {"handle": h.handle, "n": 0, "sessions": set(), "said": []}
+            )
+            entry["n"] += len(after)
+            entry["sessions"].add(e.session)
+            for _, said in after:
+                if said not in entry["said"]:
+                    entry["said"].append(said)
+    out = [
+        Corrected(e["handle"], p, ln, e["n"], len(e["sessions"]), tuple(e["said"][:2]))
+        for (p, ln), e in found.items()
+    ]
+    out.sort(key=lambda c: (-c.corrections, c.path, c.line))
+    return out
 
 
 # --- health --------------------------------------------------------------------------------------
 
 
 def _git(vault: Path, *args: str) -> str | None:
+    from brain import gitutil
+
     proc = gitutil.run(vault, *args, check=False)
     return proc.stdout.decode("utf-8", "replace").strip() if proc.returncode == 0 else None
 
 
 def _git_checks(vault: Path) -> list[Check]:
+    from brain import gitutil
+
     if not gitutil.is_repo(vault):
         return [
             Check(
@@ -183,6 +351,8 @@ def _git_checks(vault: Path) -> list[Check]:
 
 
 def _hooks_check(vault: Path) -> Check:
+    from brain import hooks
+
     current = _git(vault, "config", "--local", "--get", "core.hooksPath")
     if not current:
         return Check("hooks", "fail", "brain's git hooks are not installed", "brain install")
@@ -235,6 +405,8 @@ def _stamp_time(stamp: str) -> float:
 
 
 def _index_check(vault: Path) -> Check:
+    from brain import gitutil
+
     path = config.index_path(vault)
     if not path.exists():
         return Check("index", "warn", "no index yet (the next find builds it)", "brain reindex")
@@ -343,6 +515,8 @@ def _sqlite_check() -> Check:
 
 
 def _session_start_check() -> Check:
+    from brain import agent_hooks
+
     path = agent_hooks.AGENTS["claude"].settings_path()
     if not path.exists():
         if not path.parent.is_dir():
@@ -419,7 +593,7 @@ class _Bullet:
 def _bullets(conn: sqlite3.Connection) -> list[_Bullet]:
     rows = conn.execute(
         "SELECT id, path, line, handle, aliases, text, date, vhash FROM units"
-        " WHERE kind = 'bullet' ORDER BY path, line"
+        " WHERE kind = 'bullet' AND path != 'AI/INBOX.md' ORDER BY path, line"
     ).fetchall()
     return [
         _Bullet(
@@ -745,6 +919,35 @@ def text(result: DoctorResult) -> str:
         for d in result.duplicates[:SHOWN]:
             pair = f"{d.handles[0]} ~ {d.handles[1]}"
             lines.append(f"  {d.score:.2f}  {pair}  ({d.locators[0]}, {d.locators[1]})")
+    lines += _tend_text(result)
     failed = sum(c.status == "fail" for c in result.checks)
     lines += ["", f"{failed} broken; run the fix under each" if failed else "All checks pass."]
     return "\n".join(lines)
+
+
+def _tend_text(result: DoctorResult) -> list[str]:
+    lines: list[str] = []
+    if result.failed_claims:
+        lines += ["", "Bullets whose claims failed here (`brain verify HANDLE`; fix or drop them):"]
+        for f in result.failed_claims[:SHOWN]:
+            lines.append(
+                f"  {f.path}:{f.line} **{f.handle}** ({f.date}): {len(f.failed)} of {f.claims}"
+                f" failed: {'; '.join(f.failed)}"
+            )
+    if result.duplicate_handles:
+        lines += [
+            "",
+            "Handles that name several bullets (`brain tend` proposes keeping the newest):",
+        ]
+        for g in result.duplicate_handles[:SHOWN]:
+            at = ", ".join(f"{b} ({d})" for b, d in zip(g.bullets, g.dates, strict=True))
+            lines.append(f"  **{g.handle}**: {at}")
+    if result.corrected:
+        lines += ["", "Bullets served just before a person corrected the agent (check they hold):"]
+        for c in result.corrected[:SHOWN]:
+            said = "; ".join(repr(s) for s in c.said)
+            lines.append(
+                f"  {c.path}:{c.line} **{c.handle}**: {c.corrections}× in "
+                f"{c.sessions} session(s): {said}"
+            )
+    return lines

@@ -32,24 +32,31 @@ def find(vault: Path, query: str, *, limit: int = DEFAULT_LIMIT, mode: str = "")
         raise UsageError(f"unknown mode {mode!r}", f"use one of {', '.join(MODES)}")
     conn = index.open_index(vault)
     try:
-        parsed = search.parse_query(query, search.load_synonyms(conn))
-        if not parsed.terms:
-            raise UsageError(
-                f"the query {query!r} has no words to search for",
-                "ask with words, e.g. brain find 'libgit2 hooks'",
-            )
-        if mode != "keyword":
-            vector = neighbours(vault, conn, query)
-            if vector is not None:
-                if mode == "vector":
-                    hits = stale.serve(conn, search.vector_rank(conn, vector), limit)
-                    return FindResult(query, tuple(hits), "vector", index.built(conn))
-                hits = stale.serve(conn, search.hybrid_rank(conn, parsed, vector), limit)
-                return FindResult(query, tuple(hits), "hybrid", index.built(conn))
-        hits = stale.serve(conn, search.keyword_search(conn, parsed, limit), limit)
-        return FindResult(query, tuple(hits), "keyword", index.built(conn))
+        return find_in(conn, vault, query, limit=limit, mode=mode)
     finally:
         conn.close()
+
+
+def find_in(
+    conn: sqlite3.Connection, vault: Path, query: str, *, limit: int = DEFAULT_LIMIT, mode: str = ""
+) -> FindResult:
+    """`find` on an open index (a caller asking many queries opens it once)."""
+    parsed = search.parse_query(query, search.load_synonyms(conn))
+    if not parsed.terms:
+        raise UsageError(
+            f"the query {query!r} has no words to search for",
+            "ask with words, e.g. brain find 'libgit2 hooks'",
+        )
+    if mode != "keyword":
+        vector = neighbours(vault, conn, query)
+        if vector is not None:
+            if mode == "vector":
+                hits = stale.serve(conn, search.vector_rank(conn, vector), limit)
+                return FindResult(query, tuple(hits), "vector", index.built(conn))
+            hits = stale.serve(conn, search.hybrid_rank(conn, parsed, vector), limit)
+            return FindResult(query, tuple(hits), "hybrid", index.built(conn))
+    hits = stale.serve(conn, search.keyword_search(conn, parsed, limit), limit)
+    return FindResult(query, tuple(hits), "keyword", index.built(conn))
 
 
 def neighbours(vault: Path, conn: sqlite3.Connection, text: str) -> list[tuple[int, float]] | None:

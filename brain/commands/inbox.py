@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -102,6 +102,7 @@ class Proposal:
     problem: str  # why the line does not parse as a bullet, "" when it does
     updates: str  # "AI/MEMORY.md:12" when a core bullet has the same handle, else ""
     current: str  # that bullet's line as it is now
+    kind: str = "bullet"  # bullet (a proposed bullet) | hygiene (a `brain tend` item)
 
 
 def split_marker(line: str) -> tuple[str, str]:
@@ -160,8 +161,15 @@ def proposals(vault: Path, text: str | None = None) -> list[Proposal]:
     for cb in core_bullets(vault):
         by_handle.setdefault(fold_handle(cb.handle), cb)
     out: list[Proposal] = []
+    from brain.commands.tend import parse_item
+
     for number, raw in enumerate(text.split("\n"), start=1):
         if not is_proposal(raw):
+            continue
+        item = parse_item(raw) if "<!-- brain:tend " in raw else None
+        if item is not None:
+            n = len(out) + 1
+            out.append(Proposal(n, number, f"tend: {item.summary}", "", "", "", "", "", "hygiene"))
             continue
         bullet, to = split_marker(raw)
         try:
@@ -262,6 +270,8 @@ def approve(vault: Path, number: int, to: str | None = None) -> ApproveResult:
     with locked(vault):
         _stop_if_recovered(recover(vault))
         _, p = _pick(vault, number)
+        if p.kind == "hygiene":
+            return _approve_item(vault, number, p, to)
         if p.problem:
             raise BrainError(
                 f"proposal {number} is not a valid bullet: {p.problem}",
@@ -290,6 +300,40 @@ def approve(vault: Path, number: int, to: str | None = None) -> ApproveResult:
         redact(p.current),
         remaining,
         f"review and commit {target} in the vault yourself (git -C {vault} commit -p)",
+    )
+
+
+def _approve_item(vault: Path, number: int, p: Proposal, to: str | None) -> ApproveResult:
+    """Apply a `brain tend` hygiene item (under the lock): every file it changes, or none."""
+    from brain.commands import tend
+
+    if to is not None:
+        raise UsageError("--to goes with a proposed bullet, not a hygiene item", "drop --to")
+    raw = read(vault, INBOX).split("\n")[p.line - 1]
+    item = tend.parse_item(raw)
+    if item is None:  # proposals() parsed it a moment ago under this lock
+        raise BrainError(
+            f"line {p.line} of {INBOX} is no longer a hygiene item", "run `brain inbox`"
+        )
+    try:
+        done = tend.apply(vault, item, raw)
+    except BrainError as exc:
+        raise BrainError(
+            f"hygiene item {number} was not applied: {exc.message}",
+            f"drop it with `brain inbox drop {number}`; the next `brain tend` looks again",
+        ) from exc
+    remaining = len(proposals(vault))
+    _reindex(vault)
+    files = ", ".join(done.files)
+    return ApproveResult(
+        str(vault),
+        number,
+        p.text,
+        done.path,
+        done.line,
+        "",
+        remaining,
+        f"review and commit {files} in the vault yourself (git -C {vault} commit -p)",
     )
 
 
@@ -400,16 +444,58 @@ def insert_approved(lines: list[str], bullet: str) -> tuple[list[str], int]:
     return lines, at
 
 
-def recover(vault: Path) -> str:
-    """Finish an approval a crash interrupted (call under the lock); returns its bullet or ""."""
-    path = journal_path(vault)
+def read_journal(path: Path) -> object | None:
+    """A journal's JSON, None when there is none; one that cannot be read is deleted (a torn
+    one cannot happen, it is written through os.replace: unreadable means foreign)."""
     try:
-        intent = json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
     except FileNotFoundError:
-        return ""
+        return None
     except (OSError, ValueError):
         with contextlib.suppress(OSError):
-            path.unlink()  # torn before os.replace cannot happen; unreadable means foreign
+            path.unlink()
+        return None
+
+
+LineEdit = tuple[str, int, "Callable[[str], str | None]"]
+
+
+def edit_lines(vault: Path, edits: list[LineEdit]) -> list[tuple[str, int]]:
+    """Line edits of vault files, under the lock, each file written once and atomically: each
+    edit is (file, 1-based line, a function of the line that gives its new text, or None to
+    leave it). Returns (file, line) of those changed; the index follows."""
+    done: list[tuple[str, int]] = []
+    with locked(vault):
+        by_path: dict[str, list[tuple[int, Callable[[str], str | None]]]] = {}
+        for rel, line, fn in edits:
+            by_path.setdefault(rel, []).append((line, fn))
+        for rel, items in by_path.items():
+            lines = read(vault, rel).split("\n")
+            changed = False
+            for line, fn in items:
+                new = fn(lines[line - 1]) if 0 < line <= len(lines) else None
+                if new is not None and new != lines[line - 1]:
+                    lines[line - 1] = new
+                    changed = True
+                    done.append((rel, line))
+            if changed:
+                write(vault, rel, "\n".join(lines))
+    if done:
+        _reindex(vault)
+    return done
+
+
+def recover(vault: Path) -> str:
+    """Finish an approval a crash interrupted (call under the lock); returns its bullet or ""."""
+    from brain.commands import tend
+
+    finished = tend.recover(vault)
+    if finished:
+        _reindex(vault)
+        return finished
+    path = journal_path(vault)
+    intent = read_journal(path)
+    if intent is None:
         return ""
     if not isinstance(intent, dict) or not all(
         isinstance(intent.get(k), str) for k in ("bullet", "target", "replace", "inbox")

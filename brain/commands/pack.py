@@ -151,12 +151,13 @@ def _candidates(conn: sqlite3.Connection, project: str) -> list[PackBullet]:
     try:
         rows = conn.execute(
             f"SELECT {_COLUMNS} FROM fts JOIN units u ON u.id = fts.rowid"  # noqa: S608
-            " WHERE fts MATCH ? AND u.kind = 'bullet'",
+            " WHERE fts MATCH ? AND u.kind = 'bullet' AND u.path != 'AI/INBOX.md'",
             (phrase,),
         ).fetchall()
     except sqlite3.OperationalError:
         rows = conn.execute(
             f"SELECT {_COLUMNS} FROM units u WHERE u.kind = 'bullet'"  # noqa: S608
+            " AND u.path != 'AI/INBOX.md'"  # proposals (review after) answer finds, not packs
         ).fetchall()
     return [_bullet(r) for r in rows]
 

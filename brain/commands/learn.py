@@ -1,0 +1,260 @@
+"""`brain learn`: the words people search with, turned into aliases.
+
+From the usage log: a query that keeps reaching a bullet (its first hit) only through the bullet's
+body or its vector, never its handle or aliases, says how people name that bullet. Its telling
+words that the handle and aliases lack are proposed as an alias. Aliases no logged query ever
+used are listed (they cost nothing, but say nothing either). `--apply` writes the proposed aliases:
+a line edit of each bullet, cheap to undo.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import sqlite3
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from brain import usage
+from brain.config import CORE_FILES
+from brain.search import STOPWORDS, words
+from brain.vault import parse_head
+
+LOOKUPS_MIN = 2  # lookups that reached the bullet by its body before an alias is proposed
+SESSIONS_MIN = 3  # sessions that asked so before `brain tend` applies it without asking
+QUERIES_MAX = 200  # the most frequent distinct queries re-asked (each is a find)
+SINCE_DAYS = 90
+if TYPE_CHECKING:
+    from brain.commands.verify import Row
+
+ALIAS_WORDS = 4  # an alias is a few words, not a sentence
+
+
+@dataclass(frozen=True)
+class AliasProposal:
+    path: str
+    line: int
+    handle: str
+    alias: str
+    lookups: int  # logged lookups that reached the bullet by its body or vector only
+    sessions: int  # distinct sessions among them
+    queries: tuple[str, ...]  # the queries, most frequent first (at most three)
+
+
+@dataclass(frozen=True)
+class UnusedAlias:
+    path: str
+    line: int
+    handle: str
+    alias: str
+
+
+@dataclass(frozen=True)
+class LearnResult:
+    vault: str
+    lookups: int  # logged finds read
+    queries: int  # distinct queries asked again
+    proposed: tuple[AliasProposal, ...]
+    unused: tuple[UnusedAlias, ...]
+    applied: tuple[str, ...]  # with --apply: "path:line alias"
+    stopped: str  # why the run stopped before asking every query ("" when it did not)
+
+
+def _telling(text: str) -> list[str]:
+    return [w for w in words(text) if w not in STOPWORDS and len(w) > 1]
+
+
+def _session(ev: usage.Event) -> str:
+    """A lookup's session: the agent's, else the caller and the day (a person at a terminal)."""
+    if ev.session:
+        return ev.session
+    return f"{ev.caller}@{dt.date.fromtimestamp(ev.ts).isoformat()}"
+
+
+Reached = dict[tuple[str, int, str], dict[str, list[usage.Event]]]
+
+
+def learn(
+    vault: Path,
+    *,
+    apply: bool = False,
+    mode: str = "",
+    log: Path | None = None,
+    deadline: float | None = None,
+    unused: bool = True,
+) -> LearnResult:
+    """Aliases to propose (and with `apply`, written); with `unused`, the aliases no logged query
+    used (the sweep, which does not list them, skips reading every bullet for them)."""
+    from brain import index
+    from brain.commands.verify import bullets
+
+    events = _logged(vault, log)
+    asked: dict[str, list[usage.Event]] = {}
+    for e in events:
+        key = " ".join(_telling(e.query))
+        if key:
+            asked.setdefault(key, []).append(e)
+    ranked = sorted(asked.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:QUERIES_MAX]
+    conn = index.open_index(vault)
+    try:
+        reached, done, stopped = _ask(vault, conn, ranked, mode, deadline)
+        rows = bullets(conn) if unused and events else []
+    finally:
+        conn.close()
+    proposed = _proposals(reached)
+    unheard = _unused(rows, events) if rows else []
+    applied: tuple[str, ...] = ()
+    if apply and proposed:
+        applied = tuple(add_aliases(vault, proposed))
+    return LearnResult(
+        str(vault), len(events), done, tuple(proposed), tuple(unheard), applied, stopped
+    )
+
+
+def _logged(vault: Path, log: Path | None) -> list[usage.Event]:
+    """The vault's logged finds of the last SINCE_DAYS days."""
+    conn = usage.connect(log)
+    try:
+        since = time.time() - SINCE_DAYS * 86400
+        return [
+            e
+            for e in usage.events(conn, since)
+            if e.command == "find" and e.vault == usage.vault_key(vault)
+        ]
+    finally:
+        conn.close()
+
+
+def _ask(
+    vault: Path,
+    conn: sqlite3.Connection,
+    ranked: list[tuple[str, list[usage.Event]]],
+    mode: str,
+    deadline: float | None,
+) -> tuple[Reached, int, str]:
+    """Ask each frequent query again: the bullet it reaches first, when by body or vector only,
+    with the query's words its names lack. Returns those, the queries asked, why it stopped."""
+    from brain.commands.find import find_in
+    from brain.errors import BrainError
+
+    reached: Reached = {}
+    done = 0
+    for key, evs in ranked:
+        if len(evs) < LOOKUPS_MIN:
+            break  # ranked by count: the rest are rarer
+        if deadline is not None and time.monotonic() > deadline:
+            return reached, done, f"out of time after {done} of {len(ranked)} queries"
+        done += 1
+        try:
+            hits = find_in(conn, vault, evs[-1].query, limit=3, mode=mode).hits
+        except BrainError:
+            continue
+        top = hits[0] if hits else None
+        if top is None or top.kind != "bullet" or top.path not in CORE_FILES:
+            continue
+        if "exact" in top.match or "handle" in top.match:
+            continue
+        named = set(_telling(" ".join((top.handle, *top.aliases))))
+        new = [w for w in _telling(key) if w not in named][:ALIAS_WORDS]
+        if not new:
+            continue
+        alias = " ".join(dict.fromkeys(new))
+        reached.setdefault((top.path, top.line, top.handle), {}).setdefault(alias, []).extend(evs)
+    return reached, done, ""
+
+
+def _proposals(reached: Reached) -> list[AliasProposal]:
+    proposed = []
+    for (path, line, handle), by_alias in reached.items():
+        for alias, evs in by_alias.items():
+            if len(evs) < LOOKUPS_MIN:
+                continue
+            counts: dict[str, int] = {}
+            for e in evs:
+                counts[e.query] = counts.get(e.query, 0) + 1
+            top_q = tuple(q for q, _ in sorted(counts.items(), key=lambda kv: -kv[1])[:3])
+            sessions = len({_session(e) for e in evs})
+            proposed.append(AliasProposal(path, line, handle, alias, len(evs), sessions, top_q))
+    proposed.sort(key=lambda p: (-p.sessions, -p.lookups, p.path, p.line))
+    return proposed
+
+
+def _unused(rows: list[Row], events: list[usage.Event]) -> list[UnusedAlias]:
+    """Aliases whose words never all stood in one logged query."""
+    holders: dict[str, set[int]] = {}
+    for k, e in enumerate(events):
+        for w in set(words(e.query)):
+            holders.setdefault(w, set()).add(k)
+    out = []
+    for r in rows:
+        for alias in r.aliases:
+            ws = words(alias)
+            if not ws:
+                continue
+            found = set.intersection(*(holders.get(w, set()) for w in ws))
+            if not found:
+                out.append(UnusedAlias(r.path, r.line, r.handle, alias))
+    return out
+
+
+def with_alias(line: str, handle: str, alias: str) -> str:
+    """A bullet's line with one more alias: added to its `(aliases: ...)`, or a new one after
+    the handle. The rest of the line is kept byte for byte."""
+    head = f"**{handle}**"
+    at = line.find(head)
+    if at < 0:
+        return line
+    end = at + len(head)
+    if line[end:].startswith(" (aliases: "):
+        close = line.index(")", end)
+        return f"{line[:close]}, {alias}{line[close:]}"
+    return f"{line[:end]} (aliases: {alias}){line[end:]}"
+
+
+def add_aliases(vault: Path, proposals: list[AliasProposal]) -> list[str]:
+    """Write each alias into its bullet (a line edit); a bullet that moved or changed since the
+    log was read is left alone. Returns `path:line alias`."""
+    from brain.commands import inbox
+
+    def edit(p: AliasProposal) -> Callable[[str], str | None]:
+        def one(line: str) -> str | None:
+            try:
+                handle, aliases, _ = parse_head(line)
+            except ValueError:
+                return None
+            if handle != p.handle or p.alias in aliases:
+                return None
+            return with_alias(line, handle, p.alias)
+
+        return one
+
+    done = set(inbox.edit_lines(vault, [(p.path, p.line, edit(p)) for p in proposals]))
+    return [f"{p.path}:{p.line} {p.alias}" for p in proposals if (p.path, p.line) in done]
+
+
+def text(result: LearnResult, *, shown: int = 20) -> str:
+    lines = []
+    if result.proposed:
+        lines.append("Aliases people search with (the bullet was reached by its body, not a name):")
+        for p in result.proposed[:shown]:
+            asked = ", ".join(repr(q) for q in p.queries)
+            lines.append(
+                f"  {p.path}:{p.line} **{p.handle}** + {p.alias!r}  "
+                f"({p.lookups} lookups, {p.sessions} sessions: {asked})"
+            )
+    if result.unused:
+        lines.append(f"Aliases no logged query used ({len(result.unused)}):")
+        for u in result.unused[:shown]:
+            lines.append(f"  {u.path}:{u.line} **{u.handle}**: {u.alias!r}")
+        if len(result.unused) > shown:
+            lines.append(f"  … and {len(result.unused) - shown} more (--json lists them all)")
+    if result.applied:
+        lines.append(f"Written: {', '.join(result.applied)} (not committed)")
+    elif result.proposed:
+        lines.append("`brain learn --apply` writes them (a line edit each).")
+    if result.stopped:
+        lines.append(f"Stopped early: {result.stopped}.")
+    lines.append(f"{result.lookups} lookups read, {result.queries} queries asked again.")
+    return "\n".join(lines)

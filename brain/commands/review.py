@@ -1,0 +1,72 @@
+"""`brain review before|after`: when a proposal starts answering finds.
+
+`before` (the default): a proposal answers nothing until a person approves it. `after`: it
+answers at once, marked unreviewed in every output (`unreviewed` in find's JSON, the word
+`unreviewed` in its lines), until it is approved or dropped. The mode is a line of the vault's
+AI/config.yaml (`review: after`), committed, so every machine that shares the vault agrees.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from brain.config import REVIEW_MODES, VAULT_CONFIG, review_mode
+from brain.errors import UsageError
+
+_LINE = re.compile(r"^review\s*:.*$", re.MULTILINE)
+_HEAD = "# brain's settings for this vault, shared by every machine (`brain review`).\n"
+
+
+@dataclass(frozen=True)
+class ReviewResult:
+    vault: str
+    mode: str  # before | after
+    changed: bool
+    path: str  # AI/config.yaml
+    unreviewed: int  # proposals answering finds now (0 in mode before)
+
+
+def review(vault: Path, mode: str | None = None) -> ReviewResult:
+    """Show the mode, or set it (a line edit of AI/config.yaml) and bring the index along."""
+    from brain import index
+    from brain.commands import inbox
+
+    if mode is not None and mode not in REVIEW_MODES:
+        raise UsageError(f"unknown review mode {mode!r}", "use `brain review before` or `after`")
+    changed = False
+    if mode is not None and mode != review_mode(vault):
+        with inbox.locked(vault):
+            current = inbox.read(vault, VAULT_CONFIG)
+            line = f"review: {mode}"
+            if _LINE.search(current):
+                text = _LINE.sub(line, current, count=1)
+            else:
+                text = (current or _HEAD).rstrip("\n") + f"\n{line}\n"
+            inbox.write(vault, VAULT_CONFIG, text)
+        changed = True
+    index.sync(vault)
+    now = review_mode(vault)
+    count = 0
+    if now == "after":
+        conn = index.connect(vault)
+        try:
+            row = conn.execute("SELECT count(*) FROM units WHERE path = 'AI/INBOX.md'").fetchone()
+            count = int(row[0])
+        finally:
+            conn.close()
+    return ReviewResult(str(vault), now, changed, VAULT_CONFIG, count)
+
+
+def text(result: ReviewResult) -> str:
+    if result.mode == "after":
+        what = (
+            f"proposals answer finds at once, marked unreviewed ({result.unreviewed} now), "
+            "until approved or dropped"
+        )
+    else:
+        what = "a proposal answers nothing until a person approves it"
+    verb = "now" if result.changed else "is"
+    tail = f"; commit {result.path} so every machine agrees" if result.changed else ""
+    return f"Review mode {verb} `{result.mode}`: {what}{tail}."

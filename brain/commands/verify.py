@@ -1,0 +1,483 @@
+"""`brain verify`: the claims a bullet makes that this machine can check, and whether they hold.
+
+A bullet's date means "last known true"; verify is how brain learns that a fact still is. The
+claims it reads:
+
+- a path: absolute, `~/...`, or relative to a repository the bullet names (by its folder's name,
+  in the bullet's words or its section); a relative path is only taken from a code span, or when
+  it ends in a file extension (`and/or`, `CI/CD`, `Europe/Istanbul` are not paths);
+- a vault file: a relative path whose first folder is one of the vault's (`AI/INBOX.md`), or a
+  bare `NAME.md`;
+- a `brain` subcommand it names in a code span (`brain find --json`);
+- a commit hash (7 to 40 hex digits, with a digit and a letter), looked up with pygit2 in the
+  repositories here: the vault and those recall's sessions ran in;
+- a command it names in a code span of two or more words (`go test -race ./...`): on PATH.
+
+Each claim is `passed`, `failed` or `cannot check`. A path is failed only when this machine could
+hold it: its folder is here, or a repository here should hold it. A path on another machine
+(`/Users/bob/...` here on Linux, a folder that is not here) and a repository that is not here are
+"cannot check", never "failed".
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import sqlite3
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from brain.config import CORE_FILES
+from brain.search import fold
+
+PASSED, FAILED, UNKNOWN = "passed", "failed", "cannot check"
+
+_SPAN = re.compile(r"`([^`\n]+)`")
+# A path token: not preceded by a word character, a slash, a colon (URLs) or a dot.
+_PATH = re.compile(
+    r"(?<![\w/.~:@-])(~/[^\s`'\"<>|;,()\[\]]*|/[A-Za-z0-9._~-][^\s`'\"<>|;,()\[\]]*"
+    r"|\.{0,2}/?[A-Za-z0-9._-]+(?:/[A-Za-z0-9._-]+)+/?)"
+)
+_EXT = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,5}$")
+_MD = re.compile(r"(?<![\w/.-])([A-Za-z0-9_-][A-Za-z0-9._-]*\.md)\b")
+_HASH = re.compile(r"(?<![\w-])([0-9a-f]{7,40})(?![\w-])")
+_PROGRAM = re.compile(r"^[a-z][a-z0-9._+-]*$")
+_SUBCOMMAND = re.compile(r"^[a-z][a-z-]*$")
+_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_TRAIL = ".,:;!?)'\""
+
+
+@dataclass(frozen=True)
+class Claim:
+    kind: str  # path | vault-file | brain | commit | command
+    text: str  # as the bullet says it
+    status: str  # passed | failed | cannot check
+    detail: str  # what was found (where, or why it cannot be checked)
+
+
+@dataclass(frozen=True)
+class Checked:
+    path: str
+    line: int
+    handle: str
+    date: str
+    claims: tuple[Claim, ...]
+    verdict: str  # passed (every claim), failed (every claim), mixed, unknown, none (no claim)
+
+
+@dataclass(frozen=True)
+class VerifyResult:
+    vault: str
+    checked: int  # bullets read
+    with_claims: int  # bullets that make a claim this machine reads
+    passed: int  # bullets whose every claim passed
+    failed: int  # bullets with a failed claim
+    bullets: tuple[Checked, ...]  # the bullets that make claims
+    dated: tuple[str, ...]  # with --apply: path:line of the bullets dated today
+    repositories: tuple[str, ...]  # where relative paths and commits were looked for
+
+
+class Row(NamedTuple):
+    """A bullet as verify reads it from the index (a tuple: a sweep makes 10,000 of them)."""
+
+    path: str
+    line: int
+    handle: str
+    aliases: tuple[str, ...]
+    text: str
+    section: str
+    source: str
+    date: str
+    raw: str
+
+
+@dataclass
+class Context:
+    """What the checks look things up in, gathered once per run."""
+
+    vault: Path
+    repos: dict[str, Path]  # folder name (folded) -> repository root
+    commands: frozenset[str] | None = None  # brain's subcommands, read on the first `brain X`
+    vault_dirs: frozenset[str] = frozenset()
+    vault_names: frozenset[str] = frozenset()  # basenames of the vault's Markdown files
+    _git: dict[Path, Any] = field(default_factory=dict)  # pygit2.Repository, imported late
+    _ids: dict[Path, list[str] | None] = field(default_factory=dict)
+    _which: dict[str, bool] = field(default_factory=dict)
+
+
+def bullets(conn: sqlite3.Connection) -> list[Row]:
+    """The core files' bullets in the index, in file order."""
+    from brain.index import ALIAS_SEP
+
+    marks = ",".join("?" * len(CORE_FILES))
+    rows = conn.execute(
+        "SELECT path, line, handle, aliases, text, section, source, date, raw FROM units"  # noqa: S608
+        f" WHERE kind = 'bullet' AND path IN ({marks}) ORDER BY path, line",
+        CORE_FILES,
+    ).fetchall()
+    return [
+        Row(r[0], r[1], r[2], tuple(a for a in r[3].split(ALIAS_SEP) if a), *r[4:]) for r in rows
+    ]
+
+
+def repositories(vault: Path) -> dict[str, Path]:
+    """The repositories here, by folder name: the vault and the folders recall's sessions ran in
+    (walked up to their repository). Recall off or unreadable: the vault alone."""
+    from brain.commands.pack import repo_root
+
+    found: dict[str, Path] = {}
+    root = repo_root(vault)
+    if root is not None:
+        found[fold(root.name)] = root
+    try:
+        from brain.recall import store
+
+        if not store.enabled() or not store.db_path().exists():
+            return found
+        conn = store.connect()
+        try:
+            cwds = [r[0] for r in conn.execute("SELECT DISTINCT cwd FROM sessions WHERE cwd != ''")]
+        finally:
+            conn.close()
+    except Exception:
+        return found
+    seen: set[Path] = set()
+    for cwd in cwds:
+        folder = Path(cwd)
+        parent = folder if folder.is_dir() else None
+        if parent is None:
+            continue
+        repo = repo_root(parent)
+        if repo is not None and repo not in seen:
+            seen.add(repo)
+            found.setdefault(fold(repo.name), repo)
+    return found
+
+
+def context(vault: Path, repos: dict[str, Path] | None = None) -> Context:
+    from brain.vault import vault_files
+
+    files = vault_files(vault)
+    dirs = frozenset(f.split("/", 1)[0] for f in files if "/" in f)
+    names = frozenset(f.rsplit("/", 1)[-1].casefold() for f in files)
+    return Context(vault, repositories(vault) if repos is None else repos, None, dirs, names)
+
+
+def _commands() -> frozenset[str]:
+    """brain's subcommands, as the Typer app registers them (imported only here: verify is not
+    on a hot path, and a second list of names would drift)."""
+    import typer
+
+    from brain.app import app
+
+    group = typer.main.get_command(app)
+    return frozenset(getattr(group, "commands", {}))
+
+
+# --- reading claims ------------------------------------------------------------------------------
+
+
+def claims_of(row: Row) -> list[tuple[str, str]]:
+    """(kind, text) of each claim the bullet makes, each once, in order."""
+    text = row.text
+    spans = [m.group(1).strip() for m in _SPAN.finditer(text)] if "`" in text else []
+    out: list[tuple[str, str]] = []
+
+    def add(kind: str, token: str) -> None:
+        if (kind, token) not in out:
+            out.append((kind, token))
+
+    for span in spans:
+        words = [w for w in span.split() if not _ASSIGN.match(w)]
+        if not words:
+            continue
+        if words[0] == "brain" and len(words) > 1 and _SUBCOMMAND.match(words[1]):
+            add("brain", f"brain {words[1]}")
+        elif len(words) > 1 and _PROGRAM.match(words[0]) and words[0] != "brain":
+            add("command", words[0])
+    # `brain X --flag` in plain text names a subcommand as surely as a code span does
+    for m in re.finditer(r"(?<![\w-])brain ([a-z][a-z-]*) --?[a-z]", text):
+        add("brain", f"brain {m.group(1)}")
+    for m in _PATH.finditer(text) if "/" in text else ():
+        token = m.group(1).rstrip(_TRAIL)
+        if token in ("", "/", "~/") or "://" in token:
+            continue
+        absolute = token.startswith(("/", "~/"))
+        backticked = any(token in s for s in spans)
+        if not absolute:
+            if not re.search(r"[A-Za-z]", token):
+                continue  # 24/7, 1/2
+            if not (backticked or _EXT.search(token) or token.startswith((".", "AI/"))):
+                continue
+        add("path", token)
+    for m in _MD.finditer(text) if ".md" in text else ():
+        if not any(m.group(1) in t for k, t in out if k == "path"):
+            add("vault-file", m.group(1))
+    for m in _HASH.finditer(text):
+        h = m.group(1)
+        if re.search(r"\d", h) and re.search(r"[a-f]", h) and not any(h in t for _, t in out):
+            add("commit", h)
+    return out
+
+
+# --- checking ------------------------------------------------------------------------------------
+
+
+def named_repos(row: Row, ctx: Context) -> list[Path]:
+    """The repositories here that the bullet names (a word of its handle, aliases, fact or
+    section that is a repository's folder name)."""
+    if not ctx.repos:
+        return []
+    from brain.search import words
+
+    said = set(words(" ".join((row.handle, *row.aliases, row.text, row.section))))
+    return [path for name, path in ctx.repos.items() if name in said]
+
+
+def check(kind: str, token: str, row: Row, ctx: Context) -> Claim:
+    if kind == "brain":
+        sub = token.split()[1]
+        if ctx.commands is None:
+            ctx.commands = _commands()
+        if sub in ctx.commands:
+            return Claim(kind, token, PASSED, "a brain command")
+        return Claim(kind, token, FAILED, f"brain has no `{sub}` command")
+    if kind == "command":
+        return _command(token, ctx)
+    if kind == "commit":
+        return _commit(token, row, ctx)
+    if kind == "vault-file":
+        if token.casefold() in ctx.vault_names or (ctx.vault / "AI" / token).exists():
+            return Claim(kind, token, PASSED, "in the vault")
+        return Claim(kind, token, FAILED, "no such file in the vault")
+    return _path(token, row, ctx)
+
+
+def _command(program: str, ctx: Context) -> Claim:
+    if program not in ctx._which:
+        ctx._which[program] = shutil.which(program) is not None
+    if ctx._which[program]:
+        return Claim("command", program, PASSED, "on PATH")
+    return Claim("command", program, FAILED, "not on PATH")
+
+
+def _exists(path: str) -> bool:
+    """os.path, not pathlib: a sweep checks thousands of paths."""
+    try:
+        return os.path.exists(path)  # noqa: PTH110
+    except (OSError, ValueError):
+        return False
+
+
+def _path(token: str, row: Row, ctx: Context) -> Claim:
+    clean = token.rstrip("/")
+    if token.startswith(("/", "~/")):
+        target = os.path.expanduser(clean)  # noqa: PTH111
+        parent = os.path.dirname(target)  # noqa: PTH120
+        if _exists(target):
+            return Claim("path", token, PASSED, "exists")
+        if _exists(parent):
+            return Claim("path", token, FAILED, f"missing from {parent}")
+        for repo in ctx.repos.values():
+            if target.startswith(f"{repo}{os.sep}"):
+                return Claim("path", token, FAILED, f"missing from the repository {repo}")
+        return Claim("path", token, UNKNOWN, "not on this machine (its folder is not here)")
+    rel = clean.removeprefix("./")
+    first = rel.split("/", 1)[0]
+    if first in ctx.vault_dirs or first == "AI":
+        if _exists(os.path.join(ctx.vault, rel)):  # noqa: PTH118
+            return Claim("vault-file", token, PASSED, "in the vault")
+        return Claim("vault-file", token, FAILED, "missing from the vault")
+    repos = named_repos(row, ctx)
+    if not repos:
+        return Claim("path", token, UNKNOWN, "names no repository here")
+    for repo in repos:
+        if _exists(os.path.join(repo, rel)):  # noqa: PTH118
+            return Claim("path", token, PASSED, f"in {repo}")
+    return Claim("path", token, FAILED, f"missing from {', '.join(str(r) for r in repos)}")
+
+
+COMMITS_LISTED = 200_000  # a repository with more commits is asked one hash at a time
+
+
+def _commit_ids(root: Path, ctx: Context) -> list[str] | None:
+    """Every commit id reachable from the repository's refs, sorted (a prefix is then one
+    bisect); None when the repository cannot be read, [] past COMMITS_LISTED (asked by hash)."""
+    if root in ctx._ids:
+        return ctx._ids[root]
+    import pygit2
+
+    ids: list[str] | None
+    try:
+        repo = pygit2.Repository(str(root))
+        ctx._git[root] = repo
+        tips = []
+        for name in repo.references:
+            try:
+                tips.append(repo.references[name].peel(pygit2.Commit).id)
+            except (pygit2.GitError, ValueError, KeyError, TypeError, AttributeError):
+                continue
+        seen: set[str] = set()
+        if tips:
+            walker = repo.walk(tips[0])
+            for tip in tips[1:]:
+                walker.push(tip)
+            for commit in walker:
+                seen.add(str(commit.id))
+                if len(seen) > COMMITS_LISTED:
+                    break
+        ids = sorted(seen) if len(seen) <= COMMITS_LISTED else []
+    except (pygit2.GitError, OSError):
+        ids = None
+    ctx._ids[root] = ids
+    return ids
+
+
+def _has_commit(root: Path, sha: str, ctx: Context) -> bool:
+    import bisect
+
+    ids = _commit_ids(root, ctx)
+    if ids is None:
+        return False
+    if ids:
+        k = bisect.bisect_left(ids, sha)
+        return k < len(ids) and ids[k].startswith(sha)
+    import pygit2
+
+    try:
+        return isinstance(ctx._git[root].revparse_single(sha), pygit2.Commit)
+    except (KeyError, ValueError, pygit2.GitError):
+        return False
+
+
+def _commit(sha: str, row: Row, ctx: Context) -> Claim:
+    repos = named_repos(row, ctx)
+    order = repos + [r for r in ctx.repos.values() if r not in repos]
+    for root in order:
+        if _has_commit(root, sha, ctx):
+            return Claim("commit", sha, PASSED, f"in {root}")
+    if repos:
+        return Claim("commit", sha, FAILED, f"not in {', '.join(str(r) for r in repos)}")
+    return Claim("commit", sha, UNKNOWN, "in no repository here (it may be in one elsewhere)")
+
+
+def verdict(claims: Iterable[Claim]) -> str:
+    states = [c.status for c in claims]
+    if not states:
+        return "none"
+    if all(s == PASSED for s in states):
+        return "passed"
+    if all(s == FAILED for s in states):
+        return "failed"
+    if all(s == UNKNOWN for s in states):
+        return "unknown"
+    return "mixed"
+
+
+def check_rows(
+    rows: Iterable[Row], ctx: Context, deadline: float | None = None
+) -> tuple[list[Checked], bool]:
+    """The bullets that make claims, checked; and whether `deadline` (monotonic) stopped it."""
+    import time
+
+    out: list[Checked] = []
+    for n, row in enumerate(rows):
+        if deadline is not None and n % 200 == 0 and time.monotonic() > deadline:
+            return out, True
+        found = claims_of(row)
+        if not found:
+            continue
+        claims = tuple(check(kind, token, row, ctx) for kind, token in found)
+        out.append(Checked(row.path, row.line, row.handle, row.date, claims, verdict(claims)))
+    return out, False
+
+
+# --- the command ---------------------------------------------------------------------------------
+
+
+def select(rows: list[Row], handles: list[str]) -> list[Row]:
+    """The rows whose handle or an alias is one of `handles` (folded); all when none given."""
+    if not handles:
+        return rows
+    from brain.commands.inbox import fold_handle
+
+    wanted = {fold_handle(h) for h in handles}
+    picked = [r for r in rows if wanted & {fold_handle(n) for n in (r.handle, *r.aliases)}]
+    if not picked:
+        from brain.errors import BrainError
+
+        raise BrainError(
+            f"no bullet has the handle or alias {', '.join(repr(h) for h in handles)}",
+            "run `brain locate WORDS` to find the handle",
+        )
+    return picked
+
+
+def verify(vault: Path, handles: list[str] | None = None, *, apply: bool = False) -> VerifyResult:
+    from brain import index
+
+    conn = index.open_index(vault)
+    try:
+        rows = bullets(conn)
+    finally:
+        conn.close()
+    picked = select(rows, handles or [])
+    ctx = context(vault)
+    checked, _ = check_rows(picked, ctx)
+    dated: tuple[str, ...] = ()
+    if apply:
+        dated = tuple(date_bullets(vault, [c for c in checked if c.verdict == "passed"]))
+    return VerifyResult(
+        str(vault),
+        len(picked),
+        len(checked),
+        sum(c.verdict == "passed" for c in checked),
+        sum(any(x.status == FAILED for x in c.claims) for c in checked),
+        tuple(checked),
+        dated,
+        tuple(str(p) for p in ctx.repos.values()),
+    )
+
+
+def date_bullets(vault: Path, checked: list[Checked]) -> list[str]:
+    """Date today each bullet (a line edit; one already dated today is left alone); returns
+    path:line of those changed."""
+    import datetime as dt
+
+    from brain.commands import inbox
+
+    today = dt.date.today().isoformat()
+
+    def edit(c: Checked) -> Callable[[str], str | None]:
+        return lambda line: redate(line, today) if line.endswith(c.date) else None
+
+    edits = [(c.path, c.line, edit(c)) for c in checked if c.date != today]
+    return [f"{rel}:{line}" for rel, line in inbox.edit_lines(vault, edits)]
+
+
+def redate(line: str, date: str) -> str:
+    """A bullet's line with its date (the last field) replaced."""
+    from brain.vault import SEP
+
+    head, _, _ = line.rstrip().rpartition(SEP)
+    return f"{head}{SEP}{date}"
+
+
+def text(result: VerifyResult, *, shown: int = 50) -> str:
+    lines = []
+    for c in result.bullets[:shown]:
+        lines.append(f"{c.path}:{c.line} **{c.handle}** ({c.date}): {c.verdict}")
+        for x in c.claims:
+            lines.append(f"    {x.status:<12} {x.kind:<10} {x.text}  ({x.detail})")
+    if len(result.bullets) > shown:
+        lines.append(f"… and {len(result.bullets) - shown} more (--json lists them all)")
+    lines.append(
+        f"{result.with_claims} of {result.checked} bullets make a claim this machine reads: "
+        f"{result.passed} passed, {result.failed} with a failed claim"
+    )
+    if result.dated:
+        lines.append(f"dated today: {', '.join(result.dated)} (not committed)")
+    return "\n".join(lines)

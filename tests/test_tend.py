@@ -1,0 +1,531 @@
+"""A vault that keeps itself true: `brain verify`, `brain learn`, `brain tend` and its hygiene
+items approved through the inbox, `brain review`, and doctor's additions. Real git vaults with
+history, real processes for the hook and the daily sweep."""
+
+from __future__ import annotations
+
+import datetime as dt
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from conftest import FIXTURE_VAULT, brain, git
+
+from brain import config, usage
+from brain.commands import inbox as inboxmod
+from brain.commands import learn as learnmod
+from brain.commands import tend as tendmod
+from brain.commands import verify as verifymod
+from brain.commands.doctor import doctor
+from brain.errors import BrainError
+
+TODAY = dt.date.today().isoformat()
+OLD = "2025-01-02"
+
+
+def add(vault: Path, *lines: str, rel: str = "AI/MEMORY.md") -> None:
+    path = vault / rel
+    text = path.read_text(encoding="utf-8").rstrip("\n")
+    path.write_text(text + "\n" + "".join(f"{line}\n" for line in lines), encoding="utf-8")
+
+
+def commit_all(repo: Path, message: str) -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", message)
+
+
+def snapshot(vault: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(vault)): p.read_bytes()
+        for p in sorted(vault.rglob("*"))
+        if p.is_file() and ".git" not in p.parts
+    }
+
+
+def claims(vault: Path, handle: str) -> dict[str, str]:
+    result = verifymod.verify(vault, [handle])
+    (checked,) = result.bullets
+    return {c.text: c.status for c in checked.claims}
+
+
+@pytest.fixture
+def history_vault(git_vault: Path) -> Path:
+    """The fixture vault with a second commit on top of the first (a vault with history)."""
+    add(git_vault, f"- **scratch** — a second commit — test — {OLD}")
+    commit_all(git_vault, "second")
+    return git_vault
+
+
+# --- verify --------------------------------------------------------------------------------------
+
+
+def test_verify_paths_pass_fail_and_cannot_check(history_vault: Path, tmp_path: Path) -> None:
+    here = tmp_path / "tool.sh"
+    here.write_text("echo\n")
+    add(
+        history_vault,
+        f"- **local tool** — the tool is {here} and {tmp_path}/gone.sh — me — {OLD}",
+        f"- **bob laptop** — the build lives in /Users/bob/work/build.sh and "
+        f"/home/nobody-here-xyz/src/app.py — me — {OLD}",
+        f"- **home file** — settings live in ~/.brain-test-missing/settings.toml — me — {OLD}",
+    )
+    got = claims(history_vault, "local tool")
+    assert got == {str(here): "passed", f"{tmp_path}/gone.sh": "failed"}
+    # A path on another machine is never "failed"
+    assert set(claims(history_vault, "bob laptop").values()) == {verifymod.UNKNOWN}
+    # its folder ~/.brain-test-missing is not here either, and no repository here holds it
+    assert set(claims(history_vault, "home file").values()) == {verifymod.UNKNOWN}
+
+
+def test_verify_vault_files_commits_commands_and_brain_subcommands(history_vault: Path) -> None:
+    head = git(history_vault, "rev-parse", "HEAD").strip()
+    first = git(history_vault, "rev-list", "--max-parents=0", "HEAD").strip()
+    name = history_vault.name  # the vault names its own repository by its folder's name
+    add(
+        history_vault,
+        f"- **release commit** — the {name} fixture landed in {first[:12]} and {head};"
+        f" `git log --oneline` shows both — me — {OLD}",
+        f"- **ghost commit** — the {name} fix is 0123abc4567 — me — {OLD}",
+        f"- **elsewhere commit** — fixed upstream in 89ab12cd34ef — me — {OLD}",
+        f"- **tools** — `nosuchtool-xyz run --fast` and `brain serve --port 1` and"
+        f" `brain find --json` — me — {OLD}",
+        f"- **files** — see AI/INBOX.md, AI/NOPE.md and TUNINGS.md — me — {OLD}",
+    )
+    assert claims(history_vault, "release commit") == {
+        first[:12]: "passed",
+        head: "passed",
+        "git": "passed",
+    }
+    assert claims(history_vault, "ghost commit") == {"0123abc4567": "failed"}
+    assert claims(history_vault, "elsewhere commit") == {"89ab12cd34ef": verifymod.UNKNOWN}
+    assert claims(history_vault, "tools") == {
+        "nosuchtool-xyz": "failed",
+        "brain serve": "failed",
+        "brain find": "passed",
+    }
+    assert claims(history_vault, "files") == {
+        "AI/INBOX.md": "passed",
+        "AI/NOPE.md": "failed",
+        "TUNINGS.md": "passed",
+    }
+
+
+def test_verify_reads_no_claim_from_plain_prose(vault: Path) -> None:
+    add(
+        vault,
+        f"- **prose only** — CI/CD and/or TCP/IP in Europe/Istanbul, 24/7, see"
+        f" https://example.com/a/b.html and next/image — me — {OLD}",
+    )
+    result = verifymod.verify(vault, ["prose only"])
+    assert (result.checked, result.with_claims, result.bullets) == (1, 0, ())
+
+
+def test_verify_cli_json_exit_code_and_apply(history_vault: Path) -> None:
+    add(history_vault, f"- **inbox file** — proposals wait in AI/INBOX.md — me — {OLD}")
+    run = brain("verify", "inbox file", "--vault", str(history_vault), "--json")
+    assert run.code == 0, run.err
+    doc = run.json()
+    assert list(doc) == [
+        "vault",
+        "checked",
+        "with_claims",
+        "passed",
+        "failed",
+        "bullets",
+        "dated",
+        "repositories",
+    ]
+    assert list(doc["bullets"][0]) == ["path", "line", "handle", "date", "claims", "verdict"]
+    assert list(doc["bullets"][0]["claims"][0]) == ["kind", "text", "status", "detail"]
+    assert doc["bullets"][0]["verdict"] == "passed"
+    assert doc["dated"] == []
+    run = brain("verify", "inbox file", "--apply", "--vault", str(history_vault))
+    assert run.code == 0, run.err
+    assert f"- **inbox file** — proposals wait in AI/INBOX.md — me — {TODAY}" in (
+        history_vault / "AI/MEMORY.md"
+    ).read_text(encoding="utf-8")
+    add(history_vault, f"- **gone file** — it lived in AI/GONE.md — me — {OLD}")
+    run = brain("verify", "gone file", "--vault", str(history_vault))
+    assert run.code == 1
+    assert "failed" in run.out
+
+
+# --- learn ---------------------------------------------------------------------------------------
+
+
+def log_finds(vault: Path, query: str, sessions: list[str]) -> None:
+    for s in sessions:
+        usage.record("find", "claude-code", s, query, 1, 100, vault)
+
+
+def test_learn_proposes_what_people_search_with_and_lists_unused_aliases(vault: Path) -> None:
+    # "heater" is only in the fact: the query reaches the bullet by its body, not by a name
+    add(
+        vault,
+        f"- **zebrafish tank** (aliases: fish) — the heater is set to 26 degrees — me — {OLD}",
+    )
+    log_finds(vault, "heater degrees", ["s1", "s2"])
+    log_finds(vault, "zebrafish tank", ["s1"])  # by its handle: teaches nothing
+    result = learnmod.learn(vault, mode="keyword")
+    (p,) = [p for p in result.proposed if p.handle == "zebrafish tank"]
+    assert p.alias == "heater degrees"
+    assert (p.lookups, p.sessions) == (2, 2)
+    assert ("zebrafish tank", "fish") in {(u.handle, u.alias) for u in result.unused}
+    run = brain("learn", "--apply", "--vault", str(vault), "--json")
+    assert run.code == 0, run.err
+    doc = run.json()
+    assert list(doc) == [
+        "vault",
+        "lookups",
+        "queries",
+        "proposed",
+        "unused",
+        "applied",
+        "stopped",
+    ]
+    assert any(a.endswith("heater degrees") for a in doc["applied"])
+    text = (vault / "AI/MEMORY.md").read_text(encoding="utf-8")
+    assert "- **zebrafish tank** (aliases: fish, heater degrees) — the heater is set" in text
+
+
+# --- tend: the sweep -----------------------------------------------------------------------------
+
+
+@pytest.fixture
+def tended(history_vault: Path, tmp_path: Path) -> Path:
+    """A vault with one of each: a shared handle, a bullet whose claims all fail, a verified
+    bullet with an old date, committed."""
+    add(
+        history_vault,
+        "- **payments service** — payments moved to Go 1.23 — me — 2026-11-20",
+        f"- **old deploy** — run `deployctl-xyz push` from {tmp_path}/deploy.sh — me — {OLD}",
+        f"- **inbox file** — proposals wait in AI/INBOX.md — me — {OLD}",
+    )
+    commit_all(history_vault, "things to tend")
+    return history_vault
+
+
+def test_dry_run_writes_nothing_and_says_what_and_why(tended: Path) -> None:
+    before = snapshot(tended)
+    result = tendmod.tend(tended, dry_run=True)
+    assert snapshot(tended) == before
+    ops = {p.op: p for p in result.proposed}
+    assert set(ops) == {"merge", "drop", "date"}
+    assert "every claim failed" in ops["drop"].why
+    assert "deployctl-xyz" in ops["drop"].why
+    assert "payments service" in ops["merge"].summary
+    assert "inbox file" in ops["date"].summary
+
+
+def test_tend_queues_items_once_and_approve_applies_each(tended: Path) -> None:
+    result = tendmod.tend(tended)
+    assert len(result.proposed) == 3
+    again = tendmod.tend(tended)
+    assert again.proposed == ()
+    assert again.waiting == 3
+    listing = inboxmod.inbox(tended)
+    items = [p for p in listing.proposals if p.kind == "hygiene"]
+    assert [p.text.split(":")[1].strip().split()[0] for p in items] == ["merge", "drop", "date"]
+    memory = tended / "AI/MEMORY.md"
+    # merge: the newest stays (with the older one's aliases), the older goes to AI/DROPPED.md
+    done = inboxmod.approve(tended, items[0].number)
+    assert done.path == "AI/MEMORY.md"
+    text = memory.read_text(encoding="utf-8")
+    assert text.count("**payments service**") == 1
+    assert (
+        "- **payments service** (aliases: payments api, payments) — payments moved to Go 1.23"
+        in text
+    )
+    dropped = (tended / config.DROPPED).read_text(encoding="utf-8")
+    assert "payments is a Go 1.22 service" in dropped
+    # drop (numbers moved up by one)
+    items = [p for p in inboxmod.inbox(tended).proposals if p.kind == "hygiene"]
+    inboxmod.approve(tended, items[0].number)
+    assert "**old deploy**" not in memory.read_text(encoding="utf-8")
+    assert "**old deploy**" in (tended / config.DROPPED).read_text(encoding="utf-8")
+    # date
+    items = [p for p in inboxmod.inbox(tended).proposals if p.kind == "hygiene"]
+    inboxmod.approve(tended, items[0].number)
+    assert f"- **inbox file** — proposals wait in AI/INBOX.md — me — {TODAY}" in memory.read_text(
+        encoding="utf-8"
+    )
+    log = (tended / config.TENDED).read_text(encoding="utf-8")
+    assert [line.split()[2] for line in log.splitlines() if line.startswith("- ")] == [
+        "merge:",
+        "drop:",
+        "date:",
+    ]
+    assert not [p for p in inboxmod.inbox(tended).proposals if p.kind == "hygiene"]
+    # nothing left to do, and nothing applied comes back
+    assert tendmod.tend(tended, dry_run=True).proposed == ()
+
+
+def test_dropped_and_tended_files_are_searched_by_nothing(tended: Path) -> None:
+    tendmod.tend(tended)
+    drop = next(p for p in inboxmod.inbox(tended).proposals if p.text.startswith("tend: drop"))
+    inboxmod.approve(tended, drop.number)
+    assert "deployctl" in (tended / config.DROPPED).read_text(encoding="utf-8")
+    found = brain("find", "--vault", str(tended), "--json", "deployctl-xyz")
+    assert found.code == 1, found.out
+    found = brain("find", "--vault", str(tended), "--json", "Go 1.22 service")
+    assert all(h["path"] != config.DROPPED for h in found.json()["hits"])
+
+
+def test_an_item_approved_twice_is_refused_the_second_time(tended: Path) -> None:
+    """Two copies of one item (a sync that kept both lines, two machines): the second is
+    refused with the reason and changes nothing."""
+    tendmod.tend(tended)
+    inbox_file = tended / config.INBOX
+    lines = inbox_file.read_text(encoding="utf-8").split("\n")
+    drop_line = next(line for line in lines if line.startswith("- tend: drop"))
+    inbox_file.write_text(inbox_file.read_text(encoding="utf-8") + drop_line + "\n")
+    items = [p for p in inboxmod.inbox(tended).proposals if p.text.startswith("tend: drop")]
+    assert len(items) == 2
+    inboxmod.approve(tended, items[0].number)
+    before = snapshot(tended)
+    items = [p for p in inboxmod.inbox(tended).proposals if p.text.startswith("tend: drop")]
+    run = brain("inbox", "approve", str(items[0].number), "--vault", str(tended))
+    assert run.code == 1
+    assert "applied already" in run.err
+    assert f"brain inbox drop {items[0].number}" in run.err
+    assert "Traceback" not in run.err
+    assert snapshot(tended) == before
+
+
+def test_an_item_whose_target_changed_is_refused_and_nothing_is_half_applied(
+    tended: Path,
+) -> None:
+    tendmod.tend(tended)
+    memory = tended / "AI/MEMORY.md"
+    # the person edits the older payments bullet after the sweep: the merge no longer applies
+    text = memory.read_text(encoding="utf-8")
+    memory.write_text(text.replace("Go 1.22 service", "Go 1.22.5 service"), encoding="utf-8")
+    before = snapshot(tended)
+    merge = next(p for p in inboxmod.inbox(tended).proposals if p.text.startswith("tend: merge"))
+    with pytest.raises(BrainError) as err:
+        inboxmod.approve(tended, merge.number)
+    assert "no longer holds the bullet **payments service**" in err.value.message
+    assert snapshot(tended) == before
+    assert not (tended / config.DROPPED).exists()
+
+
+def test_a_crash_in_the_middle_of_an_apply_leaves_before_or_after(
+    tended: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    tendmod.tend(tended)
+    before = snapshot(tended)
+    merge = next(p for p in inboxmod.inbox(tended).proposals if p.text.startswith("tend: merge"))
+
+    def crash(rel: str) -> None:
+        raise KeyboardInterrupt  # the process dies between two files
+
+    with monkeypatch.context() as patch:
+        patch.setattr(tendmod, "_between_writes", crash)
+        with pytest.raises(KeyboardInterrupt):
+            inboxmod.approve(tended, merge.number)
+    middle = snapshot(tended)
+    assert middle != before  # one file was written ...
+    for rel, data in middle.items():  # ... each file whole (written through os.replace)
+        assert not rel.endswith(".tmp"), rel
+        data.decode("utf-8")
+    # the next inbox command finishes it: the vault is as after a clean apply
+    listing = inboxmod.inbox(tended)
+    assert listing.recovered.startswith("a tend item")
+    after = snapshot(tended)
+    assert after[config.TENDED].count(b"[tend ") == 1
+    assert after["AI/MEMORY.md"].count(b"**payments service**") == 1
+    assert b"payments is a Go 1.22 service" in after[config.DROPPED]
+    assert not any(p.text.startswith("tend: merge") for p in listing.proposals)
+
+
+def test_a_note_newer_bullets_correct_is_marked_superseded(git_vault: Path) -> None:
+    note = git_vault / "notes" / "2025-03-01-refunds.md"
+    note.write_text(
+        "# Refund notes\n\nThe refund window is 90 days for Stripe refunds per the policy.\n",
+        encoding="utf-8",
+    )
+    add(
+        git_vault,
+        "- **refund window** (aliases: refund period) — the refund window is 180 days for"
+        " Stripe refunds — priya — 2026-06-01",
+    )
+    commit_all(git_vault, "refunds")
+    result = tendmod.tend(git_vault)
+    sup = [p for p in result.proposed if p.op == "supersede"]
+    assert [p.targets for p in sup] == [("notes/2025-03-01-refunds.md:3",)]
+    item = next(p for p in inboxmod.inbox(git_vault).proposals if "superseded" in p.text)
+    inboxmod.approve(git_vault, item.number)
+    text = note.read_text(encoding="utf-8")
+    assert text.startswith(
+        "# Refund notes\n\n> Superseded: newer bullets say otherwise: **refund window**"
+    )
+    assert "90 days" in text  # kept as history
+    assert not doctor(str(git_vault)).superseded  # cited: doctor no longer lists it
+    assert not [p for p in tendmod.tend(git_vault, dry_run=True).proposed if p.op == "supersede"]
+
+
+def test_tend_applies_aliases_several_sessions_asked_by(vault: Path) -> None:
+    add(vault, f"- **zebrafish tank** — the heater is set to 26 degrees — me — {OLD}")
+    log_finds(vault, "heater degrees", ["s1", "s2", "s3"])
+    log_finds(vault, "heater celsius", ["s1", "s2"])  # two sessions: proposed, not applied
+    result = tendmod.tend(vault)
+    assert [(a.handle, a.kind) for a in result.applied] == [("zebrafish tank", "alias")]
+    text = (vault / "AI/MEMORY.md").read_text(encoding="utf-8")
+    assert "- **zebrafish tank** (aliases: heater degrees) — the heater" in text
+    assert "heater degrees" in (vault / config.TENDED).read_text(encoding="utf-8")
+    assert "celsius" not in text
+
+
+def test_tend_json_keys(tended: Path) -> None:
+    run = brain("tend", "--dry-run", "--json", "--vault", str(tended))
+    assert run.code == 0, run.err
+    doc = run.json()
+    assert list(doc) == [
+        "vault",
+        "dry_run",
+        "daily",
+        "ran",
+        "applied",
+        "proposed",
+        "waiting",
+        "checked",
+        "stopped",
+        "ms",
+    ]
+    assert list(doc["proposed"][0]) == ["op", "key", "summary", "why", "targets"]
+
+
+# --- the daily sweep -----------------------------------------------------------------------------
+
+
+def test_daily_runs_once_a_day_quietly_and_always_exits_0(tended: Path, tmp_path: Path) -> None:
+    run = brain("tend", "--daily", "--vault", str(tended))
+    assert (run.code, run.out, run.err) == (0, "", "")
+    assert "- tend: " in (tended / config.INBOX).read_text(encoding="utf-8")
+    log = config.state_dir() / "logs" / "tend.log"
+    assert "3 proposed" in log.read_text(encoding="utf-8")
+    before = snapshot(tended)
+    second = tendmod.tend(tended, daily=True, budget=tendmod.DAILY_SECONDS)
+    assert not second.ran
+    assert snapshot(tended) == before
+    # bad input: still exit 0, still quiet, the reason in the log
+    run = brain("tend", "--daily", "--vault", str(tmp_path / "no-such-vault"))
+    assert (run.code, run.out, run.err) == (0, "", "")
+    assert "not swept" in log.read_text(encoding="utf-8")
+
+
+def test_background_starts_the_daily_sweep_once_a_day(tended: Path) -> None:
+    """What the Stop hook calls: a detached sweep, then nothing more that day."""
+    assert tendmod.background(tended)
+    stamp = tendmod._stamp_path(tended)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not stamp.exists():
+        time.sleep(0.2)
+    assert stamp.read_text(encoding="utf-8").strip() == TODAY
+    assert not tendmod.background(tended)
+
+
+def test_daily_stops_early_when_out_of_time(tended: Path) -> None:
+    result = tendmod.tend(tended, daily=True, budget=0.0)
+    assert result.ran
+    assert result.stopped.startswith("out of time")
+
+
+def test_post_commit_hook_starts_the_daily_sweep(git_vault: Path) -> None:
+    run = brain("install", str(git_vault), "--json")
+    assert run.code == 0, run.err + run.out
+    add(git_vault, f"- **inbox file** — proposals wait in AI/INBOX.md — me — {OLD}")
+    git(git_vault, "add", "-A")
+    done = subprocess.run(
+        ["git", "-C", str(git_vault), "commit", "-q", "-m", "x"],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    stamp = config.state_dir() / "tend" / f"{config.index_path(git_vault.resolve()).stem}.daily"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not stamp.exists():
+        time.sleep(0.2)
+    assert stamp.read_text(encoding="utf-8").strip() == TODAY
+    queued = (git_vault / config.INBOX).read_text(encoding="utf-8")
+    assert "- tend: date 4 verified bullet(s) today: " in queued
+    assert "**inbox file**" in queued
+
+
+# --- review mode ---------------------------------------------------------------------------------
+
+
+def test_review_after_serves_proposals_marked_unreviewed(git_vault: Path) -> None:
+    v = str(git_vault)
+    run = brain("propose", "quokka feeding — the quokka is fed at noon", "--vault", v)
+    assert run.code == 0, run.err
+    assert brain("find", "--vault", v, "--json", "quokka feeding").code == 1
+    run = brain("review", "after", "--vault", v, "--json")
+    assert run.code == 0, run.err
+    assert run.json() == {
+        "vault": str(git_vault.resolve()),
+        "mode": "after",
+        "changed": True,
+        "path": config.VAULT_CONFIG,
+        "unreviewed": 4,  # the fixture's three and this one
+    }
+    assert "review: after" in (git_vault / config.VAULT_CONFIG).read_text(encoding="utf-8")
+    found = brain("find", "--vault", v, "--json", "quokka feeding")
+    assert found.code == 0, found.err
+    hit = found.json()["hits"][0]
+    assert (hit["path"], hit["handle"], hit["unreviewed"]) == (config.INBOX, "quokka feeding", True)
+    terse = brain("find", "--vault", v, "--terse", "quokka feeding").out
+    assert terse.splitlines()[0].endswith("— unreviewed")
+    # approved: a fact like any other, no longer marked
+    inboxmod.approve(git_vault, 4)
+    hit = brain("find", "--vault", v, "--json", "quokka feeding").json()["hits"][0]
+    assert (hit["path"], hit["unreviewed"]) == ("AI/MEMORY.md", False)
+    # another machine agrees: the mode is in the committed config
+    commit_all(git_vault, "review after")
+    assert "AI/config.yaml" in git(git_vault, "show", "--stat", "HEAD")
+    run = brain("review", "before", "--vault", v)
+    assert run.code == 0
+    brain("propose", "wombat bedtime — the wombat sleeps at nine", "--vault", v)
+    assert brain("find", "--vault", v, "--json", "wombat bedtime").code == 1
+
+
+def test_review_rejects_an_unknown_mode(vault: Path) -> None:
+    run = brain("review", "sometimes", "--vault", str(vault))
+    assert run.code == 2
+    assert "use `brain review before` or `after`" in run.err
+
+
+# --- doctor --------------------------------------------------------------------------------------
+
+
+def test_doctor_lists_failed_claims_and_shared_handles(tended: Path) -> None:
+    result = doctor(str(tended))
+    assert [f.handle for f in result.failed_claims][:1] == ["old deploy"]
+    (same,) = result.duplicate_handles
+    assert same.handle == "payments service"
+    assert same.dates == ("2026-11-20", "2025-02-04")
+
+
+def test_doctor_names_bullets_served_just_before_a_correction(vault: Path) -> None:
+    from brain.commands.doctor import _served_before
+
+    t = time.time()
+    usage.record("find", "claude-code", "sess-1", "settlement job", 1, 100, vault)
+    events = [e for e in usage.events(usage.connect(), 0) if e.session == "sess-1"]
+    by_session = {"sess-1": [(t + 60, "no, it runs at 03:00 now")]}
+    found = _served_before(vault, events, by_session)
+    assert found[0].handle == "settlement job"
+    assert found[0].said == ("no, it runs at 03:00 now",)
+    # a correction long after the lookup is not one it caused
+    assert _served_before(vault, events, {"sess-1": [(t + 3600, "no")]}) == []
+
+
+def test_fixture_vault_proposals(vault: Path) -> None:
+    """What the sweep proposes on testdata/vault (the README's figures say why each)."""
+    before = snapshot(FIXTURE_VAULT)
+    result = tendmod.tend(vault, dry_run=True)
+    assert [(p.op, len(p.targets)) for p in result.proposed] == [("date", 3)]
+    assert snapshot(FIXTURE_VAULT) == before
