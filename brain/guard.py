@@ -3,19 +3,21 @@
 Every bullet and paragraph brain serves ends up in an agent's context, so a vault line is also a way
 to instruct an agent. Two levels:
 
-- **Always** (`check`, `scan`, `defuse`): characters a person does not see or sees wrongly
-  (zero-width and other invisible format characters, tag characters and runs of variation
-  selectors that smuggle text, bidirectional controls that reorder what a screen shows, control
-  characters), words mixing Latin, Greek and Cyrillic letters (`pаypal` with a Cyrillic `а`), and
-  images (`![..](..)`, reference-style `![..][..]`, HTML `<img>` and other tags that load a URL
-  when rendered). `brain lint` reports them, `propose`, `import` and `inbox approve` refuse them,
-  and the index serves the line with them made harmless (`defuse`).
+- **Always** (`check` a line, `defuse` it; `screen` a whole file for both): characters a person
+  does not see or sees wrongly (zero-width and other invisible format characters, tag characters
+  and runs of variation selectors that smuggle text, bidirectional controls that reorder what a
+  screen shows, control characters), words mixing Latin, Greek and Cyrillic letters (`pаypal`
+  with a Cyrillic `а`), and images (`![..](..)`, reference-style `![..][..]`, HTML `<img>` and
+  other tags that load a URL when rendered). `brain lint` reports them, `propose`, `import` and
+  `inbox approve` refuse them, and the index serves the line with them made harmless (`defuse`).
 - **Strict** (`strict`, `strict_synonym`): opted into by `brain lint --strict` or `lint: strict` in
   the vault's policy file, for a bullet's handle, aliases and fact, and for synonyms.tsv rows:
   plain prose about the world, with no addresses, paths outside a project, markup, template or
   encoded runs, words addressing the reader, or phrasing that reads as an instruction to a model.
 
-Everything here is cheap for clean text: an ASCII line costs a few regex searches.
+`screen` is cheap for clean text: one `bytes.translate` leaves the characters of a file that are
+not printable ASCII, and only lines holding one the guard cares about (or `![`, `<img`, a lone CR)
+are looked at line by line.
 """
 
 from __future__ import annotations
