@@ -1,0 +1,157 @@
+"""What each desk page shows, as plain data read through the command functions on every request."""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from brain.commands import inbox as inboxmod
+from brain.errors import BrainError
+
+SESSIONS = 20  # sessions the ledger page lists (the latest)
+QUERIES = 20  # top queries it lists
+HITS = 20  # hits a search shows
+# What the inbox page shows of a proposal by name; any other field a newer brain adds to an inbox
+# item (a hygiene item's kind, its target) is shown too, as a labelled row.
+_SHOWN = {"number", "line", "text", "to", "handle", "problem", "updates", "current"}
+
+
+@dataclass(frozen=True)
+class Segment:
+    text: str
+    changed: bool
+
+
+@dataclass(frozen=True)
+class Item:
+    key: str  # the text the page shows: actions find the proposal again by it
+    number: int
+    text: str
+    to: str
+    handle: str
+    source: str
+    date: str
+    problem: str
+    updates: str  # path:line of the bullet it replaces
+    old: tuple[Segment, ...]  # that bullet, words that differ marked
+    new: tuple[Segment, ...]  # this one, likewise
+    extra: tuple[tuple[str, str], ...]  # further fields of the item, by name
+
+
+def side_by_side(old: str, new: str) -> tuple[tuple[Segment, ...], tuple[Segment, ...]]:
+    """Both lines cut into runs of words, the runs that differ marked (a word diff)."""
+    a, b = re.findall(r"\S+\s*", old), re.findall(r"\S+\s*", new)
+    left: list[Segment] = []
+    right: list[Segment] = []
+    for op, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if i2 > i1:
+            left.append(Segment("".join(a[i1:i2]), op != "equal"))
+        if j2 > j1:
+            right.append(Segment("".join(b[j1:j2]), op != "equal"))
+    return tuple(left), tuple(right)
+
+
+def inbox(vault: Path) -> dict[str, Any]:
+    from brain.vault import parse_bullet
+
+    listing = inboxmod.inbox(vault)
+    items = []
+    for p in listing.proposals:
+        try:
+            b = parse_bullet(p.text)
+            source, date = b.source, b.date
+        except ValueError:
+            source = date = ""
+        # an update shows the line approve will write: it keeps the old aliases when it names none
+        written = inboxmod._keep_aliases(p.text, p.current) if p.current and not p.problem else ""
+        old, new = side_by_side(p.current, written) if written else ((), ())
+        extra = tuple(
+            (f.name, str(getattr(p, f.name)))
+            for f in dataclasses.fields(p)
+            if f.name not in _SHOWN and getattr(p, f.name) not in ("", None, (), 0)
+        )
+        items.append(
+            Item(
+                p.text,
+                p.number,
+                p.text,
+                p.to,
+                p.handle,
+                source,
+                date,
+                p.problem,
+                p.updates,
+                old,
+                new,
+                extra,
+            )
+        )
+    return {
+        "items": items,
+        "path": listing.path,
+        "recovered": listing.recovered,
+        "destinations": list(inboxmod.DESTINATIONS),
+        "default_to": inboxmod.DEFAULT_DESTINATION,
+    }
+
+
+def misses(vault: Path) -> dict[str, Any]:
+    from brain.commands.log import log
+
+    result = log(vault)
+    return {"log": result}
+
+
+def ledger(vault: Path) -> dict[str, Any]:
+    from brain.commands.ledger import ledger as read_ledger
+    from brain.commands.ledger import top_queries
+
+    result = read_ledger(vault)
+    chart = {
+        "days": [d.day for d in result.days],
+        "served": [d.tokens for d in result.days],
+        "saved": [d.saved for d in result.days],
+        "callers": [c.caller for c in result.callers],
+        "caller_served": [c.tokens for c in result.callers],
+        "caller_saved": [c.saved for c in result.callers],
+    }
+    whole = result.lookups * result.core_tokens
+    return {
+        "ledger": result,
+        "whole": whole,
+        "share": 100 * result.saved / whole if whole > 0 else 0.0,
+        "sessions": result.sessions[:SESSIONS],
+        "queries": top_queries(vault, limit=QUERIES),
+        "chart": chart,
+    }
+
+
+def health(vault: Path) -> dict[str, Any]:
+    from brain.commands.doctor import cite, doctor
+
+    result = doctor(str(vault))
+    return {"doctor": result, "cite": cite}
+
+
+def search(vault: Path, query: str, where: str) -> dict[str, Any]:
+    """find (the vault) or recall (the transcripts) for `query`; an error is shown, not raised."""
+    out: dict[str, Any] = {"query": query, "where": where, "hits": [], "turns": [], "error": None}
+    if not query.strip():
+        return out
+    try:
+        if where == "transcripts":
+            from brain.commands.recall import recall
+
+            out["turns"] = list(recall(query, limit=HITS).hits)
+        else:
+            from brain.commands.find import find
+
+            found = find(vault, query, limit=HITS)
+            out["hits"], out["mode"] = list(found.hits), found.mode
+    except BrainError as exc:
+        out["error"] = exc
+    return out
