@@ -225,8 +225,16 @@ def test_a_proposal_holding_a_script_renders_as_text(desk: Desk) -> None:
 
 def test_the_page_reflects_changes_made_elsewhere(desk: Desk) -> None:
     c = signed_in(desk)
-    assert "zanzibar quota" in c.get("/inbox").text
+    page = c.get("/inbox").text
+    assert "zanzibar quota" in page
+    m = re.search(r'data-stamp="(\w+)"', page)
+    assert m
+    assert c.get("/stamp").text == m.group(1)  # nothing changed: the open page stays as it is
+    used = desk.last
+    c.get("/stamp")
+    assert desk.last == used  # an open tab's polling does not keep the desk from its idle exit
     inboxmod.drop(desk.vault, 1)  # at the terminal
+    assert c.get("/stamp").text != m.group(1)  # the open page offers a reload
     assert "zanzibar quota" not in c.get("/inbox").text
 
 
@@ -298,3 +306,61 @@ def test_a_taken_port_is_one_line(vault: Path) -> None:
         assert "Traceback" not in r.err
     finally:
         stop(proc)
+
+
+def test_an_item_of_another_kind_shows_its_fields_and_is_not_edited(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Inbox items may carry more than a proposal does (`brain tend`'s hygiene items add a
+    `kind`): the page shows every further field, and only a proposed bullet can be edited."""
+    from dataclasses import dataclass, replace
+
+    @dataclass(frozen=True)
+    class Item(inboxmod.Proposal):
+        kind: str = "bullet"
+        target: str = ""
+
+    real = inboxmod.proposals
+
+    def proposals(v: Path, text: str | None = None) -> list[inboxmod.Proposal]:
+        found = [Item(**vars(p)) for p in real(v, text)]
+        return [replace(found[0], kind="hygiene", target="notes/x.md"), *found[1:]]
+
+    monkeypatch.setattr(inboxmod, "proposals", proposals)
+    items = pages.inbox(vault)["items"]
+    assert ("kind", "hygiene") in items[0].extra
+    assert ("target", "notes/x.md") in items[0].extra
+    assert not items[0].editable
+    assert items[1].editable
+    before = snapshot(vault)
+    with pytest.raises(BrainError, match="only a proposed bullet"):
+        actions.edit_then_approve(vault, items[0].key, "x — y")
+    assert snapshot(vault) == before
+
+
+def test_a_slow_page_is_read_in_the_background_and_never_shown_stale_unmarked(
+    vault: Path,
+) -> None:
+    import threading
+
+    go = threading.Event()
+    reads: list[int] = []
+
+    def read(v: Path) -> dict[str, object]:
+        go.wait(30)
+        reads.append(1)
+        return {"n": len(reads)}
+
+    slow = pages.Background(read)
+    assert set(slow.get(vault, wait=0.05)) == {"pending"}  # on its way, the request not held
+    go.set()
+    got = slow.get(vault, wait=10)
+    assert (got["n"], got["stale"], got["rechecking"]) == (1, False, False)
+    assert slow.get(vault, wait=10)["n"] == 1  # nothing changed: not read again
+    go.clear()
+    (vault / "AI/INBOX.md").write_text("# Inbox\n", encoding="utf-8")  # a change elsewhere
+    got = slow.get(vault, wait=0.05)
+    assert (got["n"], got["stale"], got["rechecking"]) == (1, True, True)
+    go.set()
+    got = slow.get(vault, wait=10)
+    assert (got["n"], got["stale"]) == (2, False)

@@ -72,7 +72,7 @@ def test_every_page_approve_and_drop_by_clicking(
 ) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.remote.webdriver import WebDriver
-    from selenium.webdriver.support.ui import Select
+    from selenium.webdriver.support.ui import Select, WebDriverWait
 
     d = browser
     assert isinstance(d, WebDriver)
@@ -108,15 +108,34 @@ def test_every_page_approve_and_drop_by_clicking(
     assert brain("inbox", "drop", "1", "--vault", str(twin)).code == 0
     assert snapshot(vault) == snapshot(twin)
 
-    # a proposal from elsewhere appears on the next load; bulk-approve both by ticking
+    # edit what is now #1 (helm diff plugin), then approve it
+    item = d.find_element(By.ID, "item-1")
+    item.find_element(By.CSS_SELECTOR, "details.edit summary").click()
+    area = item.find_element(By.NAME, "text")
+    area.clear()
+    area.send_keys("helm diff plugin — always run helm diff first")
+    item.find_element(By.CSS_SELECTOR, "details.edit button").click()
+    assert d.find_element(By.ID, "note").text.startswith("Edited and approved in AI/MEMORY.md")
+    inbox = twin / "AI/INBOX.md"
+    inbox.write_text(
+        inbox.read_text(encoding="utf-8").replace(
+            "run helm diff upgrade before every helm upgrade on staging-eu-1",
+            "always run helm diff first",
+        ),
+        encoding="utf-8",
+    )
+    assert brain("inbox", "approve", "1", "--vault", str(twin)).code == 0
+    assert snapshot(vault) == snapshot(twin)
+
+    # a proposal from elsewhere appears on the next load; bulk-approve the rest by ticking
     brain("propose", "--vault", str(vault), "desk bulk — ticked proposals are approved together")
     brain("propose", "--vault", str(twin), "desk bulk — ticked proposals are approved together")
     d.get(desk_url.split("?", maxsplit=1)[0] + "inbox")
-    assert len(d.find_elements(By.CSS_SELECTOR, "li.item")) == 3
+    assert len(d.find_elements(By.CSS_SELECTOR, "li.item")) == 2
     d.find_element(By.ID, "all").click()
     d.find_element(By.CSS_SELECTOR, "#bulk button[value=approve]").click()
-    assert d.find_element(By.ID, "note").text.startswith("Approved 3 of 3.")
-    for _ in range(3):
+    assert d.find_element(By.ID, "note").text.startswith("Approved 2 of 2.")
+    for _ in range(2):
         assert brain("inbox", "approve", "1", "--vault", str(twin)).code == 0
     assert snapshot(vault) == snapshot(twin)
     assert "The inbox is empty" in d.find_element(By.TAG_NAME, "main").text
@@ -147,7 +166,11 @@ def test_every_page_approve_and_drop_by_clicking(
     shot(d, tmp_path, "ledger")
 
     d.find_element(By.LINK_TEXT, "Health").click()
-    assert "sqlite" in d.find_element(By.CSS_SELECTOR, "table.checks").text
+    # doctor runs in the background: the page reloads itself until its reading is there
+    checks = WebDriverWait(d, 120).until(
+        lambda drv: drv.find_element(By.CSS_SELECTOR, "table.checks")
+    )
+    assert "sqlite" in checks.text
     shot(d, tmp_path, "health")
 
     # search: find's ranking and match signals
@@ -165,3 +188,11 @@ def test_every_page_approve_and_drop_by_clicking(
     badges = hits[0].find_elements(By.CSS_SELECTOR, ".badge")
     assert [b.text for b in badges] == list(expected[0].match)
     shot(d, tmp_path, "search")
+
+    # an open page learns that the vault changed elsewhere and offers a reload
+    banner = d.find_element(By.ID, "changed")
+    assert not banner.is_displayed()
+    brain("propose", "--vault", str(vault), "desk live — an open page offers a reload")
+    WebDriverWait(d, 30).until(lambda _: banner.is_displayed())
+    banner.find_element(By.LINK_TEXT, "Reload").click()
+    assert d.find_element(By.CSS_SELECTOR, ".count").text == "1"

@@ -31,6 +31,12 @@ class Done:
     ok: bool = True
 
 
+def editable(p: inboxmod.Proposal) -> bool:
+    """Only a proposed bullet is edited (and sent to a chosen file); an item of another kind (a
+    `brain tend` hygiene item says so in its `kind`) is approved or dropped as it stands."""
+    return str(getattr(p, "kind", "bullet")) == "bullet"
+
+
 def number_of(vault: Path, key: str) -> int:
     """The current number of the proposal the page showed as `key`."""
     for p in inboxmod.inbox(vault).proposals:
@@ -74,6 +80,10 @@ def edit_then_approve(vault: Path, key: str, text: str, to: str = "") -> Done:
         if not match:
             raise BrainError(f"that proposal is no longer in the inbox: {key}", GONE_HINT)
         p = match[0]
+        if not editable(p):
+            raise UsageError(
+                "only a proposed bullet can be edited", "approve or drop this item as it is"
+            )
         try:
             old = parse_bullet(p.text)
             source, date = old.source, old.date

@@ -5,11 +5,15 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import re
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from brain.commands import inbox as inboxmod
+from brain.desk.actions import editable
 from brain.errors import BrainError
 
 SESSIONS = 20  # sessions the ledger page lists (the latest)
@@ -40,6 +44,90 @@ class Item:
     old: tuple[Segment, ...]  # that bullet, words that differ marked
     new: tuple[Segment, ...]  # this one, likewise
     extra: tuple[tuple[str, str], ...]  # further fields of the item, by name
+    editable: bool  # a proposed bullet (or a line meant as one); not another kind of item
+
+
+@dataclass(frozen=True)
+class Read:
+    stamp: str  # the vault's stamp when the reading started
+    context: dict[str, Any]
+    at: str  # local time it finished, HH:MM:SS
+    took: float  # seconds
+
+
+class Background:
+    """A page whose reading can take minutes on a big vault (doctor's near-duplicate scan, `brain
+    log` asking every missed query again): read in a thread, never in the request, and the latest
+    reading kept with the stamp of the vault it read. A request waits `wait` seconds for a fresh
+    reading, then shows the latest one (marked when the vault changed since) or that it is on
+    its way; the other pages are served meanwhile."""
+
+    def __init__(self, read: Callable[[Path], dict[str, Any]]) -> None:
+        self.read = read
+        self.lock = threading.Lock()
+        self.latest: Read | None = None
+        self.running: threading.Event | None = None
+        self.started = 0.0
+
+    def get(self, vault: Path, wait: float) -> dict[str, Any]:
+        now = stamp(vault)
+        with self.lock:
+            fresh = self.latest is not None and self.latest.stamp == now
+            if not fresh and self.running is None:
+                self.running, self.started = threading.Event(), time.monotonic()
+                threading.Thread(target=self._run, args=(vault, now), daemon=True).start()
+            running = self.running
+        if not fresh and running is not None:
+            running.wait(wait)
+        with self.lock:
+            latest, busy = self.latest, self.running is not None
+            started = self.started
+        if latest is None:
+            return {"pending": round(time.monotonic() - started)}
+        return {
+            **latest.context,
+            "checked": latest.at,
+            "took": latest.took,
+            "stale": latest.stamp != now,
+            "rechecking": busy,
+        }
+
+    def _run(self, vault: Path, at: str) -> None:
+        start = time.monotonic()
+        try:
+            context = self.read(vault)
+        except BrainError as exc:
+            context = {"error": exc}
+        except Exception as exc:  # a crash would leave the page waiting forever: say it
+            context = {"error": BrainError(f"reading the page failed: {exc!r}", "")}
+        done = Read(at, context, time.strftime("%H:%M:%S"), round(time.monotonic() - start, 1))
+        with self.lock:
+            self.latest, event, self.running = done, self.running, None
+        if event is not None:
+            event.set()
+
+
+def stamp(vault: Path) -> str:
+    """A digest of what the pages read (the AI/ files, the index, the usage log): an open page
+    polls it and offers a reload when it changes, so a change made elsewhere shows."""
+    import hashlib
+
+    from brain.config import index_path, usage_log_path
+
+    try:
+        paths = sorted((vault / "AI").iterdir())
+    except OSError:
+        paths = []
+    for db in (index_path(vault), usage_log_path()):  # SQLite in WAL mode writes the -wal first
+        paths += [db, db.with_name(db.name + "-wal")]
+    parts = []
+    for p in paths:
+        try:
+            st = p.stat()
+            parts.append(f"{p}\0{st.st_mtime_ns}\0{st.st_size}")
+        except OSError:
+            parts.append(f"{p}\0-")
+    return hashlib.sha256("\n".join(parts).encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
 def side_by_side(old: str, new: str) -> tuple[tuple[Segment, ...], tuple[Segment, ...]]:
@@ -88,6 +176,7 @@ def inbox(vault: Path) -> dict[str, Any]:
                 old,
                 new,
                 extra,
+                editable(p),
             )
         )
     return {

@@ -25,6 +25,7 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
@@ -39,6 +40,7 @@ from brain.errors import BrainError
 IDLE_SECONDS = 3600  # the desk exits after an hour without a request
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
 NOTES = 32  # notices kept for the page a POST redirects to
+POLL = "/stamp"  # what an open page polls to learn that the vault changed
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -63,6 +65,7 @@ class Desk:
     csrf: str = field(default_factory=lambda: secrets.token_urlsafe(32))
     last: float = field(default_factory=time.monotonic)  # the latest request, for the idle exit
     notes: dict[str, actions.Done] = field(default_factory=dict)
+    wait: float = 3.0  # seconds a slow page's request waits for a fresh reading
 
     @property
     def cookie(self) -> str:
@@ -102,7 +105,8 @@ class Guard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        self.desk.last = time.monotonic()
+        if scope.get("path") != POLL:  # an open tab's polling is not a person using the desk
+            self.desk.last = time.monotonic()
         refused = self.check(scope)
         if refused is None and scope["method"] == "GET":
             token = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", [""])
@@ -169,12 +173,15 @@ def create_app(desk: Desk) -> ASGIApp:
         except BrainError:
             count = "?"
         base = {"csrf": desk.csrf, "note": note, "vault": str(desk.vault), "page": name}
+        base["stamp"] = pages.stamp(desk.vault)  # after the page read the vault
         return views.TemplateResponse(
             request, f"{name}.html", {**base, "inbox_count": count, **context}
         )
 
+    # Sync endpoints: Starlette runs them in its thread pool, so a slow page never holds up
+    # another (or the poll of an open tab).
     def view(name: str, read: Callable[[Path], dict[str, Any]]) -> Route:
-        async def endpoint(request: Request) -> Response:
+        def endpoint(request: Request) -> Response:
             try:
                 context = read(desk.vault)
             except BrainError as exc:
@@ -183,10 +190,17 @@ def create_app(desk: Desk) -> ASGIApp:
 
         return Route(f"/{name}", endpoint, methods=["GET"])
 
+    def background(name: str, read: Callable[[Path], dict[str, Any]]) -> Route:
+        slow = pages.Background(read)
+        return view(name, lambda vault: slow.get(vault, desk.wait))
+
     async def home(request: Request) -> Response:
         return RedirectResponse("/inbox", status_code=303)
 
-    async def search(request: Request) -> Response:
+    def stamp(request: Request) -> Response:
+        return PlainTextResponse(pages.stamp(desk.vault))
+
+    def search(request: Request) -> Response:
         q = request.query_params.get("q", "")
         where = request.query_params.get("in", "vault")
         return page(request, "search", pages.search(desk.vault, q, where))
@@ -197,7 +211,7 @@ def create_app(desk: Desk) -> ASGIApp:
             if not _same(str(form.get("csrf", "")), desk.csrf):
                 return _forbidden("the form's CSRF token is missing or wrong; reload the page")
             try:
-                done = run(form)
+                done = await run_in_threadpool(run, form)
             except BrainError as exc:
                 done = actions.Done(str(exc), ok=False)
             return RedirectResponse(f"{back}?note={desk.note(done)}", status_code=303)
@@ -211,10 +225,11 @@ def create_app(desk: Desk) -> ASGIApp:
     routes = [
         Route("/", home, methods=["GET"]),
         view("inbox", pages.inbox),
-        view("misses", pages.misses),
+        background("misses", pages.misses),
         view("ledger", pages.ledger),
-        view("health", pages.health),
+        background("health", pages.health),
         Route("/search", search, methods=["GET"]),
+        Route(POLL, stamp, methods=["GET"]),
         action(
             "/inbox/approve",
             "/inbox",

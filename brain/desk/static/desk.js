@@ -1,6 +1,28 @@
-// brain desk: tick-all for the inbox's bulk form, and the ledger's charts (Chart.js, vendored).
+// brain desk: tick-all for the inbox's bulk form, the ledger's charts (Chart.js, vendored), and
+// a poll that offers a reload when the vault changes elsewhere (never reloads by itself: a form
+// being filled in would be lost).
 "use strict";
+const POLL_MS = 3000;
+
+function watch() {
+  const drawn = document.body.dataset.stamp;
+  const banner = document.getElementById("changed");
+  if (!drawn || !banner) return;
+  const timer = setInterval(async () => {
+    try {
+      const r = await fetch("/stamp", { credentials: "same-origin", cache: "no-store" });
+      if (r.ok && (await r.text()) !== drawn) {
+        banner.hidden = false;
+        clearInterval(timer);
+      }
+    } catch (e) {
+      clearInterval(timer); // the desk stopped
+    }
+  }, POLL_MS);
+}
+
 document.addEventListener("DOMContentLoaded", () => {
+  watch();
   const all = document.getElementById("all");
   if (all) {
     all.addEventListener("change", () => {
