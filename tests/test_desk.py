@@ -364,3 +364,32 @@ def test_a_slow_page_is_read_in_the_background_and_never_shown_stale_unmarked(
     go.set()
     got = slow.get(vault, wait=10)
     assert (got["n"], got["stale"]) == (2, False)
+
+
+def test_the_token_redirect_never_leads_to_another_host(desk: Desk) -> None:
+    r = client(desk).get(f"/%2Fevil.example/?token={desk.token}", follow_redirects=False)
+    assert r.status_code == 303
+    assert r.headers["location"] == "/"
+
+
+def test_a_page_that_crashes_is_one_line_and_a_report(
+    desk: Desk, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(vault: Path) -> dict[str, object]:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(pages, "ledger", broken)
+    r = signed_in(desk).get("/ledger")
+    assert r.status_code == 500
+    assert "boom" not in r.text
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    m = re.fullmatch(r"brain desk: /ledger failed \(RuntimeError\); see (\S+)\n", err)
+    assert m, err
+    assert "RuntimeError: boom" in Path(m.group(1)).read_text(encoding="utf-8")
+
+
+def test_a_port_out_of_range_is_a_usage_error(vault: Path) -> None:
+    r = brain("desk", "--vault", str(vault), "--no-open", "--port", "70000")
+    assert r.code == 2
+    assert "--port 70000 is not a port" in r.err

@@ -19,6 +19,8 @@ from brain.errors import BrainError
 SESSIONS = 20  # sessions the ledger page lists (the latest)
 QUERIES = 20  # top queries it lists
 HITS = 20  # hits a search shows
+MISSES = 200  # open misses the page lists, most asked first
+SHOWN = 50  # rows of each of doctor's advisories the health page lists (a big vault has thousands)
 # What the inbox page shows of a proposal by name; any other field a newer brain adds to an inbox
 # item (a hygiene item's kind, its target) is shown too, as a labelled row.
 _SHOWN = {"number", "line", "text", "to", "handle", "problem", "updates", "current"}
@@ -62,15 +64,16 @@ class Background:
     reading, then shows the latest one (marked when the vault changed since) or that it is on
     its way; the other pages are served meanwhile."""
 
-    def __init__(self, read: Callable[[Path], dict[str, Any]]) -> None:
+    def __init__(self, read: Callable[[Path], dict[str, Any]], *, usage: bool = True) -> None:
         self.read = read
+        self.usage = usage  # whether the usage log is part of what it reads
         self.lock = threading.Lock()
         self.latest: Read | None = None
         self.running: threading.Event | None = None
         self.started = 0.0
 
     def get(self, vault: Path, wait: float) -> dict[str, Any]:
-        now = stamp(vault)
+        now = stamp(vault, usage=self.usage)
         with self.lock:
             fresh = self.latest is not None and self.latest.stamp == now
             if not fresh and self.running is None:
@@ -107,9 +110,13 @@ class Background:
             event.set()
 
 
-def stamp(vault: Path) -> str:
-    """A digest of what the pages read (the AI/ files, the index, the usage log): an open page
-    polls it and offers a reload when it changes, so a change made elsewhere shows."""
+def stamp(vault: Path, *, usage: bool = True) -> str:
+    """A digest of what the pages read (the AI/ files, the index, with `usage` the usage log): an
+    open page polls it and offers a reload when it changes, so a change made elsewhere shows.
+
+    The databases count by their main file only: SQLite in WAL mode makes and deletes the -wal
+    file as connections open and close, even to read, but the main file changes only when what
+    was written is checkpointed into it (at the latest when the writer's connection closes)."""
     import hashlib
 
     from brain.config import index_path, usage_log_path
@@ -118,8 +125,7 @@ def stamp(vault: Path) -> str:
         paths = sorted((vault / "AI").iterdir())
     except OSError:
         paths = []
-    for db in (index_path(vault), usage_log_path()):  # SQLite in WAL mode writes the -wal first
-        paths += [db, db.with_name(db.name + "-wal")]
+    paths += [index_path(vault), *([usage_log_path()] if usage else [])]
     parts = []
     for p in paths:
         try:
@@ -192,7 +198,7 @@ def misses(vault: Path) -> dict[str, Any]:
     from brain.commands.log import log
 
     result = log(vault)
-    return {"log": result}
+    return {"log": result, "shown": MISSES}
 
 
 def ledger(vault: Path) -> dict[str, Any]:
@@ -223,7 +229,7 @@ def health(vault: Path) -> dict[str, Any]:
     from brain.commands.doctor import cite, doctor
 
     result = doctor(str(vault))
-    return {"doctor": result, "cite": cite}
+    return {"doctor": result, "cite": cite, "shown": SHOWN}
 
 
 def search(vault: Path, query: str, where: str) -> dict[str, Any]:

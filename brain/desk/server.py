@@ -16,6 +16,7 @@ from __future__ import annotations
 import hmac
 import secrets
 import socket
+import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
@@ -111,7 +112,10 @@ class Guard:
         if refused is None and scope["method"] == "GET":
             token = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", [""])
             if token[0] and _same(token[0], self.desk.token):
-                refused = RedirectResponse(scope.get("path", "/"), status_code=303)
+                path = str(scope.get("path", "/"))
+                # the same page without the token: a path, never another host (`//host`)
+                here = path if path.startswith("/") and not path.startswith("//") else "/"
+                refused = RedirectResponse(here, status_code=303)
                 refused.set_cookie(
                     self.desk.cookie, self.desk.token, httponly=True, samesite="strict", path="/"
                 )
@@ -125,7 +129,17 @@ class Guard:
         if refused is not None:
             await refused(scope, receive, secured)
             return
-        await self.app(scope, receive, secured)
+        try:
+            await self.app(scope, receive, secured)
+        except Exception as exc:
+            # Starlette has answered 500 and raises again for the server to log: one line and a
+            # crash report instead of uvicorn's traceback on the person's terminal
+            from brain.cli import _crash_report
+
+            where = scope.get("path", "")
+            sys.stderr.write(
+                f"brain desk: {where} failed ({type(exc).__name__}); see {_crash_report(exc)}\n"
+            )
 
     def check(self, scope: Scope) -> Response | None:
         desk = self.desk
@@ -169,7 +183,8 @@ def create_app(desk: Desk) -> ASGIApp:
         note = desk.notes.pop(request.query_params.get("note", ""), None)
         count: int | str
         try:
-            count = len(proposals(desk.vault))
+            items = context.get("items")
+            count = len(items) if items is not None else len(proposals(desk.vault))
         except BrainError:
             count = "?"
         base = {"csrf": desk.csrf, "note": note, "vault": str(desk.vault), "page": name}
@@ -190,8 +205,8 @@ def create_app(desk: Desk) -> ASGIApp:
 
         return Route(f"/{name}", endpoint, methods=["GET"])
 
-    def background(name: str, read: Callable[[Path], dict[str, Any]]) -> Route:
-        slow = pages.Background(read)
+    def background(name: str, read: Callable[[Path], dict[str, Any]], *, usage: bool) -> Route:
+        slow = pages.Background(read, usage=usage)
         return view(name, lambda vault: slow.get(vault, desk.wait))
 
     async def home(request: Request) -> Response:
@@ -225,9 +240,11 @@ def create_app(desk: Desk) -> ASGIApp:
     routes = [
         Route("/", home, methods=["GET"]),
         view("inbox", pages.inbox),
-        background("misses", pages.misses),
+        background("misses", pages.misses, usage=True),
         view("ledger", pages.ledger),
-        background("health", pages.health),
+        # doctor reads the usage log for one advisory only (bullets lookups keep returning): an
+        # agent's every lookup does not set off minutes of reading again
+        background("health", pages.health, usage=False),
         Route("/search", search, methods=["GET"]),
         Route(POLL, stamp, methods=["GET"]),
         action(
