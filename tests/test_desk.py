@@ -393,3 +393,29 @@ def test_a_port_out_of_range_is_a_usage_error(vault: Path) -> None:
     r = brain("desk", "--vault", str(vault), "--no-open", "--port", "70000")
     assert r.code == 2
     assert "--port 70000 is not a port" in r.err
+
+
+def test_a_further_list_of_doctors_is_shown_as_a_table() -> None:
+    """doctor's result may grow a list (a newer brain's failed claims): the health page shows it."""
+    from dataclasses import dataclass
+
+    from brain.commands.doctor import DoctorResult
+
+    @dataclass(frozen=True)
+    class Claim:
+        bullet: str
+        claim: str
+        checks: tuple[str, ...]
+
+    @dataclass(frozen=True)
+    class Result(DoctorResult):
+        failed_claims: tuple[Claim, ...] = ()
+
+    claims = tuple(Claim(f"AI/MEMORY.md:{i}", "port 5432", ("a", "b")) for i in range(60))
+    result = Result(True, "/v", (), (), (), (), (), claims)
+    (table,) = pages.others(result)
+    assert table.title == "Failed claims"
+    assert table.columns == ("bullet", "claim", "checks")
+    assert table.rows[0] == ("AI/MEMORY.md:0", "port 5432", "a, b")
+    assert (len(table.rows), table.more) == (pages.SHOWN, 10)
+    assert pages.others(DoctorResult(True, "/v", (), (), (), (), ())) == ()

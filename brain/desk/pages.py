@@ -229,7 +229,43 @@ def health(vault: Path) -> dict[str, Any]:
     from brain.commands.doctor import cite, doctor
 
     result = doctor(str(vault))
-    return {"doctor": result, "cite": cite, "shown": SHOWN}
+    return {"doctor": result, "cite": cite, "shown": SHOWN, "others": others(result)}
+
+
+# What the health page lays out by hand; any other list doctor's result grows (a newer brain's
+# failed claims) is shown as a plain table of its fields, so it appears when it exists.
+_LAID_OUT = {"ok", "vault", "checks", "frequent", "older_notes", "duplicates", "superseded"}
+
+
+@dataclass(frozen=True)
+class Table:
+    title: str
+    columns: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    more: int  # rows left out
+
+
+def others(result: Any) -> tuple[Table, ...]:
+    out = []
+    for f in dataclasses.fields(result):
+        value = getattr(result, f.name)
+        if f.name in _LAID_OUT or not isinstance(value, tuple) or not value:
+            continue
+        if not all(dataclasses.is_dataclass(v) for v in value):
+            continue
+        columns = tuple(c.name for c in dataclasses.fields(value[0]))
+        rows = tuple(tuple(_cell(getattr(v, c, "")) for c in columns) for v in value[:SHOWN])
+        title = f.name.replace("_", " ").capitalize()
+        out.append(Table(title, columns, rows, max(0, len(value) - SHOWN)))
+    return tuple(out)
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, tuple | list):
+        return ", ".join(_cell(v) for v in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return " ".join(_cell(getattr(value, f.name)) for f in dataclasses.fields(value))
+    return str(value)
 
 
 def search(vault: Path, query: str, where: str) -> dict[str, Any]:
