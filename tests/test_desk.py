@@ -155,12 +155,14 @@ def signed_in(desk: Desk) -> httpx.Client:
 
 def test_no_token_or_a_wrong_one_is_refused(desk: Desk) -> None:
     c = client(desk)
+    used = desk.last
     for path in ("/", "/inbox", "/ledger", "/static/desk.js", "/inbox?token=wrong"):
         r = c.get(path)
         assert r.status_code == 403, path
         assert "brain desk" in r.text
     c.cookies.set(desk.cookie, "wrong")
     assert c.get("/inbox").status_code == 403
+    assert desk.last == used  # knocking does not keep the desk from its idle exit
 
 
 def test_the_token_sets_a_cookie_that_opens_every_page(desk: Desk) -> None:

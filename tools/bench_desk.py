@@ -41,6 +41,12 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
 from bench_hooks import environment  # noqa: E402
 from genvault import generate  # noqa: E402
 
+# The page's content is there: loaded, and not the page saying a background reading is on its way
+# (a meta refresh replaces that page every few seconds; between two, the document can be empty).
+READY = (
+    "return document.readyState === 'complete' && !!document.querySelector('main h1')"
+    " && !document.getElementById('pending');"
+)
 PAGES = ("inbox", "misses", "ledger", "health", "search?q=sqlite+index+timeout")
 
 # Run in the bench's environment: fills the usage log and the inbox through brain's own modules.
@@ -157,7 +163,6 @@ def measure(
     """Each page's medians in headless Chromium, then the desk process's memory (MB)."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
-    from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import WebDriverWait
 
     base = url.split("?", 1)[0]
@@ -178,12 +183,14 @@ def measure(
             driver.get(base + page)
             cold = timing(driver)
             WebDriverWait(driver, 3600, poll_frequency=0.2).until(
-                lambda drv: not drv.find_elements(By.ID, "pending")
+                lambda drv: drv.execute_script(READY)
             )
             ready = time.perf_counter() - start
-            paint, server = [], []
+            paint, server, stale = [], [], 0
             for _ in range(runs):
                 driver.get(base + page)
+                assert driver.execute_script(READY), f"{page} was not ready on a second load"
+                stale += "has changed since" in driver.find_element("tag name", "main").text
                 fp, first_byte = timing(driver)
                 paint.append(fp)
                 server.append(first_byte)
@@ -192,6 +199,7 @@ def measure(
                 "first_load_ready_s": round(ready, 2),
                 "first_paint_ms": round(statistics.median(paint), 1),
                 "server_ms": round(statistics.median(server), 1),
+                "stale_loads": stale,  # a background page showing an older reading
             }
         status = Path(f"/proc/{pid}/status").read_text()
         rss = {

@@ -106,9 +106,11 @@ class Guard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if scope.get("path") != POLL:  # an open tab's polling is not a person using the desk
-            self.desk.last = time.monotonic()
         refused = self.check(scope)
+        # a refused request (another site knocking) or an open tab's polling is not a person
+        # using the desk: neither keeps it from its idle exit
+        if refused is None and scope.get("path") != POLL:
+            self.desk.last = time.monotonic()
         if refused is None and scope["method"] == "GET":
             token = parse_qs(scope.get("query_string", b"").decode("latin-1")).get("token", [""])
             if token[0] and _same(token[0], self.desk.token):
