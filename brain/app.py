@@ -819,6 +819,41 @@ def review_command(
     render.out(render.dumps(dataclasses.asdict(result)) if as_json else text(result))
 
 
+@app.command("desk")
+def desk_command(
+    vault: VaultOpt = None,
+    port: Annotated[
+        int, typer.Option("--port", help="Listen on this port of 127.0.0.1 (default: any free).")
+    ] = 0,
+    no_open: Annotated[
+        bool, typer.Option("--no-open", help="Print the URL only; do not open a browser.")
+    ] = False,
+    idle: Annotated[float, typer.Option("--idle", hidden=True)] = 3600.0,
+) -> None:
+    """Open the desk: a local web page to review the inbox, misses, ledger, health and search.
+
+    Listens on 127.0.0.1 only; the URL it prints holds a per-run token, and every request needs
+    it. Stops after an idle hour or Ctrl-C.
+    """
+    from brain.config import resolve_vault
+
+    path = resolve_vault(vault)
+    if not 0 <= port <= 65535:
+        raise UsageError(f"--port {port} is not a port", "pass 1 to 65535, or leave it out")
+    from brain.desk import server
+
+    sock = server.bind(port)
+    desk = server.Desk(path, sock.getsockname()[1])
+    render.out(f"brain desk for {path}: {desk.url}")
+    render.out("Ctrl-C stops it; it stops by itself after an idle hour.")
+    if not no_open and sys.stdout.isatty():
+        import webbrowser
+
+        webbrowser.open(desk.url)
+    why = server.serve(desk, sock, idle=idle)
+    render.out(f"brain desk stopped ({why}).")
+
+
 @app.command("locate")
 def locate_command(
     handle: Annotated[list[str], typer.Argument(help="The bullet's handle or an alias.")],

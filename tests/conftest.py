@@ -54,6 +54,14 @@ def vault(tmp_path: Path) -> Path:
     return dest
 
 
+@pytest.fixture
+def twin(vault: Path, tmp_path: Path) -> Path:
+    """A second copy of the fixture vault, to do the same thing to two ways and compare."""
+    dest = tmp_path / "twin"
+    shutil.copytree(vault, dest)
+    return dest
+
+
 def git(repo: Path, *args: str) -> str:
     proc = subprocess.run(
         ["git", "-C", str(repo), *args], capture_output=True, text=True, check=True

@@ -60,6 +60,10 @@ def test_a_wheel_built_from_a_clean_clone_knows_its_commit(tmp_path: Path) -> No
     site = tmp_path / "site"
     with zipfile.ZipFile(wheel) as zf:
         zf.extractall(site)
+        shipped = set(zf.namelist())
+    # `brain desk` works offline: its templates and the vendored chart library ship in the wheel
+    desk = {"templates/inbox.html", "static/chart.umd.min.js", "static/chart.js-LICENSE.md"}
+    assert {f"brain/desk/{name}" for name in desk} <= shipped
     assert git(clone, "status", "--porcelain") == ""  # the build wrote nothing into the checkout
     assert not (clone / "brain" / "_build.py").exists()
     run_in = tmp_path / "elsewhere"

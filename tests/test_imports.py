@@ -19,7 +19,7 @@ from brain import cli
 
 V = str(FIXTURE_VAULT)
 HEAVY = ("typer", "click", "rich", "numpy", "onnxruntime", "tokenizers", "httpx", "pygit2", "mcp")
-HEAVY += ("yaml",)
+HEAVY += ("yaml", "starlette", "uvicorn", "jinja2")  # the last three: `brain desk` only
 
 
 def imported_modules(
@@ -77,6 +77,16 @@ def test_find_errors_import_nothing_heavy() -> None:
     code, modules = imported_modules("find", "--vault", "/nonexistent", "--json", "x")
     assert code == 1
     assert sorted(m for m in modules if m.split(".")[0] in HEAVY) == []
+
+
+@pytest.mark.parametrize("command", ["inbox", "ledger", "log"])
+def test_only_brain_desk_loads_the_web_stack(command: str) -> None:
+    """Typer commands may load Typer, never Starlette, uvicorn or Jinja2 (`brain desk` does)."""
+    code, modules = imported_modules(command, "--vault", V)
+    assert code == 0
+    assert "typer" in modules  # the Typer path, not the fast one
+    web = ("starlette", "uvicorn", "jinja2", "brain.desk")
+    assert sorted(m for m in modules if m.startswith(web)) == []
 
 
 def test_importtime_check_can_fail() -> None:

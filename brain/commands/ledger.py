@@ -163,6 +163,36 @@ def _read(
     )
 
 
+@dataclass(frozen=True)
+class QueryRow:
+    query: str  # as last asked (case and spacing folded for grouping), credentials masked
+    lookups: int
+    tokens: int
+    last: str  # local time of the latest, YYYY-MM-DD HH:MM
+
+
+def top_queries(
+    vault: Path, *, since: str = "", caller: str = "", limit: int = 20, log: Path | None = None
+) -> tuple[QueryRow, ...]:
+    """The queries asked most often in scope (the desk's ledger page lists them)."""
+    from brain.secrets import redact
+
+    clause, params = where(vault, since, caller)
+    conn = usage.connect(log)
+    try:
+        rows = conn.execute(
+            "SELECT lower(trim(query)), count(*), coalesce(sum(bytes), 0), max(ts) FROM events"  # noqa: S608
+            f" WHERE {clause} AND query != '' GROUP BY 1 ORDER BY 2 DESC, 4 DESC LIMIT ?",
+            [*params, limit],
+        ).fetchall()
+    finally:
+        conn.close()
+    return tuple(
+        QueryRow(redact(str(q)), int(n), tokens(int(b)), _local(float(last)))
+        for q, n, b, last in rows
+    )
+
+
 def _utc_offset() -> int:
     """Seconds east of UTC now: days are local days (a DST change shifts its night by an hour;
     SQLite's 'localtime' modifier is exact but doubles the cost of the query)."""

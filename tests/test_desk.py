@@ -1,0 +1,423 @@
+"""`brain desk` without a browser: its actions make the file changes `brain inbox` makes, and its
+guard refuses what does not come from the person's own browser (token, Host, origin, CSRF).
+
+The desk is tested in a real browser in tests/test_desk_browser.py."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+from conftest import ROOT, brain
+
+from brain.commands import inbox as inboxmod
+from brain.desk import actions, pages
+from brain.desk.server import Desk, create_app
+from brain.errors import BrainError
+
+PORT = 8765
+
+
+def snapshot(vault: Path) -> dict[str, str]:
+    """Every file of the vault's AI/ folder, by name."""
+    return {p.name: p.read_text(encoding="utf-8") for p in sorted((vault / "AI").iterdir())}
+
+
+def key(vault: Path, number: int) -> str:
+    return pages.inbox(vault)["items"][number - 1].key
+
+
+# --- actions: the same file change as `brain inbox` --------------------------------------------
+
+
+def test_approve_to_a_chosen_file_is_what_brain_inbox_approve_does(vault: Path, twin: Path) -> None:
+    assert brain("inbox", "approve", "2", "--to", "LEARNINGS", "--vault", str(twin)).code == 0
+    actions.approve(vault, key(vault, 2), "LEARNINGS")
+    assert snapshot(vault) == snapshot(twin)
+    assert "brain find json" in (vault / "AI/LEARNINGS.md").read_text(encoding="utf-8")
+
+
+def test_drop_and_bulk_are_what_brain_inbox_does(vault: Path, twin: Path) -> None:
+    keys = [key(vault, 1), key(vault, 3)]
+    for args in (["drop", "1"], ["approve", "2"]):  # #3 is #2 once #1 is gone
+        assert brain("inbox", *args, "--vault", str(twin)).code == 0
+    actions.bulk(vault, keys[:1], "drop")
+    actions.bulk(vault, keys[1:], "approve")
+    assert snapshot(vault) == snapshot(twin)
+
+
+def test_edit_then_approve_keeps_source_and_date_and_is_checked(vault: Path, twin: Path) -> None:
+    k = key(vault, 3)
+    before = snapshot(vault)
+    with pytest.raises(BrainError, match="not saved"):
+        actions.edit_then_approve(vault, k, "no handle here")
+    assert snapshot(vault) == before  # a refused edit changes nothing
+    actions.edit_then_approve(vault, k, "helm diff plugin — always run helm diff first")
+    memory = (vault / "AI/MEMORY.md").read_text(encoding="utf-8")
+    assert (
+        "- **helm diff plugin** — always run helm diff first — session 2026-11-06 — 2026-11-06"
+        in memory
+    )
+    assert "helm diff plugin" not in (vault / "AI/INBOX.md").read_text(encoding="utf-8")
+    # the same as editing the line by hand and approving it at the terminal
+    inbox = twin / "AI/INBOX.md"
+    text = inbox.read_text(encoding="utf-8")
+    inbox.write_text(
+        text.replace(
+            "run helm diff upgrade before every helm upgrade on staging-eu-1",
+            "always run helm diff first",
+        ),
+        encoding="utf-8",
+    )
+    assert brain("inbox", "approve", "3", "--vault", str(twin)).code == 0
+    assert snapshot(vault) == snapshot(twin)
+
+
+def test_a_proposal_gone_elsewhere_is_never_mistaken_for_another(vault: Path) -> None:
+    k = key(vault, 1)
+    inboxmod.drop(vault, 1)  # at the terminal, after the page was drawn
+    before = snapshot(vault)
+    with pytest.raises(BrainError, match="no longer in the inbox"):
+        actions.approve(vault, k)
+    assert snapshot(vault) == before
+
+
+def test_a_synonym_row_widens_the_next_find(vault: Path) -> None:
+    from brain.commands.find import find
+
+    assert not find(vault, "zorblax").hits
+    done = actions.add_synonym(vault, "zorblax", "libgit2")
+    assert done.ok
+    assert (vault / "AI/synonyms.tsv").read_text(encoding="utf-8").endswith("zorblax\tlibgit2\n")
+    assert find(vault, "zorblax").hits
+    assert not actions.add_synonym(vault, "Zorblax", "libgit2").ok  # already there
+    with pytest.raises(BrainError, match="term and its expansion"):
+        actions.add_synonym(vault, "x", " ")
+
+
+def test_propose_from_the_desk_goes_through_brain_propose(vault: Path) -> None:
+    done = actions.propose(vault, "desk port — the desk picks a free port", "TUNINGS")
+    assert done.ok
+    last = inboxmod.proposals(vault)[-1]
+    assert last.handle == "desk port"
+    assert last.to == "TUNINGS"
+    assert " — desk — " in last.text
+    with pytest.raises(BrainError, match="not proposed"):
+        actions.propose(vault, "no handle")
+
+
+def test_the_inbox_page_shows_source_date_and_a_word_diff(vault: Path) -> None:
+    existing = next(b for b in inboxmod.core_bullets(vault) if b.path == "AI/MEMORY.md")
+    changed = existing.raw.replace(existing.fact, existing.fact + " (checked again)")
+    with (vault / "AI/INBOX.md").open("a", encoding="utf-8") as fh:
+        fh.write(changed + "\n")
+    items = pages.inbox(vault)["items"]
+    assert (items[0].source, items[0].date) == ("claude", "2026-11-04")
+    update = items[-1]
+    assert update.updates == f"AI/MEMORY.md:{existing.line}"
+    assert [s.text.strip() for s in update.new if s.changed] == ["(checked again)"]
+    assert not any(s.changed for s in update.old)  # nothing of the old line is gone
+    assert "".join(s.text for s in update.old) == existing.raw
+
+
+# --- the guard -----------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def desk(vault: Path) -> Desk:
+    return Desk(vault, PORT)
+
+
+def client(desk: Desk, host: str = f"127.0.0.1:{PORT}") -> httpx.Client:
+    from starlette.testclient import TestClient
+
+    c = TestClient(create_app(desk), base_url=f"http://{host}")  # type: ignore[arg-type]
+    c.headers["host"] = host
+    return c
+
+
+def signed_in(desk: Desk) -> httpx.Client:
+    c = client(desk)
+    r = c.get(f"/inbox?token={desk.token}", follow_redirects=False)
+    assert r.status_code == 303
+    assert r.headers["location"] == "/inbox"  # the token leaves the address bar
+    cookie = r.headers["set-cookie"]
+    assert "HttpOnly" in cookie
+    assert "SameSite=strict" in cookie or "SameSite=Strict" in cookie
+    return c
+
+
+def test_no_token_or_a_wrong_one_is_refused(desk: Desk) -> None:
+    c = client(desk)
+    used = desk.last
+    for path in ("/", "/inbox", "/ledger", "/static/desk.js", "/inbox?token=wrong"):
+        r = c.get(path)
+        assert r.status_code == 403, path
+        assert "brain desk" in r.text
+    c.cookies.set(desk.cookie, "wrong")
+    assert c.get("/inbox").status_code == 403
+    assert desk.last == used  # knocking does not keep the desk from its idle exit
+
+
+def test_the_token_sets_a_cookie_that_opens_every_page(desk: Desk) -> None:
+    c = signed_in(desk)
+    for path in ("/inbox", "/misses", "/ledger", "/health", "/search?q=libgit2"):
+        r = c.get(path)
+        assert r.status_code == 200, path
+        assert "script-src" not in r.headers["content-security-policy"]  # default-src 'self'
+        assert r.headers["x-frame-options"] == "DENY"
+    assert "libgit2" in c.get("/search?q=libgit2").text
+    assert c.get("/static/chart.umd.min.js").status_code == 200
+
+
+@pytest.mark.parametrize("host", ["evil.example:8765", "127.0.0.1:9999", "localhost.evil:8765"])
+def test_a_foreign_host_header_is_refused_even_with_the_token(desk: Desk, host: str) -> None:
+    c = signed_in(desk)
+    r = c.get("/inbox", headers={"host": host})
+    assert r.status_code == 403
+    assert "Host" in r.text
+    assert client(desk, host).get(f"/inbox?token={desk.token}").status_code == 403
+
+
+def _approve_form(desk: Desk) -> dict[str, str]:
+    return {"csrf": desk.csrf, "key": key(desk.vault, 1), "to": ""}
+
+
+def test_a_cross_origin_post_is_refused_and_changes_nothing(desk: Desk) -> None:
+    c = signed_in(desk)
+    before = snapshot(desk.vault)
+    form = _approve_form(desk)
+    for headers in (
+        {"origin": "http://evil.example"},
+        {"origin": "http://127.0.0.1:9999"},
+        {"origin": "null"},
+        {"referer": "http://evil.example/inbox"},
+        {},  # neither Origin nor Referer
+        {"origin": f"http://127.0.0.1:{PORT}", "sec-fetch-site": "cross-site"},
+    ):
+        r = c.post("/inbox/approve", data=form, headers=headers, follow_redirects=False)
+        assert r.status_code == 403, headers
+    same = {"origin": f"http://127.0.0.1:{PORT}"}
+    r = c.post("/inbox/approve", data={**form, "csrf": "x"}, headers=same, follow_redirects=False)
+    assert r.status_code == 403
+    assert "CSRF" in r.text
+    assert snapshot(desk.vault) == before
+    r = c.post("/inbox/approve", data=form, headers=same, follow_redirects=False)
+    assert r.status_code == 303
+    assert snapshot(desk.vault) != before
+    assert "Approved in AI/MEMORY.md" in c.get(r.headers["location"]).text
+
+
+def test_a_proposal_holding_a_script_renders_as_text(desk: Desk) -> None:
+    fact = "<script>alert(1)</script> <img src=x onerror=alert(2)>"
+    bad = f"- **xss probe** — {fact} — x — 2026-11-01"
+    with (desk.vault / "AI/INBOX.md").open("a", encoding="utf-8") as fh:
+        fh.write(bad + "\n")
+    page = signed_in(desk).get("/inbox").text
+    assert "<script>alert(1)" not in page
+    assert "<img src=x" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_the_page_reflects_changes_made_elsewhere(desk: Desk) -> None:
+    c = signed_in(desk)
+    page = c.get("/inbox").text
+    assert "zanzibar quota" in page
+    m = re.search(r'data-stamp="(\w+)"', page)
+    assert m
+    assert c.get("/stamp").text == m.group(1)  # nothing changed: the open page stays as it is
+    used = desk.last
+    c.get("/stamp")
+    assert desk.last == used  # an open tab's polling does not keep the desk from its idle exit
+    inboxmod.drop(desk.vault, 1)  # at the terminal
+    assert c.get("/stamp").text != m.group(1)  # the open page offers a reload
+    assert "zanzibar quota" not in c.get("/inbox").text
+
+
+# --- the real server -----------------------------------------------------------------------------
+
+
+def start(vault: Path, *args: str) -> tuple[subprocess.Popen[str], str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "brain", "desk", "--vault", str(vault), "--no-open", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    m = re.search(r"(http://127\.0\.0\.1:(\d+)/\?token=[\w-]+)", line)
+    assert m, line + proc.stderr.read() if proc.stderr else line
+    return proc, m.group(1)
+
+
+def stop(proc: subprocess.Popen[str], sig: int = signal.SIGINT) -> str:
+    """Signal the desk by its pid; what it printed after the URL."""
+    if proc.poll() is None:
+        os.kill(proc.pid, sig)
+    proc.wait(timeout=30)
+    assert proc.stdout is not None
+    return proc.stdout.read()
+
+
+def test_brain_desk_serves_on_loopback_only_and_stops_on_ctrl_c(vault: Path) -> None:
+    proc, url = start(vault)
+    try:
+        port = int(url.split(":")[2].split("/")[0])
+        with httpx.Client(follow_redirects=True, timeout=30) as c:
+            r = c.get(url)
+            assert r.status_code == 200
+            assert "zanzibar quota" in r.text
+            assert c.get(f"http://127.0.0.1:{port}/health").status_code == 200
+        assert httpx.get(f"http://127.0.0.1:{port}/inbox", timeout=30).status_code == 403
+        # not on any other address of this machine
+        ss = subprocess.run(["ss", "-ltnH"], capture_output=True, text=True, check=False)
+        if ss.returncode == 0:
+            listening = [ln.split()[3] for ln in ss.stdout.splitlines() if f":{port} " in ln + " "]
+            assert listening == [f"127.0.0.1:{port}"]
+    finally:
+        out = stop(proc)
+    assert "stopped (interrupted)" in out
+    assert proc.returncode == 0
+
+
+def test_brain_desk_exits_when_idle(vault: Path) -> None:
+    proc, _ = start(vault, "--idle", "1")
+    try:
+        proc.wait(timeout=30)
+    finally:
+        out = stop(proc, signal.SIGKILL)  # only if it did not exit by itself
+    assert proc.returncode == 0
+    assert "stopped (idle" in out
+
+
+def test_a_taken_port_is_one_line(vault: Path) -> None:
+    proc, url = start(vault)
+    try:
+        port = url.split(":")[2].split("/")[0]
+        r = brain("desk", "--vault", str(vault), "--no-open", "--port", port, timeout=60)
+        assert r.code == 1
+        assert f"cannot listen on 127.0.0.1:{port}" in r.err
+        assert "Traceback" not in r.err
+    finally:
+        stop(proc)
+
+
+def test_an_item_of_another_kind_shows_its_fields_and_is_not_edited(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Inbox items may carry more than a proposal does (`brain tend`'s hygiene items add a
+    `kind`): the page shows every further field, and only a proposed bullet can be edited."""
+    from dataclasses import dataclass, replace
+
+    @dataclass(frozen=True)
+    class Item(inboxmod.Proposal):
+        kind: str = "bullet"
+        target: str = ""
+
+    real = inboxmod.proposals
+
+    def proposals(v: Path, text: str | None = None) -> list[inboxmod.Proposal]:
+        found = [Item(**vars(p)) for p in real(v, text)]
+        return [replace(found[0], kind="hygiene", target="notes/x.md"), *found[1:]]
+
+    monkeypatch.setattr(inboxmod, "proposals", proposals)
+    items = pages.inbox(vault)["items"]
+    assert ("kind", "hygiene") in items[0].extra
+    assert ("target", "notes/x.md") in items[0].extra
+    assert not items[0].editable
+    assert items[1].editable
+    before = snapshot(vault)
+    with pytest.raises(BrainError, match="only a proposed bullet"):
+        actions.edit_then_approve(vault, items[0].key, "x — y")
+    assert snapshot(vault) == before
+
+
+def test_a_slow_page_is_read_in_the_background_and_never_shown_stale_unmarked(
+    vault: Path,
+) -> None:
+    import threading
+
+    go = threading.Event()
+    reads: list[int] = []
+
+    def read(v: Path) -> dict[str, object]:
+        go.wait(30)
+        reads.append(1)
+        return {"n": len(reads)}
+
+    slow = pages.Background(read)
+    assert set(slow.get(vault, wait=0.05)) == {"pending"}  # on its way, the request not held
+    go.set()
+    got = slow.get(vault, wait=10)
+    assert (got["n"], got["stale"], got["rechecking"]) == (1, False, False)
+    assert slow.get(vault, wait=10)["n"] == 1  # nothing changed: not read again
+    go.clear()
+    (vault / "AI/INBOX.md").write_text("# Inbox\n", encoding="utf-8")  # a change elsewhere
+    got = slow.get(vault, wait=0.05)
+    assert (got["n"], got["stale"], got["rechecking"]) == (1, True, True)
+    go.set()
+    got = slow.get(vault, wait=10)
+    assert (got["n"], got["stale"]) == (2, False)
+
+
+def test_the_token_redirect_never_leads_to_another_host(desk: Desk) -> None:
+    r = client(desk).get(f"/%2Fevil.example/?token={desk.token}", follow_redirects=False)
+    assert r.status_code == 303
+    assert r.headers["location"] == "/"
+
+
+def test_a_page_that_crashes_is_one_line_and_a_report(
+    desk: Desk, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(vault: Path) -> dict[str, object]:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(pages, "ledger", broken)
+    r = signed_in(desk).get("/ledger")
+    assert r.status_code == 500
+    assert "boom" not in r.text
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    m = re.fullmatch(r"brain desk: /ledger failed \(RuntimeError\); see (\S+)\n", err)
+    assert m, err
+    assert "RuntimeError: boom" in Path(m.group(1)).read_text(encoding="utf-8")
+
+
+def test_a_port_out_of_range_is_a_usage_error(vault: Path) -> None:
+    r = brain("desk", "--vault", str(vault), "--no-open", "--port", "70000")
+    assert r.code == 2
+    assert "--port 70000 is not a port" in r.err
+
+
+def test_a_further_list_of_doctors_is_shown_as_a_table() -> None:
+    """doctor's result may grow a list (a newer brain's failed claims): the health page shows it."""
+    from dataclasses import dataclass
+
+    from brain.commands.doctor import DoctorResult
+
+    @dataclass(frozen=True)
+    class Claim:
+        bullet: str
+        claim: str
+        checks: tuple[str, ...]
+
+    @dataclass(frozen=True)
+    class Result(DoctorResult):
+        failed_claims: tuple[Claim, ...] = ()
+
+    claims = tuple(Claim(f"AI/MEMORY.md:{i}", "port 5432", ("a", "b")) for i in range(60))
+    result = Result(True, "/v", (), (), (), (), (), claims)
+    (table,) = pages.others(result)
+    assert table.title == "Failed claims"
+    assert table.columns == ("bullet", "claim", "checks")
+    assert table.rows[0] == ("AI/MEMORY.md:0", "port 5432", "a, b")
+    assert (len(table.rows), table.more) == (pages.SHOWN, 10)
+    assert pages.others(DoctorResult(True, "/v", (), (), (), (), ())) == ()
