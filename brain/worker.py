@@ -41,6 +41,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from brain import config, thin
 
 if TYPE_CHECKING:
+    import ctypes
     import sqlite3
 
     from brain.embed import Embedder
@@ -471,6 +472,109 @@ def _write_record(base: Path, doc: dict[str, Any]) -> None:
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         out.write(json.dumps(doc))
     tmp.replace(_suffix(base, ".json"))
+
+
+# --- freshness: a file-system watch instead of a walk per command ---------------------------------
+
+# inotify(7): any change to a file's content, times or name, or to a folder's entries
+_IN_EVENTS = 0x2 | 0x4 | 0x8 | 0x40 | 0x80 | 0x100 | 0x200 | 0x400 | 0x800
+_IN_NONBLOCK_CLOEXEC = 0o4000 | 0o2000000
+
+
+class _Watch:
+    """Tells index.open_index that a vault has not changed since `_stale` last found the index
+    fresh, so that a command skips the walk and the stat of every file: inotify on every folder
+    the index walks (Linux). Any event, a new folder, an overflowed queue or a failure means one
+    full check, as a fresh process makes; elsewhere every check is the full one."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.fds: dict[Path, int] = {}  # vault -> inotify descriptor (-1: cannot watch)
+        self.clean: set[Path] = set()  # vaults found fresh with no event since
+        self.libc: ctypes.CDLL | None = None
+
+    def stale(self, conn: sqlite3.Connection, vault: Path) -> bool:
+        from brain import index
+
+        with self.lock:
+            if self._quiet(vault):
+                return False
+            stale = index._stale(conn, vault)
+            if not stale and self.fds.get(vault, -1) >= 0:
+                self.clean.add(vault)
+            return stale
+
+    def _quiet(self, vault: Path) -> bool:
+        """No event since the vault was found fresh; pending events are drained (and new folders
+        watched) whatever the answer."""
+        fd = self.fds.get(vault)
+        if fd is None:
+            fd = self.fds[vault] = self._start(vault)
+            return False
+        if fd < 0:
+            return False
+        moved = False
+        while True:
+            try:
+                data = os.read(fd, 65536)
+            except BlockingIOError:
+                break
+            except OSError:
+                data = b""
+            if not data:
+                self._stop(vault)
+                return False
+            moved = True
+        if moved:
+            self.clean.discard(vault)
+            if not self._add_folders(vault, fd):
+                self._stop(vault)
+            return False
+        return vault in self.clean
+
+    def _start(self, vault: Path) -> int:
+        if sys.platform != "linux":
+            return -1
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            fd = int(libc.inotify_init1(_IN_NONBLOCK_CLOEXEC))
+        except (OSError, AttributeError):
+            return -1
+        if fd < 0:
+            return -1
+        self.libc = libc
+        if not self._add_folders(vault, fd):
+            os.close(fd)
+            return -1
+        return fd
+
+    def _add_folders(self, vault: Path, fd: int) -> bool:
+        """Watch the vault and every folder the index walks (not hidden, not a link); False when
+        the system refuses one (the watch limit): then the full check is made every time."""
+        libc = self.libc
+        if libc is None:
+            return False
+        stack = [str(vault)]
+        while stack:
+            folder = stack.pop()
+            if libc.inotify_add_watch(fd, os.fsencode(folder), _IN_EVENTS) < 0:
+                return False
+            with contextlib.suppress(OSError), os.scandir(folder) as it:
+                for entry in it:
+                    hidden = entry.name.startswith(".")
+                    if not hidden and entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+        return True
+
+    def _stop(self, vault: Path) -> None:
+        fd = self.fds.get(vault, -1)
+        if fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.fds[vault] = -1
+        self.clean.discard(vault)
 
 
 # --- commands the thin client forwards -----------------------------------------------------------
@@ -914,6 +1018,9 @@ def serve(vault: Path, idle: float = IDLE_SECONDS) -> int:
         worker = _Worker(vault, secrets.token_hex(16), base)
         _SERVING.append(worker)
         _install_streams()
+        from brain import index
+
+        index.stale_check = _Watch().stale
         record = {"protocol": PROTOCOL, "pid": os.getpid(), "port": port, "token": worker.token}
         _write_record(base, record)
         with server:
