@@ -170,37 +170,43 @@ def _tty(stream: object) -> int:
         return -1
 
 
-def _record_token(path: str) -> str | None:
-    """The token in a worker's record (`{"protocol": 1, "pid": ..., "token": "<hex>"}`), read
-    without the json module."""
+def _record(path: str) -> tuple[str, int] | None:
+    """The token and pid in a worker's record (`{"protocol": 1, "pid": 123, "port": 0, "token":
+    "<hex>"}`), read without the json module."""
     try:
         with open(path, "rb") as fh:
             text = fh.read(4096).decode("ascii")
     except (OSError, ValueError):
         return None
-    _, found, rest = text.partition('"token": "')
-    token = rest.partition('"')[0]
-    return token if found and token.isalnum() else None
+    token = text.partition('"token": "')[2].partition('"')[0]
+    pid = text.partition('"pid": ')[2].partition(",")[0]
+    if not token.isalnum() or not pid.isdigit():
+        return None
+    return token, int(pid)
 
 
 class _Gone(Exception):
     """The worker did not answer usably: run the command in this process."""
 
 
-def _connect(base: str) -> tuple[object, str]:
+def _connect(base: str) -> tuple[object, str, int]:
     import _socket
 
-    token = _record_token(base + ".json")
-    if token is None:
+    record = _record(base + ".json")
+    if record is None:
         raise _Gone("absent")
-    sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    token, pid = record
+    family = getattr(_socket, "AF_UNIX", None)
+    if family is None:  # Windows: its worker listens on loopback TCP; commands run in-process
+        raise _Gone("no unix socket")
+    sock = _socket.socket(family, _socket.SOCK_STREAM)
     sock.settimeout(CONNECT_TIMEOUT)
     try:
         sock.connect(base + ".sock")
     except OSError:
         sock.close()
         raise _Gone("absent") from None
-    return sock, token
+    return sock, token, pid
 
 
 class _Lines:
@@ -240,7 +246,7 @@ class _Lines:
         return data
 
 
-def _payload(args: list[str], vault: str) -> tuple[bytes, int]:
+def _payload(args: list[str]) -> tuple[bytes, int]:
     """The command as the worker needs it to run it as this process would (marshal), and whether
     stdin is a terminal (1), not (0), or closed (-1)."""
     import marshal
@@ -256,27 +262,26 @@ def _payload(args: list[str], vault: str) -> tuple[bytes, int]:
             env.setdefault("COLUMNS", str(columns))
             env.setdefault("LINES", str(rows))
             break
-    encodings = tuple(getattr(s, "encoding", None) or "utf-8" for s in (sys.stdout, sys.stderr))
+    streams = (sys.stdin, sys.stdout, sys.stderr)
+    encodings = tuple(getattr(s, "encoding", None) or "utf-8" for s in streams)
     try:
         cwd = os.getcwd()
     except OSError:
         raise _Gone("no cwd") from None
-    payload = marshal.dumps(
-        {"argv": args, "env": env, "cwd": cwd, "tty": ttys, "enc": encodings, "vault": vault}
-    )
+    payload = marshal.dumps({"argv": args, "env": env, "cwd": cwd, "tty": ttys, "enc": encodings})
     if len(payload) > PAYLOAD_MAX:
         raise _Gone("too big")
     return payload, ttys[0]
 
 
-def forward(args: list[str], base: str, vault: str) -> tuple[int, list[tuple[int, bytes]]]:
+def forward(args: list[str], base: str) -> tuple[int, list[tuple[int, bytes]]]:
     """Run `args` in the worker at `base`: its exit code and its output as (fd, bytes) chunks in
     the order written. _Gone when the command must run here instead (it has not run there)."""
     import marshal
     import time
 
-    payload, stdin_tty = _payload(args, vault)
-    sock, token = _connect(base)
+    payload, stdin_tty = _payload(args)
+    sock, token, pid = _connect(base)
     try:
         head = (
             f'{{"protocol": {PROTOCOL}, "token": "{token}", "op": "run", "size": {len(payload)}}}'
@@ -310,6 +315,10 @@ def forward(args: list[str], base: str, vault: str) -> tuple[int, list[tuple[int
             # can enter (_private); json would cost this process 10 ms of imports (re).
             reply = marshal.loads(lines.exact(size, time.monotonic() + SILENCE))  # noqa: S302
             return int(reply[0]), [(int(fd), bytes(data)) for fd, data in reply[1]]
+    except _Gone as gone:
+        if gone.args[0] == "timeout":  # no acknowledgement, or silent mid-command: wedged
+            raise _Gone("hung", pid) from None
+        raise
     finally:
         sock.close()  # type: ignore[attr-defined]
 
@@ -323,11 +332,11 @@ def _write(fd: int, data: bytes) -> None:
 def main() -> None:
     """The console script's and `python -m brain`'s entry point."""
     args = sys.argv[1:]
-    absent = None
+    after: tuple[str, str, int] | None = None
     if args[:1] and args[0] in FORWARD and os.environ.get("BRAIN_WORKER", "1") != "0":
         vault = guess_vault(args)
         if vault is not None:
-            code, absent = _try(args, vault)
+            code, after = _try(args, vault)
             if code is not None:
                 sys.exit(code)
     from brain.cli import main as in_process
@@ -335,15 +344,19 @@ def main() -> None:
     try:
         in_process(args)
     finally:
-        if absent is not None:  # after the answer: a hybrid find may have started one itself
+        if after is not None:  # once answered (a hybrid find may have seen to the worker itself)
             from brain import worker
 
-            worker.start(absent)
+            if after[0] == "start":
+                worker.start(after[1])
+            else:
+                worker.replace(after[1], after[2])
 
 
-def _try(args: list[str], vault: str) -> tuple[int | None, str | None]:
+def _try(args: list[str], vault: str) -> tuple[int | None, tuple[str, str, int] | None]:
     """The command's exit code once the worker ran it and its output is written, or None when it
-    must run here; then also the vault whose worker is to be started, when none runs."""
+    must run here; then also what to do about the worker once it has: start one where none runs
+    (("start", vault, 0)), replace a wedged one (("replace", vault, pid))."""
     name = worker_name(vault)
     for folder in run_dirs():
         base = os.path.join(folder, name)
@@ -357,10 +370,12 @@ def _try(args: list[str], vault: str) -> tuple[int | None, str | None]:
     try:
         if private is None:
             raise _Gone("absent")
-        code, chunks = forward(args, base, vault)
+        code, chunks = forward(args, base)
     except _Gone as gone:
+        if gone.args[0] == "hung":
+            return None, ("replace", vault, gone.args[1])
         ours = gone.args[0] == "absent" and os.path.isdir(os.path.join(vault, "AI"))
-        return None, vault if ours else None
+        return None, ("start", vault, 0) if ours else None
     except KeyboardInterrupt:
         sys.stderr.write("brain: interrupted\n")
         return 130, None

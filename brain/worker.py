@@ -25,6 +25,7 @@ request without it gets no answer.
 from __future__ import annotations
 
 import contextlib
+import functools
 import io
 import json
 import os
@@ -33,7 +34,7 @@ import stat
 import sys
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -365,6 +366,19 @@ def start(vault: str) -> None:
         spawn(path, base)
 
 
+def replace(vault: str, pid: int) -> None:
+    """Kill the worker `pid` that did not answer the thin client in time, if it is still the
+    vault's worker (a find may have replaced it already), and start another."""
+    with contextlib.suppress(Exception):
+        path = Path(vault)
+        base = _base(path)
+        record = _record(base)
+        if record is None or record.get("pid") != pid:
+            return
+        with _connect(base, record) as sock:
+            _replace(path, base, record, sock)
+
+
 def spawn(vault: Path, base: Path | None = None) -> bool:
     """Start a worker for `vault` in the background (its stderr kept in a log, so that a start
     that fails can say why). False when the back-off after a failure holds it back."""
@@ -581,8 +595,8 @@ class _Watch:
 
 
 class _Job:
-    """One forwarded command, as checked: argv, environment, cwd, which streams are terminals (1),
-    not (0) or closed (-1), and the encodings of stdout and stderr."""
+    """One forwarded command, as checked: argv, environment, cwd, which of stdin, stdout and stderr
+    are terminals (1), not (0) or closed (-1), and their encodings."""
 
     def __init__(
         self,
@@ -590,7 +604,7 @@ class _Job:
         env: dict[str, str],
         cwd: str,
         tty: tuple[int, int, int],
-        enc: tuple[str, str],
+        enc: tuple[str, str, str],
     ) -> None:
         self.argv, self.env, self.cwd, self.tty, self.enc = argv, env, cwd, tty, enc
 
@@ -613,14 +627,14 @@ def _job(doc: object) -> _Job | None:
         return None
     if not isinstance(tty, strings) or len(tty) != 3 or any(t not in (-1, 0, 1) for t in tty):
         return None
-    if not isinstance(enc, strings) or len(enc) != 2 or not all(isinstance(e, str) for e in enc):
+    if not isinstance(enc, strings) or len(enc) != 3 or not all(isinstance(e, str) for e in enc):
         return None
     try:
         for name in enc:
             codecs.lookup(name)
     except LookupError:
         return None
-    return _Job(list(argv), dict(env), cwd, (tty[0], tty[1], tty[2]), (enc[0], enc[1]))
+    return _Job(list(argv), dict(env), cwd, (tty[0], tty[1], tty[2]), (enc[0], enc[1], enc[2]))
 
 
 class _Sink(io.RawIOBase):
@@ -644,17 +658,17 @@ class _Sink(io.RawIOBase):
 
 class _Stdin:
     """A command's stdin: a terminal or not as the client's is; its bytes are fetched from the
-    client only when the command reads them (into a pipe, so that select and os.read work)."""
+    client only when the command reads them, into a pipe (so that select and os.read work too)."""
 
     def __init__(self, fetch: Any, tty: bool, encoding: str) -> None:
         self.fetch, self.tty, self.encoding = fetch, tty, encoding
-        self.fd = -1
+        self.file: io.TextIOWrapper | None = None
 
     def isatty(self) -> bool:
         return self.tty
 
-    def fileno(self) -> int:
-        if self.fd < 0:
+    def _open(self) -> io.TextIOWrapper:
+        if self.file is None:
             data: bytes = self.fetch()
             read, write = os.pipe()
 
@@ -663,18 +677,20 @@ class _Stdin:
                     out.write(data)
 
             threading.Thread(target=feed, daemon=True).start()
-            self.fd = read
-        return self.fd
+            self.file = os.fdopen(read, encoding=self.encoding)
+        return self.file
 
-    def read(self, size: int = -1) -> str:
-        with os.fdopen(os.dup(self.fileno()), encoding=self.encoding) as fh:
-            return fh.read(size)
+    def fileno(self) -> int:
+        return self._open().fileno()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._open(), name)
 
     def close(self) -> None:
-        if self.fd >= 0:
+        if self.file is not None:
             with contextlib.suppress(OSError):
-                os.close(self.fd)
-            self.fd = -1
+                self.file.close()
+            self.file = None
 
 
 class _Local:
@@ -718,6 +734,7 @@ class _Command:
 
     def __init__(self, client: socket.socket, lines: LineReader, job: _Job) -> None:
         self.client, self.lines, self.job = client, lines, job
+        self.later: list[Callable[[], None]] = []  # calls deferred until after the answer
         self.sending = threading.Lock()
         self.done = threading.Event()
 
@@ -745,49 +762,82 @@ class _Command:
         sinks: list[Any] = [_Sink(chunks, 1, job.tty[1] == 1), _Sink(chunks, 2, job.tty[2] == 1)]
         out = io.TextIOWrapper(
             sinks[0],
-            encoding=job.enc[0],
+            encoding=job.enc[1],
             errors="backslashreplace",
             write_through=True,
         )
         err = io.TextIOWrapper(
             sinks[1],
-            encoding=job.enc[1],
+            encoding=job.enc[2],
             errors="backslashreplace",
             write_through=True,
         )
         stdin = _Stdin(self._stdin, job.tty[0] == 1, job.enc[0]) if job.tty[0] >= 0 else None
-        saved_env, saved_cwd = dict(os.environ), Path.cwd()
         beat = threading.Thread(target=self._beat, daemon=True)
         beat.start()
         try:
-            os.environ.clear()
-            os.environ.update(job.env)
-            os.chdir(job.cwd)
-            _STREAMS.stdin, _STREAMS.stdout, _STREAMS.stderr = stdin, out, err
-            try:
-                code = cli.execute(job.argv, typer=False)
-            except cli.NotFast:
-                return None
-            except SystemExit as exc:
-                code = exc.code if isinstance(exc.code, int) else 1
-            out.flush()
-            err.flush()
-            return code, chunks
+            with _client_side(job):
+                _STREAMS.stdin, _STREAMS.stdout, _STREAMS.stderr = stdin, out, err
+                _STREAMS.later = self.later
+                try:
+                    code = cli.execute(job.argv, typer=False)
+                except cli.NotFast:
+                    return None
+                except SystemExit as exc:
+                    code = exc.code if isinstance(exc.code, int) else 1
+                out.flush()
+                err.flush()
+                return code, chunks
         except (OSError, ValueError):
             return None  # a cwd gone, a variable the system refuses: the client runs it itself
         finally:
             self.done.set()
             with self.sending:  # no heartbeat after this point
                 pass
-            for name in ("stdin", "stdout", "stderr"):
+            for name in ("stdin", "stdout", "stderr", "later"):
                 with contextlib.suppress(AttributeError):
                     delattr(_STREAMS, name)
             if stdin is not None:
                 stdin.close()
-            os.environ.clear()
-            os.environ.update(saved_env)
-            with contextlib.suppress(OSError):
-                os.chdir(saved_cwd)
+
+    def finish(self) -> None:
+        """What the command left for after its answer (the usage log's row), as the client."""
+        with contextlib.suppress(OSError, ValueError), _client_side(self.job):
+            for call in self.later:
+                call()
+
+
+@contextlib.contextmanager
+def _client_side(job: _Job) -> Iterator[None]:
+    """The client's environment and current folder, for as long as its command runs."""
+    saved_env, saved_cwd = dict(os.environ), Path.cwd()
+    try:
+        os.environ.clear()
+        os.environ.update(job.env)
+        os.chdir(job.cwd)
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved_env)
+        with contextlib.suppress(OSError):
+            os.chdir(saved_cwd)
+
+
+def _defer_usage() -> None:
+    """In the worker, a command's usage row is written after its answer is sent: the row is
+    the same, and the client does not wait on the log's SQLite connection and write."""
+    from brain import usage
+
+    record = usage.record
+
+    def later(*args: Any, **kwargs: Any) -> None:
+        queue = getattr(_STREAMS, "later", None)
+        if queue is None:
+            record(*args, **kwargs)
+        else:
+            queue.append(functools.partial(record, *args, **kwargs))
+
+    usage.record = later
 
 
 class _Worker:
@@ -920,16 +970,18 @@ class _Worker:
         if not self.command.acquire(blocking=False):
             client.sendall(b'{"busy": "another command is running"}\n')
             return
+        command = _Command(client, lines, job)
         try:
-            outcome = _Command(client, lines, job).run()
+            outcome = command.run()
+            if outcome is None:
+                client.sendall(b'{"decline": "not for the fast path"}\n')
+                return
+            blob = marshal.dumps(outcome)
+            client.settimeout(thin.SILENCE)
+            client.sendall(b'{"done": %d}\n' % len(blob) + blob)
         finally:
+            command.finish()
             self.command.release()
-        if outcome is None:
-            client.sendall(b'{"decline": "not for the fast path"}\n')
-            return
-        blob = marshal.dumps(outcome)
-        client.settimeout(thin.SILENCE)
-        client.sendall(b'{"done": %d}\n' % len(blob) + blob)
 
     def _wait_ready(self, built: str) -> str:
         """'' once every unit of `built` has a vector (waiting up to EMBED_WAIT for a few new
@@ -1018,6 +1070,7 @@ def serve(vault: Path, idle: float = IDLE_SECONDS) -> int:
         worker = _Worker(vault, secrets.token_hex(16), base)
         _SERVING.append(worker)
         _install_streams()
+        _defer_usage()
         from brain import index
 
         index.stale_check = _Watch().stale

@@ -4,6 +4,7 @@ process with no worker (BRAIN_WORKER=0) as the reference, compared byte for byte
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -16,7 +17,7 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, git
 from test_hybrid import _Embeddings, embedded_state, hvault  # noqa: F401 (fixtures)
-from test_worker import _alive, _kill
+from test_worker import _alive, _kill, stop_workers
 
 from brain import thin, worker
 
@@ -55,7 +56,7 @@ def in_process(commands: list[list[str]], env: dict[str, str]) -> list[tuple[int
 def forwarded(args: list[str], vault: Path) -> tuple[int, bytes, bytes]:
     """`args` run by the worker through the client's own request (thin.forward), which raises
     rather than fall back: each answer really came from the worker."""
-    code, chunks = thin.forward(args, str(worker._base(vault)), str(vault))
+    code, chunks = thin.forward(args, str(worker._base(vault)))
     out = b"".join(data for fd, data in chunks if fd == 1)
     err = b"".join(data for fd, data in chunks if fd == 2)
     return code, out, err
@@ -83,6 +84,7 @@ def keyword_worker(vault: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tup
     pid = start(vault)
     yield vault, pid
     _kill(pid)
+    stop_workers(worker._base(vault))  # one that replaced it
 
 
 def run(args: list[str], env: dict[str, str], stdin: str | None = None) -> tuple[int, str, str]:
@@ -195,6 +197,7 @@ def test_a_hung_worker_costs_one_deadline_and_the_answer_is_the_same(
     vault, pid = keyword_worker
     args = ["find", "--vault", str(vault), "--json", "libgit2"]
     expected = run(args, {"BRAIN_WORKER": "0"})
+    expected_bytes = (expected[0], expected[1].encode(), expected[2].encode())
     os.kill(pid, signal.SIGSTOP)
     try:
         with pytest.raises(thin._Gone):
@@ -208,7 +211,20 @@ def test_a_hung_worker_costs_one_deadline_and_the_answer_is_the_same(
         assert spent < alone + thin.DEADLINE + 1.0, (spent, alone)
     finally:
         os.kill(pid, signal.SIGCONT)
-    assert forwarded(args, vault)[0] == 0  # awake again, it answers
+    deadline = time.monotonic() + 60
+    while _alive(pid) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _alive(pid), "the wedged worker was not stopped"
+    base = worker._base(vault)
+    while time.monotonic() < deadline:  # its replacement answers
+        record = worker._record(base)
+        if record is not None and record["pid"] != pid:
+            with contextlib.suppress(thin._Gone):
+                assert forwarded(args, vault) == expected_bytes
+                break
+        time.sleep(0.1)
+    else:
+        raise AssertionError("no new worker answered")
 
 
 def test_the_worker_declines_what_only_typer_handles(keyword_worker: tuple[Path, int]) -> None:
@@ -276,3 +292,27 @@ def test_hybrid_find_from_the_worker_is_byte_for_byte_the_in_process_find(
         assert all(b"keyword results" not in err for _, _, err in reference)
     finally:
         _kill(pid)
+
+
+def test_the_worker_logs_each_use_as_the_process_would(
+    keyword_worker: tuple[Path, int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The usage row is written after the answer is sent, with the client's caller and session."""
+    from brain import usage
+
+    vault, _ = keyword_worker
+    monkeypatch.setenv("BRAIN_CALLER", "thin-test")
+    monkeypatch.setenv("BRAIN_SESSION", "s-42")
+    assert forwarded(["find", "--vault", str(vault), "libgit2", "hooks"], vault)[0] == 0
+    assert forwarded(["pack", "payments", "--vault", str(vault)], vault)[0] == 0
+    deadline = time.monotonic() + 10
+    rows: list[tuple[str, str, str, str]] = []
+    while time.monotonic() < deadline and len(rows) < 2:
+        conn = usage.connect()
+        rows = [(e.command, e.caller, e.session, e.query) for e in usage.events(conn)]
+        conn.close()
+        time.sleep(0.05)
+    assert rows == [
+        ("find", "thin-test", "s-42", "libgit2 hooks"),
+        ("pack", "thin-test", "s-42", "payments"),
+    ]

@@ -32,6 +32,8 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from bench_hybrid import private_env  # noqa: E402  (tools/, beside this script)
+
 from brain import thin  # noqa: E402  (the checkout's, for FORWARD)
 
 QUERIES = [
@@ -119,19 +121,7 @@ def main() -> int:  # noqa: PLR0915 - one bench, read top to bottom
     reps = max(9, args.reps)
 
     tmp = Path(tempfile.mkdtemp(prefix="brain-bench-thin-"))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("BRAIN_", "CLAUDE"))}
-    env.update(
-        HOME=str(tmp / "home"),
-        XDG_STATE_HOME=str(tmp / "state"),
-        XDG_CONFIG_HOME=str(tmp / "config"),
-        XDG_DATA_HOME=str(tmp / "data"),
-        XDG_CACHE_HOME=str(tmp / "cache"),
-        XDG_RUNTIME_DIR=str(tmp / "run"),
-        BRAIN_EMBED="onnx",
-        BRAIN_NO_UPDATE="1",
-        BRAIN_WORKER_IDLE="600",
-    )
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env = private_env(tmp)
     env.pop("PYTHONPATH", None)
     (tmp / "run").mkdir(mode=0o700)
     run_dir = tmp / "run" / "brain"
