@@ -8,9 +8,11 @@ terminals) and writes back what the worker's run of the very same code wrote to 
 in order, and exits with its code. stdin goes over only when the command reads it (the worker asks).
 
 Anything else runs in this process as before (`brain.cli.main`): another command, no worker (one is
-started for next time), a worker that does not acknowledge within DEADLINE, is busy with another
-command, or declines (arguments only Typer handles, a vault or settings that are not its own).
-The output is the same either way; tests/test_thin.py compares the two byte for byte.
+started for next time), a worker that does not acknowledge within DEADLINE (it is replaced), is busy
+with another command, or declines (arguments only Typer handles). The output is the same either
+way; tests/test_thin.py compares the two byte for byte. The worker is found by a name made of the
+vault, BRAIN_EMBED, brain.yaml's size and time, the installation and brain's version (worker_name),
+so a change of settings reaches a new worker.
 """
 
 from __future__ import annotations
@@ -66,7 +68,8 @@ def _fnv(data: bytes) -> str:
 
 def worker_name(vault: str) -> str:
     """`worker-<digest>`: one worker per vault, embedding settings (BRAIN_EMBED, brain.yaml as it
-    was when the worker started), interpreter and brain version."""
+    was when the worker started), installation (sys.prefix: `python` and `python3` of one venv
+    are one) and brain version."""
     from brain import __version__
 
     config = xdg_dir("config")
@@ -77,7 +80,7 @@ def worker_name(vault: str) -> str:
             stamp = f"{st.st_mtime_ns}:{st.st_size}"
         except OSError:
             stamp = "-"
-    parts = (vault, os.environ.get("BRAIN_EMBED", "").strip(), stamp, sys.executable, __version__)
+    parts = (vault, os.environ.get("BRAIN_EMBED", "").strip(), stamp, sys.prefix, __version__)
     return "worker-" + _fnv("\0".join(parts).encode("utf-8", "surrogateescape"))
 
 
@@ -225,8 +228,10 @@ class _Lines:
         self.sock.settimeout(left)  # type: ignore[attr-defined]
         try:
             chunk = self.sock.recv(262144)  # type: ignore[attr-defined]
-        except OSError:
+        except TimeoutError:
             raise _Gone("timeout") from None
+        except OSError:
+            raise _Gone("closed") from None
         if not chunk:
             raise _Gone("closed")
         self.buf += chunk
@@ -276,7 +281,8 @@ def _payload(args: list[str]) -> tuple[bytes, int]:
 
 def forward(args: list[str], base: str) -> tuple[int, list[tuple[int, bytes]]]:
     """Run `args` in the worker at `base`: its exit code and its output as (fd, bytes) chunks in
-    the order written. _Gone when the command must run here instead (it has not run there)."""
+    the order written. _Gone when the command is to run here instead: the worker did not run it
+    (absent, busy, declined) or stopped answering ("hung", with its pid: to be replaced)."""
     import marshal
     import time
 
@@ -308,13 +314,17 @@ def forward(args: list[str], base: str) -> tuple[int, list[tuple[int, bytes]]]:
                 continue
             if not line.startswith(b'{"done": '):
                 raise _Gone("declined")  # busy, another vault, Typer's arguments
-            size = int(line[9:-1])
+            size = int(line[9:-1]) if line[9:-1].isdigit() else -1
             if not 0 <= size <= REPLY_MAX:
                 raise _Gone("garbled")
             # marshal: the peer is this user's worker, behind a token, in a folder only this user
             # can enter (_private); json would cost this process 10 ms of imports (re).
-            reply = marshal.loads(lines.exact(size, time.monotonic() + SILENCE))  # noqa: S302
-            return int(reply[0]), [(int(fd), bytes(data)) for fd, data in reply[1]]
+            data = lines.exact(size, time.monotonic() + SILENCE)
+            try:
+                code, chunks = marshal.loads(data)  # noqa: S302
+                return int(code), [(int(fd), bytes(out)) for fd, out in chunks]
+            except (ValueError, TypeError, EOFError):
+                raise _Gone("garbled") from None
     except _Gone as gone:
         if gone.args[0] == "timeout":  # no acknowledgement, or silent mid-command: wedged
             raise _Gone("hung", pid) from None

@@ -57,6 +57,7 @@ REQUEST_MAX = 64 * 1024  # bytes of one request line
 REPLY_MAX = 16 * 1024 * 1024  # bytes of one reply line
 EMBED_WAIT = 0.1  # a query waits this long for the worker to embed a few changed units
 MAX_CLIENTS = 16  # connections served at once; more are closed unanswered
+COMMAND_WAIT = 1.0  # a forwarded command waits this long for the one before it (else in-process)
 STARTING_SECONDS = 30.0  # a worker not listening this long after its spawn is not waited for
 FAILED_BACKOFF = 600.0  # after a worker failed to start, do not respawn for this long
 INLINE_EMBED_MAX = 64  # units a find embeds itself; more is left to the worker or a reindex
@@ -967,7 +968,7 @@ class _Worker:
         if job is None:
             client.sendall(b'{"decline": "a malformed request"}\n')
             return
-        if not self.command.acquire(blocking=False):
+        if not self.command.acquire(timeout=COMMAND_WAIT):
             client.sendall(b'{"busy": "another command is running"}\n')
             return
         command = _Command(client, lines, job)
