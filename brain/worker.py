@@ -1104,4 +1104,8 @@ def main(argv: list[str]) -> NoReturn:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    # Run as brain.worker, not as __main__: the finds the worker runs import brain.worker, and
+    # must find the worker there (_SERVING) to ask it directly rather than over its own socket.
+    import importlib
+
+    importlib.import_module("brain.worker").main(sys.argv[1:])
