@@ -317,3 +317,26 @@ def test_the_worker_logs_each_use_as_the_process_would(
         ("find", "thin-test", "s-42", "libgit2 hooks"),
         ("pack", "thin-test", "s-42", "payments"),
     ]
+
+
+def test_the_worker_sees_every_change_to_the_vault(keyword_worker: tuple[Path, int]) -> None:
+    """Its watch stands in for the walk a fresh process makes: an edit in place, a new file in a
+    new folder, a removed file, each shows in the next answer, as in-process."""
+    vault, _ = keyword_worker
+
+    def both(query: str) -> tuple[int, bytes, bytes]:
+        args = ["find", "--vault", str(vault), "--json", query]
+        served = forwarded(args, vault)
+        assert served == in_process([args], {})[0]
+        return served
+
+    assert both("zebrafish")[0] == 1
+    with (vault / "AI" / "LEARNINGS.md").open("a", encoding="utf-8") as fh:
+        fh.write("- **zebrafish** — the zebrafish marker, added in place\n")
+    assert b"added in place" in both("zebrafish")[1]
+    folder = vault / "projects" / "aquarium" / "notes"
+    folder.mkdir(parents=True)
+    (folder / "fish.md").write_text("# Fish\n\nThe quagga mussel lives here.\n", encoding="utf-8")
+    assert b"quagga" in both("quagga mussel")[1]
+    (folder / "fish.md").unlink()
+    assert both("quagga mussel")[0] == 1
