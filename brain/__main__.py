@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from brain.cli import main
+from brain.thin import main
 
 main()

@@ -498,14 +498,29 @@ def run_daily(vault: str | None) -> int:
     return 0
 
 
+class NotFast(Exception):
+    """The arguments need Typer (`--help`, a typo): the worker leaves them to a fresh process."""
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     args = list(sys.argv[1:] if argv is None else argv)
-    as_json = "--json" in args
     reconfigure = getattr(sys.stdout, "reconfigure", None)
     if reconfigure is not None:  # a path that is not UTF-8 is printed escaped, never a traceback
         reconfigure(errors="backslashreplace")
+    code = execute(args)
+    if code in (0, 1):
+        _update_notice(args)
+    sys.exit(code)
+
+
+def execute(args: list[str], *, typer: bool = True) -> int:
+    """Run one command and return its exit code: every error is a line (or a JSON object), never
+    a traceback. With `typer` False, NotFast instead of anything the fast paths do not handle."""
+    as_json = "--json" in args
     try:
-        code = _dispatch(args)
+        code = _dispatch(args, typer=typer)
+    except NotFast:
+        raise
     except BrainError as exc:
         _fail(str(exc), as_json=as_json)
         code = exc.exit_code
@@ -524,9 +539,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             as_json=as_json,
         )
         code = 3
-    if code in (0, 1):
-        _update_notice(args)
-    sys.exit(code)
+    return code
 
 
 def _update_notice(args: list[str]) -> None:
@@ -538,7 +551,7 @@ def _update_notice(args: list[str]) -> None:
     notice.after_command(args)
 
 
-def _dispatch(args: list[str]) -> int:
+def _dispatch(args: list[str], *, typer: bool = True) -> int:
     if args[:1] == ["merge-driver"] and len(args) == 5:  # git runs it per file merged: no Typer
         from pathlib import Path
 
@@ -570,6 +583,8 @@ def _dispatch(args: list[str]) -> int:
             return run_daily(daily[0])
     if args[:1] == ["propose"]:
         args = ["propose", *words_last(args[1:], PROPOSE_OPTIONS)]
+    if not typer:
+        raise NotFast
     from brain.app import run
 
     return run(args)

@@ -31,27 +31,16 @@ VAULT_CONFIG = "AI/config.yaml"
 REVIEW_MODES = ("before", "after")
 
 
-# Linux's XDG base directories: (variable, default under HOME) per kind.
-_XDG = {
-    "config": ("XDG_CONFIG_HOME", ".config"),
-    "state": ("XDG_STATE_HOME", ".local/state"),
-    "data": ("XDG_DATA_HOME", ".local/share"),
-}
-
-
 def _user_dir(kind: str) -> Path:
-    """platformdirs' user folder of `kind` for brain. On Linux it is worked out here, by the same
-    XDG rules (a variable counts when it is an absolute path; else HOME's default), because
-    importing platformdirs (tempfile, shutil, lzma, bz2, random) is a fifth of a cached `brain
-    pack`; tests/test_config.py checks that both agree."""
-    if sys.platform == "linux" and "ANDROID_DATA" not in os.environ:
-        var, default = _XDG[kind]
-        base = Path(os.environ.get(var, ""))
-        home = Path(os.environ.get("HOME", ""))
-        if base.is_absolute():
-            return base / APP
-        if home.is_absolute():
-            return home / default / APP
+    """platformdirs' user folder of `kind` for brain. On Linux it is worked out by the same XDG
+    rules (brain.thin.xdg_dir, which the thin client shares), because importing platformdirs
+    (tempfile, shutil, lzma, bz2, random) is a fifth of a cached `brain pack`;
+    tests/test_config.py checks that both agree."""
+    from brain.thin import xdg_dir
+
+    found = xdg_dir(kind)
+    if found is not None:
+        return Path(found)
     import platformdirs
 
     find = {

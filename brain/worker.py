@@ -25,21 +25,24 @@ request without it gets no answer.
 from __future__ import annotations
 
 import contextlib
-import hashlib
+import functools
+import io
 import json
 import os
 import socket
 import stat
 import sys
+import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from brain import __version__, config
+from brain import config, thin
 
 if TYPE_CHECKING:
+    import ctypes
     import sqlite3
 
     from brain.embed import Embedder
@@ -54,6 +57,7 @@ REQUEST_MAX = 64 * 1024  # bytes of one request line
 REPLY_MAX = 16 * 1024 * 1024  # bytes of one reply line
 EMBED_WAIT = 0.1  # a query waits this long for the worker to embed a few changed units
 MAX_CLIENTS = 16  # connections served at once; more are closed unanswered
+COMMAND_WAIT = 1.0  # a forwarded command waits this long for the one before it (else in-process)
 STARTING_SECONDS = 30.0  # a worker not listening this long after its spawn is not waited for
 FAILED_BACKOFF = 600.0  # after a worker failed to start, do not respawn for this long
 INLINE_EMBED_MAX = 64  # units a find embeds itself; more is left to the worker or a reindex
@@ -94,12 +98,9 @@ def run_dir() -> Path:
 
 
 def _base(vault: Path) -> Path:
-    from brain.semantic import embed_settings
-
-    provider, options = embed_settings()
-    key = json.dumps([str(vault), provider, options, __version__], sort_keys=True, default=str)
-    digest = hashlib.sha256(key.encode("utf-8")).hexdigest()[:16]
-    return run_dir() / f"worker-{digest}"
+    """The worker's files, less their suffix: named as brain.thin names them, so that the thin
+    client finds the socket without importing anything."""
+    return run_dir() / thin.worker_name(str(vault))
 
 
 def check_dir(folder: Path) -> str:
@@ -180,6 +181,38 @@ class LineReader:
             raise ValueError("not a JSON object")
         return doc
 
+    def exact(self, n: int, deadline: float) -> bytes:
+        """The next `n` bytes, as they follow a line."""
+        while len(self.buf) < n:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("not all the bytes in time")
+            self.sock.settimeout(left)
+            chunk = self.sock.recv(max(65536, n - len(self.buf)))
+            if not chunk:
+                raise ConnectionError("the peer closed the connection")
+            self.buf += chunk
+        data = bytes(self.buf[:n])
+        del self.buf[:n]
+        return data
+
+    def number(self, deadline: float) -> int:
+        """A line that holds a decimal count (the thin client's length prefix)."""
+        while (end := self.buf.find(b"\n")) < 0:
+            if len(self.buf) > 32:
+                raise ValueError("not a count")
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("no count in time")
+            self.sock.settimeout(left)
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("the peer closed the connection")
+            self.buf += chunk
+        text = bytes(self.buf[:end])
+        del self.buf[: end + 1]
+        return int(text)
+
 
 # --- the find's side -----------------------------------------------------------------------------
 
@@ -188,6 +221,9 @@ def ask(vault: Path, text: str, k: int) -> Answer:
     """The worker's nearest units for `text`, or what to do without them. Starts a worker when
     none runs and replaces one that does not answer in time; never waits longer than DEADLINE."""
     base = _base(vault)
+    request = {"protocol": PROTOCOL, "op": "neighbours", "vault": str(vault), "text": text, "k": k}
+    if _SERVING and _SERVING[0].base == base:  # a command this worker runs: no socket
+        return _answer(_SERVING[0].handle(request))
     why = check_dir(base.parent)
     if why:
         note = f"no background worker: {why}; remove it or set XDG_RUNTIME_DIR to a private folder"
@@ -200,8 +236,7 @@ def ask(vault: Path, text: str, k: int) -> Answer:
     except (OSError, ValueError, TypeError):
         return _absent(vault, base)
     with sock:
-        request = {"protocol": PROTOCOL, "token": record["token"], "op": "neighbours"}
-        request |= {"vault": str(vault), "text": text, "k": k}
+        request["token"] = record["token"]
         lines = LineReader(sock)
         connected = time.monotonic()
         try:
@@ -221,6 +256,10 @@ def ask(vault: Path, text: str, k: int) -> Answer:
             return Answer(inline=False, note=note)
         except (OSError, ValueError):
             return Answer()
+    return _answer(reply)
+
+
+def _answer(reply: dict[str, Any]) -> Answer:
     hits, busy = reply.get("hits"), reply.get("busy")
     if isinstance(hits, list):
         try:
@@ -307,6 +346,38 @@ def _peer_is(sock: socket.socket, pid: int) -> bool:
         return False
     peer, uid, _gid = struct.unpack("3i", raw)
     return bool(peer == pid and uid == os.getuid())
+
+
+def start(vault: str) -> None:
+    """Start a worker for `vault` unless one runs, is starting or failed lately (the thin client
+    calls this once it has answered in-process: the next call finds the worker)."""
+    with contextlib.suppress(Exception):  # a broken brain.yaml: the command said so already
+        path = Path(vault)
+        base = _base(path)
+        if check_dir(base.parent):
+            return
+        with contextlib.suppress(OSError):
+            if time.time() - _suffix(base, ".log").stat().st_mtime < STARTING_SECONDS:
+                return  # spawned lately (by this very find, say): it is starting or it failed
+        lock = _lock(base)
+        if lock is None:
+            return
+        lock.close()
+        _failure(_suffix(base, ".log"), _suffix(base, ".failed"))  # starts the back-off
+        spawn(path, base)
+
+
+def replace(vault: str, pid: int) -> None:
+    """Kill the worker `pid` that did not answer the thin client in time, if it is still the
+    vault's worker (a find may have replaced it already), and start another."""
+    with contextlib.suppress(Exception):
+        path = Path(vault)
+        base = _base(path)
+        record = _record(base)
+        if record is None or record.get("pid") != pid:
+            return
+        with _connect(base, record) as sock:
+            _replace(path, base, record, sock)
 
 
 def spawn(vault: Path, base: Path | None = None) -> bool:
@@ -418,14 +489,366 @@ def _write_record(base: Path, doc: dict[str, Any]) -> None:
     tmp.replace(_suffix(base, ".json"))
 
 
+# --- freshness: a file-system watch instead of a walk per command ---------------------------------
+
+# inotify(7): any change to a file's content, times or name, or to a folder's entries
+_IN_EVENTS = 0x2 | 0x4 | 0x8 | 0x40 | 0x80 | 0x100 | 0x200 | 0x400 | 0x800
+_IN_NONBLOCK_CLOEXEC = 0o4000 | 0o2000000
+
+
+class _Watch:
+    """Tells index.open_index that a vault has not changed since `_stale` last found the index
+    fresh, so that a command skips the walk and the stat of every file: inotify on every folder
+    the index walks (Linux). Any event, a new folder, an overflowed queue or a failure means one
+    full check, as a fresh process makes; elsewhere every check is the full one."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.fds: dict[Path, int] = {}  # vault -> inotify descriptor (-1: cannot watch)
+        self.clean: set[Path] = set()  # vaults found fresh with no event since
+        self.libc: ctypes.CDLL | None = None
+
+    def stale(self, conn: sqlite3.Connection, vault: Path) -> bool:
+        from brain import index
+
+        with self.lock:
+            if self._quiet(vault):
+                return False
+            stale = index._stale(conn, vault)
+            if not stale and self.fds.get(vault, -1) >= 0:
+                self.clean.add(vault)
+            return stale
+
+    def _quiet(self, vault: Path) -> bool:
+        """No event since the vault was found fresh; pending events are drained (and new folders
+        watched) whatever the answer."""
+        fd = self.fds.get(vault)
+        if fd is None:
+            fd = self.fds[vault] = self._start(vault)
+            return False
+        if fd < 0:
+            return False
+        moved = False
+        while True:
+            try:
+                data = os.read(fd, 65536)
+            except BlockingIOError:
+                break
+            except OSError:
+                data = b""
+            if not data:
+                self._stop(vault)
+                return False
+            moved = True
+        if moved:
+            self.clean.discard(vault)
+            if not self._add_folders(vault, fd):
+                self._stop(vault)
+            return False
+        return vault in self.clean
+
+    def _start(self, vault: Path) -> int:
+        if sys.platform != "linux":
+            return -1
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            fd = int(libc.inotify_init1(_IN_NONBLOCK_CLOEXEC))
+        except (OSError, AttributeError):
+            return -1
+        if fd < 0:
+            return -1
+        self.libc = libc
+        if not self._add_folders(vault, fd):
+            os.close(fd)
+            return -1
+        return fd
+
+    def _add_folders(self, vault: Path, fd: int) -> bool:
+        """Watch the vault and every folder the index walks (not hidden, not a link); False when
+        the system refuses one (the watch limit): then the full check is made every time."""
+        libc = self.libc
+        if libc is None:
+            return False
+        stack = [str(vault)]
+        while stack:
+            folder = stack.pop()
+            if libc.inotify_add_watch(fd, os.fsencode(folder), _IN_EVENTS) < 0:
+                return False
+            with contextlib.suppress(OSError), os.scandir(folder) as it:
+                for entry in it:
+                    hidden = entry.name.startswith(".")
+                    if not hidden and entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+        return True
+
+    def _stop(self, vault: Path) -> None:
+        fd = self.fds.get(vault, -1)
+        if fd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.fds[vault] = -1
+        self.clean.discard(vault)
+
+
+# --- commands the thin client forwards -----------------------------------------------------------
+
+
+class _Job:
+    """One forwarded command, as checked: argv, environment, cwd, which of stdin, stdout and stderr
+    are terminals (1), not (0) or closed (-1), and their encodings."""
+
+    def __init__(
+        self,
+        argv: list[str],
+        env: dict[str, str],
+        cwd: str,
+        tty: tuple[int, int, int],
+        enc: tuple[str, str, str],
+    ) -> None:
+        self.argv, self.env, self.cwd, self.tty, self.enc = argv, env, cwd, tty, enc
+
+
+def _job(doc: object) -> _Job | None:
+    """The request as a _Job, or None when any part has the wrong type or an unknown codec."""
+    import codecs
+
+    if not isinstance(doc, dict):
+        return None
+    argv, env, cwd, tty, enc = (doc.get(k) for k in ("argv", "env", "cwd", "tty", "enc"))
+    strings = (list, tuple)
+    if not isinstance(argv, strings) or not all(isinstance(a, str) for a in argv) or not argv:
+        return None
+    if not isinstance(env, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in env.items()
+    ):
+        return None
+    if not isinstance(cwd, str) or not Path(cwd).is_absolute():
+        return None
+    if not isinstance(tty, strings) or len(tty) != 3 or any(t not in (-1, 0, 1) for t in tty):
+        return None
+    if not isinstance(enc, strings) or len(enc) != 3 or not all(isinstance(e, str) for e in enc):
+        return None
+    try:
+        for name in enc:
+            codecs.lookup(name)
+    except LookupError:
+        return None
+    return _Job(list(argv), dict(env), cwd, (tty[0], tty[1], tty[2]), (enc[0], enc[1], enc[2]))
+
+
+class _Sink(io.RawIOBase):
+    """A command's stdout or stderr: each write kept as (fd, bytes), in the order written, so the
+    client replays them interleaved as they were."""
+
+    def __init__(self, chunks: list[tuple[int, bytes]], fd: int, tty: bool) -> None:
+        super().__init__()
+        self.chunks, self.fd, self.tty = chunks, fd, tty
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, data: Any) -> int:
+        self.chunks.append((self.fd, bytes(data)))
+        return len(data)
+
+    def isatty(self) -> bool:
+        return self.tty
+
+
+class _Stdin:
+    """A command's stdin: a terminal or not as the client's is; its bytes are fetched from the
+    client only when the command reads them, into a pipe (so that select and os.read work too)."""
+
+    def __init__(self, fetch: Any, tty: bool, encoding: str) -> None:
+        self.fetch, self.tty, self.encoding = fetch, tty, encoding
+        self.file: io.TextIOWrapper | None = None
+
+    def isatty(self) -> bool:
+        return self.tty
+
+    def _open(self) -> io.TextIOWrapper:
+        if self.file is None:
+            data: bytes = self.fetch()
+            read, write = os.pipe()
+
+            def feed() -> None:
+                with contextlib.suppress(OSError), os.fdopen(write, "wb") as out:
+                    out.write(data)
+
+            threading.Thread(target=feed, daemon=True).start()
+            self.file = os.fdopen(read, encoding=self.encoding)
+        return self.file
+
+    def fileno(self) -> int:
+        return self._open().fileno()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._open(), name)
+
+    def close(self) -> None:
+        if self.file is not None:
+            with contextlib.suppress(OSError):
+                self.file.close()
+            self.file = None
+
+
+class _Local:
+    """sys.stdin/stdout/stderr of the worker: the command's own streams in the thread running a
+    command, the worker's elsewhere (the embedding thread's warnings go to its log)."""
+
+    def __init__(self, name: str, default: Any) -> None:
+        self._name, self._default = name, default
+
+    def _current(self) -> Any:
+        return getattr(_STREAMS, self._name, self._default)
+
+    def write(self, text: str) -> int:
+        return int(self._current().write(text))
+
+    def flush(self) -> None:
+        self._current().flush()
+
+    def isatty(self) -> bool:
+        return bool(self._current().isatty())
+
+    def fileno(self) -> int:
+        return int(self._current().fileno())
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._current(), name)
+
+
+def _install_streams() -> None:
+    for name in ("stdin", "stdout", "stderr"):
+        setattr(sys, name, _Local(name, getattr(sys, name)))
+
+
+_STREAMS = threading.local()
+
+
+class _Command:
+    """Runs one forwarded command in this thread as brain.cli would in a fresh process: with the
+    client's argv, environment, cwd and streams (a heartbeat line every thin.HEARTBEAT seconds
+    tells the client it is still running)."""
+
+    def __init__(self, client: socket.socket, lines: LineReader, job: _Job) -> None:
+        self.client, self.lines, self.job = client, lines, job
+        self.later: list[Callable[[], None]] = []  # calls deferred until after the answer
+        self.sending = threading.Lock()
+        self.done = threading.Event()
+
+    def _beat(self) -> None:
+        while not self.done.wait(thin.HEARTBEAT):
+            with self.sending, contextlib.suppress(OSError):
+                self.client.sendall(b"\n")
+
+    def _stdin(self) -> bytes:
+        """The client's stdin, asked for now that the command reads it."""
+        with self.sending:
+            self.client.sendall(b'{"stdin": 1}\n')
+        deadline = time.monotonic() + 30.0
+        size = self.lines.number(deadline)
+        if not 0 <= size <= thin.STDIN_MAX:
+            raise ValueError("stdin too long")
+        return self.lines.exact(size, deadline)
+
+    def run(self) -> tuple[int, list[tuple[int, bytes]]] | None:
+        """(exit code, output chunks), or None when the arguments need Typer."""
+        from brain import cli
+
+        job = self.job
+        chunks: list[tuple[int, bytes]] = []
+        sinks: list[Any] = [_Sink(chunks, 1, job.tty[1] == 1), _Sink(chunks, 2, job.tty[2] == 1)]
+        out = io.TextIOWrapper(
+            sinks[0],
+            encoding=job.enc[1],
+            errors="backslashreplace",
+            write_through=True,
+        )
+        err = io.TextIOWrapper(
+            sinks[1],
+            encoding=job.enc[2],
+            errors="backslashreplace",
+            write_through=True,
+        )
+        stdin = _Stdin(self._stdin, job.tty[0] == 1, job.enc[0]) if job.tty[0] >= 0 else None
+        beat = threading.Thread(target=self._beat, daemon=True)
+        beat.start()
+        try:
+            with _client_side(job):
+                _STREAMS.stdin, _STREAMS.stdout, _STREAMS.stderr = stdin, out, err
+                _STREAMS.later = self.later
+                try:
+                    code = cli.execute(job.argv, typer=False)
+                except cli.NotFast:
+                    return None
+                except SystemExit as exc:
+                    code = exc.code if isinstance(exc.code, int) else 1
+                out.flush()
+                err.flush()
+                return code, chunks
+        except (OSError, ValueError):
+            return None  # a cwd gone, a variable the system refuses: the client runs it itself
+        finally:
+            self.done.set()
+            with self.sending:  # no heartbeat after this point
+                pass
+            for name in ("stdin", "stdout", "stderr", "later"):
+                with contextlib.suppress(AttributeError):
+                    delattr(_STREAMS, name)
+            if stdin is not None:
+                stdin.close()
+
+    def finish(self) -> None:
+        """What the command left for after its answer (the usage log's row), as the client."""
+        with contextlib.suppress(OSError, ValueError), _client_side(self.job):
+            for call in self.later:
+                call()
+
+
+@contextlib.contextmanager
+def _client_side(job: _Job) -> Iterator[None]:
+    """The client's environment and current folder, for as long as its command runs."""
+    saved_env, saved_cwd = dict(os.environ), Path.cwd()
+    try:
+        os.environ.clear()
+        os.environ.update(job.env)
+        os.chdir(job.cwd)
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved_env)
+        with contextlib.suppress(OSError):
+            os.chdir(saved_cwd)
+
+
+def _defer_usage() -> None:
+    """In the worker, a command's usage row is written after its answer is sent: the row is
+    the same, and the client does not wait on the log's SQLite connection and write."""
+    from brain import usage
+
+    record = usage.record
+
+    def later(*args: Any, **kwargs: Any) -> None:
+        queue = getattr(_STREAMS, "later", None)
+        if queue is None:
+            record(*args, **kwargs)
+        else:
+            queue.append(functools.partial(record, *args, **kwargs))
+
+    usage.record = later
+
+
 class _Worker:
     """Serves queries on the main thread (one short thread per connection) while a background
     thread loads the model and embeds whatever the index's newest build lacks."""
 
-    def __init__(self, vault: Path, token: str) -> None:
-        import threading
-
+    def __init__(self, vault: Path, token: str, base: Path | None = None) -> None:
         self.vault, self.token = vault, token
+        self.base = base or _base(vault)
+        self.command = threading.Lock()  # commands run one at a time: they swap cwd and env
         self.embedder: Embedder | None = None
         self.ready = ""  # the index build whose units all have vectors
         self.progress = (0, 0)  # (done, total) of the embedding under way
@@ -439,8 +862,6 @@ class _Worker:
         self.thread: threading.Thread = threading.Thread(target=self._background, daemon=True)
 
     def run(self, server: socket.socket, idle: float) -> int:
-        import threading
-
         self.thread.start()
         server.settimeout(max(0.05, min(1.0, idle)))
         while True:
@@ -473,9 +894,10 @@ class _Worker:
 
         try:
             with client:
+                lines = LineReader(client)
                 try:
                     deadline = time.monotonic() + READ_SECONDS
-                    request = LineReader(client).read(REQUEST_MAX, deadline)
+                    request = lines.read(REQUEST_MAX, deadline)
                 except (OSError, ValueError):
                     return  # too slow, too long or not JSON: no answer
                 token = request.get("token")
@@ -485,6 +907,9 @@ class _Worker:
                     return  # not from this user's brain: no answer at all
                 client.settimeout(READ_SECONDS)
                 send_line(client, {"ack": PROTOCOL})  # alive, whatever the answer costs
+                if request.get("op") == "run" and request.get("protocol") == PROTOCOL:
+                    self._run(client, lines, request)
+                    return
                 try:
                     reply = self.handle(request)
                 except Exception as exc:  # one bad request must not kill the worker
@@ -526,6 +951,39 @@ class _Worker:
         finally:
             conn.close()
 
+    def _run(self, client: socket.socket, lines: LineReader, request: dict[str, Any]) -> None:
+        """Run a command the thin client forwarded (brain/thin.py) and send back its exit code
+        and output; a line that declines when it is not this worker's to run."""
+        import marshal
+
+        size = request.get("size")
+        if not isinstance(size, int) or not 0 <= size <= thin.PAYLOAD_MAX:
+            return
+        try:
+            # marshal only past the token check: the sender is this user's brain (thin.py)
+            payload = lines.exact(size, time.monotonic() + READ_SECONDS)
+            job = _job(marshal.loads(payload))  # noqa: S302
+        except (OSError, ValueError, EOFError, TypeError):
+            return
+        if job is None:
+            client.sendall(b'{"decline": "a malformed request"}\n')
+            return
+        if not self.command.acquire(timeout=COMMAND_WAIT):
+            client.sendall(b'{"busy": "another command is running"}\n')
+            return
+        command = _Command(client, lines, job)
+        try:
+            outcome = command.run()
+            if outcome is None:
+                client.sendall(b'{"decline": "not for the fast path"}\n')
+                return
+            blob = marshal.dumps(outcome)
+            client.settimeout(thin.SILENCE)
+            client.sendall(b'{"done": %d}\n' % len(blob) + blob)
+        finally:
+            command.finish()
+            self.command.release()
+
     def _wait_ready(self, built: str) -> str:
         """'' once every unit of `built` has a vector (waiting up to EMBED_WAIT for a few new
         ones); else what the worker is busy with."""
@@ -547,6 +1005,10 @@ class _Worker:
         from brain import index, semantic
 
         try:
+            if semantic.embed_settings()[0] == "none":  # keyword-only: commands, no model
+                with self.cond:
+                    self.embedding = False
+                return
             embedder = semantic.load()
             if embedder is None:
                 self._fail("")  # semantic.load said why on stderr
@@ -581,6 +1043,9 @@ class _Worker:
             self.cond.notify_all()
 
 
+_SERVING: list[_Worker] = []  # in the worker process: the worker, which its own commands ask
+
+
 def serve(vault: Path, idle: float = IDLE_SECONDS) -> int:
     """Run the worker for `vault` until it has been idle for `idle` seconds."""
     import secrets
@@ -594,7 +1059,6 @@ def serve(vault: Path, idle: float = IDLE_SECONDS) -> int:
     if lock is None:
         return 0  # another worker serves this vault
     import signal
-    import threading
 
     if threading.current_thread() is threading.main_thread():  # `kill PID` cleans up too
         signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
@@ -604,7 +1068,13 @@ def serve(vault: Path, idle: float = IDLE_SECONDS) -> int:
             with contextlib.suppress(FileNotFoundError):
                 _suffix(base, suffix).unlink()
         server, port = _listen(base)
-        worker = _Worker(vault, secrets.token_hex(16))
+        worker = _Worker(vault, secrets.token_hex(16), base)
+        _SERVING.append(worker)
+        _install_streams()
+        _defer_usage()
+        from brain import index
+
+        index.stale_check = _Watch().stale
         record = {"protocol": PROTOCOL, "pid": os.getpid(), "port": port, "token": worker.token}
         _write_record(base, record)
         with server:
@@ -634,4 +1104,8 @@ def main(argv: list[str]) -> NoReturn:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    # Run as brain.worker, not as __main__: the finds the worker runs import brain.worker, and
+    # must find the worker there (_SERVING) to ask it directly rather than over its own socket.
+    import importlib
+
+    importlib.import_module("brain.worker").main(sys.argv[1:])

@@ -43,6 +43,8 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("ORT_DISABLE_TELEMETRY", "1")
     monkeypatch.setenv("BRAIN_NO_UPDATE", "1")
     monkeypatch.setenv("BRAIN_EMBED", "none")  # keyword tests stay fast; hybrid tests opt in
+    # no worker unless a test asks (BRAIN_WORKER=1): a `brain find` would otherwise leave one behind
+    monkeypatch.setenv("BRAIN_WORKER", "0")
     return home
 
 

@@ -230,3 +230,69 @@ def test_fast_path_is_really_taken(tmp_path: Path) -> None:
     run = brain("find", "--vault", V, "--limit=2", "-n", "3", "pygit2", env=env)
     assert run.code == 0, run
     assert run.out.startswith("AI/LEARNINGS.md:7 libgit2 — ")
+
+
+# --- the thin client (brain/thin.py) -------------------------------------------------------------
+
+# What a find answered by the worker may import beyond `python -c pass`: `-m`'s runpy, the
+# client, and builtin modules (the socket, and select when a hook's stdin is read).
+THIN = {"runpy", "__future__", "brain", "brain.thin", "_socket", "select"}
+
+
+def _floor() -> set[str]:
+    proc = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", "pass"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines() if "|" in line}
+
+
+def test_a_find_the_worker_answers_imports_only_the_client(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from test_thin import start
+    from test_worker import _kill
+
+    monkeypatch.setenv("BRAIN_WORKER", "1")
+    pid = start(vault)
+    try:
+        find = [sys.executable, "-X", "importtime", "-m", "brain", "find", "--vault", str(vault)]
+        for args in (["libgit2"], ["--json", "pg", "vacuum"], ["zzqx"]):
+            proc = subprocess.run(
+                [*find, *args],
+                capture_output=True,
+                text=True,
+                cwd=ROOT,
+                check=False,
+            )
+            assert proc.returncode in (0, 1), proc.stderr[-2000:]
+            modules = {
+                line.rsplit("|", 1)[1].strip()
+                for line in proc.stderr.splitlines()
+                if line.startswith("import time:") and "|" in line
+            }
+            assert "brain.thin" in modules
+            assert "brain.cli" not in modules, "the find ran in-process, not in the worker"
+            assert sorted(modules - _floor() - THIN) == [], args
+    finally:
+        _kill(pid)
+
+
+def test_the_console_script_points_at_the_thin_client() -> None:
+    """pip writes `from brain.thin import main` into the script; brain.thin itself imports only
+    os and sys at its top (the rest inside the functions that need them)."""
+    import ast
+    import tomllib
+
+    doc = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert doc["project"]["scripts"]["brain"] == "brain.thin:main"
+    tree = ast.parse((ROOT / "brain" / "thin.py").read_text(encoding="utf-8"))
+    top = [
+        alias.name if isinstance(node, ast.Import) else node.module
+        for node in tree.body
+        if isinstance(node, ast.Import | ast.ImportFrom)
+        for alias in node.names
+    ]
+    assert top == ["__future__", "os", "sys"]

@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""The thin client's speed: fresh-process `brain find` and `brain pack` answered by a warm worker,
+the cold first find with the model, and the same commands with no worker (BRAIN_WORKER=0).
+
+    .venv/bin/python tools/bench_thin.py [--reps 11] [--json]
+
+Each figure is the median of --reps fresh processes, also given as a ratio to `python -c pass` of
+the same interpreter, timed in the same run (floor runs interleaved with the others). The commands
+run from a throwaway venv that sees this checkout and its dependencies the way a wheel install
+does (no editable-install finder, which costs every start ~20 ms), through pip's console script
+(which imports `re`) and through `python -P -m brain` (what the git and agent hooks run).
+The bench starts its workers in a private XDG_RUNTIME_DIR and stops each by the pid it recorded.
+Targets (issue 16): warm find (keyword, hybrid) and cached pack <= 3x the floor; cold first find
+with the model <= 1 s; no change to any result.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import sysconfig
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+from bench_hybrid import private_env  # noqa: E402  (tools/, beside this script)
+
+from brain import thin  # noqa: E402  (the checkout's, for FORWARD)
+
+QUERIES = [
+    "why are git hooks skipped when committing from python",
+    "people paid double when the card processor was sluggish",
+    "k8s upgrade",
+    "which computer do I use for my job",
+]
+# pip's console-script template (pip/_internal/operations/install/wheel.py via distlib)
+SHIM = """#!{python}
+# -*- coding: utf-8 -*-
+import re
+import sys
+from brain.thin import main
+if __name__ == '__main__':
+    sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
+    sys.exit(main())
+"""
+
+
+def timed(cmd: list[str], env: dict[str, str], stdin: bytes | None = None) -> float:
+    start = time.perf_counter()
+    subprocess.run(
+        cmd,
+        env=env,
+        input=stdin,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        check=False,
+    )
+    return time.perf_counter() - start
+
+
+def output(cmd: list[str], env: dict[str, str], stdin: bytes | None = None) -> tuple[int, bytes]:
+    proc = subprocess.run(cmd, env=env, input=stdin, capture_output=True, check=False)
+    return proc.returncode, proc.stdout
+
+
+def venv(tmp: Path) -> Path:
+    """A venv whose site-packages reaches this checkout and the dev venv's packages by a .pth."""
+    target = tmp / "venv"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(target)], check=True)
+    python = target / "bin" / "python"
+    site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    deps = sysconfig.get_paths()["purelib"]
+    Path(site, "brain-bench.pth").write_text(f"{ROOT}\n{deps}\n", encoding="utf-8")
+    script = target / "bin" / "brain"
+    script.write_text(SHIM.format(python=python), encoding="utf-8")
+    script.chmod(0o755)
+    return target
+
+
+def stop_workers(run: Path) -> None:
+    """Stop this bench's own workers, by the pid each recorded (never by name)."""
+    for record in run.glob("worker-*.json"):
+        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
+            os.kill(int(json.loads(record.read_bytes())["pid"]), signal.SIGTERM)
+    deadline = time.monotonic() + 10
+    while list(run.glob("worker-*.sock")) and time.monotonic() < deadline:
+        time.sleep(0.05)
+
+
+def wait_served(cmd: list[str], env: dict[str, str], run: Path) -> None:
+    """Until a worker listens and answers without a keyword-only note (the model is warm)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        if list(run.glob("worker-*.sock")):
+            proc = subprocess.run(cmd, env=env, capture_output=True, check=False)
+            if b"keyword results for now" not in proc.stderr:
+                return
+        time.sleep(0.2)
+    raise SystemExit("no worker answered within 120 s")
+
+
+def main() -> int:  # noqa: PLR0915 - one bench, read top to bottom
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--reps", type=int, default=11)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    reps = max(9, args.reps)
+
+    tmp = Path(tempfile.mkdtemp(prefix="brain-bench-thin-"))
+    env = private_env(tmp)
+    env.pop("PYTHONPATH", None)
+    (tmp / "run").mkdir(mode=0o700)
+    run_dir = tmp / "run" / "brain"
+    vault = tmp / "vault"
+    shutil.copytree(ROOT / "testdata" / "vault", vault)
+    repo = tmp / "payments"
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    event = json.dumps(
+        {"hook_event_name": "SessionStart", "session_id": "bench", "cwd": str(repo)}
+    ).encode()
+    v = str(vault)
+    figures: dict[str, float] = {}
+    floor: list[float] = []
+    checks: list[str] = []
+    try:
+        target = venv(tmp)
+        python = str(target / "bin" / "python")
+        script = [str(target / "bin" / "brain")]
+        module = [python, "-P", "-m", "brain"]
+        keyword = {**env, "BRAIN_EMBED": "none"}
+        alone = {**env, "BRAIN_WORKER": "0"}
+        subprocess.run(
+            [*module, "reindex", "--full", "--vault", v, "--json"],
+            env=alone,
+            capture_output=True,
+            check=True,
+        )
+
+        def sample(
+            name: str, cmd: list[str], e: dict[str, str], stdin: bytes | None = None
+        ) -> None:
+            """`cmd` --reps times (a find: with the next query each time), the floor between."""
+            times = []
+            for i in range(reps):
+                c = [*cmd, QUERIES[i % len(QUERIES)]] if "find" in cmd else cmd
+                times.append(timed(c, e, stdin))
+                floor.append(timed([python, "-c", "pass"], env))
+            figures[name] = statistics.median(times)
+
+        def same(name: str, cmd: list[str], e: dict[str, str], stdin: bytes | None = None) -> None:
+            """The worker's answer is the in-process one (the results do not change)."""
+            served = output(cmd, e, stdin)
+            mine = output(cmd, {**e, "BRAIN_WORKER": "0"}, stdin)
+            checks.append(f"{name}: {'same' if served == mine else 'DIFFERENT'}")
+
+        find = ["find", "--vault", v]
+        # cold: no worker, the index embedded; the first find loads the model (and starts one)
+        stop_workers(run_dir)
+        figures["cold_first_find_hybrid"] = timed([*script, *find, QUERIES[0]], env)
+        wait_served([*script, *find, QUERIES[1]], env, run_dir)
+
+        sample("warm_find_hybrid", [*script, *find], env)
+        sample("warm_find_hybrid_python_m", [*module, *find], env)
+        sample("cached_pack", [*script, "pack", "payments", "--vault", v], env)
+        sample("cached_pack_hook", [*script, "pack", "--vault", v], env, event)
+        same("hybrid find", [*script, *find, QUERIES[1]], env)
+        same("pack", [*script, "pack", "payments", "--vault", v], env)
+        same("pack hook", [*script, "pack", "--vault", v], env, event)
+        if "prime" in thin.FORWARD:
+            prompt = json.dumps(
+                {"hook_event_name": "UserPromptSubmit", "prompt": QUERIES[1], "cwd": str(repo)}
+            ).encode()
+            sample("warm_prime", [*script, "prime", "--vault", v], env, prompt)
+            same("prime", [*script, "prime", "--vault", v], env, prompt)
+
+        subprocess.run([*script, *find, "warm"], env=keyword, capture_output=True, check=False)
+        wait_served([*script, *find, QUERIES[1]], keyword, run_dir)
+        sample("warm_find_keyword", [*script, *find], keyword)
+        sample("warm_find_keyword_python_m", [*module, *find], keyword)
+        same("keyword find", [*script, *find, QUERIES[0]], keyword)
+        stop_workers(run_dir)
+
+        sample("no_worker_find_keyword", [*script, *find], {**keyword, "BRAIN_WORKER": "0"})
+        sample("no_worker_find_hybrid", [*script, *find], alone)
+        sample("no_worker_cached_pack", [*script, "pack", "payments", "--vault", v], alone)
+        if "prime" in thin.FORWARD:
+            sample("no_worker_prime", [*script, "prime", "--vault", v], alone, prompt)
+        sample("import_re", [python, "-c", "import re"], env)
+    finally:
+        stop_workers(run_dir)
+        shutil.rmtree(tmp, ignore_errors=True)
+
+    base = statistics.median(floor)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else -1.0
+    if args.json:
+        doc = {"floor_ms": round(base * 1000, 1), "load": round(load, 2), "checks": checks}
+        for key, value in figures.items():
+            doc[f"{key}_ms"] = round(value * 1000, 1)
+            doc[f"{key}_x"] = round(value / base, 2)
+        print(json.dumps(doc))
+        return 0
+    print(f"fresh processes on the fixture vault, medians of {reps}; load average {load:.2f}")
+    print(f"  python -c pass (floor)            {base * 1000:8.1f} ms")
+    for key, value in figures.items():
+        print(f"  {key:33s} {value * 1000:8.1f} ms  {value / base:5.2f}x")
+    print("  " + "; ".join(checks))
+    print("  targets: warm find and cached pack <= 3x the floor, cold first find <= 1000 ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
