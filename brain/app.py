@@ -832,8 +832,8 @@ def desk_command(
 ) -> None:
     """Open the desk: a local web page to review the inbox, misses, ledger, health and search.
 
-    Listens on 127.0.0.1 only; the URL it prints holds a per-run token, and every request needs
-    it. Stops after an idle hour or Ctrl-C.
+    Listens on 127.0.0.1 only, behind the per-run token in the URL it prints.
+    Stops after an idle hour or Ctrl-C.
     """
     from brain.config import resolve_vault
 

@@ -185,9 +185,8 @@ def test_every_page_approve_and_drop_by_clicking(
     d.find_element(By.LINK_TEXT, "Search").click()
     box = d.find_element(By.NAME, "q")
     box.send_keys("libgit2 hooks")
-    box.submit()
-    hits = d.find_elements(By.CSS_SELECTOR, "li.hit")
-    assert hits
+    box.submit()  # returns before the answer's page is there: wait for it
+    hits = WebDriverWait(d, 60).until(lambda drv: drv.find_elements(By.CSS_SELECTOR, "li.hit"))
     from brain.commands.find import find
 
     expected = find(vault, "libgit2 hooks", limit=20).hits
