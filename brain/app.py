@@ -131,7 +131,7 @@ def lint_command(
         bool,
         typer.Option(
             "--strict",
-            help="Bullets and synonyms must be plain prose (as `lint: strict` in AI/policy.yaml"
+            help="Bullets and synonyms must be plain prose (as `lint: strict` in AI/config.yaml"
             " asks).",
         ),
     ] = False,
@@ -141,7 +141,7 @@ def lint_command(
     """Check that every bullet parses, ends in a valid date, has a unique handle and no secret.
 
     Every line the index reads is checked by the guard too: hidden or bidi characters, words that
-    mix scripts, images. `--strict` (or `lint: strict` in AI/policy.yaml) holds bullets and
+    mix scripts, images. `--strict` (or `lint: strict` in AI/config.yaml) holds bullets and
     synonyms to plain prose.
     """
     from brain.commands.lint import lint

@@ -1,4 +1,4 @@
-"""Strict lint (`brain lint --strict`, or `lint: strict` in AI/policy.yaml): a bullet's handle,
+"""Strict lint (`brain lint --strict`, or `lint: strict` in AI/config.yaml): a bullet's handle,
 aliases and fact, and every synonyms.tsv row, are plain prose about the world."""
 
 from __future__ import annotations
@@ -145,7 +145,7 @@ def test_a_poisoned_synonyms_row_is_named(vault: Path) -> None:
 
 
 def policy(vault: Path, text: str) -> None:
-    (vault / "AI" / "policy.yaml").write_text(text, encoding="utf-8")
+    (vault / "AI" / "config.yaml").write_text(text, encoding="utf-8")
 
 
 def test_the_policy_file_turns_strict_on(vault: Path) -> None:
@@ -156,6 +156,14 @@ def test_the_policy_file_turns_strict_on(vault: Path) -> None:
     assert lint(vault, "--json").json()["strict"] is True
     policy(vault, "lint: standard\n")
     assert lint(vault).code == 0
+
+
+def test_one_settings_file_holds_the_policy_beside_the_review_mode(vault: Path) -> None:
+    from brain.config import review_mode
+
+    policy(vault, "review: after  # proposals answer at once\nlint: strict\n")
+    assert review_mode(vault) == "after"
+    assert lint(vault, "--json").json()["strict"] is True
 
 
 def test_an_edit_alone_cannot_switch_a_committed_policy_off(git_vault: Path) -> None:
@@ -169,9 +177,9 @@ def test_an_edit_alone_cannot_switch_a_committed_policy_off(git_vault: Path) -> 
 @pytest.mark.parametrize(
     ("text", "says"),
     [
-        ("lint: [strict\n", "AI/policy.yaml:2 is not valid YAML"),
-        ("lint: loose\n", "AI/policy.yaml: `lint` is 'loose', not one of standard, strict"),
-        ("- strict\n", "AI/policy.yaml is not a mapping"),
+        ("lint: [strict\n", "AI/config.yaml:2 is not valid YAML"),
+        ("lint: loose\n", "AI/config.yaml: `lint` is 'loose', not one of standard, strict"),
+        ("- strict\n", "AI/config.yaml is not a mapping"),
     ],
 )
 def test_a_broken_policy_file_is_one_line(vault: Path, text: str, says: str) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from brain import gitutil, secrets
 from brain import vault as vaultmod
-from brain.config import CORE_FILES, SYNONYMS
+from brain.config import CORE_FILES, SYNONYMS, VAULT_CONFIG
 from brain.errors import BrainError
 from brain.search import words
 
@@ -31,7 +31,7 @@ def read_file(vault: Path, rel: str) -> tuple[bytes | None, vaultmod.Problem | N
         return None, vaultmod.Problem(rel, 0, f"cannot read it ({exc.strerror}); not checked")
 
 
-POLICY = "AI/policy.yaml"  # the vault's committed policy: `lint: strict` (or `standard`)
+POLICY = VAULT_CONFIG  # the vault's settings: `lint: strict` (or `standard`), beside `review`
 LINT_MODES = ("standard", "strict")
 
 
