@@ -377,6 +377,12 @@ def test_tend_applies_aliases_several_sessions_asked_by(vault: Path) -> None:
     assert "celsius" not in text
 
 
+def test_tend_respects_what_the_inbox_keeps(tended: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(inboxmod, "MAX_PENDING", 4)  # the fixture's inbox holds three already
+    assert len(tendmod.tend(tended).proposed) == 1
+    assert len(tendmod.tend(tended).proposed) == 0
+
+
 def test_tend_json_keys(tended: Path) -> None:
     run = brain("tend", "--dry-run", "--json", "--vault", str(tended))
     assert run.code == 0, run.err

@@ -364,16 +364,19 @@ def tend(
         proposed: list[Proposed] = []
         waiting = 0
         with inbox.locked(vault):
-            inbox.recover(vault)
+            if not dry_run:
+                inbox.recover(vault)
             text = inbox.read(vault, INBOX)
             queued = {it.key for raw in text.split("\n") if (it := parse_item(raw))}
             seen = queued | _remembered(vault) | _applied_keys(vault)
+            # the inbox keeps at most MAX_PENDING waiting, hygiene items included
+            room = min(ITEMS_MAX, inbox.MAX_PENDING - len(inbox.proposals(vault, text)))
             new: list[Item] = []
             for item in found.items:
                 if item.key in seen:
                     waiting += 1
                     continue
-                if len(new) < ITEMS_MAX:
+                if len(new) < room:
                     new.append(item)
             for item in new:
                 proposed.append(
