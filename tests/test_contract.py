@@ -46,6 +46,18 @@ REINDEX_KEYS = [
     "ms",
 ]
 LINT_KEYS = ["ok", "files", "bullets", "problems"]
+PRIME_KEYS = [
+    "query",
+    "mode",
+    "session",
+    "count",
+    "omitted",
+    "repeated",
+    "hint",
+    "tokens",
+    "hits",
+    "text",
+]
 PROBLEM_KEYS = ["path", "line", "message"]
 VERSION_KEYS = ["version", "commit", "package", "python"]
 SYNC_KEYS = [
@@ -250,6 +262,7 @@ def _readme_table() -> dict[str, list[str]]:
         ("`sync` conflict", CONFLICT_KEYS),
         ("`sync status` / `on` / `off`", SYNC_STATUS_KEYS),
         ("`lint`", LINT_KEYS),
+        ("`prime`", PRIME_KEYS),
         ("`version`", VERSION_KEYS),
         ("error", ERROR_KEYS),
     ],

@@ -51,13 +51,9 @@ def stop_workers(run: Path) -> None:
     time.sleep(0.3)
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--reps", type=int, default=11)
-    parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
-
-    tmp = Path(tempfile.mkdtemp(prefix="brain-bench-hybrid-"))
+def private_env(tmp: Path) -> dict[str, str]:
+    """The environment of a bench's brain: every folder (the worker's run folder too) in `tmp`,
+    the ONNX model, no update check, no caller or setting of the user's."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("BRAIN_", "CLAUDE"))}
     env.update(
         HOME=str(tmp / "home"),
@@ -71,6 +67,17 @@ def main() -> int:
         BRAIN_WORKER_IDLE="600",
     )
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--reps", type=int, default=11)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+
+    tmp = Path(tempfile.mkdtemp(prefix="brain-bench-hybrid-"))
+    env = private_env(tmp)
     vault = tmp / "vault"
     shutil.copytree(ROOT / "testdata" / "vault", vault)
     try:
