@@ -155,6 +155,14 @@ def test_an_off_topic_prompt_prints_nothing(ivault: Path, prompt: str) -> None:
     assert (run.code, run.out, run.err) == (0, "", "")
 
 
+def test_a_paste_alone_does_not_drive_the_hook(ivault: Path) -> None:
+    pasted = "<pasted_content>pgxpool MaxConns payments pods connections</pasted_content>"
+    _, run = hook(ivault, event(f"thanks, that looks good\n{pasted}", session="s-paste"))
+    assert (run.code, run.out) == (0, "")
+    _, plain = hook(ivault, "the payments pods run out of db connections under load")
+    assert POOL in plain.out  # plain text on stdin is the prompt itself
+
+
 def test_the_budget_is_honoured(ivault: Path) -> None:
     prompt = "upgrade the node pool this weekend"
     _, full = hook(ivault, event(prompt, session="s1"))
@@ -322,6 +330,12 @@ def test_prime_options_table_matches_the_typer_command() -> None:
     from test_imports import _typer_find_options
 
     assert _typer_find_options("prime") == cli.PRIME_OPTIONS
+
+
+def test_help_comes_from_typer() -> None:
+    run = brain("prime", "--help")
+    assert run.code == 0
+    assert "UserPromptSubmit" in run.out
 
 
 def test_a_usage_error_by_hand_is_said() -> None:
