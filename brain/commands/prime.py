@@ -49,9 +49,9 @@ CHAT_WORDS = frozenset(
     just also still really very quite bit little some something thing things stuff lets let
     fix fixes fixing help can could would might must may want wants need needs try trying look
     looks looking see check make makes do doing done get got give show tell explain figure out
-    change changes update add write run use set up sort go going here there
+    change changes update add write run use set up sort going here there
     one two this that these those it its it's i'm i'd i'll we're you're me my mine our ours your
-    yours something anything everything else well way able sorry wait hmm hm actually maybe
+    yours anything everything else well way able sorry wait hmm hm actually maybe
     undo redo last previous above below earlier
     """.split()
 )
@@ -126,7 +126,7 @@ class Candidate:
 
     hit: search.Hit
     coverage: float  # share of the prompt's distinctive weight (IDF) the hit holds
-    lead: float  # its coverage over the median coverage of the judged candidates
+    lead: float  # its coverage over the median coverage of the LEAD_POOL best hits
     margin: float  # its cosine over the median of the ten nearest; -1 without the vector half
 
 
