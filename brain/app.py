@@ -567,6 +567,32 @@ def settle_command() -> None:
     raise typer.Exit(cli.run_settle())
 
 
+@app.command("prime")
+def prime_command(
+    prompt: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="The prompt (default: Claude Code's hook JSON on stdin).", show_default=False
+        ),
+    ] = None,
+    vault: VaultOpt = None,
+    budget: Annotated[
+        int | None,
+        typer.Option(
+            "--budget", help="Token cap (bytes / 4; default 1200, or BRAIN_PRIME_BUDGET)."
+        ),
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Print what the vault holds on a prompt, for the agent about to answer it.
+
+    Claude Code's UserPromptSubmit hook runs it with the hook's JSON on stdin. Only what stands
+    out is served, each unit once per session, within the budget and the deadline
+    (BRAIN_PRIME_DEADLINE, default 1 s); it always exits 0 and prints nothing rather than late.
+    """
+    raise typer.Exit(cli.run_prime(prompt or (), vault, budget, as_json))
+
+
 @app.command("recall")
 def recall_command(
     query: Annotated[

@@ -8,11 +8,13 @@ contract test keeps in step with the table.
 
 from __future__ import annotations
 
+import math
 import os
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from brain.errors import BrainError, UsageError
 
@@ -20,6 +22,8 @@ STARTED = time.monotonic()  # near the process's start: the daily sweep's budget
 
 if TYPE_CHECKING:
     from brain.commands.pack import HookEvent
+
+_STARTED = time.monotonic()  # prime's deadline counts from here, imports included
 
 # name -> (destination, takes a value); mirrors `brain.app.find_command`.
 FIND_OPTIONS: dict[str, tuple[str, bool]] = {
@@ -154,8 +158,232 @@ def run_find(
         markup, omitted = render.find_listing(text, result.hits, budget)
         written = render.print_rich(markup)
     shown = len(result.hits) - omitted  # what the caller actually received
-    usage.record("find", who.name, who.session, text, shown, written, path)
+    units = [usage.unit_key(h.path, h.line, h.handle) for h in result.hits[:shown]]
+    usage.record("find", who.name, who.session, text, shown, written, path, units)
     return 0 if result.hits else 1
+
+
+# name -> (destination, takes a value); mirrors `brain.app.prime_command`. Claude Code runs
+# prime on every prompt: it must never import Typer.
+PRIME_OPTIONS: dict[str, tuple[str, bool]] = {
+    "--vault": ("vault", True),
+    "--budget": ("budget", True),
+    "--json": ("as_json", False),
+}
+PRIME_DEADLINE = 1.0  # seconds from the start; `BRAIN_PRIME_DEADLINE` overrides
+PRIME_GRACE = 0.1  # seconds the deadline waits for output (and its log row) already under way
+PRIME_STDIN_MAX = 4 * 1024 * 1024  # bytes of hook JSON read; a prompt with big pastes is cut
+
+
+def parse_prime(args: Sequence[str]) -> dict[str, object] | None:
+    """The fast path's parse of `brain prime [TEXT] ...`, or None to let Typer handle it."""
+    parsed = _parse(args, PRIME_OPTIONS)
+    if parsed is None:
+        return None
+    opts, words = parsed
+    opts["prompt"] = words
+    return opts
+
+
+def run_prime(
+    prompt: Sequence[str] = (),
+    vault: str | None = None,
+    budget: int | None = None,
+    as_json: bool = False,
+) -> int:
+    """`brain prime`: the UserPromptSubmit hook, or by hand with the prompt as TEXT. Never in
+    the way: exit 0 whatever happens (an error is a line in the state dir's `logs/prime.log`,
+    and on stderr by hand), and nothing at all rather than late (PRIME_DEADLINE)."""
+    from brain.commands.prime import DEFAULT_BUDGET
+
+    if budget is None:
+        budget = int(_env_number("BRAIN_PRIME_BUDGET", DEFAULT_BUDGET))
+    if budget < 1:
+        raise UsageError("--budget must be a positive number of tokens", "pass e.g. --budget 600")
+    deadline = _STARTED + _env_number("BRAIN_PRIME_DEADLINE", PRIME_DEADLINE)
+    gate = _Gate(deadline)
+    by_hand = bool(prompt) or sys.stdin is None or sys.stdin.isatty()
+    if by_hand and not prompt:
+        raise UsageError(
+            "brain prime needs the prompt",
+            "pass it as text (brain prime 'TEXT') or pipe the hook JSON",
+        )
+    try:
+        _serve_prime(prompt, vault, budget, as_json, gate)
+    except Exception as exc:
+        _prime_failed(exc, loud=by_hand)
+    return 0
+
+
+def _env_number(name: str, default: float) -> float:
+    """A number from the environment, or `default` when it is unset or not a positive number."""
+    try:
+        value = float(os.environ.get(name, ""))
+    except ValueError:
+        return default
+    return value if 0 < value < math.inf else default
+
+
+class _Gate:
+    """The prime deadline: at `deadline` a watchdog thread ends the process (exit 0) unless output
+    is being written, which it waits for at most PRIME_GRACE. A thread, not a signal: a hung
+    socket or SQLite's busy wait would hold a signal handler back."""
+
+    def __init__(self, deadline: float) -> None:
+        import threading
+
+        self.lock = threading.Lock()
+        left = max(0.0, deadline - time.monotonic())
+        self.deadline = deadline
+        timer = threading.Timer(left, self._fire)
+        timer.daemon = True
+        timer.start()
+
+    def left(self) -> float:
+        return self.deadline - time.monotonic()
+
+    def _fire(self) -> None:
+        self.lock.acquire(timeout=PRIME_GRACE)
+        sys.stdout.flush()
+        os._exit(0)
+
+
+def _serve_prime(
+    prompt: Sequence[str], vault: str | None, budget: int, as_json: bool, gate: _Gate
+) -> None:
+    from brain import caller as callermod
+    from brain import render, usage
+    from brain.commands import prime as primemod
+    from brain.config import resolve_vault
+
+    who = callermod.detect()
+    hook = None if prompt else _read_prime_event(gate)
+    if prompt:
+        text = argv_text(" ".join(prompt))
+    elif hook is None:
+        return
+    else:
+        text = str(hook.get("prompt", ""))
+    session = str(hook.get("session_id") or "") if hook else ""
+    session = session or who.session
+    name = who.name
+    if hook and "hook_event_name" in hook and name in ("script", "person"):
+        name = "claude-code"
+    path = resolve_vault(vault)
+    if not _index_ready(path):
+        return
+    result = primemod.prime(path, text, session=session, neighbours=_warm(path, gate))
+    cap = budget * primemod.BYTES_PER_TOKEN
+    body, shown = render.prime_text(result.hits, cap, hint=result.hint)
+    units = [usage.unit_key(h.path, h.line, h.handle) for h in result.hits[:shown]]
+    with gate.lock:  # the output and its log row together, or (past the deadline) neither
+        if gate.left() <= 0:
+            return
+        if as_json:
+            written = render.out(render.prime_json(result, session, body, shown))
+        else:
+            written = render.out(body) if body else 0
+        if body:
+            query = result.query if shown else usage.HINT_QUERY
+            usage.record("prime", name, session, query, shown, written, path, units)
+    if not body and not as_json and who.person:
+        sys.stderr.write("brain: nothing in the vault stands out for this prompt\n")
+
+
+def _read_prime_event(gate: _Gate) -> dict[str, object] | None:
+    """The hook's JSON event from stdin (read until it closes or the deadline), or, when stdin
+    holds plain text, that text as the prompt; None when there is nothing to read."""
+    import json
+
+    data = b""
+    fd = sys.stdin.fileno()
+    if os.name == "posix":
+        import select
+
+        while len(data) < PRIME_STDIN_MAX:
+            ready, _, _ = select.select([fd], [], [], max(0.0, gate.left()))
+            if not ready:
+                return None  # the deadline passed with stdin still open
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            data += chunk
+    else:  # no select on Windows pipes: Claude Code closes stdin after the event
+        data = os.read(fd, PRIME_STDIN_MAX)
+    raw = data.decode("utf-8", errors="replace")
+    try:
+        doc = json.loads(raw)
+    except ValueError:
+        return {"prompt": raw} if raw.strip() else None
+    if not isinstance(doc, dict):
+        return None
+    prompt = doc.get("prompt")
+    return {**doc, "prompt": prompt if isinstance(prompt, str) else ""}
+
+
+def _index_ready(vault: Path) -> bool:
+    """Whether the index can answer now. A missing or unusable one is rebuilt by a `brain
+    reindex` started in the background, never on the prompt's time."""
+    from brain import index
+
+    if index.usable(vault):
+        return True
+    if not vault.is_dir():
+        from brain.errors import BrainError
+
+        raise BrainError(f"the vault {vault} does not exist", "run `brain install`")
+    import subprocess
+
+    from brain.config import python_command
+
+    subprocess.Popen(
+        python_command("brain", "reindex", "--vault", str(vault)),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        close_fds=True,
+    )
+    return False
+
+
+def _warm(vault: Path, gate: _Gate) -> Callable[[Any, str], list[tuple[int, float]] | None] | None:
+    """The vector half as prime may have it: from a warm worker only. A cold one is started in
+    the background (worker.ask does) and this prompt gets keywords; no model is ever loaded here."""
+    from brain import semantic
+
+    if semantic.embed_settings()[0] == "none" or os.environ.get("BRAIN_WORKER", "1") == "0":
+        return None
+
+    def ask(conn: Any, text: str) -> list[tuple[int, float]] | None:
+        from brain import search, worker
+
+        wait = gate.left() - 0.15  # kept for ranking, rendering and the log row
+        if wait < worker.DEADLINE:
+            return None
+        query = search.vector_query(conn, text)
+        return worker.ask(vault, query, search.VECTOR_DEPTH, answer_seconds=wait).hits
+
+    return ask
+
+
+def _prime_failed(exc: BaseException, *, loud: bool) -> None:
+    """One line in the state dir's logs/prime.log (and on stderr by hand); never raises."""
+    from brain.text import visible
+
+    line = f"{type(exc).__name__}: {exc}"
+    try:
+        from brain.config import state_dir
+
+        folder = state_dir() / "logs"
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(folder / "prime.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        with os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace") as fh:
+            fh.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {visible(line)}\n")
+    except Exception:  # noqa: S110 - the log is a courtesy; prime stays out of the way
+        pass
+    if loud:
+        sys.stderr.write(f"brain: prime: {visible(line)}\n")
 
 
 # name -> (destination, takes a value); mirrors `brain.app.pack_command`.
@@ -362,8 +590,9 @@ def _serve_pack(
             sys.stderr.write(f"brain: the vault knows nothing about {project!r}\n")
     name = "claude-code" if hook is not None and who.name in ("script", "person") else who.name
     session = hook.session if hook is not None and hook.session else who.session
-    entries = len(result.bullets) + len(result.rules)
-    usage.record("pack", name, session, project, entries, written, path)
+    given = (*result.bullets, *result.rules) if written else ()
+    units = [usage.unit_key(b.path, b.line, b.handle) for b in given]
+    usage.record("pack", name, session, project, len(given), written, path, units)
     return 0
 
 
@@ -562,6 +791,10 @@ def _dispatch(args: list[str], *, typer: bool = True) -> int:
         opts = parse_find(args[1:])
         if opts is not None:
             return run_find(**opts)  # type: ignore[arg-type]
+    if args[:1] == ["prime"]:
+        opts = parse_prime(args[1:])
+        if opts is not None:
+            return run_prime(**opts)  # type: ignore[arg-type]
     if args[:1] == ["pack"]:
         opts = parse_pack(args[1:])
         if opts is not None:

@@ -735,6 +735,22 @@ def open_index(vault: Path) -> sqlite3.Connection:
     return _connect(path)
 
 
+def usable(vault: Path) -> bool:
+    """Whether the vault's index exists and is of this schema: what `open_index` can bring up
+    to date quickly, rather than rebuild from nothing."""
+    path = index_path(vault)
+    if not path.exists():
+        return False
+    try:
+        conn = _connect(path)
+    except sqlite3.DatabaseError:
+        return False
+    try:
+        return _healthy(conn)
+    finally:
+        conn.close()
+
+
 def connect(vault: Path) -> sqlite3.Connection:
     """A connection to the vault's index as it is (see open_index for one that is up to date)."""
     return _connect(index_path(vault))

@@ -231,3 +231,48 @@ def sync_status(s: Any) -> str:
     if s.last:
         lines.append(f"Last pass ({s.last_at}): {s.last}")
     return "\n".join(lines)
+
+
+PRIME_HEADER = (
+    "From brain, the user's memory vault: what it holds on this prompt"
+    ' (more: `brain find "WORDS"`)'
+)
+PRIME_HINT = (
+    "brain: the user's memory vault has nothing on this prompt; `brain find WORDS` searches it,"
+    " `brain recall WORDS` searches past sessions"
+)
+
+
+def prime_text(hits: Sequence[Hit], budget: int, *, hint: bool) -> tuple[str, int]:
+    """What `brain prime` prints (the header, then one terse line per hit) within `budget`
+    bytes, and how many hits it holds; the hint line instead when there are no hits and `hint`.
+    Nothing at all when not even the header and the best hit fit."""
+    if not hits:
+        text = PRIME_HINT if hint else ""
+        return (text, 0) if len(text.encode("utf-8")) + 1 <= budget else ("", 0)
+    room = budget - len(PRIME_HEADER.encode("utf-8")) - 1
+    lines = [hit_line(h) for h in hits]
+    kept, _ = fit(lines, lambda s: len(s.encode("utf-8")) + 1, room)
+    if not kept and room >= 40:  # the best hit alone is too long: cut it to fit
+        kept = [_clip_bytes(lines[0], room)]
+    if not kept:
+        return "", 0
+    return "\n".join([PRIME_HEADER, *kept]), len(kept)
+
+
+def prime_json(result: Any, session: str, text: str, shown: int) -> str:
+    """`brain prime --json`: the result, with the hits `text` holds and `text` itself."""
+    hits = result.hits[:shown]
+    doc = {
+        "query": result.query,
+        "mode": result.mode,
+        "session": session,
+        "count": len(hits),
+        "omitted": len(result.hits) - len(hits),
+        "repeated": result.repeated,
+        "hint": result.hint and not hits and bool(text),
+        "tokens": (len(text.encode("utf-8")) + 3) // 4 if text else 0,
+        "hits": [hit_json(h) for h in hits],
+        "text": text,
+    }
+    return dumps(doc)

@@ -203,6 +203,10 @@ def _names(handle: str, aliases: str) -> set[str]:
 class Ranked:
     hits: list[Hit]
     known: float  # share of the query's terms that some unit of the vault holds
+    # Per query term: the candidates holding it, and how many units of the vault hold it (its
+    # document frequency), for callers that weigh the terms (`brain prime`).
+    found: tuple[frozenset[int], ...] = ()
+    df: tuple[int, ...] = ()
 
 
 def keyword_rank(conn: sqlite3.Connection, query: Query) -> Ranked:
@@ -244,7 +248,8 @@ def keyword_rank(conn: sqlite3.Connection, query: Query) -> Ranked:
         match.append("keyword")
         hits.append(_hit(row, score, tuple(match), covered / len(query.groups)))
     _order(hits)
-    return Ranked(hits, known)
+    dfs = tuple(df for _, df in matched)
+    return Ranked(hits, known, tuple(frozenset(f) for f in anywhere), dfs)
 
 
 def exact_cut(hits: list[Hit]) -> list[Hit] | None:
@@ -284,14 +289,18 @@ MARGIN_PARTIAL = 0.08  # a keyword hit on a query mostly of words the vault does
 
 
 def hybrid_rank(
-    conn: sqlite3.Connection, query: Query, vector: list[tuple[int, float]]
+    conn: sqlite3.Connection,
+    query: Query,
+    vector: list[tuple[int, float]],
+    ranked: Ranked | None = None,
 ) -> list[Hit]:
-    """Fuse the keyword ranking with the vector neighbours.
+    """Fuse the keyword ranking (`ranked`, when the caller has it already) with the vector
+    neighbours.
 
     A query that nothing vouches for comes back empty: the vault cannot answer it. Otherwise the
     fused list is returned, less the vector-only hits that do not stand out.
     """
-    ranked = keyword_rank(conn, query)
+    ranked = keyword_rank(conn, query) if ranked is None else ranked
     keyword = ranked.hits
     cut = exact_cut(keyword)
     if cut is not None:

@@ -1,6 +1,8 @@
 """The usage log: one row per lookup, kept in the state dir (unlike the index, not disposable).
 
-Ledger, log and doctor read it back. Logging must never break the command it records.
+Ledger, log and doctor read it back. Logging must never break the command it records. Beside
+each lookup of a known session it keeps which units it printed (`served`), so that `brain prime`
+never gives a session the same bullet twice, whoever gave it first (pack, find, MCP, prime).
 """
 
 from __future__ import annotations
@@ -8,13 +10,13 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import astuple, dataclass
 from pathlib import Path
 
 from brain.config import private_file, usage_log_path
 
-LOG_VERSION = 1
+LOG_VERSION = 2  # 2: the `served` table and the session index
 
 
 @dataclass(frozen=True)
@@ -36,6 +38,11 @@ _CREATE = (
     " caller TEXT NOT NULL, session TEXT NOT NULL, query TEXT NOT NULL, entries INTEGER NOT NULL,"
     " bytes INTEGER NOT NULL, vault TEXT NOT NULL)",
     "CREATE INDEX IF NOT EXISTS events_ts ON events(ts)",
+    "CREATE INDEX IF NOT EXISTS events_session ON events(session)",
+    # A unit printed to a session: `unit_key` of a bullet or a note's paragraph.
+    "CREATE TABLE IF NOT EXISTS served(ts REAL NOT NULL, session TEXT NOT NULL,"
+    " vault TEXT NOT NULL, unit TEXT NOT NULL)",
+    "CREATE INDEX IF NOT EXISTS served_session ON served(session, vault)",
 )
 
 _INSERT = f"INSERT INTO events({', '.join(COLUMNS)}) VALUES ({', '.join('?' * len(COLUMNS))})"  # noqa: S608
@@ -97,6 +104,7 @@ def _migrate(conn: sqlite3.Connection) -> None:
                 old = f"events_v{version}_{n}"
             conn.execute(f'ALTER TABLE events RENAME TO "{old}"')
             conn.execute("DROP INDEX IF EXISTS events_ts")
+            conn.execute("DROP INDEX IF EXISTS events_session")
             for sql in _CREATE:
                 conn.execute(sql)
             picks = ", ".join(
@@ -156,9 +164,23 @@ def vault_key(vault: Path) -> str:
     return repair(str(vault))
 
 
+def unit_key(path: str, line: int, handle: str) -> str:
+    """What identifies a printed unit across commands: a bullet by its file and handle (an edit
+    elsewhere in the file moves its line), a note's paragraph by its file and line."""
+    return f"{path}#{handle.casefold()}" if handle else f"{path}:{line}"
+
+
 def record(
-    command: str, caller: str, session: str, query: str, entries: int, nbytes: int, vault: Path
+    command: str,
+    caller: str,
+    session: str,
+    query: str,
+    entries: int,
+    nbytes: int,
+    vault: Path,
+    units: Sequence[str] = (),
 ) -> None:
+    """Log one lookup; `units` (their `unit_key`s) are what it printed, kept for its session."""
     if _muted:
         return
     from brain.text import repair  # SQLite cannot store what argv holds undecodable
@@ -168,9 +190,52 @@ def record(
     with contextlib.suppress(OSError, sqlite3.Error):
         conn = connect()
         try:
+            conn.execute("BEGIN")
             conn.execute(_INSERT, astuple(event))
+            if session and units:
+                rows = [(event.ts, who[1], event.vault, repair(u)) for u in units]
+                conn.executemany("INSERT INTO served VALUES (?, ?, ?, ?)", rows)
+            conn.execute("COMMIT")
         finally:
             conn.close()
+
+
+@dataclass(frozen=True)
+class SessionSoFar:
+    """What one session has been given from one vault."""
+
+    units: frozenset[str]  # unit keys printed by any lookup
+    served: bool  # some lookup printed at least one unit
+    hinted: bool  # prime printed its line about `brain find` and `brain recall`
+
+
+HINT_QUERY = "(hint)"  # the query a prime's hint line is logged under
+
+
+def so_far(session: str, vault: Path, log: Path | None = None) -> SessionSoFar:
+    """What `session` was given from `vault` so far; nothing for an unknown session."""
+    if not session:
+        return SessionSoFar(frozenset(), served=False, hinted=False)
+    from brain.text import repair
+
+    key, sid = vault_key(vault), repair(session)
+    conn = connect(log)
+    try:
+        units = frozenset(
+            str(r[0])
+            for r in conn.execute(
+                "SELECT unit FROM served WHERE session = ? AND vault = ?", (sid, key)
+            )
+        )
+        counts = conn.execute(
+            "SELECT coalesce(sum(entries > 0), 0),"
+            " coalesce(sum(command = 'prime' AND query = ?), 0)"
+            " FROM events WHERE session = ? AND vault = ?",
+            (HINT_QUERY, sid, key),
+        ).fetchone()
+    finally:
+        conn.close()
+    return SessionSoFar(units, served=bool(units) or counts[0] > 0, hinted=counts[1] > 0)
 
 
 def events(conn: sqlite3.Connection, since: float = 0.0) -> list[Event]:

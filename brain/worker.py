@@ -217,9 +217,10 @@ class LineReader:
 # --- the find's side -----------------------------------------------------------------------------
 
 
-def ask(vault: Path, text: str, k: int) -> Answer:
+def ask(vault: Path, text: str, k: int, answer_seconds: float = ANSWER_SECONDS) -> Answer:
     """The worker's nearest units for `text`, or what to do without them. Starts a worker when
-    none runs and replaces one that does not answer in time; never waits longer than DEADLINE."""
+    none runs and replaces one that does not acknowledge within DEADLINE; a live one gets
+    `answer_seconds` after the connect to answer (`brain prime` has less time than `find`)."""
     base = _base(vault)
     request = {"protocol": PROTOCOL, "op": "neighbours", "vault": str(vault), "text": text, "k": k}
     if _SERVING and _SERVING[0].base == base:  # a command this worker runs: no socket
@@ -250,7 +251,7 @@ def ask(vault: Path, text: str, k: int) -> Answer:
         except (OSError, ValueError):
             return Answer()  # it hung up (a stale token) or said nothing usable
         try:
-            reply = lines.read(REPLY_MAX, connected + ANSWER_SECONDS)
+            reply = lines.read(REPLY_MAX, connected + answer_seconds)
         except TimeoutError:
             note = "keyword results for now: the background worker is slow to answer"
             return Answer(inline=False, note=note)

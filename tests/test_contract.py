@@ -47,6 +47,18 @@ REINDEX_KEYS = [
     "ms",
 ]
 LINT_KEYS = ["ok", "strict", "files", "bullets", "problems"]
+PRIME_KEYS = [
+    "query",
+    "mode",
+    "session",
+    "count",
+    "omitted",
+    "repeated",
+    "hint",
+    "tokens",
+    "hits",
+    "text",
+]
 PROBLEM_KEYS = ["path", "line", "message"]
 VERSION_KEYS = ["version", "commit", "package", "python"]
 SYNC_KEYS = [
@@ -251,6 +263,7 @@ def _readme_table() -> dict[str, list[str]]:
         ("`sync` conflict", CONFLICT_KEYS),
         ("`sync status` / `on` / `off`", SYNC_STATUS_KEYS),
         ("`lint`", LINT_KEYS),
+        ("`prime`", PRIME_KEYS),
         ("`version`", VERSION_KEYS),
         ("error", ERROR_KEYS),
     ],

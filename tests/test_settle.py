@@ -5,6 +5,7 @@ stop JSON each agent sends (testdata/hooks/), reading a real transcript in the a
 from __future__ import annotations
 
 import json
+import os
 import time
 from pathlib import Path
 from typing import Any
@@ -313,6 +314,27 @@ def test_a_stop_that_passes_sends_the_vault_and_a_block_leaves_it(
     passed(a.brain("settle", input=json.dumps({**stop, "stop_hook_active": True}), env=env))
     wait_for(lambda: "settled at stop" in git(remote, "show", "main:AI/MEMORY.md"), "the send")
     let_passes_finish(a)
+
+
+def test_a_stop_that_passes_starts_the_daily_sweep_once(
+    stop: dict[str, Any], isolated_env: Path, tmp_path: Path
+) -> None:
+    """The stop is the moment for the daily vault sweep: a passing stop starts `brain tend
+    --daily` in the background (its line in logs/tend.log), a blocked stop does not."""
+    import shutil
+
+    vault = tmp_path / "vault"
+    shutil.copytree(ROOT / "testdata" / "vault", vault)
+    env = {"BRAIN_VAULT": str(vault), "BRAIN_EMBED": "none"}
+    log = Path(os.environ["XDG_STATE_HOME"]) / "brain" / "logs" / "tend.log"
+    blocked(settle(stop, env=env))
+    time.sleep(1.0)
+    assert not log.exists()  # the agent goes on: no sweep yet
+    passed(settle({**stop, "stop_hook_active": True}, env=env))
+    deadline = time.monotonic() + 60
+    while not (log.exists() and str(vault) in log.read_text(encoding="utf-8")):
+        assert time.monotonic() < deadline, "the daily sweep never ran"
+        time.sleep(0.2)
 
 
 def test_each_stop_reads_only_what_the_session_added(

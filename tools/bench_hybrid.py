@@ -52,7 +52,8 @@ def stop_workers(run: Path) -> None:
 
 
 def private_env(tmp: Path) -> dict[str, str]:
-    """The environment with every folder brain uses (workers' sockets too) under `tmp`."""
+    """The environment of a bench's brain: every folder (the worker's run folder too) in `tmp`,
+    the ONNX model, no update check, no caller or setting of the user's."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("BRAIN_", "CLAUDE"))}
     env.update(
         HOME=str(tmp / "home"),

@@ -367,8 +367,8 @@ def settle(event: Event | None) -> SettleResult:
 
 def after(event: Event | None, result: SettleResult) -> None:
     """What a stop does once the decision is out: the one place for the stop's chores (quiet,
-    bounded, in the background). A blocked stop leaves them to the stop that follows; a run that
-    was no stop (by hand, another event) has none. The daily vault sweep joins here."""
+    bounded, in the background): send the vault, and the daily sweep (`brain tend --daily`). A
+    blocked stop leaves them to the stop that follows; a run that was no stop has none."""
     if result.decision or event is None or event.kind != "stop":
         return
     from brain import sync
@@ -381,6 +381,9 @@ def after(event: Event | None, result: SettleResult) -> None:
         return  # no vault on this machine: nothing to send
     with contextlib.suppress(OSError):
         sync.background(vault, "send")  # write down what the session changed, and send it
+    from brain.commands import tend
+
+    tend.background(vault)  # the daily sweep: at most once a day, detached, quiet
 
 
 def log_error(exc: BaseException) -> None:

@@ -1,0 +1,250 @@
+"""`brain prime`: what the vault knows about the prompt an agent was just given.
+
+Claude Code runs it on every prompt (the UserPromptSubmit hook) and puts what it prints beside
+the prompt. So it reads the prompt as a sentence (pasted blocks, code and logs do not drive the
+query; chat words carry nothing), retrieves as `find` does without ever loading a model itself
+(the warm worker's neighbours or keywords alone), serves only the hits that stand out, and
+never gives a session what it was already given. Being quick and out of the way (exit 0, a
+deadline) is brain/cli.py's part.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sqlite3
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from brain import index, search, stale, usage
+
+DEFAULT_BUDGET = 1200  # tokens (bytes / 4) of what the hook prints
+BYTES_PER_TOKEN = 4
+MAX_SERVED = 3  # stand-outs served per prompt at most
+CANDIDATES = 10  # the top of the ranking that is judged
+LEAD_POOL = 30  # the hits a candidate's coverage is compared with (their median)
+SENTENCE_WORDS = 60  # a long prompt is read by its start: its task is said there
+HINT_WORDS = 2  # topic words the vault holds, at least, for a prompt to get the hint
+LOG_RUN = 3  # this many log-like lines in a row are a pasted log, not the prompt's words
+
+# The stand-out rule, chosen by tools/bench_prime.py --calibrate on the tuning half of
+# testdata/prime/prompts.jsonl (see the README). A hit stands out when it holds at least
+# COVERAGE of the prompt's distinctive weight (its topic words weighted by IDF, so a word the
+# vault never holds, the topic of an off-topic prompt, weighs most) and LEAD more than the
+# median hit of the LEAD_POOL best (so a word that half the vault holds does not make a hit
+# stand out), or, with the warm worker's vectors, when its cosine stands MARGIN above the
+# median of the ten nearest and it holds MARGIN_COVERAGE of that weight. When one stands out,
+# the BULLETS best-ranked bullets are served with the stand-outs.
+COVERAGE = 0.25
+LEAD = 0.05
+BULLETS = 2
+MARGIN = 0.3
+MARGIN_COVERAGE = 0.0
+
+# Words of conversation with an agent, not of a topic: on top of search.STOPWORDS.
+CHAT_WORDS = frozenset(
+    """please pls plz kindly thanks thank thx ty cheers hi hey hello ok okay yes yeah yep no nope
+    sure great good nice cool awesome perfect fine lgtm continue go ahead proceed next again now
+    just also still really very quite bit little some something thing things stuff lets let
+    fix fixes fixing help can could would might must may want wants need needs try trying look
+    looks looking see check make makes do doing done get got give show tell explain figure out
+    change changes update add write run use set up sort going here there
+    one two this that these those it its it's i'm i'd i'll we're you're me my mine our ours your
+    yours anything everything else well way able sorry wait hmm hm actually maybe
+    undo redo last previous above below earlier
+    """.split()
+)
+
+_PASTED = re.compile(
+    r"<pasted_content\b[^>]*?/>|<pasted_content\b.*?(?:</pasted_content\s*>|\Z)", re.S | re.I
+)
+_PLACEHOLDER = re.compile(r"\[(?:Pasted text|Image) #\d+[^\]]*\]", re.I)
+_FENCE = re.compile(r"^[ \t]*(`{3,}|~{3,}).*?(?:^[ \t]*\1[^\n]*$|\Z)", re.S | re.M)
+_LOG_LINE = re.compile(
+    r"""^\s*(?:
+    Traceback\ \(most\ recent
+    | File\ "[^"]*",\ line\ \d+
+    | at\ [\w$.<>/]+\(
+    | \d{4}-\d\d-\d\d[T\ ]\d\d:\d\d
+    | \[?\d\d:\d\d:\d\d
+    | \[?(?:DEBUG|INFO|WARN|WARNING|ERROR|FATAL|TRACE|CRITICAL|PANIC)\]?[\s:]
+    | goroutine\ \d+
+    | \.\.\.\ \d+\ more
+    | [$#>]\ \S
+    | [\^~]{3,}\s*$
+    | [|+=-]{3,}
+    | \S+\.(?:py|go|js|ts|java|rs|rb):\d+
+    )""",
+    re.X,
+)
+_ERROR_LINE = re.compile(r"^\s*[\w.]*(?:Error|Exception|error|panic)\b:?\s+\S")
+
+
+def sentence(prompt: str) -> str:
+    """The prompt as words a person said: pasted blocks, code fences and logs left out (a log's
+    last error line is kept: it names the symptom), at most SENTENCE_WORDS words."""
+    text = _PASTED.sub(" ", prompt)
+    text = _PLACEHOLDER.sub(" ", text)
+    text = _FENCE.sub(" ", text)
+    kept: list[str] = []
+    run: list[str] = []
+
+    def end_run() -> None:
+        if len(run) >= LOG_RUN:
+            errors = [line for line in run if _ERROR_LINE.match(line)]
+            kept.extend(errors[-1:])
+        else:
+            kept.extend(run)
+        run.clear()
+
+    for line in text.splitlines():
+        if _LOG_LINE.match(line) or (_ERROR_LINE.match(line) and run):
+            run.append(line)
+            continue
+        end_run()
+        kept.append(line)
+    end_run()
+    return " ".join(" ".join(kept).split()[:SENTENCE_WORDS])
+
+
+def topic_terms(text: str) -> list[str]:
+    """The words of `text` that could name a topic: no stopwords, no chat words."""
+    drop = search.STOPWORDS | CHAT_WORDS
+    return list(dict.fromkeys(t for t in search.terms_of(text) if t not in drop and _topical(t)))
+
+
+def _topical(term: str) -> bool:
+    """A one-letter word or a number under 100 (a count, a time, a step) names no topic; an
+    error code or a year does (`504`, `2026`)."""
+    return len(term) > 1 and not (term.isdigit() and len(term) < 3)
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A hit near the top of the ranking with the signals that decide whether it stands out."""
+
+    hit: search.Hit
+    coverage: float  # share of the prompt's distinctive weight (IDF) the hit holds
+    lead: float  # its coverage over the median coverage of the LEAD_POOL best hits
+    margin: float  # its cosine over the median of the ten nearest; -1 without the vector half
+
+
+@dataclass(frozen=True)
+class PrimeResult:
+    query: str  # the words searched ("" when the prompt had none worth searching)
+    mode: str  # "hybrid" (the warm worker's vectors too), "keyword", or "" (nothing searched)
+    hits: tuple[search.Hit, ...]  # what stands out and the session was not given yet, best first
+    repeated: int  # stand-outs left out because this session was given them already
+    hint: bool  # say once that `brain find` and `brain recall` exist (nothing served yet)
+
+
+Neighbours = Callable[[sqlite3.Connection, str], list[tuple[int, float]] | None]
+
+
+@dataclass(frozen=True)
+class Rule:
+    """When a candidate stands out (the constants above; tools/bench_prime.py tries others)."""
+
+    coverage: float = COVERAGE
+    lead: float = LEAD
+    margin: float = MARGIN
+    margin_coverage: float = MARGIN_COVERAGE
+    bullets: int = BULLETS
+
+    def stands_out(self, c: Candidate) -> bool:
+        if c.coverage >= self.coverage and c.lead >= self.lead:
+            return True
+        return c.margin >= self.margin and c.coverage >= self.margin_coverage
+
+    def choose(self, judged: list[Candidate]) -> list[search.Hit]:
+        """What is served, at most MAX_SERVED: nothing unless some candidate stands out; then
+        the best-ranked bullet (the fact as settled, where a note's paragraph tells its story)
+        and the stand-outs, bullets before paragraphs, each kind in ranking order."""
+        standing = sorted((c for c in judged if self.stands_out(c)), key=_paragraph)
+        if not standing:
+            return []
+        best = [c for c in judged if not _paragraph(c)][: self.bullets]
+        hits = list(dict.fromkeys(c.hit for c in [*best, *standing]))
+        return hits[:MAX_SERVED]
+
+
+def _paragraph(c: Candidate) -> bool:
+    return c.hit.kind != "bullet"
+
+
+@dataclass(frozen=True)
+class Judged:
+    mode: str  # "hybrid", "keyword", or "" (nothing to search)
+    candidates: list[Candidate]  # the top CANDIDATES hits with their signals, best first
+    known: int  # how many of the topic words some unit of the vault holds
+    terms: int  # how many topic words there are
+
+
+def candidates(conn: sqlite3.Connection, said: str, neighbours: Neighbours | None) -> Judged:
+    """The top of the ranking for the sentence `said`, with the signals: its topic words drive
+    the keyword half, the whole sentence the vector half (the model reads sentences)."""
+    text = " ".join(topic_terms(said))
+    parsed = search.parse_query(text, search.load_synonyms(conn))
+    if not text or not parsed.terms:
+        return Judged("", [], 0, 0)
+    ranked = search.keyword_rank(conn, parsed)
+    vector = neighbours(conn, said) if neighbours is not None else None
+    if vector is None:
+        mode, hits = "keyword", ranked.hits
+    else:
+        mode, hits = "hybrid", search.hybrid_rank(conn, parsed, vector, ranked)
+    weights = _weights(conn, ranked.df)
+    total = sum(weights) or 1.0
+    cosine = dict(vector or [])
+    top = sorted((c for _, c in (vector or [])[:10]), reverse=True)
+    median = top[len(top) // 2] if top else 0.0
+    pool = hits[:LEAD_POOL]
+    held = [
+        sum(w for w, found in zip(weights, ranked.found, strict=True) if h.id in found) / total
+        for h in pool
+    ]
+    typical = sorted(held)[len(held) // 2] if held else 0.0
+    out = []
+    for h, coverage in zip(pool[:CANDIDATES], held, strict=False):
+        margin = cosine[h.id] - median if h.id in cosine else -1.0
+        out.append(Candidate(h, coverage, coverage - typical, margin))
+    terms = len(parsed.groups)
+    return Judged(mode, out, round(ranked.known * terms), terms)
+
+
+def _weights(conn: sqlite3.Connection, dfs: tuple[int, ...]) -> list[float]:
+    """BM25's IDF of each query term: a word few units hold says more about what is asked, and a
+    word the vault never holds (the topic of an off-topic prompt) says the most."""
+    n = int(conn.execute("SELECT count(*) FROM units").fetchone()[0])
+    return [math.log(1 + (n - df + 0.5) / (df + 0.5)) for df in dfs]
+
+
+def prime(
+    vault: Path, prompt: str, *, session: str = "", neighbours: Neighbours | None = None
+) -> PrimeResult:
+    """What stands out in `vault` for `prompt`, less what `session` was given already.
+
+    `neighbours` gives the vector half (None: keywords only); it must never load a model.
+    """
+    said = sentence(prompt)
+    text = " ".join(topic_terms(said))
+    if not text:
+        return PrimeResult("", "", (), 0, hint=False)
+    conn = index.open_index(vault)
+    try:
+        judged = candidates(conn, said, neighbours)
+        standing = Rule().choose(judged.candidates)
+        standing = stale.serve(conn, standing, MAX_SERVED)
+    finally:
+        conn.close()
+    given = usage.so_far(session, vault)
+    fresh = [h for h in standing if usage.unit_key(h.path, h.line, h.handle) not in given.units]
+    repeated = len(standing) - len(fresh)
+    # The hint is for a prompt mostly in the vault's own words (two at least) that found
+    # nothing standing out: the agent may search deeper. Never for chat or another topic, and
+    # once per session.
+    words = judged.known >= HINT_WORDS and judged.known >= search.KNOWN * judged.terms
+    asked = words and not standing
+    hint = bool(session) and asked and not given.served and not given.hinted
+    return PrimeResult(text, judged.mode, tuple(fresh), repeated, hint)

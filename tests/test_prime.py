@@ -1,0 +1,370 @@
+"""`brain prime` through the real path: a real index of a copy of the fixture vault, the real
+CLI in a fresh process with Claude Code's hook JSON on stdin, the real usage log and ledger, the
+real warm worker (stopped to hang it)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import ROOT, Run, brain
+from test_contract import HIT_KEYS, PRIME_KEYS
+from test_hybrid import embedded_state, hvault  # noqa: F401 (fixtures)
+from test_imports import HEAVY, imported_modules
+from test_worker import _alive, start_worker, wait_for, wvault  # noqa: F401 (fixtures)
+
+from brain import cli, config, render, worker
+from brain.commands import prime as primemod
+
+HOOK = ROOT / "testdata" / "hooks" / "claude-user-prompt-submit.json"
+POOL = "AI/LEARNINGS.md:36 pgxpool max conns — "  # the answer to the fixture's prompt
+SLACK = 2.0  # seconds a loaded machine may add to a process's start and exit
+
+
+def event(prompt: str | None = None, session: str | None = None) -> str:
+    doc = json.loads(HOOK.read_text(encoding="utf-8"))
+    if prompt is not None:
+        doc["prompt"] = prompt
+    if session is not None:
+        doc["session_id"] = session
+    return json.dumps(doc)
+
+
+def hook(vault: Path, stdin: str, **env: str) -> tuple[float, Run]:
+    """Run prime as Claude Code runs the hook: the event on stdin, stdout a pipe."""
+    start = time.monotonic()
+    run = brain("prime", "--vault", str(vault), input=stdin, env=env)
+    return time.monotonic() - start, run
+
+
+@pytest.fixture
+def ivault(vault: Path) -> Path:
+    """The fixture vault's copy, indexed (keywords: conftest sets BRAIN_EMBED=none)."""
+    run = brain("reindex", "--vault", str(vault))
+    assert run.code == 0, run.err
+    return vault
+
+
+# --- the prompt read as a sentence ---------------------------------------------------------------
+
+
+def test_pasted_blocks_code_and_logs_do_not_drive_the_query() -> None:
+    prompt = (
+        "please fix the failing settlement job\n"
+        '<pasted_content source="clipboard">kubernetes terraform helm</pasted_content>\n'
+        "```go\nfunc main() { pgxpool.New(ctx) }\n```\n"
+        "Traceback (most recent call last):\n"
+        '  File "/srv/app.py", line 3, in <module>\n'
+        '  File "/srv/db.py", line 9, in connect\n'
+        "sqlite3.OperationalError: database is locked\n"
+        "thanks!"
+    )
+    said = primemod.sentence(prompt)
+    assert "kubernetes" not in said
+    assert "pgxpool" not in said
+    assert "File" not in said
+    assert "database is locked" in said  # a log's last error line names the symptom
+    assert primemod.topic_terms(said) == [
+        "failing",
+        "settlement",
+        "job",
+        "sqlite3",
+        "operationalerror",
+        "database",
+        "locked",
+    ]
+
+
+@pytest.mark.parametrize(
+    "prompt", ["continue", "thanks, that looks good", "can you please fix it?", "ok go ahead"]
+)
+def test_chat_words_carry_nothing(prompt: str) -> None:
+    assert primemod.topic_terms(primemod.sentence(prompt)) == []
+
+
+def test_a_short_log_line_in_the_prompt_is_kept() -> None:
+    said = primemod.sentence("ERROR: database is locked when brain serve runs")
+    assert "database is locked" in said
+
+
+# --- the hook, real path -------------------------------------------------------------------------
+
+
+def test_the_hook_fixture_is_what_claude_code_sends() -> None:
+    doc = json.loads(HOOK.read_text(encoding="utf-8"))
+    assert list(doc) == [
+        "session_id",
+        "transcript_path",
+        "cwd",
+        "permission_mode",
+        "hook_event_name",
+        "prompt",
+    ]
+    assert doc["hook_event_name"] == "UserPromptSubmit"
+
+
+def test_the_hook_serves_the_answer_under_one_header_once_per_session(ivault: Path) -> None:
+    _, first = hook(ivault, event())
+    assert first.code == 0, first.err
+    lines = first.out.splitlines()
+    assert lines[0] == render.PRIME_HEADER
+    assert any(line.startswith(POOL) for line in lines[1:]), first.out
+    assert first.err == ""
+    _, again = hook(ivault, event())  # the same session asks the same again
+    assert again.code == 0
+    assert POOL not in again.out
+    _, other = hook(ivault, event(session="another-session"))
+    assert POOL in other.out
+
+
+def test_what_find_or_pack_gave_the_session_is_not_served_again(ivault: Path) -> None:
+    session = "s-find-first"
+    found = brain(
+        "find", "--vault", str(ivault), "pgxpool", env={"BRAIN_SESSION": session, "CLAUDECODE": "1"}
+    )
+    assert found.out.startswith(POOL)
+    _, run = hook(ivault, event(session=session))
+    assert run.code == 0
+    assert POOL not in run.out
+    repo = ivault.parent / "payments"  # a repository the vault has a project for
+    repo.mkdir()
+    subprocess.run(["git", "init", "-q", str(repo)], check=True)
+    start = {"session_id": "s-pack-first", "cwd": str(repo), "hook_event_name": "SessionStart"}
+    pack = brain("pack", "--vault", str(ivault), input=json.dumps(start), cwd=repo)
+    assert "idempotency keys" in pack.out, pack.err
+    prompt = "add a new POST endpoint to the payments api for merchant payouts"
+    _, other = hook(ivault, event(prompt, session="s-other"))
+    assert "AI/MEMORY.md:23 idempotency keys — " in other.out  # what it serves a new session
+    _, run = hook(ivault, event(prompt, session="s-pack-first"))
+    assert "idempotency keys" not in run.out
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    ["write a haiku about autumn", "thanks, that looks good", "continue", "what's 17 times 23"],
+)
+def test_an_off_topic_prompt_prints_nothing(ivault: Path, prompt: str) -> None:
+    _, run = hook(ivault, event(prompt, session=f"s-{prompt}"))
+    assert (run.code, run.out, run.err) == (0, "", "")
+
+
+def test_a_paste_alone_does_not_drive_the_hook(ivault: Path) -> None:
+    pasted = "<pasted_content>pgxpool MaxConns payments pods connections</pasted_content>"
+    _, run = hook(ivault, event(f"thanks, that looks good\n{pasted}", session="s-paste"))
+    assert (run.code, run.out) == (0, "")
+    _, plain = hook(ivault, "the payments pods run out of db connections under load")
+    assert POOL in plain.out  # plain text on stdin is the prompt itself
+
+
+def test_the_budget_is_honoured(ivault: Path) -> None:
+    prompt = "upgrade the node pool this weekend"
+    _, full = hook(ivault, event(prompt, session="s1"))
+    assert full.out.count("\n") >= 3, full.out  # the header and at least two hits
+    budget = len(full.out.encode()) // 4 - 20  # tokens: room for fewer hits
+    for n, (env, args) in enumerate(
+        (({"BRAIN_PRIME_BUDGET": str(budget)}, []), ({}, ["--budget", str(budget)]))
+    ):
+        stdin = event(prompt, session=f"s-budget-{n}")
+        run = brain("prime", "--vault", str(ivault), *args, input=stdin, env=env)
+        assert run.code == 0, run.err
+        assert run.out.startswith(render.PRIME_HEADER)
+        assert len(run.out.encode()) <= budget * 4
+        assert 2 <= run.out.count("\n") < full.out.count("\n")
+    _, tiny = hook(ivault, event(prompt, "s-tiny"), BRAIN_PRIME_BUDGET="10")
+    assert (tiny.code, tiny.out) == (0, "")  # not even the header fits: nothing
+
+
+def test_a_prompt_in_the_vaults_words_that_finds_nothing_gets_the_hint_once(ivault: Path) -> None:
+    prompt = "which region is the disaster recovery site for the GKE clusters"
+    _, first = hook(ivault, event(prompt, session="s-hint"))
+    assert first.out == render.PRIME_HINT + "\n"
+    _, second = hook(ivault, event(prompt, session="s-hint"))
+    assert second.out == ""
+    _, served_first = hook(ivault, event(session="s-served"))
+    assert POOL in served_first.out
+    _, later = hook(ivault, event(prompt, session="s-served"))
+    assert later.out == ""  # something was served already: no hint
+
+
+def test_the_ledger_counts_what_prime_served(ivault: Path) -> None:
+    _, run = hook(ivault, event(session="s-ledger"))
+    assert POOL in run.out
+    hook(ivault, event("continue", session="s-ledger"))  # silent: not a lookup
+    ledger = brain("ledger", "--vault", str(ivault), "--json", "--caller", "claude-code")
+    doc = ledger.json()
+    assert doc["lookups"] == 1
+    assert doc["tokens"] == round(len(run.out.encode()) / 4)
+    assert doc["saved"] > 0
+    assert [s["session"] for s in doc["sessions"]] == ["s-ledger"]
+
+
+def test_by_hand_and_json(ivault: Path) -> None:
+    run = brain("prime", "--vault", str(ivault), "--json", "pods run out of db connections")
+    assert run.code == 0, run.err
+    doc = run.json()
+    assert list(doc) == PRIME_KEYS
+    assert all(list(hit) == HIT_KEYS for hit in doc["hits"])
+    assert doc["mode"] == "keyword"
+    assert doc["hits"][0]["handle"] == "pgxpool max conns"
+    assert doc["text"].startswith(render.PRIME_HEADER)
+    assert doc["tokens"] == (len(doc["text"].encode()) + 3) // 4
+    plain = brain("prime", "--vault", str(ivault), "pods run out of db connections")
+    assert plain.out == doc["text"] + "\n"
+
+
+# --- never in the way ----------------------------------------------------------------------------
+
+
+def test_a_corrupt_index_gives_nothing_in_time_and_is_rebuilt(ivault: Path) -> None:
+    path = config.index_path(ivault)
+    path.write_bytes(b"this is not a database" * 100)
+    for suffix in ("-wal", "-shm"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+    took, run = hook(ivault, event())
+    assert (run.code, run.out, run.err) == (0, "", "")
+    assert took < 1.0 + SLACK
+    wait_for("the background reindex", lambda: POOL in hook(ivault, event(session="s9"))[1].out)
+
+
+def test_a_missing_vault_gives_nothing_in_time_and_is_logged(tmp_path: Path) -> None:
+    took, run = hook(tmp_path / "nowhere", event())
+    assert (run.code, run.out, run.err) == (0, "", "")
+    assert took < 1.0 + SLACK
+    log = config.state_dir() / "logs" / "prime.log"
+    assert "does not exist" in log.read_text(encoding="utf-8")
+    by_hand = brain("prime", "--vault", str(tmp_path / "nowhere"), "pgxpool")
+    assert by_hand.code == 0
+    assert by_hand.out == ""
+    assert "does not exist" in by_hand.err
+
+
+def test_the_deadline_cuts_a_prime_held_up_and_prints_nothing(ivault: Path) -> None:
+    """The usage log locked by another process (SQLite then waits 5 s): at the deadline the
+    process ends, exit 0, nothing printed."""
+    hook(ivault, event("continue"))  # the log exists
+    holder = sqlite3.connect(config.usage_log_path(), isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        took, run = hook(ivault, event(), BRAIN_PRIME_DEADLINE="0.6")
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    assert (run.code, run.out, run.err) == (0, "", "")
+    assert took < 0.6 + SLACK
+    assert took < 4.0  # far less than the lock's wait
+
+
+def test_stdin_left_open_is_not_waited_on_past_the_deadline(ivault: Path) -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "brain", "prime", "--vault", str(ivault)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env={**os.environ, "BRAIN_PRIME_DEADLINE": "0.5"},
+    )
+    assert proc.stdin is not None
+    proc.stdin.write(event()[:40].encode())
+    proc.stdin.flush()
+    start = time.monotonic()
+    try:
+        assert proc.wait(timeout=0.5 + SLACK) == 0  # stdin still open
+    finally:
+        proc.kill()
+        out, err = proc.communicate()
+    assert time.monotonic() - start < 0.5 + SLACK
+    assert (proc.returncode, out, err) == (0, b"", b"")
+
+
+def test_a_hung_worker_leaves_the_prompt_to_keywords_in_time(
+    wvault: Path,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # A deadline a loaded machine leaves room in: the worker must be asked for this to test it.
+    env = {"BRAIN_EMBED": "onnx", "BRAIN_WORKER": "1", "BRAIN_WORKER_IDLE": "120"}
+    env["BRAIN_PRIME_DEADLINE"] = "3"
+    pid = start_worker(wvault, monkeypatch)
+    doc = brain("prime", "--vault", str(wvault), "--json", "pods out of db connections", env=env)
+    assert doc.json()["mode"] == "hybrid"  # a warm worker gives the vector half
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        took, run = hook(wvault, event(session="s-hung"), **env)
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    assert run.code == 0
+    assert POOL in run.out  # keywords, at once: the worker is replaced, no model is loaded
+    assert took < 3.0 + SLACK
+    wait_for("the hung worker to be killed", lambda: not _alive(pid), 10)
+
+
+def test_a_cold_worker_is_started_and_the_prompt_gets_keywords(
+    wvault: Path,  # noqa: F811
+) -> None:
+    env = {"BRAIN_EMBED": "onnx", "BRAIN_WORKER": "1", "BRAIN_WORKER_IDLE": "120"}
+    base = worker._base(wvault)
+    assert worker._record(base) is None
+    run = brain("prime", "--vault", str(wvault), "--json", "pods out of db connections", env=env)
+    assert run.code == 0, run.err
+    assert run.json()["mode"] == "keyword"
+    assert "onnxruntime" not in run.err
+    wait_for("the worker prime started", lambda: worker._record(base) is not None, 30)
+
+
+# --- the fast path -------------------------------------------------------------------------------
+
+
+def test_prime_imports_nothing_heavy(ivault: Path) -> None:
+    for args in (["pgxpool max conns"], ["--json", "continue"]):
+        code, modules = imported_modules("prime", "--vault", str(ivault), *args)
+        assert code == 0
+        assert sorted(m for m in modules if m.split(".")[0] in HEAVY) == []
+
+
+def test_prime_options_table_matches_the_typer_command() -> None:
+    from test_imports import _typer_find_options
+
+    assert _typer_find_options("prime") == cli.PRIME_OPTIONS
+
+
+def test_help_comes_from_typer() -> None:
+    run = brain("prime", "--help")
+    assert run.code == 0
+    assert "UserPromptSubmit" in run.out
+
+
+def test_a_usage_error_by_hand_is_said() -> None:
+    run = brain("prime", "--budget", "0", "x")
+    assert run.code == 2
+    assert "--budget" in run.err
+
+
+def test_a_version_1_usage_log_keeps_its_rows_and_learns_what_was_served(ivault: Path) -> None:
+    path = config.usage_log_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    old = sqlite3.connect(path)
+    old.executescript(
+        "CREATE TABLE events(ts REAL NOT NULL, command TEXT NOT NULL, caller TEXT NOT NULL,"
+        " session TEXT NOT NULL, query TEXT NOT NULL, entries INTEGER NOT NULL,"
+        " bytes INTEGER NOT NULL, vault TEXT NOT NULL);"
+        "CREATE INDEX events_ts ON events(ts);"
+        "PRAGMA user_version = 1;"
+    )
+    old.execute(
+        "INSERT INTO events VALUES (1.0, 'find', 'me', 's-old', 'x', 1, 40, ?)", (str(ivault),)
+    )
+    old.commit()
+    old.close()
+    _, run = hook(ivault, event(session="s-new"))
+    assert POOL in run.out
+    _, again = hook(ivault, event(session="s-new"))
+    assert POOL not in again.out
+    log = sqlite3.connect(path)
+    assert log.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert log.execute("SELECT count(*) FROM events").fetchone()[0] == 2
+    log.close()
