@@ -25,9 +25,12 @@ import re
 import sqlite3
 import unicodedata
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from brain.index import ALIAS_SEP, cjk_terms, lone_cjk
+
+TOKENIZER = Path(__file__).parent / "data" / "tokenizer.json"
 
 EXACT_RATIO = 0.85
 PREFIX_MIN = 3
@@ -39,7 +42,8 @@ STOPWORDS = frozenset(
     """a about an and any are as at be been but by can could did do does for from had has have he
     her hers him his how i if in into is it its me my of on or our she should so than that the
     their them then there these they this to us was we were what when where which who whom whose
-    why will with would you your""".split()
+    why will with would you your
+    s t don doesn didn isn aren wasn weren ll ve""".split()  # it's, don't, we'll: split leftovers
 )
 
 
@@ -82,30 +86,57 @@ class Hit:
 @dataclass(frozen=True)
 class Query:
     text: str
-    terms: tuple[str, ...]  # topic words of the query, folded
+    terms: tuple[str, ...]  # topic words (or synonym phrases) of the query, folded
     groups: tuple[tuple[tuple[str, ...], ...], ...]  # per term: alternatives, each a word sequence
     phrase: str  # the whole query folded to words, for the exact-handle rule
+    plain: bool = False  # every word is a stopword: only a handle or alias can answer it
 
 
-def parse_query(text: str, synonyms: dict[str, list[str]]) -> Query:
+Synonyms = dict[tuple[str, ...], list[tuple[str, ...]]]
+
+
+def parse_query(text: str, synonyms: Synonyms) -> Query:
+    """Topic words and their synonym alternatives. A synonym row's term or expansion of several
+    words is recognised as a phrase of consecutive query words (longest first) and becomes one
+    term whose alternatives are the row's other side."""
     all_words = terms_of(text)
-    terms = [w for w in all_words if w not in STOPWORDS] or all_words
-    terms = list(dict.fromkeys(terms))
-    groups = []
-    for term in terms:
-        alts: list[tuple[str, ...]] = [(term,)]
-        for expansion in synonyms.get(term, []):
-            seq = tuple(words(expansion))
-            if seq and seq not in alts:
-                alts.append(seq)
+    longest = max((len(k) for k in synonyms), default=1)
+    terms: list[str] = []
+    groups: list[tuple[tuple[str, ...], ...]] = []
+    i = 0
+    while i < len(all_words):
+        n = min(longest, len(all_words) - i)
+        while n > 1 and tuple(all_words[i : i + n]) not in synonyms:
+            n -= 1
+        seq = tuple(all_words[i : i + n])
+        i += n
+        name = " ".join(seq)
+        if (n == 1 and seq[0] in STOPWORDS) or name in terms:
+            continue
+        alts = [seq]
+        alts += [e for e in synonyms.get(seq, []) if e not in alts]
+        terms.append(name)
         groups.append(tuple(alts))
-    return Query(text, tuple(terms), tuple(groups), " ".join(all_words))
+    plain = not terms
+    if plain:  # only stopwords: search them as typed, and let only a handle answer
+        terms = list(dict.fromkeys(all_words))
+        groups = [((w,),) for w in terms]
+    return Query(text, tuple(terms), tuple(groups), " ".join(all_words), plain)
 
 
-def load_synonyms(conn: sqlite3.Connection) -> dict[str, list[str]]:
-    table: dict[str, list[str]] = {}
+def load_synonyms(conn: sqlite3.Connection) -> Synonyms:
+    """synonyms.tsv as a two-way table of word sequences: `k8s<TAB>kubernetes` makes `k8s` find
+    `kubernetes` and `kubernetes` find `k8s`. A row with only stopwords on a side (or an empty
+    side) is dropped: it would match every unit, or nothing."""
+    table: Synonyms = {}
     for term, expansion in conn.execute("SELECT term, expansion FROM synonyms"):
-        table.setdefault(" ".join(words(term)), []).append(expansion)
+        a, b = tuple(terms_of(term)), tuple(terms_of(expansion))
+        if a == b or all(w in STOPWORDS for w in a) or all(w in STOPWORDS for w in b):
+            continue  # all() of an empty side is True too
+        for src, dst in ((a, b), (b, a)):
+            alts = table.setdefault(src, [])
+            if dst not in alts:
+                alts.append(dst)
     return table
 
 
@@ -113,6 +144,10 @@ def _alternatives(group: tuple[tuple[str, ...], ...], *, prefix: bool) -> list[s
     out = []
     for alt in group:
         phrase = '"' + " ".join(alt) + '"'
+        if len(alt) > 1:
+            # A synonym phrase: its words anywhere in the unit (the phrase itself included).
+            out.append("(" + " AND ".join(f'"{w}"' for w in alt) + ")")
+            continue
         wide = (prefix and len(alt) == 1 and len(alt[0]) >= PREFIX_MIN) or lone_cjk(alt)
         out.append(phrase + " *" if wide else phrase)
     return out
@@ -227,12 +262,22 @@ def keyword_rank(conn: sqlite3.Connection, query: Query) -> Ranked:
         conn.execute("RELEASE keyword_rank")
     anywhere = [found | (named[k] & ids) for k, (found, _) in enumerate(matched)]
     known = sum(df > 0 or bool(named[k]) for k, (_, df) in enumerate(matched)) / len(matched)
+    # An everyday English word beside a rarer word the vault knows is used in its plain sense,
+    # not as a handle (`go` in "why can't the queue go through the pooler"): it earns no handle
+    # bonus there, and a bullet that only it reaches, through its handle, is no hit. Asked alone,
+    # or beside words the vault does not know, it is the query's evidence and keeps its weight.
+    held_by_vault = [df > 0 or bool(named[k]) for k, (_, df) in enumerate(matched)]
+    common = [h and everyday(t) for h, t in zip(held_by_vault, query.terms, strict=True)]
+    rarer = any(h and not c for h, c in zip(held_by_vault, common, strict=True))
+    plain = [c and bool(named[k]) and rarer for k, c in enumerate(common)]
+    naming = [set() if plain[k] else found for k, found in enumerate(named)]
     hits: list[Hit] = []
     for row in rows:
         uid, handle, aliases = row[0], row[4], row[5]
-        covered = sum(uid in found for found in anywhere)
-        in_name = sum(uid in found for found in named)
-        if not covered:
+        held = [uid in found for found in anywhere]
+        covered = sum(held)
+        in_name = sum(uid in found for found in naming)
+        if not covered or _dragged(uid, held, plain, named):
             continue
         strength = -row[11]
         score = 2 * covered + in_name + strength / (1 + strength)
@@ -245,6 +290,40 @@ def keyword_rank(conn: sqlite3.Connection, query: Query) -> Ranked:
         hits.append(_hit(row, score, tuple(match), covered / len(query.groups)))
     _order(hits)
     return Ranked(hits, known)
+
+
+def _dragged(uid: int, held: list[bool], plain: list[bool], named: list[set[int]]) -> bool:
+    """A bullet found only through everyday words of its handle (`go`), nothing else."""
+    only = [k for k, h in enumerate(held) if h]
+    return all(plain[k] for k in only) and any(uid in named[k] for k in only)
+
+
+EVERYDAY_RANK = 500  # the tokenizer's first 500 whole words: go, get, make, use, set, run, ...
+_FIRST_WORD_ID = 1996  # "the": the WordPiece vocabulary's words start here, most frequent first
+_VOCAB: list[str] = []
+
+
+def _vocabulary() -> str:
+    """The embedding tokenizer's vocabulary as raw JSON text, read once per process (a find that
+    needs it reads 0.5 MB; no JSON parse, no tokenizers import on the keyword path)."""
+    if not _VOCAB:
+        try:
+            _VOCAB.append(TOKENIZER.read_text(encoding="utf-8"))
+        except OSError:
+            _VOCAB.append("")
+    return _VOCAB[0]
+
+
+def vocab_rank(word: str) -> int | None:
+    """The word's place among the vocabulary's whole words (0 = `the`), or None."""
+    found = re.search(r'"' + re.escape(word) + r'":(\d+)', _vocabulary())
+    return int(found.group(1)) - _FIRST_WORD_ID if found else None
+
+
+def everyday(term: str) -> bool:
+    """Whether `term` is one of the commonest English words (a few hundred verbs and nouns)."""
+    rank = vocab_rank(term) if term.isascii() and " " not in term else None
+    return rank is not None and 0 <= rank < EVERYDAY_RANK
 
 
 def exact_cut(hits: list[Hit]) -> list[Hit] | None:
@@ -260,7 +339,9 @@ def keyword_search(conn: sqlite3.Connection, query: Query, limit: int) -> list[H
     """Ranked keyword hits, at most `limit` (fewer under the exact-handle rule)."""
     hits = keyword_rank(conn, query).hits
     cut = exact_cut(hits)
-    return (hits if cut is None else cut)[:limit]
+    if cut is None and query.plain:
+        return []  # only stopwords, and no handle is the query: nothing to go on
+    return distinct(hits if cut is None else cut, limit)
 
 
 # Hybrid fusion. Reciprocal rank fusion (k = 60) of the keyword list and the vector list, with
@@ -296,6 +377,8 @@ def hybrid_rank(
     cut = exact_cut(keyword)
     if cut is not None:
         return cut
+    if query.plain:
+        return []
     cosine = dict(vector)
     top = sorted((c for _, c in vector[:10]), reverse=True)
     median = top[len(top) // 2] if top else 0.0
@@ -326,6 +409,26 @@ def hybrid_rank(
         return []
     out.sort(key=lambda h: (-h.score, _newest_first(h.date), h.path, h.line))
     return out
+
+
+DUPLICATE = 0.85  # Jaccard overlap of two units' word sets from which only one is served
+
+
+def distinct(hits: list[Hit], limit: int) -> list[Hit]:
+    """The first `limit` hits less near-duplicates: of units whose word sets overlap at DUPLICATE
+    or more, one is served, the newer, in the better-ranked one's place."""
+    kept: list[tuple[Hit, set[str]]] = []
+    for h in hits:
+        own = set(words(f"{h.handle} {h.text}"))
+        for i, (k, seen) in enumerate(kept):
+            if own and len(own & seen) >= DUPLICATE * len(own | seen):
+                if h.date > k.date:
+                    kept[i] = (dataclasses.replace(h, score=k.score), own)
+                break
+        else:
+            if len(kept) < limit:
+                kept.append((h, own))
+    return [h for h, _ in kept]
 
 
 COMMON = 0.4  # a word in more than this share of units hardly tells one from another
