@@ -318,30 +318,32 @@ def _dragged(uid: int, held: list[bool], plain: list[bool], named: list[set[int]
 
 EVERYDAY_RANK = 500  # the tokenizer's first 500 whole words: go, get, make, use, set, run, ...
 _FIRST_WORD_ID = 1996  # "the": the WordPiece vocabulary's words start here, most frequent first
-_VOCAB: list[str] = []
-
-
-def _vocabulary() -> str:
-    """The embedding tokenizer's vocabulary as raw JSON text, read once per process (a find that
-    needs it reads 0.5 MB; no JSON parse, no tokenizers import on the keyword path)."""
-    if not _VOCAB:
-        try:
-            _VOCAB.append(TOKENIZER.read_text(encoding="utf-8"))
-        except OSError:
-            _VOCAB.append("")
-    return _VOCAB[0]
-
-
-def vocab_rank(word: str) -> int | None:
-    """The word's place among the vocabulary's whole words (0 = `the`), or None."""
-    found = re.search(r'"' + re.escape(word) + r'":(\d+)', _vocabulary())
-    return int(found.group(1)) - _FIRST_WORD_ID if found else None
+_EVERYDAY: list[frozenset[str]] = []
+_EVERYDAY_BYTES = 64 * 1024
+_ENTRY = re.compile(r'"([^"\\]+)":(\d+)')
 
 
 def everyday(term: str) -> bool:
-    """Whether `term` is one of the commonest English words (a few hundred verbs and nouns)."""
-    rank = vocab_rank(term) if term.isascii() and " " not in term else None
-    return rank is not None and 0 <= rank < EVERYDAY_RANK
+    """Whether `term` is one of the commonest English words (a few hundred verbs and nouns).
+
+    The vocabulary lists its entries by id, so the first EVERYDAY_RANK whole words are one short
+    run of the file from `"the":1996`: a few kilobytes read and parsed once per process, not a
+    search of the whole 0.5 MB per word."""
+    if not _EVERYDAY:
+        try:
+            with TOKENIZER.open("rb") as f:  # the run sits in the first 40 KB of the file
+                text = f.read(_EVERYDAY_BYTES).decode("utf-8", "ignore")
+        except OSError:
+            text = ""
+        start = text.find(f'"the":{_FIRST_WORD_ID}')
+        found: set[str] = set()
+        if start >= 0:
+            for m in _ENTRY.finditer(text, start):
+                if int(m.group(2)) >= _FIRST_WORD_ID + EVERYDAY_RANK:
+                    break
+                found.add(m.group(1))
+        _EVERYDAY.append(frozenset(found))
+    return term in _EVERYDAY[0]
 
 
 def exact_cut(hits: list[Hit]) -> list[Hit] | None:
