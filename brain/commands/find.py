@@ -25,7 +25,8 @@ class FindResult:
 
 def find(vault: Path, query: str, *, limit: int = DEFAULT_LIMIT, mode: str = "") -> FindResult:
     """Ranked hits for `query`. `mode` defaults to hybrid when an embedder is configured. A note's
-    paragraph that a newer bullet corrects is served below that bullet, marked (brain/stale.py)."""
+    paragraph that a newer bullet corrects is served below that bullet, marked (brain/stale.py);
+    of near-duplicate units only the newer is served (search.distinct)."""
     if limit < 1:
         raise UsageError("--limit must be at least 1", "pass e.g. --limit 10")
     if mode and mode not in MODES:
@@ -51,9 +52,11 @@ def find_in(
         vector = neighbours(vault, conn, query)
         if vector is not None:
             if mode == "vector":
-                hits = stale.serve(conn, search.vector_rank(conn, vector), limit)
+                hits = search.distinct(search.vector_rank(conn, vector), limit)
+                hits = stale.serve(conn, hits, limit)
                 return FindResult(query, tuple(hits), "vector", index.built(conn))
-            hits = stale.serve(conn, search.hybrid_rank(conn, parsed, vector), limit)
+            hits = search.distinct(search.hybrid_rank(conn, parsed, vector), limit)
+            hits = stale.serve(conn, hits, limit)
             return FindResult(query, tuple(hits), "hybrid", index.built(conn))
     hits = stale.serve(conn, search.keyword_search(conn, parsed, limit), limit)
     return FindResult(query, tuple(hits), "keyword", index.built(conn))
