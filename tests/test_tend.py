@@ -8,6 +8,7 @@ import datetime as dt
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import FIXTURE_VAULT, brain, git
@@ -375,6 +376,27 @@ def test_tend_applies_aliases_several_sessions_asked_by(vault: Path) -> None:
     assert "- **zebrafish tank** (aliases: heater degrees) — the heater" in text
     assert "heater degrees" in (vault / config.TENDED).read_text(encoding="utf-8")
     assert "celsius" not in text
+
+
+def test_a_daily_sweep_past_its_budget_leaves_the_aliases_for_another_day(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Rewriting a core file of a large vault is what made the daily sweep overrun its 2 s: past
+    its budget it applies nothing, and the next sweep with time left does."""
+    add(vault, f"- **zebrafish tank** — the heater is set to 26 degrees — me — {OLD}")
+    log_finds(vault, "heater degrees", ["s1", "s2", "s3"])
+    real = tendmod.find_items
+
+    def slow(v: Path, *, deadline: float | None = None, quick: bool = False) -> Any:
+        found = real(v, deadline=None, quick=quick)
+        time.sleep(0.3)  # the budget runs out after the aliases were found
+        return found
+
+    monkeypatch.setattr(tendmod, "find_items", slow)
+    late = tendmod.tend(vault, daily=True, budget=0.1)
+    assert late.applied == ()
+    assert "heater degrees" not in (vault / "AI/MEMORY.md").read_text(encoding="utf-8")
+    assert [a.handle for a in tendmod.tend(vault).applied] == ["zebrafish tank"]
 
 
 def test_tend_respects_what_the_inbox_keeps(tended: Path, monkeypatch: pytest.MonkeyPatch) -> None:
