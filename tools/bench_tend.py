@@ -160,6 +160,7 @@ def main() -> int:
             "XDG_CONFIG_HOME": str(work / "config"),
             "BRAIN_NO_UPDATE": "1",
             "BRAIN_EMBED": os.environ.get("BRAIN_EMBED", "none"),
+            "BRAIN_WORKER": "0",  # tend asks no worker; its reindex would leave one running
         }
         vault = work / "vault"
         info = generate(vault, bullets=args.bullets, notes=args.notes)
