@@ -28,7 +28,7 @@ CONNECT_TIMEOUT = 0.1
 DEADLINE = 0.3  # seconds after the connect for the worker's acknowledgement
 SILENCE = 10.0  # a worker running a command sends a heartbeat every HEARTBEAT seconds
 HEARTBEAT = 1.0
-HOOK_WAIT_S = 0.2  # as brain.commands.pack.HOOK_WAIT_S: stdin read until this much silence
+HOOK_WAIT_S = 0.2  # as brain.hook_event.WAIT_S: stdin read until this much silence
 STDIN_MAX = 1_000_000
 PAYLOAD_MAX = 4 * 1024 * 1024  # bytes of one command request (argv and environment)
 REPLY_MAX = 64 * 1024 * 1024  # bytes of one command's output
@@ -126,7 +126,7 @@ def guess_vault(args: list[str]) -> str | None:
 
 
 def read_stdin(fd: int) -> bytes:
-    """What stdin holds, read as brain.commands.pack.read_hook_event reads it: until EOF or
+    """What stdin holds, read as brain.hook_event.read_bytes reads it: until EOF or
     HOOK_WAIT_S of silence, at most STDIN_MAX bytes."""
     data = b""
     try:

@@ -48,7 +48,9 @@ def stop_workers(run: Path) -> None:
     for record in run.glob("worker-*.json"):
         with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
             os.kill(int(json.loads(record.read_bytes())["pid"]), signal.SIGTERM)
-    time.sleep(0.3)
+    deadline = time.monotonic() + 10  # until each has removed its socket: stopped, not asked to
+    while list(run.glob("worker-*.sock")) and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def private_env(tmp: Path) -> dict[str, str]:

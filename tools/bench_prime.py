@@ -22,14 +22,12 @@ mean, warm prime <= 6x the floor.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import dataclasses
 import hashlib
 import itertools
 import json
 import os
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -38,7 +36,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from bench_hybrid import private_env
+from bench_hybrid import private_env, stop_workers
 
 ROOT = Path(__file__).resolve().parents[1]
 PROMPTS = ROOT / "testdata" / "prime" / "prompts.jsonl"
@@ -91,16 +89,6 @@ def served_keys(out: str) -> set[str]:
         handle = rest.split(" — ", 1)[0]
         keys.add(f"{loc.rsplit(':', 1)[0]}#{handle}")
     return keys
-
-
-def stop_workers(run: Path) -> None:
-    """Stop this bench's own workers, by the pid each recorded (never by name)."""
-    for record in run.glob("worker-*.json"):
-        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
-            os.kill(int(json.loads(record.read_bytes())["pid"]), signal.SIGTERM)
-    deadline = time.monotonic() + 10
-    while list(run.glob("worker-*.sock")) and time.monotonic() < deadline:
-        time.sleep(0.1)
 
 
 def wait_warm(vault: Path, env: dict[str, str], run: Path) -> None:

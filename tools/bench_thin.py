@@ -17,11 +17,9 @@ with the model <= 1 s; no change to any result.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import shutil
-import signal
 import statistics
 import subprocess
 import sys
@@ -32,7 +30,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-from bench_hybrid import private_env  # noqa: E402  (tools/, beside this script)
+from bench_hybrid import private_env, stop_workers  # noqa: E402  (tools/, beside this script)
 
 from brain import thin  # noqa: E402  (the checkout's, for FORWARD)
 
@@ -89,16 +87,6 @@ def venv(tmp: Path) -> Path:
     script.write_text(SHIM.format(python=python), encoding="utf-8")
     script.chmod(0o755)
     return target
-
-
-def stop_workers(run: Path) -> None:
-    """Stop this bench's own workers, by the pid each recorded (never by name)."""
-    for record in run.glob("worker-*.json"):
-        with contextlib.suppress(OSError, ValueError, KeyError, TypeError):
-            os.kill(int(json.loads(record.read_bytes())["pid"]), signal.SIGTERM)
-    deadline = time.monotonic() + 10
-    while list(run.glob("worker-*.sock")) and time.monotonic() < deadline:
-        time.sleep(0.05)
 
 
 def wait_served(cmd: list[str], env: dict[str, str], run: Path) -> None:
