@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -11,9 +10,11 @@ from typing import Annotated, Any
 
 import typer
 
-from brain import cli, render
+from brain import present as render
+from brain import run as runner
 from brain.errors import UsageError
-from brain.files import printable
+from brain.present import emit
+from brain.present import vault as present_vault
 
 app = typer.Typer(
     name="brain",
@@ -56,12 +57,12 @@ def find_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Find the bullets and notes that answer QUERY. Exit 1 when nothing matches, as grep does."""
-    raise typer.Exit(cli.run_find(query, vault, limit, budget, raw, terse, as_json))
+    raise typer.Exit(runner.run_find(query, vault, limit, budget, raw, terse, as_json))
 
 
 def _reindex(vault: str | None, full: bool, as_json: bool) -> None:
     with _progress("Embedding", enabled=not as_json) as progress:
-        code = cli.run_reindex(vault, full, as_json, progress)
+        code = runner.run_reindex(vault, full, as_json, progress)
     raise typer.Exit(code)
 
 
@@ -116,7 +117,7 @@ def sync_command(
     `off` and `on` stop and restart it for this vault on this machine (also BRAIN_SYNC=off).
     Exit 1 when something is left waiting: not connected, offline, a refused line, a conflict.
     """
-    raise typer.Exit(cli.run_sync(action, url, vault, as_json, background))
+    raise typer.Exit(runner.run_sync(action, url, vault, as_json, background))
 
 
 @app.command("lint")
@@ -148,27 +149,7 @@ def lint_command(
     from brain.config import resolve_vault
 
     result = lint(resolve_vault(vault), paths or None, staged=staged, strict=strict or None)
-    if as_json:
-        render.out(
-            render.dumps(
-                {
-                    "ok": result.ok,
-                    "strict": result.strict,
-                    "files": list(result.files),
-                    "bullets": result.bullets,
-                    "problems": [render.doc(p) for p in result.problems],
-                }
-            )
-        )
-    elif result.problems:
-        render.out("\n".join(str(p) for p in result.problems))
-        found = render.plural(len(result.problems), "problem")
-        sys.stderr.write(f"{found}; fix them and run `brain lint` again\n")
-    else:
-        bullets = render.plural(result.bullets, "bullet")
-        strictly = " (strict)" if result.strict else ""
-        render.out(f"{bullets} in {render.plural(len(result.files), 'file')}: all good{strictly}.")
-    raise typer.Exit(0 if result.ok else 1)
+    raise typer.Exit(emit(present_vault.lint(result, as_json=as_json)))
 
 
 @app.command("version")
@@ -178,7 +159,7 @@ def version_command(as_json: JsonOpt = False) -> None:
 
     result = version()
     if as_json:
-        render.out(render.dumps(render.doc(result)))
+        render.out(render.json_text(result))
     else:
         commit = f" ({result.commit})" if result.commit else ""
         render.out(f"brain {result.version}{commit}")
@@ -239,62 +220,13 @@ def secrets_command(
             )
         raise typer.Exit(_secrets_history(resolve_vault(vault), as_json=as_json))
     result = scan(resolve_vault(vault), paths or None, staged=staged)
-    also = " (and gitleaks)" if result.gitleaks else ""
-    if as_json:
-        render.out(render.dumps(dataclasses.asdict(result)))
-    elif result.findings:
-        render.out(
-            "\n".join(
-                f"{printable(f.path)}:{f.line}: {f.rule} ({f.masked})" for f in result.findings
-            )
-        )
-    if not as_json:
-        for skipped in result.skipped:
-            sys.stderr.write(f"{skipped}\n")
-        unread = f"; {render.plural(len(result.skipped), 'file')} not read (above)"
-        unread = unread if result.skipped else ""
-        if result.findings:
-            found = render.plural(len(result.findings), "possible secret")
-            files = render.plural(len({f.path for f in result.findings}), "file")
-            sys.stderr.write(
-                f"{found} in {files}{also}; remove them and keep credentials in a password "
-                f"manager{unread}\n"
-            )
-        else:
-            scanned = render.plural(len(result.files), "file")
-            sys.stderr.write(f"no secrets in {scanned}{also}{unread}\n")
-    raise typer.Exit(0 if result.ok else 1)
+    raise typer.Exit(emit(present_vault.secrets(result, as_json=as_json)))
 
 
 def _secrets_history(vault: Path, *, as_json: bool) -> int:
     from brain.commands.secrets import history
 
-    result = history(vault)
-    if as_json:
-        render.out(render.dumps(dataclasses.asdict(result)))
-        return 0 if result.ok else 1
-    if result.findings:
-        render.out(
-            "\n".join(
-                f"{f.commit} {f.date} {printable(f.path)}:{f.line}: {f.rule} ({f.masked})"
-                for f in result.findings
-            )
-        )
-    for skipped in result.skipped:
-        sys.stderr.write(f"{skipped}\n")
-    read = (
-        f"{render.plural(result.commits, 'commit')}, "
-        f"{render.plural(result.blobs, 'distinct file version')} read"
-    )
-    if result.findings:
-        found = render.plural(len(result.findings), "possible secret")
-        sys.stderr.write(
-            f"{found} in the history ({read}); each stays in every clone even once deleted: "
-            "revoke it, then rewrite the history (git filter-repo) if the vault is shared\n"
-        )
-    else:
-        sys.stderr.write(f"no secrets in the history ({read})\n")
-    return 0 if result.ok else 1
+    return emit(present_vault.secrets_history(history(vault), as_json=as_json))
 
 
 @app.command("install")
@@ -337,7 +269,7 @@ def install_command(
             raise BrainError("nothing was installed", "pick another folder, or pass --init")
     result = install(choice, init=init)
     if as_json:
-        render.out(render.dumps(dataclasses.asdict(result)))
+        render.out(render.json_text(result))
     else:
         render.out("\n".join(_install_lines(result)))
     failed = [h for h in (result.claude, *result.agents) if h.failed]
@@ -415,7 +347,7 @@ def uninstall_command(as_json: JsonOpt = False) -> None:
 
     r = uninstall()
     if as_json:
-        render.out(render.dumps(dataclasses.asdict(r)))
+        render.out(render.json_text(r))
     else:
         render.out("\n".join(_uninstall_lines(r)))
     failed = [h for h in (r.claude, *r.agents) if h.failed]
@@ -495,13 +427,13 @@ def hooks_command(
     if action == "status":
         state = cmd.status(harness)
         if as_json:
-            render.out(render.dumps(dataclasses.asdict(state)))
+            render.out(render.json_text(state))
         else:
             render.out("\n".join(_status_lines(state)))
         return
     result = cmd.switch(action == "on", harness)
     if as_json:
-        render.out(render.dumps(dataclasses.asdict(result)))
+        render.out(render.json_text(result))
     else:
         render.out("\n".join(_agent_line(h) for h in result.harnesses))
     failed = [h for h in result.harnesses if h.failed]
@@ -552,7 +484,7 @@ def pack_command(
     Code's SessionStart hook runs it. With no PROJECT it packs the repository you are in; a
     repository the vault knows nothing about prints nothing and exits 0.
     """
-    raise typer.Exit(cli.run_pack(project, vault, budget, fresh, as_json))
+    raise typer.Exit(runner.run_pack(project, vault, budget, fresh, as_json))
 
 
 @app.command("settle")
@@ -564,7 +496,7 @@ def settle_command() -> None:
     ...}` naming the files and the corrections the user made. Otherwise it prints nothing. It
     always exits 0.
     """
-    raise typer.Exit(cli.run_settle())
+    raise typer.Exit(runner.run_settle())
 
 
 @app.command("prime")
@@ -590,7 +522,7 @@ def prime_command(
     out is served, each unit once per session, within the budget and the deadline
     (BRAIN_PRIME_DEADLINE, default 1 s); it always exits 0 and prints nothing rather than late.
     """
-    raise typer.Exit(cli.run_prime(prompt or (), vault, budget, as_json))
+    raise typer.Exit(runner.run_prime(prompt or (), vault, budget, as_json))
 
 
 @app.command("recall")
@@ -675,7 +607,7 @@ def update_command(
 
     result = do_rollback() if rollback else update(check_only=check)
     if as_json:
-        render.out(render.dumps(render.doc(result)))
+        render.out(render.json_text(result))
         return
     if result.action == "current":
         render.out(f"brain {result.current} is the newest release; nothing to do.")
@@ -719,7 +651,7 @@ def ledger_command(
 
     result = ledger(resolve_vault(vault), since=since or "", caller=caller or "")
     if as_json:
-        render.out(render.dumps(dataclasses.asdict(result)))
+        render.out(render.json_text(result))
     elif sys.stdout.isatty():
         render.print_rich(text(result, chart=True))
     else:
@@ -733,7 +665,7 @@ def log_command(vault: VaultOpt = None, since: SinceOpt = None, as_json: JsonOpt
     from brain.config import resolve_vault
 
     result = log(resolve_vault(vault), since=since or "")
-    render.out(render.dumps(dataclasses.asdict(result)) if as_json else text(result))
+    render.out(render.json_text(result) if as_json else text(result))
 
 
 @app.command("doctor")
@@ -746,7 +678,7 @@ def doctor_command(vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
     from brain.commands.doctor import doctor, text
 
     result = doctor(vault)
-    render.out(render.dumps(dataclasses.asdict(result)) if as_json else text(result))
+    render.out(render.json_text(result) if as_json else text(result))
     raise typer.Exit(0 if result.ok else 1)
 
 
@@ -776,9 +708,11 @@ def verify_command(
     from brain.config import resolve_vault
 
     result = verify(
-        resolve_vault(vault), [cli.argv_text(h, "the handle") for h in handles or []], apply=apply
+        resolve_vault(vault),
+        [runner.argv_text(h, "the handle") for h in handles or []],
+        apply=apply,
     )
-    render.out(render.dumps(dataclasses.asdict(result)) if as_json else text(result))
+    render.out(render.json_text(result) if as_json else text(result))
     raise typer.Exit(1 if result.failed else 0)
 
 
@@ -794,7 +728,7 @@ def learn_command(
     from brain.config import resolve_vault
 
     result = learn(resolve_vault(vault), apply=apply)
-    render.out(render.dumps(dataclasses.asdict(result)) if as_json else text(result))
+    render.out(render.json_text(result) if as_json else text(result))
 
 
 @app.command("tend")
@@ -818,10 +752,10 @@ def tend_command(
     from brain.config import resolve_vault
 
     if daily and not dry_run and not as_json:
-        raise typer.Exit(cli.run_daily(vault))
+        raise typer.Exit(runner.run_daily(vault))
     budget = tend.DAILY_SECONDS if daily else None
     result = tend.tend(resolve_vault(vault), dry_run=dry_run, daily=daily, budget=budget)
-    render.out(render.dumps(dataclasses.asdict(result)) if as_json else tend.text(result))
+    render.out(render.json_text(result) if as_json else tend.text(result))
 
 
 @app.command("review")
@@ -842,7 +776,7 @@ def review_command(
     from brain.config import resolve_vault
 
     result = review(resolve_vault(vault), mode)
-    render.out(render.dumps(dataclasses.asdict(result)) if as_json else text(result))
+    render.out(render.json_text(result) if as_json else text(result))
 
 
 @app.command("desk")
@@ -887,11 +821,11 @@ def locate_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Print where a bullet lives (path:line) and its line as written; exit 1 when none matches."""
-    from brain.commands.locate import locate, text
+    from brain.commands.locate import locate
     from brain.config import resolve_vault
 
-    result = locate(resolve_vault(vault), cli.argv_text(" ".join(handle), "the handle"))
-    render.out(render.dumps(dataclasses.asdict(result)) if as_json else text(result))
+    result = locate(resolve_vault(vault), runner.argv_text(" ".join(handle), "the handle"))
+    emit(present_vault.locate(result, as_json=as_json))
 
 
 @app.command("mcp")
@@ -919,21 +853,6 @@ ToOpt = Annotated[
 ]
 
 
-def _propose_line(r: Any) -> str:
-    to = f" (for {r.to})" if r.to else ""
-    if r.action == "proposed":
-        head = f"Proposed as #{r.number}{to}: {r.bullet}"
-    elif r.action == "queued":
-        head = f"Already in the inbox: {r.bullet}"
-    elif r.action == "known":
-        head = f"Already in the vault: {r.bullet}"
-    else:
-        head = f"Refused ({r.problem}): {r.bullet}"
-    if r.updates and r.action == "proposed":
-        head += f"\n  updates {r.updates}: {r.current}"
-    return head
-
-
 @app.command("propose")
 def propose_command(
     line: Annotated[
@@ -953,10 +872,7 @@ def propose_command(
     from brain.config import resolve_vault
 
     result = propose(resolve_vault(vault), " ".join(line), to=to)
-    if as_json:
-        render.out(render.dumps(render.doc(result)))
-    else:
-        render.out(_propose_line(result))
+    emit(present_vault.propose(result, as_json=as_json))
 
 
 @app.command("inbox")
@@ -986,9 +902,7 @@ def inbox_command(
             raise UsageError("nothing to do with a number alone", "brain inbox approve N")
         listing = inboxmod.inbox(resolve_vault(vault))
         if as_json:
-            doc = render.doc(listing)
-            doc["proposals"] = [render.doc(p) for p in listing.proposals]
-            render.out(render.dumps(doc))
+            render.out(render.json_text(listing))
             return
         if listing.recovered:
             sys.stderr.write(f"finished an interrupted approval: {listing.recovered}\n")
@@ -1020,13 +934,13 @@ def inbox_command(
             raise UsageError("--to goes with approve, not drop", f"brain inbox drop {number}")
         dropped = inboxmod.drop(path, number)
         if as_json:
-            render.out(render.dumps(render.doc(dropped)))
+            render.out(render.json_text(dropped))
         else:
             render.out(f"Dropped #{number}: {dropped.bullet} ({dropped.remaining} left)")
         return
     approved = inboxmod.approve(path, number, to)
     if as_json:
-        render.out(render.dumps(render.doc(approved)))
+        render.out(render.json_text(approved))
         return
     verb = "Replaced" if approved.replaced else "Approved"
     lines = [f"{verb} #{number} in {approved.path}:{approved.line}: {approved.bullet}"]
@@ -1076,25 +990,7 @@ def export_command(
     result = export(
         resolve_vault(vault), Path.cwd(), agents, project=project, budget=budget, check=check
     )
-    if as_json:
-        doc = render.doc(result)
-        doc["targets"] = [render.doc(t) for t in result.targets]
-        render.out(render.dumps(doc))
-    else:
-        checked = [t for t in result.targets if t.action != "absent"]
-        lines = [f"{t.path}: {t.action}" for t in checked]
-        if check:
-            stale = sum(1 for t in checked if t.action != "current")
-            if stale:
-                again = f"brain export {' '.join(agents)}"
-                lines.append(f"{render.plural(stale, 'file')} out of date; run `{again}`")
-            elif checked:
-                every = "" if len(checked) == 1 else "all "
-                lines.append(f"{every}{render.plural(len(checked), 'file')} up to date")
-            else:
-                lines.append("nothing exported here yet; `brain export AGENT` writes one")
-        render.out("\n".join(lines))
-    raise typer.Exit(0 if result.ok else 1)
+    raise typer.Exit(emit(present_vault.export(result, agents, check=check, as_json=as_json)))
 
 
 @app.command("import")
@@ -1128,27 +1024,7 @@ def import_command(
         if memory_dir:
             raise UsageError("--dir goes with `brain import claude`", f"brain import {source}")
         result = import_file(path, Path(source), to=to)
-    if as_json:
-        doc = render.doc(result)
-        doc["items"] = [render.doc(i) for i in result.items]
-        render.out(render.dumps(doc))
-        return
-    from brain.commands.inbox import FULL
-
-    lines = [_propose_line(i) for i in result.items if i.problem != FULL]
-    full = sum(1 for i in result.items if i.problem == FULL)
-    if full:  # one line, not thousands: they all wait for the same thing
-        lines.append(f"{render.plural(full, 'more item')} not proposed: {FULL}")
-    if result.stripped:
-        lines.append(
-            f"{render.plural(result.stripped, 'control character')} (terminal escapes, NUL) "
-            f"left out of what {result.origin} holds"
-        )
-    lines.append(
-        f"{render.plural(result.proposed, 'proposal')} added to the inbox from {result.origin} "
-        f"({result.found} found); review them with `brain inbox`"
-    )
-    render.out("\n".join(lines))
+    emit(present_vault.import_(result, as_json=as_json))
 
 
 def run(args: list[str]) -> int:

@@ -32,7 +32,7 @@ from typing import Any
 # sweep imports this module for its advisories alone (a third of its start-up otherwise).
 from brain import config, index, usage
 from brain.errors import BrainError
-from brain.render import plural
+from brain.present import plural
 from brain.search import STOPWORDS, words
 
 MIN_SQLITE = (3, 27, 0)  # FTS5's `remove_diacritics 2`

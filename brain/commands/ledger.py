@@ -18,7 +18,7 @@ from typing import Any
 from brain import usage
 from brain.config import CORE_FILES
 from brain.errors import UsageError
-from brain.render import noun
+from brain.present import noun
 from brain.text import repair
 
 BYTES_PER_TOKEN = 4

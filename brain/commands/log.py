@@ -16,7 +16,7 @@ from pathlib import Path
 from brain import usage
 from brain.commands.ledger import where
 from brain.errors import BrainError
-from brain.render import plural
+from brain.present import plural
 
 LOOKUP = "find"
 

@@ -19,7 +19,7 @@ def _none(*_: object, **__: object) -> Iterator[None]:
 
 
 def _show_sources(as_json: bool) -> int:
-    from brain import render
+    from brain import present as render
     from brain.commands import recall as cmd
 
     docs = cmd.sources()
@@ -54,9 +54,9 @@ def run_recall(
     as_json: bool = False,
     progress: ProgressFactory = _none,
 ) -> int:
-    from brain import render
-    from brain.cli import argv_text
+    from brain import present as render
     from brain.commands import recall as cmd
+    from brain.run import argv_text
 
     text = argv_text(" ".join(query).strip())
     full = None if full is None else argv_text(full, "the turn id")
@@ -110,7 +110,7 @@ def run_recall(
             )
         return 0
     if mode == "--full":
-        from brain.recall.render import masked_turn
+        from brain.present.recall import masked_turn
 
         turn = masked_turn(cmd.full(full or ""))
         if as_json:
@@ -143,9 +143,10 @@ def _query(
     progress: ProgressFactory,
 ) -> int:
     from brain import caller as callermod
-    from brain import render, usage
+    from brain import present as render
+    from brain import usage
     from brain.commands import recall as cmd
-    from brain.recall import render as rr
+    from brain.present import recall as rr
     from brain.recall.store import db_path
 
     who = callermod.detect()

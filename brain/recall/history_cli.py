@@ -17,7 +17,8 @@ def _emit(
     table: Callable[[T], str],
     lines: Callable[[T], str],
 ) -> int:
-    from brain import caller, render
+    from brain import caller
+    from brain import present as render
 
     if as_json:
         return render.out(render.dumps(to_json(result)))

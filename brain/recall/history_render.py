@@ -13,10 +13,10 @@ from typing import Any
 from brain.commands.day import DayResult, WeekResult
 from brain.commands.howto import HowtoResult
 from brain.commands.lessons import LessonsResult
+from brain.present import clip
 from brain.recall import history
 from brain.recall.activity import RepoDay
 from brain.recall.search import SHORT_ID
-from brain.render import clip
 
 COMMAND_CHARS = 100  # a command's width in a table (the JSON has it whole)
 SHOWN = 4  # sessions, files or commits listed per repository in a table cell

@@ -9,8 +9,8 @@ from __future__ import annotations
 import dataclasses
 from typing import TYPE_CHECKING, Any
 
+from brain.present import clip
 from brain.recall.search import Hit
-from brain.render import clip
 
 if TYPE_CHECKING:
     from brain.commands.recall import FullTurn
