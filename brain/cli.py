@@ -13,7 +13,8 @@ import sys
 from collections.abc import Sequence
 
 from brain import run  # first: its start time is the prime deadline's and the daily sweep's
-from brain.errors import BrainError, crash_report
+from brain.crash import crash_report
+from brain.errors import BrainError
 
 # name -> (destination, takes a value); mirrors `brain.app.find_command`.
 FIND_OPTIONS: dict[str, tuple[str, bool]] = {

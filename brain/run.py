@@ -11,14 +11,16 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from brain.errors import BrainError, UsageError, crash_report
+from brain.crash import crash_report
+from brain.errors import BrainError, UsageError
 
 if TYPE_CHECKING:
     from brain.commands.find import FindResult
-    from brain.commands.pack import HookEvent
+    from brain.commands.pack import HookEvent, PackResult
 
 # imported by brain.cli at its start: the daily sweep's budget and prime's deadline count from here
 STARTED = time.monotonic()
@@ -340,27 +342,50 @@ def _serve_pack(
     hook: HookEvent | None,
 ) -> int:
     from brain import caller as callermod
-    from brain.commands import pack as packmod
-    from brain.config import resolve_vault
     from brain.present import Answer, emit, json_text
     from brain.present import pack as present
+
+    who = callermod.detect()
+    cwd = Path(hook.cwd if hook and hook.cwd else Path.cwd())
+    found = pack_for(project, vault, budget, fresh=fresh, cwd=cwd)
+    if found.result is None:
+        if as_json:
+            return emit(Answer(json_text(found.empty)))
+        note = "brain: not in a git repository; name a project: brain pack NAME"
+        return emit(Answer(note=note if who.person else ""))
+    answer = present.pack(found.result, who, found.vault, found.project, as_json=as_json, hook=hook)
+    return emit(answer)
+
+
+@dataclass(frozen=True)
+class Packed:
+    """`brain pack`'s result for the CLI and MCP: None (and `empty`) outside a repository when
+    no project is named."""
+
+    result: PackResult | None
+    empty: PackResult
+    project: str  # as asked (or the repository's folder name)
+    vault: Path
+
+
+def pack_for(
+    project: str | None, vault: str | None, budget: int | None, *, fresh: bool, cwd: Path
+) -> Packed:
+    from brain.commands import pack as packmod
+    from brain.config import resolve_vault
 
     budget = packmod.DEFAULT_BUDGET if budget is None else budget
     if budget < 1:
         raise UsageError("--budget must be a positive number of tokens", "pass e.g. --budget 1500")
-    who = callermod.detect()
+    empty = packmod.empty("", "", budget)
     if project is None:
-        root = packmod.repo_root(Path(hook.cwd if hook and hook.cwd else Path.cwd()))
+        root = packmod.repo_root(cwd)
         if root is None:
-            if as_json:
-                return emit(Answer(json_text(packmod.empty("", "", budget))))
-            note = "brain: not in a git repository; name a project: brain pack NAME"
-            return emit(Answer(note=note if who.person else ""))
+            return Packed(None, empty, "", Path())
         project = root.name
     project = argv_text(project, "the project name")
     path = resolve_vault(vault)
-    result = packmod.pack(path, project, budget=budget, fresh=fresh)
-    return emit(present.pack(result, who, path, project, as_json=as_json, hook=hook))
+    return Packed(packmod.pack(path, project, budget=budget, fresh=fresh), empty, project, path)
 
 
 def run_settle() -> int:

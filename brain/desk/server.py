@@ -136,7 +136,7 @@ class Guard:
         except Exception as exc:
             # Starlette has answered 500 and raises again for the server to log: one line and a
             # crash report instead of uvicorn's traceback on the person's terminal
-            from brain.errors import crash_report
+            from brain.crash import crash_report
 
             where = scope.get("path", "")
             sys.stderr.write(
