@@ -1,4 +1,4 @@
-"""The Typer app: parses arguments, calls a command module, renders its result."""
+"""The Typer app: parses arguments, calls a command module, hands its result to its presenter."""
 
 from __future__ import annotations
 
