@@ -144,8 +144,7 @@ def build(vault: str | None = None) -> MCPServer:
             from brain.present import hits
             from brain.run import find_within
 
-            path = server.path()
-            result, cap = find_within(path, query.strip(), limit, budget)
+            result, cap, path = find_within(server.vault, query.strip(), limit, budget)
             shown = hits.find(result, server.caller(ctx), path, budget=cap)
             return shown, json.loads(hits.find_json(result.query, result.hits, cap)[0])
 

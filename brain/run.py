@@ -36,12 +36,10 @@ def run_find(
     as_json: bool = False,
 ) -> int:
     from brain import caller
-    from brain.config import resolve_vault
     from brain.present import emit, hits
 
     text = argv_text(" ".join(query).strip())
-    path = resolve_vault(vault)
-    result, budget = find_within(path, text, limit, budget)
+    result, budget, path = find_within(vault, text, limit, budget)
     answer = hits.find(
         result, caller.detect(), path, budget=budget, raw=raw, terse=terse, as_json=as_json
     )
@@ -49,15 +47,18 @@ def run_find(
 
 
 def find_within(
-    vault: Path, text: str, limit: int | None, budget: int | None
-) -> tuple[FindResult, int]:
-    """`brain find`'s result and its byte budget (the default when None), for the CLI and MCP."""
+    vault: str | None, text: str, limit: int | None, budget: int | None
+) -> tuple[FindResult, int, Path]:
+    """`brain find`'s result, its byte budget (the default when None) and the vault, for the CLI
+    and MCP alike."""
     from brain.commands.find import DEFAULT_BUDGET, DEFAULT_LIMIT, find
+    from brain.config import resolve_vault
 
     budget = DEFAULT_BUDGET if budget is None else budget
     if budget < 1:
         raise UsageError("--budget must be a positive number of bytes", "pass e.g. --budget 4000")
-    return find(vault, text, limit=DEFAULT_LIMIT if limit is None else limit), budget
+    path = resolve_vault(vault)
+    return find(path, text, limit=DEFAULT_LIMIT if limit is None else limit), budget, path
 
 
 PRIME_DEADLINE = 1.0  # seconds from the start; `BRAIN_PRIME_DEADLINE` overrides
