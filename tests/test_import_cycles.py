@@ -29,9 +29,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ),
     ("brain.index", "brain.search"): "index folds text with search.fold (#15 item 3, vocab)",
     ("brain.index", "brain.retell"): "retell reads index's ALIAS_SEP and cjk_terms (#15 item 3)",
-    ("brain.recall.adapters", "brain.recall.adapters.claude"): "the registry of adapters",
-    ("brain.recall.adapters", "brain.recall.adapters.codex"): "the registry of adapters",
-    ("brain.recall.adapters", "brain.recall.adapters.gemini"): "the registry of adapters",
 }
 
 

@@ -171,7 +171,7 @@ def full(turn_id: str) -> FullTurn:
 
 
 def sources() -> list[Source]:
-    from brain.recall.adapters import registry
+    from brain.recall.adapters.known import registry
 
     on = store.enabled()
     counts: dict[str, int] = {}
