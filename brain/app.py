@@ -1,19 +1,20 @@
-"""The Typer app: parses arguments, calls a command module, renders its result."""
+"""The Typer app: parses arguments, calls a command module, hands its result to its presenter."""
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
-from brain import cli, render
+from brain import present
+from brain import run as runner
 from brain.errors import UsageError
-from brain.files import printable
+from brain.present import emit, setup, upkeep
+from brain.present import vault as present_vault
 
 app = typer.Typer(
     name="brain",
@@ -56,12 +57,12 @@ def find_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Find the bullets and notes that answer QUERY. Exit 1 when nothing matches, as grep does."""
-    raise typer.Exit(cli.run_find(query, vault, limit, budget, raw, terse, as_json))
+    raise typer.Exit(runner.run_find(query, vault, limit, budget, raw, terse, as_json))
 
 
 def _reindex(vault: str | None, full: bool, as_json: bool) -> None:
     with _progress("Embedding", enabled=not as_json) as progress:
-        code = cli.run_reindex(vault, full, as_json, progress)
+        code = runner.run_reindex(vault, full, as_json, progress)
     raise typer.Exit(code)
 
 
@@ -116,7 +117,7 @@ def sync_command(
     `off` and `on` stop and restart it for this vault on this machine (also BRAIN_SYNC=off).
     Exit 1 when something is left waiting: not connected, offline, a refused line, a conflict.
     """
-    raise typer.Exit(cli.run_sync(action, url, vault, as_json, background))
+    raise typer.Exit(runner.run_sync(action, url, vault, as_json, background))
 
 
 @app.command("lint")
@@ -148,27 +149,7 @@ def lint_command(
     from brain.config import resolve_vault
 
     result = lint(resolve_vault(vault), paths or None, staged=staged, strict=strict or None)
-    if as_json:
-        render.out(
-            render.dumps(
-                {
-                    "ok": result.ok,
-                    "strict": result.strict,
-                    "files": list(result.files),
-                    "bullets": result.bullets,
-                    "problems": [render.doc(p) for p in result.problems],
-                }
-            )
-        )
-    elif result.problems:
-        render.out("\n".join(str(p) for p in result.problems))
-        found = render.plural(len(result.problems), "problem")
-        sys.stderr.write(f"{found}; fix them and run `brain lint` again\n")
-    else:
-        bullets = render.plural(result.bullets, "bullet")
-        strictly = " (strict)" if result.strict else ""
-        render.out(f"{bullets} in {render.plural(len(result.files), 'file')}: all good{strictly}.")
-    raise typer.Exit(0 if result.ok else 1)
+    raise typer.Exit(emit(present_vault.lint(result, as_json=as_json)))
 
 
 @app.command("version")
@@ -176,12 +157,7 @@ def version_command(as_json: JsonOpt = False) -> None:
     """Print the release tag (or `dev` for a local build) and the commit it was built from."""
     from brain.commands.version import version
 
-    result = version()
-    if as_json:
-        render.out(render.dumps(render.doc(result)))
-    else:
-        commit = f" ({result.commit})" if result.commit else ""
-        render.out(f"brain {result.version}{commit}")
+    emit(setup.version(version(), as_json=as_json))
 
 
 def _version_option(value: bool) -> None:
@@ -239,62 +215,13 @@ def secrets_command(
             )
         raise typer.Exit(_secrets_history(resolve_vault(vault), as_json=as_json))
     result = scan(resolve_vault(vault), paths or None, staged=staged)
-    also = " (and gitleaks)" if result.gitleaks else ""
-    if as_json:
-        render.out(render.dumps(dataclasses.asdict(result)))
-    elif result.findings:
-        render.out(
-            "\n".join(
-                f"{printable(f.path)}:{f.line}: {f.rule} ({f.masked})" for f in result.findings
-            )
-        )
-    if not as_json:
-        for skipped in result.skipped:
-            sys.stderr.write(f"{skipped}\n")
-        unread = f"; {render.plural(len(result.skipped), 'file')} not read (above)"
-        unread = unread if result.skipped else ""
-        if result.findings:
-            found = render.plural(len(result.findings), "possible secret")
-            files = render.plural(len({f.path for f in result.findings}), "file")
-            sys.stderr.write(
-                f"{found} in {files}{also}; remove them and keep credentials in a password "
-                f"manager{unread}\n"
-            )
-        else:
-            scanned = render.plural(len(result.files), "file")
-            sys.stderr.write(f"no secrets in {scanned}{also}{unread}\n")
-    raise typer.Exit(0 if result.ok else 1)
+    raise typer.Exit(emit(present_vault.secrets(result, as_json=as_json)))
 
 
 def _secrets_history(vault: Path, *, as_json: bool) -> int:
     from brain.commands.secrets import history
 
-    result = history(vault)
-    if as_json:
-        render.out(render.dumps(dataclasses.asdict(result)))
-        return 0 if result.ok else 1
-    if result.findings:
-        render.out(
-            "\n".join(
-                f"{f.commit} {f.date} {printable(f.path)}:{f.line}: {f.rule} ({f.masked})"
-                for f in result.findings
-            )
-        )
-    for skipped in result.skipped:
-        sys.stderr.write(f"{skipped}\n")
-    read = (
-        f"{render.plural(result.commits, 'commit')}, "
-        f"{render.plural(result.blobs, 'distinct file version')} read"
-    )
-    if result.findings:
-        found = render.plural(len(result.findings), "possible secret")
-        sys.stderr.write(
-            f"{found} in the history ({read}); each stays in every clone even once deleted: "
-            "revoke it, then rewrite the history (git filter-repo) if the vault is shared\n"
-        )
-    else:
-        sys.stderr.write(f"no secrets in the history ({read})\n")
-    return 0 if result.ok else 1
+    return emit(present_vault.secrets_history(history(vault), as_json=as_json))
 
 
 @app.command("install")
@@ -335,72 +262,7 @@ def install_command(
         )
         if not init:
             raise BrainError("nothing was installed", "pick another folder, or pass --init")
-    result = install(choice, init=init)
-    if as_json:
-        render.out(render.dumps(dataclasses.asdict(result)))
-    else:
-        render.out("\n".join(_install_lines(result)))
-    failed = [h for h in (result.claude, *result.agents) if h.failed]
-    for h in failed:  # everything else is in place; these hooks are not, and that must show
-        sys.stderr.write(f"brain: {h.message}\n")
-    if failed:
-        raise typer.Exit(1)
-
-
-def _install_lines(r: Any) -> list[str]:
-    if r.created:
-        how = "created: a new git repository with the starter AI/"
-    elif r.git_init:
-        how = "git init" + (", starter AI/ added" if r.starter else "")
-    else:
-        how = "starter AI/ added" if r.starter else "used as it is"
-    if r.commit:
-        how += f", committed as {r.commit}"
-    lines = [f"Vault: {r.vault} ({how})"]
-    if r.moved_from:
-        lines.append(f"Moved from {r.moved_from}; its previous git hooks are back in place")
-    lines.append(f"Recorded in {r.recorded}")
-    link = r.path_link
-    lines.append(
-        {
-            "created": f"PATH: linked {link.path} -> {link.target}",
-            "updated": f"PATH: {link.path} now points at {link.target}",
-            "kept": f"PATH: {link.path} -> {link.target} (already there)",
-            "on-path": f"PATH: {link.message}",
-            "exists": f"PATH: {link.path} exists",
-            "failed": "PATH: no link made",
-        }.get(link.action, f"PATH: {link.action}")
-    )
-    if link.message and link.action != "on-path":
-        lines.append(f"  note: {link.message}")
-    gh = r.git_hooks
-    lines.append(f"Git hooks: core.hooksPath = {gh.dir} ({', '.join(gh.hooks)})")
-    before = f"another tool's {gh.previous}" if gh.previous else gh.chains
-    lines.append(f"  hooks in {before} and the global core.hooksPath still run first")
-    ix = r.index
-    bullets, files = render.plural(ix.bullets, "bullet"), render.plural(ix.files, "file")
-    lines.append(f"Index: {bullets} from {files} in {ix.ms:.0f} ms")
-    lines += [_agent_line(h) for h in (r.claude, *r.agents)]
-    if r.sync:
-        lines.append(f"Sync: {r.sync}")
-    lines.append(r.next)
-    return lines
-
-
-def _agent_line(h: Any) -> str:
-    """One line for what happened to brain's hooks in one agent's config."""
-    from brain.agent_hooks import AGENTS
-
-    label = AGENTS[h.agent].label
-    hooks = f" ({', '.join(h.hooks)})" if h.hooks else ""
-    done = {
-        "added": f"brain's hooks added to {h.settings}{hooks}",
-        "updated": f"brain's hooks updated in {h.settings}{hooks}",
-        "present": f"brain's hooks already in {h.settings}",
-        "removed": f"removed brain's hooks from {h.settings}{hooks}",
-        "absent": f"no brain hooks in {h.settings}",
-    }
-    return f"{label}: {done.get(h.action, f'not changed ({h.action}; see below)')}"
+    raise typer.Exit(emit(setup.install(install(choice, init=init), as_json=as_json)))
 
 
 @app.command("uninstall")
@@ -413,58 +275,7 @@ def uninstall_command(as_json: JsonOpt = False) -> None:
     """
     from brain.commands.install import uninstall
 
-    r = uninstall()
-    if as_json:
-        render.out(render.dumps(dataclasses.asdict(r)))
-    else:
-        render.out("\n".join(_uninstall_lines(r)))
-    failed = [h for h in (r.claude, *r.agents) if h.failed]
-    for h in failed:
-        sys.stderr.write(f"brain: {h.message}\n")
-    if failed:
-        raise typer.Exit(1)
-
-
-def _uninstall_lines(r: Any) -> list[str]:
-    lines = []
-    for gh in r.git_hooks:
-        if gh.action == "removed":
-            back = (
-                f"core.hooksPath is {gh.previous} again" if gh.previous else "core.hooksPath unset"
-            )
-            lines.append(f"Git hooks: {gh.vault}: {back}; deleted {len(gh.hooks)} from {gh.dir}")
-        elif gh.message:
-            lines.append(f"Git hooks: {gh.vault}: {gh.message}")
-    if not any(gh.action == "removed" for gh in r.git_hooks):
-        lines.append("Git hooks: none of brain's were installed")
-    lines += [_agent_line(h) for h in (r.claude, *r.agents)]
-    link = r.path_link
-    if link.action == "removed":
-        lines.append(f"PATH: removed {link.path}")
-    elif link.message:
-        lines.append(f"PATH: {link.message}")
-    if r.recorded:
-        lines.append(f"Forgot the vault {r.vault} (the record in {r.recorded})")
-    if r.indexes:
-        lines.append(
-            f"Deleted {render.plural(len(r.indexes), 'index file')} and their cached packs "
-            "(brain reindex rebuilds them)"
-        )
-    if r.workers:
-        pids = ", ".join(str(p) for p in r.workers)
-        lines.append(
-            f"Stopped the background {render.plural(len(r.workers), 'worker')} (pid {pids})"
-        )
-    if r.vault:
-        lines.append(f"The vault {r.vault} and its history are untouched")
-    if r.left:
-        import shlex
-
-        lines.append(
-            f"Left in place: {', '.join(r.left)} (your lookup log, recall's transcripts.db and "
-            f"settings); to remove them too: rm -r {' '.join(shlex.quote(p) for p in r.left)}"
-        )
-    return lines
+    raise typer.Exit(emit(setup.uninstall(uninstall(), as_json=as_json)))
 
 
 @app.command("hooks")
@@ -493,38 +304,8 @@ def hooks_command(
     if action not in ("on", "off", "status"):
         raise UsageError(f"{action!r} is not on, off or status", "brain hooks on")
     if action == "status":
-        state = cmd.status(harness)
-        if as_json:
-            render.out(render.dumps(dataclasses.asdict(state)))
-        else:
-            render.out("\n".join(_status_lines(state)))
-        return
-    result = cmd.switch(action == "on", harness)
-    if as_json:
-        render.out(render.dumps(dataclasses.asdict(result)))
-    else:
-        render.out("\n".join(_agent_line(h) for h in result.harnesses))
-    failed = [h for h in result.harnesses if h.failed]
-    for h in failed:
-        sys.stderr.write(f"brain: {h.message}\n")
-    if failed:
-        raise typer.Exit(1)
-
-
-def _status_lines(state: Any) -> list[str]:
-    if not state.harnesses:
-        return ["No agent program found (Claude Code, Codex CLI, Gemini CLI, Copilot CLI)"]
-    lines = []
-    for s in state.harnesses:
-        where = "" if s.found else " (not found on this machine)"
-        if s.problem:
-            lines.append(f"{s.label}{where}: {s.problem}")
-        else:
-            on = ", ".join(f"{role} {getattr(s, role)}" for role in ("pack", "prime", "settle"))
-            lines.append(f"{s.label}{where}: {on} in {s.settings}")
-        if s.note:
-            lines.append(f"  note: {s.note}")
-    return lines
+        raise typer.Exit(emit(setup.hooks_status(cmd.status(harness), as_json=as_json)))
+    raise typer.Exit(emit(setup.hooks(cmd.switch(action == "on", harness), as_json=as_json)))
 
 
 @app.command("pack")
@@ -552,7 +333,7 @@ def pack_command(
     Code's SessionStart hook runs it. With no PROJECT it packs the repository you are in; a
     repository the vault knows nothing about prints nothing and exits 0.
     """
-    raise typer.Exit(cli.run_pack(project, vault, budget, fresh, as_json))
+    raise typer.Exit(runner.run_pack(project, vault, budget, fresh, as_json))
 
 
 @app.command("settle")
@@ -564,7 +345,7 @@ def settle_command() -> None:
     ...}` naming the files and the corrections the user made. Otherwise it prints nothing. It
     always exits 0.
     """
-    raise typer.Exit(cli.run_settle())
+    raise typer.Exit(runner.run_settle())
 
 
 @app.command("prime")
@@ -590,7 +371,7 @@ def prime_command(
     out is served, each unit once per session, within the budget and the deadline
     (BRAIN_PRIME_DEADLINE, default 1 s); it always exits 0 and prints nothing rather than late.
     """
-    raise typer.Exit(cli.run_prime(prompt or (), vault, budget, as_json))
+    raise typer.Exit(runner.run_prime(prompt or (), vault, budget, as_json))
 
 
 @app.command("recall")
@@ -673,26 +454,7 @@ def update_command(
     from brain.commands.update import rollback as do_rollback
     from brain.commands.update import update
 
-    result = do_rollback() if rollback else update(check_only=check)
-    if as_json:
-        render.out(render.dumps(render.doc(result)))
-        return
-    if result.action == "current":
-        render.out(f"brain {result.current} is the newest release; nothing to do.")
-        return
-    if result.action == "available":
-        render.out(f"brain {result.current} is available (this is {result.previous}).")
-        return
-    verb = "Updated" if result.action == "updated" else "Rolled back"
-    lines = [f"{verb}: brain {result.previous} -> {result.current}"]
-    if result.check:
-        lines.append(result.check)
-    render.out("\n".join(lines))
-    if not result.check_ok:
-        sys.stderr.write(
-            f"the check of brain {result.current} reported a problem; "
-            f"`brain update --rollback` puts {result.previous} back\n"
-        )
+    emit(setup.update(do_rollback() if rollback else update(check_only=check), as_json=as_json))
 
 
 SinceOpt = Annotated[
@@ -714,26 +476,20 @@ def ledger_command(
 
     Saved: against reading the core files whole for every lookup.
     """
-    from brain.commands.ledger import ledger, text
+    from brain.commands.ledger import ledger
     from brain.config import resolve_vault
 
     result = ledger(resolve_vault(vault), since=since or "", caller=caller or "")
-    if as_json:
-        render.out(render.dumps(dataclasses.asdict(result)))
-    elif sys.stdout.isatty():
-        render.print_rich(text(result, chart=True))
-    else:
-        render.out(text(result, chart=False))
+    emit(upkeep.ledger(result, as_json=as_json, chart=sys.stdout.isatty()))
 
 
 @app.command("log")
 def log_command(vault: VaultOpt = None, since: SinceOpt = None, as_json: JsonOpt = False) -> None:
     """List the finds that returned nothing and still do: the backlog for bullets and synonyms."""
-    from brain.commands.log import log, text
+    from brain.commands.log import log
     from brain.config import resolve_vault
 
-    result = log(resolve_vault(vault), since=since or "")
-    render.out(render.dumps(dataclasses.asdict(result)) if as_json else text(result))
+    emit(upkeep.log(log(resolve_vault(vault), since=since or ""), as_json=as_json))
 
 
 @app.command("doctor")
@@ -743,11 +499,9 @@ def doctor_command(vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
     Exit 1 when one is broken. Also lists bullets to promote, older notes to update and
     near-duplicate bullets.
     """
-    from brain.commands.doctor import doctor, text
+    from brain.commands.doctor import doctor
 
-    result = doctor(vault)
-    render.out(render.dumps(dataclasses.asdict(result)) if as_json else text(result))
-    raise typer.Exit(0 if result.ok else 1)
+    raise typer.Exit(emit(upkeep.doctor(doctor(vault), as_json=as_json)))
 
 
 ApplyOpt = Annotated[bool, typer.Option("--apply", help="Write the changes (a line edit each).")]
@@ -772,14 +526,15 @@ def verify_command(
     Each claim passed, failed, or cannot check (a path on another machine, a repository not
     here). Exit 1 when a claim failed.
     """
-    from brain.commands.verify import text, verify
+    from brain.commands.verify import verify
     from brain.config import resolve_vault
 
     result = verify(
-        resolve_vault(vault), [cli.argv_text(h, "the handle") for h in handles or []], apply=apply
+        resolve_vault(vault),
+        [runner.argv_text(h, "the handle") for h in handles or []],
+        apply=apply,
     )
-    render.out(render.dumps(dataclasses.asdict(result)) if as_json else text(result))
-    raise typer.Exit(1 if result.failed else 0)
+    raise typer.Exit(emit(upkeep.verify(result, as_json=as_json)))
 
 
 @app.command("learn")
@@ -790,11 +545,10 @@ def learn_command(
 
     Also lists the aliases no logged query used. `--apply` writes the proposed aliases.
     """
-    from brain.commands.learn import learn, text
+    from brain.commands.learn import learn
     from brain.config import resolve_vault
 
-    result = learn(resolve_vault(vault), apply=apply)
-    render.out(render.dumps(dataclasses.asdict(result)) if as_json else text(result))
+    emit(upkeep.learn(learn(resolve_vault(vault), apply=apply), as_json=as_json))
 
 
 @app.command("tend")
@@ -818,10 +572,10 @@ def tend_command(
     from brain.config import resolve_vault
 
     if daily and not dry_run and not as_json:
-        raise typer.Exit(cli.run_daily(vault))
+        raise typer.Exit(runner.run_daily(vault))
     budget = tend.DAILY_SECONDS if daily else None
     result = tend.tend(resolve_vault(vault), dry_run=dry_run, daily=daily, budget=budget)
-    render.out(render.dumps(dataclasses.asdict(result)) if as_json else tend.text(result))
+    emit(upkeep.tend(result, as_json=as_json))
 
 
 @app.command("review")
@@ -838,11 +592,10 @@ def review_command(
     `after`: a proposal answers at once, marked unreviewed in every output, until approved or
     dropped. Stored in the vault's AI/config.yaml (committed) so every machine agrees.
     """
-    from brain.commands.review import review, text
+    from brain.commands.review import review
     from brain.config import resolve_vault
 
-    result = review(resolve_vault(vault), mode)
-    render.out(render.dumps(dataclasses.asdict(result)) if as_json else text(result))
+    emit(upkeep.review(review(resolve_vault(vault), mode), as_json=as_json))
 
 
 @app.command("desk")
@@ -870,14 +623,14 @@ def desk_command(
 
     sock = server.bind(port)
     desk = server.Desk(path, sock.getsockname()[1])
-    render.out(f"brain desk for {path}: {desk.url}")
-    render.out("Ctrl-C stops it; it stops by itself after an idle hour.")
+    present.out(f"brain desk for {path}: {desk.url}")
+    present.out("Ctrl-C stops it; it stops by itself after an idle hour.")
     if not no_open and sys.stdout.isatty():
         import webbrowser
 
         webbrowser.open(desk.url)
     why = server.serve(desk, sock, idle=idle)
-    render.out(f"brain desk stopped ({why}).")
+    present.out(f"brain desk stopped ({why}).")
 
 
 @app.command("locate")
@@ -887,11 +640,11 @@ def locate_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Print where a bullet lives (path:line) and its line as written; exit 1 when none matches."""
-    from brain.commands.locate import locate, text
+    from brain.commands.locate import locate
     from brain.config import resolve_vault
 
-    result = locate(resolve_vault(vault), cli.argv_text(" ".join(handle), "the handle"))
-    render.out(render.dumps(dataclasses.asdict(result)) if as_json else text(result))
+    result = locate(resolve_vault(vault), runner.argv_text(" ".join(handle), "the handle"))
+    emit(present_vault.locate(result, as_json=as_json))
 
 
 @app.command("mcp")
@@ -919,21 +672,6 @@ ToOpt = Annotated[
 ]
 
 
-def _propose_line(r: Any) -> str:
-    to = f" (for {r.to})" if r.to else ""
-    if r.action == "proposed":
-        head = f"Proposed as #{r.number}{to}: {r.bullet}"
-    elif r.action == "queued":
-        head = f"Already in the inbox: {r.bullet}"
-    elif r.action == "known":
-        head = f"Already in the vault: {r.bullet}"
-    else:
-        head = f"Refused ({r.problem}): {r.bullet}"
-    if r.updates and r.action == "proposed":
-        head += f"\n  updates {r.updates}: {r.current}"
-    return head
-
-
 @app.command("propose")
 def propose_command(
     line: Annotated[
@@ -953,10 +691,7 @@ def propose_command(
     from brain.config import resolve_vault
 
     result = propose(resolve_vault(vault), " ".join(line), to=to)
-    if as_json:
-        render.out(render.dumps(render.doc(result)))
-    else:
-        render.out(_propose_line(result))
+    emit(present_vault.propose(result, as_json=as_json))
 
 
 @app.command("inbox")
@@ -986,14 +721,12 @@ def inbox_command(
             raise UsageError("nothing to do with a number alone", "brain inbox approve N")
         listing = inboxmod.inbox(resolve_vault(vault))
         if as_json:
-            doc = render.doc(listing)
-            doc["proposals"] = [render.doc(p) for p in listing.proposals]
-            render.out(render.dumps(doc))
+            present.out(present.json_text(listing))
             return
         if listing.recovered:
             sys.stderr.write(f"finished an interrupted approval: {listing.recovered}\n")
         if not listing.proposals:
-            render.out("The inbox is empty.")
+            present.out("The inbox is empty.")
             return
         lines = []
         for p in listing.proposals:
@@ -1005,10 +738,10 @@ def inbox_command(
                 lines.append(f"     updates {p.updates}: {p.current}")
         n = len(listing.proposals)
         lines.append(
-            f"{render.plural(n, 'proposal')} in {listing.path}: `brain inbox approve N "
+            f"{present.plural(n, 'proposal')} in {listing.path}: `brain inbox approve N "
             "[--to MEMORY|LEARNINGS|TUNINGS]` or `brain inbox drop N`"
         )
-        render.out("\n".join(lines))
+        present.out("\n".join(lines))
         return
     if action not in ("approve", "drop"):
         raise UsageError(f"unknown inbox action {action!r}", "use `approve N` or `drop N`")
@@ -1020,13 +753,13 @@ def inbox_command(
             raise UsageError("--to goes with approve, not drop", f"brain inbox drop {number}")
         dropped = inboxmod.drop(path, number)
         if as_json:
-            render.out(render.dumps(render.doc(dropped)))
+            present.out(present.json_text(dropped))
         else:
-            render.out(f"Dropped #{number}: {dropped.bullet} ({dropped.remaining} left)")
+            present.out(f"Dropped #{number}: {dropped.bullet} ({dropped.remaining} left)")
         return
     approved = inboxmod.approve(path, number, to)
     if as_json:
-        render.out(render.dumps(render.doc(approved)))
+        present.out(present.json_text(approved))
         return
     verb = "Replaced" if approved.replaced else "Approved"
     lines = [f"{verb} #{number} in {approved.path}:{approved.line}: {approved.bullet}"]
@@ -1035,7 +768,7 @@ def inbox_command(
     lines.append(
         f"Index updated; {approved.remaining} left in the inbox. Not committed: {approved.commit}."
     )
-    render.out("\n".join(lines))
+    present.out("\n".join(lines))
 
 
 @app.command("export")
@@ -1076,25 +809,7 @@ def export_command(
     result = export(
         resolve_vault(vault), Path.cwd(), agents, project=project, budget=budget, check=check
     )
-    if as_json:
-        doc = render.doc(result)
-        doc["targets"] = [render.doc(t) for t in result.targets]
-        render.out(render.dumps(doc))
-    else:
-        checked = [t for t in result.targets if t.action != "absent"]
-        lines = [f"{t.path}: {t.action}" for t in checked]
-        if check:
-            stale = sum(1 for t in checked if t.action != "current")
-            if stale:
-                again = f"brain export {' '.join(agents)}"
-                lines.append(f"{render.plural(stale, 'file')} out of date; run `{again}`")
-            elif checked:
-                every = "" if len(checked) == 1 else "all "
-                lines.append(f"{every}{render.plural(len(checked), 'file')} up to date")
-            else:
-                lines.append("nothing exported here yet; `brain export AGENT` writes one")
-        render.out("\n".join(lines))
-    raise typer.Exit(0 if result.ok else 1)
+    raise typer.Exit(emit(present_vault.export(result, agents, check=check, as_json=as_json)))
 
 
 @app.command("import")
@@ -1128,27 +843,7 @@ def import_command(
         if memory_dir:
             raise UsageError("--dir goes with `brain import claude`", f"brain import {source}")
         result = import_file(path, Path(source), to=to)
-    if as_json:
-        doc = render.doc(result)
-        doc["items"] = [render.doc(i) for i in result.items]
-        render.out(render.dumps(doc))
-        return
-    from brain.commands.inbox import FULL
-
-    lines = [_propose_line(i) for i in result.items if i.problem != FULL]
-    full = sum(1 for i in result.items if i.problem == FULL)
-    if full:  # one line, not thousands: they all wait for the same thing
-        lines.append(f"{render.plural(full, 'more item')} not proposed: {FULL}")
-    if result.stripped:
-        lines.append(
-            f"{render.plural(result.stripped, 'control character')} (terminal escapes, NUL) "
-            f"left out of what {result.origin} holds"
-        )
-    lines.append(
-        f"{render.plural(result.proposed, 'proposal')} added to the inbox from {result.origin} "
-        f"({result.found} found); review them with `brain inbox`"
-    )
-    render.out("\n".join(lines))
+    emit(present_vault.import_(result, as_json=as_json))
 
 
 def run(args: list[str]) -> int:
@@ -1159,7 +854,7 @@ def run(args: list[str]) -> int:
     try:
         code = command.main(args, prog_name="brain", standalone_mode=False)
     except click_exc.NoArgsIsHelpError as exc:
-        render.out(exc.ctx.get_help() if exc.ctx else "")
+        present.out(exc.ctx.get_help() if exc.ctx else "")
         return 0
     except click_exc.UsageError as exc:
         raise UsageError(exc.format_message(), "see `brain --help`") from None
