@@ -1,9 +1,9 @@
 """Entry point: error handling for every command, and the runners that call a command and render it.
 
-`brain find` is the hot path (agents call it many times a session), so `main` parses it here with a
-small table that mirrors the Typer command's options and never imports Typer; anything the table
-does not understand (`--help`, a typo) falls through to the Typer app in `brain.app`, which a
-contract test keeps in step with the table.
+`brain find` is the hot path (agents call it many times a session), so `main` parses it (and the
+other commands hooks run) here, never importing Typer, from brain.options: the declaration the
+Typer commands in `brain.app` are built from. Anything it does not understand (`--help`, a typo)
+falls through to the Typer app, which says what is wrong.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from brain import options
 from brain.errors import BrainError, UsageError
 
 STARTED = time.monotonic()  # near the process's start: the daily sweep's budget counts from here
@@ -24,102 +25,6 @@ if TYPE_CHECKING:
     from brain.commands.pack import HookEvent
 
 _STARTED = time.monotonic()  # prime's deadline counts from here, imports included
-
-# name -> (destination, takes a value); mirrors `brain.app.find_command`.
-FIND_OPTIONS: dict[str, tuple[str, bool]] = {
-    "--vault": ("vault", True),
-    "--limit": ("limit", True),
-    "-n": ("limit", True),
-    "--budget": ("budget", True),
-    "--raw": ("raw", False),
-    "--terse": ("terse", False),
-    "--json": ("as_json", False),
-}
-
-
-_INT_OPTIONS = frozenset({"limit", "budget"})
-
-
-def _parse(
-    args: Sequence[str], table: dict[str, tuple[str, bool]]
-) -> tuple[dict[str, object], list[str]] | None:
-    """Parse `args` against a fast-path option table: (options, positional words), or None when
-    anything is not understood (`--help`, a typo, a bad number), so that Typer handles it and says
-    what is wrong."""
-    opts: dict[str, object] = {}
-    words: list[str] = []
-    it = iter(args)
-    for arg in it:
-        if arg == "--":
-            words.extend(it)
-            break
-        name, eq, value = arg.partition("=")
-        if not arg.startswith("-") or arg == "-" or (name not in table and _is_text(arg)):
-            words.append(arg)
-            continue
-        spec = table.get(name)
-        if spec is None:
-            return None
-        dest, takes = spec
-        if not takes:
-            if eq:
-                return None
-            opts[dest] = True
-            continue
-        if not eq:
-            nxt = next(it, None)
-            if nxt is None:
-                return None
-            value = nxt
-        if dest in _INT_OPTIONS:
-            try:
-                opts[dest] = int(value)
-            except ValueError:
-                return None
-        else:
-            opts[dest] = value
-    return opts, words
-
-
-def _is_text(arg: str) -> bool:
-    """An argument that starts with a dash but is text, not an option: it holds a space (a
-    Markdown bullet `- **handle** — fact`, a query `-- why`); no option name does."""
-    return any(c.isspace() for c in arg.partition("=")[0])
-
-
-def words_last(args: Sequence[str], table: dict[str, tuple[str, bool]]) -> list[str]:
-    """`args` for Typer with the positional words after `--` when one of them starts with a dash
-    (Click would take `- **handle** — fact` for an unknown option `-`); unchanged when anything
-    is not understood (`--help`, a typo), so that Typer says what is wrong."""
-    opts: list[str] = []
-    words: list[str] = []
-    it = iter(args)
-    for arg in it:
-        name = arg.partition("=")[0]
-        if arg == "--":
-            words.extend(it)
-        elif arg.startswith("-") and name in table:
-            opts.append(arg)
-            nxt = next(it, None) if table[name][1] and "=" not in arg else None
-            if nxt is not None:
-                opts.append(nxt)
-        elif arg.startswith("-") and arg != "-" and not _is_text(arg):
-            return list(args)
-        else:
-            words.append(arg)
-    if not any(w.startswith("-") for w in words):
-        return list(args)
-    return [*opts, "--", *words]
-
-
-def parse_find(args: Sequence[str]) -> dict[str, object] | None:
-    """The fast path's parse of `brain find ...`, or None to let Typer handle it."""
-    parsed = _parse(args, FIND_OPTIONS)
-    if parsed is None or not parsed[1]:
-        return None
-    opts, words = parsed
-    opts["query"] = words
-    return opts
 
 
 def run_find(
@@ -163,30 +68,13 @@ def run_find(
     return 0 if result.hits else 1
 
 
-# name -> (destination, takes a value); mirrors `brain.app.prime_command`. Claude Code runs
-# prime on every prompt: it must never import Typer.
-PRIME_OPTIONS: dict[str, tuple[str, bool]] = {
-    "--vault": ("vault", True),
-    "--budget": ("budget", True),
-    "--json": ("as_json", False),
-}
 PRIME_DEADLINE = 1.0  # seconds from the start; `BRAIN_PRIME_DEADLINE` overrides
 PRIME_GRACE = 0.1  # seconds the deadline waits for output (and its log row) already under way
 PRIME_STDIN_MAX = 4 * 1024 * 1024  # bytes of hook JSON read; a prompt with big pastes is cut
 
 
-def parse_prime(args: Sequence[str]) -> dict[str, object] | None:
-    """The fast path's parse of `brain prime [TEXT] ...`, or None to let Typer handle it."""
-    parsed = _parse(args, PRIME_OPTIONS)
-    if parsed is None:
-        return None
-    opts, words = parsed
-    opts["prompt"] = words
-    return opts
-
-
 def run_prime(
-    prompt: Sequence[str] = (),
+    prompt: Sequence[str] | None = None,
     vault: str | None = None,
     budget: int | None = None,
     as_json: bool = False,
@@ -249,7 +137,7 @@ class _Gate:
 
 
 def _serve_prime(
-    prompt: Sequence[str], vault: str | None, budget: int, as_json: bool, gate: _Gate
+    prompt: Sequence[str] | None, vault: str | None, budget: int, as_json: bool, gate: _Gate
 ) -> None:
     from brain import caller as callermod
     from brain import render, usage
@@ -386,50 +274,6 @@ def _prime_failed(exc: BaseException, *, loud: bool) -> None:
         sys.stderr.write(f"brain: prime: {visible(line)}\n")
 
 
-# name -> (destination, takes a value); mirrors `brain.app.pack_command`.
-PACK_OPTIONS: dict[str, tuple[str, bool]] = {
-    "--vault": ("vault", True),
-    "--budget": ("budget", True),
-    "--fresh": ("fresh", False),
-    "--json": ("as_json", False),
-}
-
-
-def parse_pack(args: Sequence[str]) -> dict[str, object] | None:
-    """The fast path's parse of `brain pack [PROJECT] ...`, or None to let Typer handle it."""
-    parsed = _parse(args, PACK_OPTIONS)
-    if parsed is None or len(parsed[1]) > 1:
-        return None
-    opts, words = parsed
-    opts["project"] = words[0] if words else None
-    return opts
-
-
-# name -> (destination, takes a value); mirrors `brain.app.reindex_command`. The post-commit hook
-# runs reindex after every commit: without Typer it starts ~60 ms sooner.
-REINDEX_OPTIONS: dict[str, tuple[str, bool]] = {
-    "--vault": ("vault", True),
-    "--full": ("full", False),
-    "--json": ("as_json", False),
-}
-
-
-def parse_reindex(args: Sequence[str]) -> dict[str, object] | None:
-    parsed = _parse(args, REINDEX_OPTIONS)
-    if parsed is None or parsed[1]:
-        return None
-    return parsed[0]
-
-
-# name -> (destination, takes a value); mirrors `brain.app.propose_command`, whose LINE is a
-# Markdown bullet and may start with `- ` (see `words_last`).
-PROPOSE_OPTIONS: dict[str, tuple[str, bool]] = {
-    "--to": ("to", True),
-    "--vault": ("vault", True),
-    "--json": ("as_json", False),
-}
-
-
 def run_reindex(
     vault: str | None = None,
     full: bool = False,
@@ -460,24 +304,6 @@ def run_reindex(
         found = render.plural(result.problems, "problem")
         sys.stderr.write(f"{found} in the vault; run `brain lint` to see them\n")
     return 0
-
-
-# name -> (destination, takes a value); mirrors `brain.app.sync_command`. Hooks start a
-# background `brain sync` at every session start: without Typer it starts sooner and costs less.
-SYNC_OPTIONS: dict[str, tuple[str, bool]] = {
-    "--vault": ("vault", True),
-    "--json": ("as_json", False),
-    "--background": ("background", True),
-}
-
-
-def parse_sync(args: Sequence[str]) -> dict[str, object] | None:
-    parsed = _parse(args, SYNC_OPTIONS)
-    if parsed is None or len(parsed[1]) > 2:
-        return None
-    opts, words = parsed
-    opts["action"], opts["url"] = [*words, None, None][:2]
-    return opts
 
 
 def run_sync(
@@ -677,24 +503,6 @@ def argv_text(text: str, what: str = "the query") -> str:
     return fixed
 
 
-def parse_daily(args: list[str]) -> tuple[str | None] | None:
-    """`tend --daily [--vault PATH]`, the hooks' quiet sweep, without Typer; None for any other
-    form (Typer then parses it and says what is wrong)."""
-    vault: str | None = None
-    rest = list(args)
-    while rest:
-        arg = rest.pop(0)
-        if arg == "--daily":
-            continue
-        if arg == "--vault" and rest:
-            vault = rest.pop(0)
-        elif arg.startswith("--vault="):
-            vault = arg.split("=", 1)[1]
-        else:
-            return None
-    return (vault,)
-
-
 def run_daily(vault: str | None) -> int:
     """The daily sweep: quiet, bounded, exit 0 whatever happens (a hook starts it in the
     background). What it did, or why it could not, goes to the state dir's logs/tend.log."""
@@ -725,6 +533,25 @@ def run_daily(vault: str | None) -> int:
     except OSError:
         pass
     return 0
+
+
+def _daily(
+    dry_run: bool = False, daily: bool = False, vault: str | None = None, as_json: bool = False
+) -> int | None:
+    """`tend --daily`, the hooks' quiet sweep; None for any other tend (Typer runs that)."""
+    return run_daily(vault) if daily and not dry_run and not as_json else None
+
+
+# The commands served without Typer: command -> its runner, which takes the keyword arguments
+# brain.options declares (and returns None to leave the command to Typer).
+_FAST: dict[str, Callable[..., int | None]] = {
+    "find": run_find,
+    "prime": run_prime,
+    "pack": run_pack,
+    "sync": run_sync,
+    "reindex": run_reindex,
+    "tend": _daily,
+}
 
 
 class NotFast(Exception):
@@ -787,35 +614,20 @@ def _dispatch(args: list[str], *, typer: bool = True) -> int:
         from brain import merge
 
         return merge.driver(Path(args[1]), Path(args[2]), Path(args[3]), args[4])
-    if args[:1] == ["find"]:
-        opts = parse_find(args[1:])
-        if opts is not None:
-            return run_find(**opts)  # type: ignore[arg-type]
-    if args[:1] == ["prime"]:
-        opts = parse_prime(args[1:])
-        if opts is not None:
-            return run_prime(**opts)  # type: ignore[arg-type]
-    if args[:1] == ["pack"]:
-        opts = parse_pack(args[1:])
-        if opts is not None:
-            return run_pack(**opts)  # type: ignore[arg-type]
-    if args[:1] == ["sync"]:
-        opts = parse_sync(args[1:])
-        if opts is not None:
-            return run_sync(**opts)  # type: ignore[arg-type]
+    command, rest = (args[0], args[1:]) if args else ("", [])
+    # The hooks' and agents' commands parse here, from the declaration their Typer commands are
+    # built from (brain.options); what it does not understand falls through to Typer. At a
+    # terminal reindex goes through Typer, which draws the progress bar of a long embedding.
+    runner = _FAST.get(command)
+    if runner is not None and not (command == "reindex" and sys.stderr.isatty()):
+        opts = options.parse(command, rest)
+        code = None if opts is None else runner(**opts)
+        if code is not None:
+            return code
     if args == ["settle"]:  # the stop hook, at every stop: no Typer
         return run_settle()
-    # At a terminal reindex goes through Typer, which draws the progress bar of a long embedding.
-    if args[:1] == ["reindex"] and not sys.stderr.isatty():
-        opts = parse_reindex(args[1:])
-        if opts is not None:
-            return run_reindex(**opts)  # type: ignore[arg-type]
-    if args[:1] == ["tend"] and "--daily" in args:
-        daily = parse_daily(args[1:])
-        if daily is not None:
-            return run_daily(daily[0])
-    if args[:1] == ["propose"]:
-        args = ["propose", *words_last(args[1:], PROPOSE_OPTIONS)]
+    if command in options.COMMANDS:  # a bullet or query that starts with a dash stays a word
+        args = [command, *options.words_last(command, rest)]
     if not typer:
         raise NotFast
     from brain.app import run
