@@ -29,16 +29,6 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-VaultOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--vault",
-        help="The vault (a folder with AI/ in it). Default: $BRAIN_VAULT, else the recorded vault.",
-        show_default=False,
-    ),
-]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
-
 
 def _parameter(spec: tuple[Any, ...], option: bool) -> inspect.Parameter:
     """One Typer parameter from a brain.options declaration (an option or an argument)."""
@@ -74,6 +64,12 @@ def declared(name: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
         return app.command(name)(body)
 
     return register
+
+
+# The options many commands share, from the same declaration as the fast path's.
+VaultOpt = Annotated[str | None, typer.Option(*options.VAULT[0], help=options.VAULT[3])]
+JsonOpt = Annotated[bool, typer.Option(*options.JSON[0], help=options.JSON[3])]
+ToOpt = Annotated[str | None, typer.Option(*options.TO[0], help=options.TO[3])]
 
 
 @declared("find")
@@ -935,16 +931,6 @@ def mcp_command(vault: VaultOpt = None) -> None:
     from brain.mcp_server import serve
 
     serve(vault)
-
-
-ToOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--to",
-        help="The core file it belongs in: MEMORY (default), LEARNINGS or TUNINGS.",
-        show_default=False,
-    ),
-]
 
 
 def _propose_line(r: Any) -> str:

@@ -543,7 +543,9 @@ def _daily(
 
 
 # The commands served without Typer: command -> its runner, which takes the keyword arguments
-# brain.options declares (and returns None to leave the command to Typer).
+# brain.options declares (and returns None to leave the command to Typer). Hooks run prime on
+# every prompt, reindex after every commit and sync at every session start: without Typer each
+# starts ~60 ms sooner.
 _FAST: dict[str, Callable[..., int | None]] = {
     "find": run_find,
     "prime": run_prime,

@@ -25,6 +25,12 @@ VAULT: Option = (
     "The vault (a folder with AI/ in it). Default: $BRAIN_VAULT, else the recorded vault.",
 )
 JSON: Option = (("--json",), "as_json", bool, "Print one JSON object on stdout.")
+TO: Option = (
+    ("--to",),
+    "to",
+    str,
+    "The core file it belongs in: MEMORY (default), LEARNINGS or TUNINGS.",
+)
 
 COMMANDS: dict[str, Command] = {
     "find": (
@@ -88,16 +94,7 @@ COMMANDS: dict[str, Command] = {
     ),
     "propose": (
         (("line", "+", "The bullet: `handle — fact`; source and date are added if missing."),),
-        (
-            (
-                ("--to",),
-                "to",
-                str,
-                "The core file it belongs in: MEMORY (default), LEARNINGS or TUNINGS.",
-            ),
-            VAULT,
-            JSON,
-        ),
+        (TO, VAULT, JSON),
     ),
     "tend": (
         (),
