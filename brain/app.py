@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import contextlib
+import inspect
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
-from brain import present
+from brain import options, present
 from brain import run as runner
 from brain.errors import UsageError
 from brain.present import emit, setup, upkeep
@@ -28,36 +30,53 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-VaultOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--vault",
-        help="The vault (a folder with AI/ in it). Default: $BRAIN_VAULT, else the recorded vault.",
-        show_default=False,
-    ),
-]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
+
+def _parameter(spec: tuple[Any, ...], option: bool) -> inspect.Parameter:
+    """One Typer parameter from a brain.options declaration (an option or an argument)."""
+    if option:
+        flags, dest, kind, help_text = spec
+        info: Any = typer.Option(*flags, help=help_text, hidden=help_text is None)
+        default: object = False if kind is bool else None
+        hint: Any = bool if kind is bool else kind | None
+    else:
+        dest, arity, help_text = spec
+        info = typer.Argument(help=help_text, show_default=False)
+        hint = list[str] if arity == "+" else str | None if arity == "?" else list[str] | None
+        default = inspect.Parameter.empty if arity == "+" else None
+    return inspect.Parameter(
+        dest, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=Annotated[hint, info]
+    )
 
 
-@app.command("find")
-def find_command(
-    query: Annotated[list[str], typer.Argument(help="What to look for, in plain words.")],
-    vault: VaultOpt = None,
-    limit: Annotated[
-        int | None, typer.Option("--limit", "-n", help="At most this many hits (default 10).")
-    ] = None,
-    budget: Annotated[
-        int | None,
-        typer.Option("--budget", help="Byte cap on the output for this call (default 2400)."),
-    ] = None,
-    raw: Annotated[bool, typer.Option("--raw", help="Print each hit's line as written.")] = False,
-    terse: Annotated[
-        bool, typer.Option("--terse", help="One line per hit, as agents get, even at a terminal.")
-    ] = False,
-    as_json: JsonOpt = False,
-) -> None:
+def declared(name: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Register the decorated function as command `name`, its arguments and options (flags, help,
+    defaults) built from brain.options, the declaration brain.cli's fast path parses with too.
+    The function takes them as keyword arguments, named as declared."""
+    arguments, declared_options = options.COMMANDS[name]
+    params = [_parameter(a, False) for a in arguments]
+    params += [_parameter(o, True) for o in declared_options]
+
+    def register(body: Callable[..., None]) -> Callable[..., None]:
+        own = inspect.signature(body).parameters
+        names = [p.name for p in params]
+        if list(own) != names and [p.kind for p in own.values()] != [inspect.Parameter.VAR_KEYWORD]:
+            raise TypeError(f"{body.__name__} takes {list(own)}; brain.options declares {names}")
+        body.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+        return app.command(name)(body)
+
+    return register
+
+
+# The options many commands share, from the same declaration as the fast path's.
+VaultOpt = Annotated[str | None, typer.Option(*options.VAULT[0], help=options.VAULT[3])]
+JsonOpt = Annotated[bool, typer.Option(*options.JSON[0], help=options.JSON[3])]
+ToOpt = Annotated[str | None, typer.Option(*options.TO[0], help=options.TO[3])]
+
+
+@declared("find")
+def find_command(**opts: Any) -> None:
     """Find the bullets and notes that answer QUERY. Exit 1 when nothing matches, as grep does."""
-    raise typer.Exit(runner.run_find(query, vault, limit, budget, raw, terse, as_json))
+    raise typer.Exit(runner.run_find(**opts))
 
 
 def _reindex(vault: str | None, full: bool, as_json: bool) -> None:
@@ -84,40 +103,21 @@ def _progress(label: str, *, enabled: bool) -> Iterator[Callable[[int, int], Non
         yield update
 
 
-FullOpt = Annotated[
-    bool,
-    typer.Option("--full", help="Rebuild from nothing into a new file, swapped in atomically."),
-]
-
-
-@app.command("reindex")
-def reindex_command(
-    vault: VaultOpt = None, full: FullOpt = False, as_json: JsonOpt = False
-) -> None:
+@declared("reindex")
+def reindex_command(vault: str | None, full: bool, as_json: bool) -> None:
     """Bring the index up to date with the vault (only changed files are read again)."""
     _reindex(vault, full, as_json)
 
 
-@app.command("sync")
-def sync_command(
-    action: Annotated[
-        str | None,
-        typer.Argument(help="status, connect, on or off (default: one pass).", show_default=False),
-    ] = None,
-    url: Annotated[
-        str | None, typer.Argument(help="With connect: the remote's URL.", show_default=False)
-    ] = None,
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-    background: Annotated[str | None, typer.Option("--background", hidden=True)] = None,
-) -> None:
+@declared("sync")
+def sync_command(**opts: Any) -> None:
     """Share the vault with your other machines over git: write down, receive, send.
 
     `status` says where sync stands, `connect URL` where the vault meets the other machines,
     `off` and `on` stop and restart it for this vault on this machine (also BRAIN_SYNC=off).
     Exit 1 when something is left waiting: not connected, offline, a refused line, a conflict.
     """
-    raise typer.Exit(runner.run_sync(action, url, vault, as_json, background))
+    raise typer.Exit(runner.run_sync(**opts))
 
 
 @app.command("lint")
@@ -308,32 +308,15 @@ def hooks_command(
     raise typer.Exit(emit(setup.hooks(cmd.switch(action == "on", harness), as_json=as_json)))
 
 
-@app.command("pack")
-def pack_command(
-    project: Annotated[
-        str | None,
-        typer.Argument(
-            help="The project (default: the git repository you are in, by its folder name).",
-            show_default=False,
-        ),
-    ] = None,
-    vault: VaultOpt = None,
-    budget: Annotated[
-        int | None,
-        typer.Option("--budget", help="Token cap on the pack (bytes / 4; default 1500)."),
-    ] = None,
-    fresh: Annotated[
-        bool, typer.Option("--fresh", help="Rebuild the pack instead of serving the cached one.")
-    ] = False,
-    as_json: JsonOpt = False,
-) -> None:
+@declared("pack")
+def pack_command(**opts: Any) -> None:
     """Print the briefing an agent opens a project with, within --budget tokens.
 
     The project's bullets, the working rules, the newest handoff and the state folder; Claude
     Code's SessionStart hook runs it. With no PROJECT it packs the repository you are in; a
     repository the vault knows nothing about prints nothing and exits 0.
     """
-    raise typer.Exit(runner.run_pack(project, vault, budget, fresh, as_json))
+    raise typer.Exit(runner.run_pack(**opts))
 
 
 @app.command("settle")
@@ -348,53 +331,80 @@ def settle_command() -> None:
     raise typer.Exit(runner.run_settle())
 
 
-@app.command("prime")
-def prime_command(
-    prompt: Annotated[
-        list[str] | None,
-        typer.Argument(
-            help="The prompt (default: Claude Code's hook JSON on stdin).", show_default=False
-        ),
-    ] = None,
-    vault: VaultOpt = None,
-    budget: Annotated[
-        int | None,
-        typer.Option(
-            "--budget", help="Token cap (bytes / 4; default 1200, or BRAIN_PRIME_BUDGET)."
-        ),
-    ] = None,
-    as_json: JsonOpt = False,
-) -> None:
+@declared("prime")
+def prime_command(**opts: Any) -> None:
     """Print what the vault holds on a prompt, for the agent about to answer it.
 
     Claude Code's UserPromptSubmit hook runs it with the hook's JSON on stdin. Only what stands
     out is served, each unit once per session, within the budget and the deadline
     (BRAIN_PRIME_DEADLINE, default 1 s); it always exits 0 and prints nothing rather than late.
     """
-    raise typer.Exit(runner.run_prime(prompt or (), vault, budget, as_json))
+    raise typer.Exit(runner.run_prime(**opts))
 
 
-@app.command("recall")
-def recall_command(
-    query: Annotated[
-        list[str] | None, typer.Argument(help="What was said, in plain words.", show_default=False)
-    ] = None,
-    full: Annotated[
-        str | None, typer.Option("--full", help="Print one turn in full, by its id.")
-    ] = None,
-    sync: Annotated[
-        bool, typer.Option("--sync", help="Read every enabled transcript again from the start.")
-    ] = False,
-    sources: Annotated[
-        bool, typer.Option("--sources", help="List the adapters and which are enabled.")
-    ] = False,
-    enable: Annotated[
-        str | None, typer.Option("--enable", help="Opt in to an agent's transcripts (once).")
-    ] = None,
-    disable: Annotated[
-        str | None,
-        typer.Option("--disable", help="Opt out of an agent; its turns are deleted from recall."),
-    ] = None,
+# The modes `brain recall` took as options before they were subcommands: old spelling -> takes a
+# value. `brain recall --full ID` still works, as `brain recall full ID`.
+_RECALL_MODES = {
+    "--full": True,
+    "--sync": False,
+    "--sources": False,
+    "--enable": True,
+    "--disable": True,
+}
+
+
+class _RecallGroup(TyperGroup):
+    """`brain recall QUERY` is `brain recall search QUERY`; a mode in its old spelling (`--sync`,
+    `--full ID`, ...) is the subcommand of the same word."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, self.rewrite(args))
+
+    def rewrite(self, args: list[str]) -> list[str]:
+        if not args or args[0] in self.commands:
+            return args
+        head = args[: args.index("--")] if "--" in args else args
+        for at, arg in enumerate(head):
+            name, eq, value = arg.partition("=")
+            if name in _RECALL_MODES:
+                after = 1 if _RECALL_MODES[name] and not eq else 0  # its value, the next arg
+                word = [name[2:], *([value] if eq else args[at + 1 : at + 1 + after])]
+                return [*word, *args[:at], *args[at + 1 + after :]]
+        if any(a in ("-h", "--help") for a in head) and not any(
+            not a.startswith("-") for a in head
+        ):
+            return args  # `brain recall --help`: the group's help, listing the subcommands
+        return ["search", *args]
+
+
+recall_app = typer.Typer(
+    name="recall",
+    cls=_RecallGroup,
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(recall_app)
+
+
+@recall_app.callback()
+def recall_command() -> None:
+    """Search what was said in your agents' transcripts (opt in per agent with `enable`).
+
+    `brain recall QUERY` searches (as `brain recall search QUERY`). Transcripts stay in
+    transcripts.db in the state dir, never in the vault. The old spellings (`--full ID`,
+    `--sync`, `--sources`, `--enable NAME`, `--disable NAME`) still work.
+    """
+
+
+def _recall(**kwargs: Any) -> None:
+    from brain.recall.cli import run_recall
+
+    raise typer.Exit(run_recall(**{"query": [], "progress": _progress, **kwargs}))
+
+
+@recall_app.command("search")
+def recall_search_command(
+    query: Annotated[list[str], typer.Argument(help="What was said, in plain words.")],
     all_sessions: Annotated[
         bool, typer.Option("--all", help="Include the current session (excluded by default).")
     ] = False,
@@ -410,30 +420,54 @@ def recall_command(
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Search what was said in your agents' transcripts (opt in per agent with --enable).
-
-    Transcripts stay in transcripts.db in the state dir, never in the vault. Exit 1 when nothing
-    matches.
-    """
-    from brain.recall.cli import run_recall
-
-    raise typer.Exit(
-        run_recall(
-            query or [],
-            full=full,
-            sync=sync,
-            sources=sources,
-            enable=enable,
-            disable=disable,
-            all_sessions=all_sessions,
-            limit=limit,
-            since=since or "",
-            agent=agent or "",
-            cwd=cwd or "",
-            as_json=as_json,
-            progress=_progress,
-        )
+    """Ranked snippets of the turns that match QUERY, one line per hit. Exit 1 when none does."""
+    _recall(
+        query=query,
+        all_sessions=all_sessions,
+        limit=limit,
+        since=since or "",
+        agent=agent or "",
+        cwd=cwd or "",
+        as_json=as_json,
     )
+
+
+AgentArg = Annotated[str, typer.Argument(help="claude, codex or gemini.", show_default=False)]
+
+
+@recall_app.command("full")
+def recall_full_command(
+    turn: Annotated[
+        str, typer.Argument(help="The turn's id as listed, or any unique start of it.")
+    ],
+    as_json: JsonOpt = False,
+) -> None:
+    """Print one turn in full, by its id."""
+    _recall(full=turn, as_json=as_json)
+
+
+@recall_app.command("sync")
+def recall_sync_command(as_json: JsonOpt = False) -> None:
+    """Read every enabled transcript again from the start (normally automatic and incremental)."""
+    _recall(sync=True, as_json=as_json)
+
+
+@recall_app.command("sources")
+def recall_sources_command(as_json: JsonOpt = False) -> None:
+    """List the adapters, where they read, and which are enabled."""
+    _recall(sources=True, as_json=as_json)
+
+
+@recall_app.command("enable")
+def recall_enable_command(agent: AgentArg, as_json: JsonOpt = False) -> None:
+    """Opt in to an agent's transcripts (once)."""
+    _recall(enable=agent, as_json=as_json)
+
+
+@recall_app.command("disable")
+def recall_disable_command(agent: AgentArg, as_json: JsonOpt = False) -> None:
+    """Opt out of an agent; its turns are deleted from recall."""
+    _recall(disable=agent, as_json=as_json)
 
 
 @app.command("update")
@@ -551,18 +585,8 @@ def learn_command(
     emit(upkeep.learn(learn(resolve_vault(vault), apply=apply), as_json=as_json))
 
 
-@app.command("tend")
-def tend_command(
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Say what it would apply and propose; write nothing.")
-    ] = False,
-    daily: Annotated[
-        bool,
-        typer.Option("--daily", help="The hooks' quiet sweep: once a day, bounded, exit 0."),
-    ] = False,
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
+@declared("tend")
+def tend_command(dry_run: bool, daily: bool, vault: str | None, as_json: bool) -> None:
     """Sweep the vault: apply free fixes (aliases), queue the rest in the inbox for a person.
 
     Hygiene items (mark a note superseded, drop a bullet whose claims failed, merge bullets that
@@ -662,26 +686,8 @@ def mcp_command(vault: VaultOpt = None) -> None:
     serve(vault)
 
 
-ToOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--to",
-        help="The core file it belongs in: MEMORY (default), LEARNINGS or TUNINGS.",
-        show_default=False,
-    ),
-]
-
-
-@app.command("propose")
-def propose_command(
-    line: Annotated[
-        list[str],
-        typer.Argument(help="The bullet: `handle — fact`; source and date are added if missing."),
-    ],
-    to: ToOpt = None,
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
+@declared("propose")
+def propose_command(line: list[str], to: str | None, vault: str | None, as_json: bool) -> None:
     """Queue a bullet in AI/INBOX.md for a person to approve (`brain inbox`).
 
     The caller becomes the source and today the date when they are missing; a line that is not a
@@ -694,81 +700,136 @@ def propose_command(
     emit(present_vault.propose(result, as_json=as_json))
 
 
-@app.command("inbox")
-def inbox_command(
-    action: Annotated[
-        str | None,
-        typer.Argument(help="approve or drop (default: list the queue).", show_default=False),
-    ] = None,
-    number: Annotated[
-        int | None, typer.Argument(help="The proposal's number in the list.", show_default=False)
-    ] = None,
-    to: ToOpt = None,
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """List the proposals waiting in AI/INBOX.md; `approve N` or `drop N` one of them.
+inbox_app = typer.Typer(
+    name="inbox",
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(inbox_app)
+
+NumbersArg = Annotated[
+    list[str],
+    typer.Argument(
+        help="Proposals by their number in `brain inbox`: N, a range N-M, or all.",
+        metavar="N...",
+        show_default=False,
+    ),
+]
+
+
+@inbox_app.callback()
+def inbox_command(ctx: typer.Context, vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
+    """List the proposals waiting in AI/INBOX.md; `approve` or `drop` them by number.
 
     Approving moves a proposal into a core file (one for an existing handle replaces that bullet
     in place); dropping discards it. Approving reindexes but commits nothing: review and commit
     the vault yourself.
     """
+    if ctx.invoked_subcommand is not None:
+        return
     from brain.commands import inbox as inboxmod
     from brain.config import resolve_vault
 
-    if action is None:
-        if number is not None or to is not None:
-            raise UsageError("nothing to do with a number alone", "brain inbox approve N")
-        listing = inboxmod.inbox(resolve_vault(vault))
-        if as_json:
-            present.out(present.json_text(listing))
-            return
-        if listing.recovered:
-            sys.stderr.write(f"finished an interrupted approval: {listing.recovered}\n")
-        if not listing.proposals:
-            present.out("The inbox is empty.")
-            return
-        lines = []
-        for p in listing.proposals:
-            to_note = f"  (for {p.to})" if p.to else ""
-            lines.append(f"{p.number:>3}. {p.text}{to_note}")
-            if p.problem:
-                lines.append(f"     not a valid bullet: {p.problem}")
-            elif p.updates:
-                lines.append(f"     updates {p.updates}: {p.current}")
-        n = len(listing.proposals)
-        lines.append(
-            f"{present.plural(n, 'proposal')} in {listing.path}: `brain inbox approve N "
-            "[--to MEMORY|LEARNINGS|TUNINGS]` or `brain inbox drop N`"
-        )
-        present.out("\n".join(lines))
-        return
-    if action not in ("approve", "drop"):
-        raise UsageError(f"unknown inbox action {action!r}", "use `approve N` or `drop N`")
-    if number is None:
-        raise UsageError(f"which proposal? brain inbox {action} N", "run `brain inbox` to list")
-    path = resolve_vault(vault)
-    if action == "drop":
-        if to is not None:
-            raise UsageError("--to goes with approve, not drop", f"brain inbox drop {number}")
-        dropped = inboxmod.drop(path, number)
-        if as_json:
-            present.out(present.json_text(dropped))
-        else:
-            present.out(f"Dropped #{number}: {dropped.bullet} ({dropped.remaining} left)")
-        return
-    approved = inboxmod.approve(path, number, to)
+    listing = inboxmod.inbox(resolve_vault(vault))
     if as_json:
-        present.out(present.json_text(approved))
+        present.out(present.json_text(listing))
         return
-    verb = "Replaced" if approved.replaced else "Approved"
-    lines = [f"{verb} #{number} in {approved.path}:{approved.line}: {approved.bullet}"]
-    if approved.replaced:
-        lines.append(f"  was: {approved.replaced}")
+    if listing.recovered:
+        sys.stderr.write(f"finished an interrupted approval: {listing.recovered}\n")
+    if not listing.proposals:
+        present.out("The inbox is empty.")
+        return
+    lines = []
+    for p in listing.proposals:
+        to_note = f"  (for {p.to})" if p.to else ""
+        lines.append(f"{p.number:>3}. {p.text}{to_note}")
+        if p.problem:
+            lines.append(f"     not a valid bullet: {p.problem}")
+        elif p.updates:
+            lines.append(f"     updates {p.updates}: {p.current}")
+    n = len(listing.proposals)
     lines.append(
-        f"Index updated; {approved.remaining} left in the inbox. Not committed: {approved.commit}."
+        f"{present.plural(n, 'proposal')} in {listing.path}: `brain inbox approve N "
+        "[--to MEMORY|LEARNINGS|TUNINGS]` or `brain inbox drop N`"
     )
     present.out("\n".join(lines))
+
+
+def _inbox_context(ctx: typer.Context, vault: str | None, as_json: bool) -> tuple[Path, bool]:
+    """The vault and --json of `brain inbox approve|drop`, given after the subcommand or before
+    it (`brain inbox --vault V drop 2`)."""
+    from brain.config import resolve_vault
+
+    given = ctx.parent.params if ctx.parent else {}
+    return resolve_vault(vault or given.get("vault")), as_json or bool(given.get("as_json"))
+
+
+def _one_number(words: list[str]) -> bool:
+    """`approve 3`, answered as before; several, a range or all get a list."""
+    return len(words) == 1 and words[0].isdecimal()
+
+
+@inbox_app.command("approve")
+def inbox_approve_command(
+    ctx: typer.Context,
+    numbers: NumbersArg,
+    to: ToOpt = None,
+    vault: VaultOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Move proposals into a core file, in the order listed; commit the vault yourself.
+
+    Every proposal named is checked first: a wrong number or one that cannot be approved changes
+    nothing. Numbers are those `brain inbox` lists before the command (`approve 1-3`, `approve
+    all`).
+    """
+    from brain.commands import inbox as inboxmod
+
+    path, as_json = _inbox_context(ctx, vault, as_json)
+    results = inboxmod.approve_many(path, numbers, to)
+    if as_json:
+        docs = [present.data(r) for r in results]
+        present.out(present.dumps(docs[0] if _one_number(numbers) else {"approved": docs}))
+        return
+    lines = []
+    for approved in results:
+        verb = "Replaced" if approved.replaced else "Approved"
+        lines.append(
+            f"{verb} #{approved.number} in {approved.path}:{approved.line}: {approved.bullet}"
+        )
+        if approved.replaced:
+            lines.append(f"  was: {approved.replaced}")
+    commit = "; ".join(dict.fromkeys(r.commit for r in results))
+    lines.append(
+        f"Index updated; {results[-1].remaining} left in the inbox. Not committed: {commit}."
+    )
+    present.out("\n".join(lines))
+
+
+@inbox_app.command("drop")
+def inbox_drop_command(
+    ctx: typer.Context,
+    numbers: NumbersArg,
+    vault: VaultOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Discard proposals: all of those named at once, or none when a number is wrong.
+
+    Numbers are those `brain inbox` lists before the command (`drop 1 2`, `drop 3-5`, `drop all`).
+    """
+    from brain.commands import inbox as inboxmod
+
+    path, as_json = _inbox_context(ctx, vault, as_json)
+    results = inboxmod.drop_many(path, numbers)
+    if as_json:
+        docs = [present.data(r) for r in results]
+        present.out(present.dumps(docs[0] if _one_number(numbers) else {"dropped": docs}))
+    elif _one_number(numbers):
+        (dropped,) = results
+        present.out(f"Dropped #{dropped.number}: {dropped.bullet} ({dropped.remaining} left)")
+    else:
+        lines = [f"Dropped #{r.number}: {r.bullet}" for r in results]
+        present.out("\n".join([*lines, f"{results[-1].remaining} left in the inbox."]))
 
 
 @app.command("export")

@@ -20,7 +20,7 @@ from test_hybrid import embedded_state, hvault  # noqa: F401 (fixtures)
 from test_imports import HEAVY, imported_modules
 from test_worker import _alive, start_worker, wait_for, wvault  # noqa: F401 (fixtures)
 
-from brain import cli, config, worker
+from brain import config, worker
 from brain.commands import prime as primemod
 from brain.present import hits
 
@@ -325,12 +325,6 @@ def test_prime_imports_nothing_heavy(ivault: Path) -> None:
         code, modules = imported_modules("prime", "--vault", str(ivault), *args)
         assert code == 0
         assert sorted(m for m in modules if m.split(".")[0] in HEAVY) == []
-
-
-def test_prime_options_table_matches_the_typer_command() -> None:
-    from test_imports import _typer_find_options
-
-    assert _typer_find_options("prime") == cli.PRIME_OPTIONS
 
 
 def test_help_comes_from_typer() -> None:
