@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from conftest import FIXTURE_VAULT, ROOT, brain
 
-from brain import cli, options
+from brain import cli, options, run
 from brain.errors import UsageError
 
 V = str(FIXTURE_VAULT)
@@ -73,7 +73,7 @@ def _call(
     ("declined", None) when the fast path leaves it to Typer, ("usage", the message) for a usage
     error, ("help", None) for --help. The runner is replaced by a recorder."""
     calls: list[dict[str, Any]] = []
-    runner = inspect.signature(getattr(cli, RUNNERS[command]))
+    runner = inspect.signature(getattr(run, RUNNERS[command]))
 
     def record(*args: Any, **kwargs: Any) -> int:
         bound = runner.bind(*args, **kwargs)  # positional or keyword, the same call
@@ -82,7 +82,7 @@ def _call(
         return 0
 
     with monkeypatch.context() as m:
-        m.setattr(cli, RUNNERS[command], record)
+        m.setattr(run, RUNNERS[command], record)
         if fast:
             if command != "tend":  # tend's fast runner calls run_daily, recorded above
                 m.setitem(cli._FAST, command, record)
