@@ -554,6 +554,23 @@ def test_every_package_is_listed_in_pyproject() -> None:
     assert {"brain.hooks_data", "brain.starter_data"} <= listed
 
 
+def test_no_package_is_both_a_dependency_and_an_extra() -> None:
+    """A package brain always needs (mcp, for `brain mcp`) is a dependency; an extra holds only
+    what some installs go without, so `pip install brain-memory[x]` never names one twice."""
+    import re
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+
+    def name(spec: str) -> str:
+        return re.split(r"[<>=!~\[; ]", spec, maxsplit=1)[0].lower()
+
+    needed = {name(d) for d in project["dependencies"]}
+    assert "mcp" in needed
+    for extra, specs in project["optional-dependencies"].items():
+        assert extra not in needed, extra
+        assert not needed & {name(d) for d in specs}, extra
+
+
 def test_templates_load_through_importlib_resources() -> None:
     from importlib import resources
 
