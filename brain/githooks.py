@@ -238,4 +238,3 @@ def installed_vaults() -> list[tuple[Path, Path]]:
         if text:
             found.append((Path(text), folder))
     return found
-
