@@ -38,7 +38,7 @@ from typing import Any
 from brain import jsonedit
 from brain.config import config_dir
 from brain.files import write_atomic
-from brain.hooks import HOOK_ID, brain_executable
+from brain.shipped import HOOK_ID, brain_executable
 
 
 @dataclass(frozen=True)

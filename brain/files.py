@@ -102,35 +102,57 @@ def write_atomic(
         raise
 
 
+class Held:
+    """An exclusive lock on a file, held until `close()` (or until the process exits)."""
+
+    def __init__(self, fd: int) -> None:
+        self._fd = fd
+
+    def close(self) -> None:
+        if self._fd < 0:
+            return
+        with contextlib.suppress(OSError):
+            _unlock(self._fd)
+        os.close(self._fd)
+        self._fd = -1
+
+
+def hold(path: Path, wait: float | None = 0.0) -> Held | None:
+    """An exclusive lock on `path` (created 0600 if missing) across processes, held until the
+    result is closed; None when another process still holds it after `wait` seconds (`wait` None:
+    wait until it is free). The one lock brain takes: the worker's start and the inbox, tend and
+    sync locks alike. An OSError when the file cannot be opened."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    end = time.monotonic() + (wait or 0.0)
+    while True:
+        try:
+            _lock(fd, block=wait is None)
+        except OSError:
+            if time.monotonic() < end:
+                time.sleep(0.05)
+                continue
+            os.close(fd)
+            return None
+        return Held(fd)
+
+
 @contextlib.contextmanager
 def locked(path: Path, wait: float | None = None) -> Iterator[bool]:
-    """An exclusive lock on `path` (created if missing) across processes. With `wait` None it
-    waits until the lock is free; otherwise it gives up after `wait` seconds and yields False."""
+    """`hold` for a block: yields whether the lock was got. With `wait` None it waits until the
+    lock is free; otherwise it gives up after `wait` seconds and yields False."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+        held = hold(path, wait)
     except OSError as exc:
         raise BrainError(
             f"cannot create the lock file {path}: {exc.strerror}",
             "make the state dir writable, or point XDG_STATE_HOME at a writable folder",
         ) from exc
-    got = False
     try:
-        end = time.monotonic() + (wait or 0.0)
-        while not got:
-            try:
-                _lock(fd, block=wait is None)
-                got = True
-            except OSError:
-                if time.monotonic() >= end:
-                    break
-                time.sleep(0.1)
-        yield got
+        yield held is not None
     finally:
-        if got:
-            with contextlib.suppress(OSError):
-                _unlock(fd)
-        os.close(fd)
+        if held is not None:
+            held.close()
 
 
 if sys.platform == "win32":  # pragma: no cover - exercised on Windows only

@@ -863,7 +863,7 @@ def _merge_into(p: _Pass, repo: Any, idx: Any, tree: Any, merged: list[str]) -> 
     False when one would carry a credential (named in p.waiting)."""
     import pygit2
 
-    from brain import hooks, merge, secrets
+    from brain import merge, secrets, shipped
 
     for path, oid, mode in _blobs(tree):
         entry = idx[path] if path in idx else None  # noqa: SIM401 - pygit2's Index has no get
@@ -872,8 +872,8 @@ def _merge_into(p: _Pass, repo: Any, idx: Any, tree: Any, merged: list[str]) -> 
         data = repo[oid].read_raw()
         if entry is not None:
             name = path.removeprefix("AI/")
-            starter = path.startswith("AI/") and name in hooks.STARTER_FILES
-            base = hooks.starter_file(name).encode("utf-8") if starter else b""
+            starter = path.startswith("AI/") and name in shipped.STARTER_FILES
+            base = shipped.starter_file(name).encode("utf-8") if starter else b""
             try:
                 result = merge.merge(base, repo[entry.id].read_raw(), data)
             except ValueError:

@@ -116,11 +116,6 @@ def render(value: Any, depth: int, st: Style) -> str:
     return text.replace("\n", st.newline + unit * depth)
 
 
-def dump(value: Any, st: Style) -> str:
-    """A whole new file."""
-    return render(value, 0, st) + st.newline
-
-
 def _member(node: Node, key: str | None, value: Any, st: Style) -> str:
     rendered = render(value, node.depth + 1, st)
     if key is None:

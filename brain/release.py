@@ -47,7 +47,6 @@ TAG_RE = re.compile(
     r"dev-(?P<year>20\d\d)-(?P<month>0[1-9]|1[0-2])(?P<letter>[a-z])?(?:-rc(?P<rc>[1-9]\d*))?"
 )
 _WHEEL_RE = re.compile(r"brain_memory-[A-Za-z0-9_.+!]+-py3-none-any\.whl")
-_SPKI_ED25519 = bytes.fromhex("302a300506032b6570032100")  # DER prefix of an Ed25519 public key
 
 
 def base_url() -> str:
@@ -95,13 +94,6 @@ def wheel_version(tag: str, package_version: str) -> str:
 
 
 # --- verification --------------------------------------------------------------------------------
-
-
-def public_key_pem(key: str) -> str:
-    """The PEM form of a raw base64 key, as `openssl pkeyutl -pubin` reads it."""
-    der = _SPKI_ED25519 + base64.b64decode(key)
-    body = base64.b64encode(der).decode()
-    return f"-----BEGIN PUBLIC KEY-----\n{body}\n-----END PUBLIC KEY-----\n"
 
 
 def verify_signature(data: bytes, signature: bytes, keys: tuple[str, ...] | None = None) -> str:

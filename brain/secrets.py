@@ -22,7 +22,7 @@ import shutil
 import subprocess
 import tempfile
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -709,36 +709,48 @@ def _parse_report(
 
 
 def gitleaks_findings(paths: Sequence[Path], root: Path) -> list[Finding] | None:
+    """`run_gitleaks` over files on disk: ``paths`` are files or directories, absolute or
+    relative to ``root``; those outside ``root`` are skipped, and ``root``'s
+    `.gitleaks.toml` is passed when there is one."""
+    if shutil.which("gitleaks") is None:
+        return None
+    root = _normalized(root)
+    return run_gitleaks(_collect(paths, root), root / ".gitleaks.toml")
+
+
+def run_gitleaks(
+    files: Mapping[str, Path | str], config: Path | None = None
+) -> list[Finding] | None:
     """Run `gitleaks` when a binary is on PATH; None when absent or when it fails.
 
-    ``paths`` are files or directories, absolute or relative to ``root``; those
-    outside ``root`` are skipped.  Findings carry gitleaks' own rule ids and
-    GITLEAKS_MASK, since with --redact the report never holds the secret.
-    The files are copied into a scratch directory mirroring their vault-relative
-    paths, so gitleaks sees exactly ``paths`` (staged or listed) and its report
-    maps back to vault paths.  `detect --no-git` exists in every v8 release (hidden
-    but kept after 8.19); `dir` is the newer spelling and the fallback.
+    ``files`` maps a vault-relative '/'-path to the file to scan or to its text (what is staged,
+    which is on no disk). They are laid out in a scratch directory under those paths, so gitleaks
+    sees exactly these files and its report maps back to vault paths. Findings carry gitleaks'
+    own rule ids and GITLEAKS_MASK, since with --redact the report never holds the secret.
+    ``config`` is passed when it is a file. `detect --no-git` exists in every v8 release (hidden
+    but kept after 8.19); `dir` is the newer spelling and the fallback. The one place brain runs
+    gitleaks.
     """
     exe = shutil.which("gitleaks")
     if exe is None:
         return None
-    root = _normalized(root)
-    files = _collect(paths, root)
     if not files:
         return []
-    config = root / ".gitleaks.toml"
     try:
         with tempfile.TemporaryDirectory(prefix="brain-gitleaks-") as tmp:
             scratch = Path(os.path.realpath(tmp))
             source = scratch / "src"
-            for rel, file in files.items():
+            for rel, content in files.items():
                 target = source / rel
                 target.parent.mkdir(parents=True, exist_ok=True)
-                shutil.copyfile(file, target)
+                if isinstance(content, Path):
+                    shutil.copyfile(content, target)
+                else:
+                    target.write_text(content, encoding="utf-8")
             report = scratch / "report.json"
             common = ["--report-format", "json", "--report-path", str(report)]
             common += ["--redact", "--exit-code", "0"]
-            if config.is_file():
+            if config is not None and config.is_file():
                 common += ["--config", str(config)]
             for argv in (
                 [exe, "detect", "--no-git", "--source", str(source), *common],

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from brain import config, thin
+from brain import config, files, thin
 
 if TYPE_CHECKING:
     import ctypes
@@ -413,28 +413,10 @@ def spawn(vault: Path, base: Path | None = None) -> bool:
 # --- the worker's side ---------------------------------------------------------------------------
 
 
-def _lock(base: Path, wait: float = 0.0) -> Any:
+def _lock(base: Path, wait: float = 0.0) -> files.Held | None:
     """An exclusive lock so that two finds starting workers at once end with one worker; `wait`
     seconds for one that is exiting (just killed) to let go."""
-    handle = _suffix(base, ".lock").open("a+")
-    deadline = time.monotonic() + wait
-    while True:
-        try:
-            if sys.platform == "win32":
-                import msvcrt
-
-                msvcrt.locking(handle.fileno(), msvcrt.LK_NBLCK, 1)
-            else:
-                import fcntl
-
-                fcntl.flock(handle.fileno(), fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            if time.monotonic() >= deadline:
-                handle.close()
-                return None
-            time.sleep(0.05)
-            continue
-        return handle
+    return files.hold(_suffix(base, ".lock"), wait)
 
 
 def stop_all(vaults: Iterable[Path] = ()) -> list[int]:

@@ -1,1 +1,1 @@
-"""Git hook templates, shipped as the package data `brain.hooks_data` (see brain/hooks.py)."""
+"""Git hook templates, shipped as the package data `brain.hooks_data` (see brain/githooks.py)."""

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from conftest import brain, git
 
-from brain import __version__, config, hooks
+from brain import __version__, config, githooks, shipped
 
 RNG = random.Random(90_125)  # noqa: S311 -- reproducible fake credentials, not crypto
 BULLET = "- **{handle}** — {fact} — test — 2026-01-02\n"
@@ -72,15 +72,15 @@ def hooked(git_vault: Path) -> Path:
 
 
 def test_generated_hooks_carry_the_id_line_interpreter_and_fallback(hooked: Path) -> None:
-    folder = hooks.hooks_dir(hooked)
+    folder = githooks.hooks_dir(hooked)
     assert git(hooked, "config", "--local", "core.hooksPath").strip() == str(folder)
-    names = sorted(p.name for p in folder.iterdir() if hooks.is_brain_file(p))
+    names = sorted(p.name for p in folder.iterdir() if shipped.is_brain_file(p))
     assert names == ["commit-msg", "post-commit", "pre-commit"]
     for name in names:
         text = (folder / name).read_text(encoding="utf-8")
         lines = text.splitlines()
         assert lines[0] == "#!/bin/sh"
-        assert lines[1] == f"# {hooks.HOOK_ID}"
+        assert lines[1] == f"# {shipped.HOOK_ID}"
         assert f"brain {__version__}" in lines[2]
         assert "command -v brain" in text
         assert os.access(folder / name, os.X_OK)
@@ -95,9 +95,9 @@ def test_hook_script_is_valid_posix_sh(hooked: Path, shell: str) -> None:
     exe = shutil.which(shell)
     if exe is None:
         pytest.skip(f"{shell} is not installed")
-    for name in hooks.BRAIN_HOOKS:
+    for name in githooks.BRAIN_HOOKS:
         args = [exe, "-n"] if shell != "bash" else [exe, "--posix", "-n"]
-        subprocess.run([*args, str(hooks.hooks_dir(hooked) / name)], check=True)
+        subprocess.run([*args, str(githooks.hooks_dir(hooked) / name)], check=True)
 
 
 # --- pre-commit ----------------------------------------------------------------------------------
@@ -187,7 +187,7 @@ def test_a_missing_brain_blocks_the_commit_and_says_how_to_skip_or_repair(
     """The interpreter baked into the hook has gone and no brain is on PATH: the pre-commit check
     cannot run, so the commit (here one carrying a token) does not go through; post-commit still
     never blocks."""
-    hooks.install_git_hooks(git_vault, "/nonexistent/python3")
+    githooks.install_git_hooks(git_vault, "/nonexistent/python3")
     monkeypatch.setenv(
         "PATH",
         os.pathsep.join(
@@ -249,7 +249,7 @@ def test_post_commit_reindexes_in_the_background(hooked: Path) -> None:
         time.sleep(0.1)
     assert present, "the post-commit hook did not reindex within 10 s"
     assert built != built_before
-    log = hooks.post_commit_log(hooked)
+    log = githooks.post_commit_log(hooked)
     assert "Index updated" in log.read_text(encoding="utf-8")
     found = brain("find", "--vault", str(hooked), "--terse", "zebrafish heater")
     assert found.code == 0
@@ -313,7 +313,7 @@ def test_another_tools_hooks_path_is_chained_and_restored(git_vault: Path, tmp_p
     git(git_vault, "config", "core.hooksPath", ".tool-hooks")  # relative, as husky sets it
     doc = install(git_vault)
     assert doc["git_hooks"]["previous"] == ".tool-hooks"
-    assert git(git_vault, "config", "core.hooksPath").strip() == str(hooks.hooks_dir(git_vault))
+    assert git(git_vault, "config", "core.hooksPath").strip() == str(githooks.hooks_dir(git_vault))
     append(git_vault / "AI" / "MEMORY.md", BULLET.format(handle="jar", fact="the jar is empty"))
     git(git_vault, "add", "AI")
     done = commit(git_vault, "-m", "jar message")
@@ -373,7 +373,7 @@ def test_brain_never_chains_into_its_own_hooks(git_vault: Path) -> None:
     """A previous folder that holds brain's hooks (a copy, a stale config) is never run."""
     install(git_vault)
     copy = git_vault / ".git" / "brain-copy"
-    shutil.copytree(hooks.hooks_dir(git_vault), copy)
+    shutil.copytree(githooks.hooks_dir(git_vault), copy)
     brain("uninstall")
     git(git_vault, "config", "core.hooksPath", str(copy))
     install(git_vault)
@@ -396,7 +396,7 @@ def test_a_hook_reading_stdin_gives_each_chained_hook_a_copy(
     assert "pre-push" in doc["git_hooks"]["hooks"]
     refs = "refs/heads/main 1111 refs/heads/main 0000\n"
     done = subprocess.run(
-        [str(hooks.hooks_dir(git_vault) / "pre-push"), "origin", "url"],
+        [str(githooks.hooks_dir(git_vault) / "pre-push"), "origin", "url"],
         input=refs,
         capture_output=True,
         text=True,

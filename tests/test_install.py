@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from conftest import ROOT, Run, brain, git
 
-from brain import agent_hooks, config, hooks
+from brain import agent_hooks, config, shipped
 from brain.commands import install as installmod
 
 STARTER = ["AI/INBOX.md", "AI/LEARNINGS.md", "AI/MEMORY.md", "AI/TUNINGS.md", "AI/synonyms.tsv"]
@@ -92,7 +92,7 @@ def test_default_vault_is_created_with_the_starter_and_recorded(isolated_env: Pa
     assert list(doc) == INSTALL_KEYS
     assert doc["vault"] == str(vault)
     assert (doc["origin"], doc["created"], doc["git_init"]) == ("default", True, True)
-    assert doc["starter"] == [f"AI/{n}" for n in hooks.STARTER_FILES]
+    assert doc["starter"] == [f"AI/{n}" for n in shipped.STARTER_FILES]
     assert sorted(p.relative_to(vault).as_posix() for p in (vault / "AI").iterdir()) == STARTER
     assert (vault / ".git").is_dir()
     assert (vault / "AI" / "synonyms.tsv").read_text(encoding="utf-8") == "term\texpansion\n"
@@ -220,7 +220,7 @@ def test_existing_repository_without_ai_gets_the_starter(tmp_path: Path) -> None
     git(repo, "init", "-q")
     (repo / "README.md").write_text("mine\n", encoding="utf-8")
     doc = install_json(str(repo))
-    assert doc["starter"] == [f"AI/{n}" for n in hooks.STARTER_FILES]
+    assert doc["starter"] == [f"AI/{n}" for n in shipped.STARTER_FILES]
     assert (repo / "README.md").read_text(encoding="utf-8") == "mine\n"
     assert doc["git_init"] is False
 
@@ -352,7 +352,7 @@ def test_wrapper_script_where_links_are_not_allowed(
     link = isolated_env / ".local" / "bin" / "brain"
     assert result.action == "created"
     assert not link.is_symlink()
-    assert hooks.is_brain_file(link)
+    assert shipped.is_brain_file(link)
     assert os.access(link, os.X_OK)
     assert installmod.unlink_brain().action == "removed"
     assert not link.exists()
@@ -554,13 +554,30 @@ def test_every_package_is_listed_in_pyproject() -> None:
     assert {"brain.hooks_data", "brain.starter_data"} <= listed
 
 
+def test_no_package_is_both_a_dependency_and_an_extra() -> None:
+    """A package brain always needs (mcp, for `brain mcp`) is a dependency; an extra holds only
+    what some installs go without, so `pip install brain-memory[x]` never names one twice."""
+    import re
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+
+    def name(spec: str) -> str:
+        return re.split(r"[<>=!~\[; ]", spec, maxsplit=1)[0].lower()
+
+    needed = {name(d) for d in project["dependencies"]}
+    assert "mcp" in needed
+    for extra, specs in project["optional-dependencies"].items():
+        assert extra not in needed, extra
+        assert not needed & {name(d) for d in specs}, extra
+
+
 def test_templates_load_through_importlib_resources() -> None:
     from importlib import resources
 
     assert resources.files("brain.hooks_data").joinpath("hook-tmpl").read_text(
         encoding="utf-8"
     ) == (ROOT / "hooks" / "hook-tmpl").read_text(encoding="utf-8")
-    for name in hooks.STARTER_FILES:
+    for name in shipped.STARTER_FILES:
         assert resources.files("brain.starter_data").joinpath(name).is_file()
 
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import base64
+import re
 
 import pytest
+from conftest import ROOT
 
 from brain import release
 from brain.errors import BrainError
@@ -93,16 +95,23 @@ def test_signatures_from_any_listed_key_and_no_other() -> None:
 
 
 def test_public_keys_are_valid_and_have_a_pem_form() -> None:
+    """The installers build each key's PEM for `openssl pkeyutl -pubin` as the DER prefix of an
+    Ed25519 key, in base64, followed by the key: that PEM must load as the same key."""
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
     from cryptography.hazmat.primitives.serialization import load_pem_public_key
 
     assert release.PUBLIC_KEYS
-    for key in release.PUBLIC_KEYS:
-        raw = base64.b64decode(key, validate=True)
-        Ed25519PublicKey.from_public_bytes(raw)
-        assert isinstance(
-            load_pem_public_key(release.public_key_pem(key).encode()), Ed25519PublicKey
-        )
+    for installer in ("install.sh", "install.ps1"):
+        text = (ROOT / installer).read_text(encoding="utf-8")
+        prefix = re.search(r"(MCow[A-Za-z0-9+/]+)\$key", text)
+        assert prefix, installer
+        for key in release.PUBLIC_KEYS:
+            raw = base64.b64decode(key, validate=True)
+            Ed25519PublicKey.from_public_bytes(raw)
+            pem = f"-----BEGIN PUBLIC KEY-----\n{prefix[1]}{key}\n-----END PUBLIC KEY-----\n"
+            loaded = load_pem_public_key(pem.encode())
+            assert isinstance(loaded, Ed25519PublicKey)
+            assert loaded.public_bytes_raw() == raw
 
 
 def test_meta_is_checked() -> None:

@@ -26,6 +26,7 @@ from brain.secrets import (
     Rule,
     gitleaks_findings,
     mask,
+    run_gitleaks,
     scan_line,
     scan_text,
     shannon_entropy,
@@ -713,3 +714,25 @@ def test_gitleaks_failure_returns_none(vault: Path, tmp_path: Path, body: str) -
 def test_gitleaks_not_run_without_files(vault: Path, tmp_path: Path) -> None:
     fake_gitleaks(tmp_path / "bin", "exit 1\n")
     assert gitleaks_findings([], vault) == []
+
+
+def test_gitleaks_scans_text_that_is_on_no_disk_with_the_vault_config(
+    vault: Path, tmp_path: Path
+) -> None:
+    """What is staged reaches gitleaks as text (the one runner `brain secrets --staged` uses)."""
+    (vault / ".gitleaks.toml").write_text("[extend]\nuseDefault = true\n", encoding="utf-8")
+    fake_gitleaks(
+        tmp_path / "bin",
+        PARSE_ARGS
+        + """\
+        read -r first < "$src/notes/staged.md" || exit 3
+        [ "$first" = "only in the index" ] || exit 4
+        printf '[{"File": "%s/notes/staged.md", "StartLine": 2, "RuleID": "r"}]' "$src" > "$rep"
+        """,
+    )
+    texts = {"notes/staged.md": "only in the index\nsecret here\n"}
+    found = run_gitleaks(texts, vault / ".gitleaks.toml")
+    assert found == [Finding("notes/staged.md", 2, "r", "…(redacted)")]
+    args = (tmp_path / "args.txt").read_text(encoding="utf-8").split("\n")
+    assert args[args.index("--config") + 1] == str(vault / ".gitleaks.toml")
+    assert run_gitleaks({}, vault / ".gitleaks.toml") == []

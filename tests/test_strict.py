@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from conftest import Run, brain, git
 
-from brain import guard, hooks
+from brain import githooks, guard
 
 BULLET = "- **{handle}** — {fact} — me — 2026-01-02"
 
@@ -193,7 +193,7 @@ def test_a_broken_policy_file_is_one_line(vault: Path, text: str, says: str) -> 
 def test_the_pre_commit_hook_applies_the_policy(git_vault: Path) -> None:
     """A real `git commit` through brain's generated hook: the committed policy says strict, so a
     bullet carrying a web address or a poisoned synonyms row does not get in."""
-    hooks.install_git_hooks(git_vault, sys.executable)
+    githooks.install_git_hooks(git_vault, sys.executable)
     learnings = git_vault / "AI" / "LEARNINGS.md"
     text = learnings.read_text(encoding="utf-8")
     learnings.write_text(

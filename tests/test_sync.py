@@ -25,7 +25,7 @@ from typing import Any
 import pytest
 from conftest import Run, brain, git
 
-from brain import config, gitsync, hooks
+from brain import config, gitsync, shipped
 from brain import sync as syncmod
 
 RNG = random.Random(18_018)  # noqa: S311 -- reproducible fake credentials, not crypto
@@ -108,8 +108,8 @@ def pair(tmp_path: Path, remote: Path) -> tuple[Machine, Machine]:
     """Machine a made the vault (the starter files) and pushed it; machine b cloned it."""
     a, b = make_machine(tmp_path, "a"), make_machine(tmp_path, "b")
     git(tmp_path, "init", "-q", "-b", "main", str(a.vault))
-    for name in hooks.STARTER_FILES:
-        a.add(f"AI/{name}", hooks.starter_file(name))
+    for name in shipped.STARTER_FILES:
+        a.add(f"AI/{name}", shipped.starter_file(name))
     a.git("add", "-A")
     a.git("commit", "-qm", "starter")
     a.git("remote", "add", "origin", str(remote))

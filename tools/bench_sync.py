@@ -35,7 +35,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "tools")]
 
 from bench_hooks import environment  # noqa: E402
 
-from brain import hooks  # noqa: E402
+from brain import shipped  # noqa: E402
 
 FILES = 50  # the notes the history's commits append to
 
@@ -60,8 +60,8 @@ def history(count: int, start: int = 1_700_000_000) -> bytes:
     """A fast-import stream: the starter files and 2,000 bullets, then one note line a commit."""
     out = [b"commit refs/heads/main\n", b"committer Bench <b@x> %d +0000\n" % start]
     out.append(blob("starter"))
-    for name in hooks.STARTER_FILES:
-        text = hooks.starter_file(name)
+    for name in shipped.STARTER_FILES:
+        text = shipped.starter_file(name)
         if name == "MEMORY.md":
             text += "".join(bullet("old", i) for i in range(2000))
         out += [f"M 100644 inline AI/{name}\n".encode(), blob(text)]

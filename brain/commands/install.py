@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from brain import agent_hooks, config, gitutil, hooks, index, worker
+from brain import agent_hooks, config, githooks, gitutil, index, shipped, worker
 from brain.errors import BrainError
 from brain.files import write_atomic
 
@@ -72,7 +72,7 @@ class InstallResult:
     recorded: str  # the file that records the vault
     moved_from: str | None  # the vault recorded before, when it was another one
     path_link: PathLink
-    git_hooks: hooks.GitHooks
+    git_hooks: githooks.GitHooks
     index: IndexBuilt
     claude: agent_hooks.AgentHooks
     agents: tuple[agent_hooks.AgentHooks, ...]  # the other harnesses found on this machine
@@ -85,7 +85,7 @@ class UninstallResult:
     vault: str | None  # the recorded vault, left as it is
     recorded: str | None  # the record file removed
     path_link: PathLink
-    git_hooks: tuple[hooks.GitHooks, ...]  # one per vault brain had hooked
+    git_hooks: tuple[githooks.GitHooks, ...]  # one per vault brain had hooked
     indexes: tuple[str, ...]  # index files removed (disposable; `brain reindex` rebuilds them)
     claude: agent_hooks.AgentHooks
     agents: tuple[agent_hooks.AgentHooks, ...]  # the other harnesses brain's hooks left
@@ -144,11 +144,11 @@ def choose_vault(path: str | Path | None = None) -> VaultChoice:
 def _add_starter(vault: Path) -> tuple[str, ...]:
     """The starter AI/ files that are missing (never overwrites anything)."""
     added = []
-    for name in hooks.STARTER_FILES:
+    for name in shipped.STARTER_FILES:
         target = vault / "AI" / name
         if target.exists():
             continue
-        write_atomic(target, hooks.starter_file(name))
+        write_atomic(target, shipped.starter_file(name))
         added.append(f"AI/{name}")
     return tuple(added)
 
@@ -239,7 +239,7 @@ def _own_link(link: Path) -> bool:
         return False
     if link.is_symlink():
         return str(link.readlink()) == record.get("target")
-    return link.is_file() and hooks.is_brain_file(link)
+    return link.is_file() and shipped.is_brain_file(link)
 
 
 def _path_hint(folder: Path) -> str:
@@ -258,7 +258,7 @@ def _place_link(link: Path, target: str) -> str:
         if exc.errno in (errno.EACCES, errno.EROFS, errno.ENOTDIR, errno.ENOSPC):
             raise
         wrapper = (
-            f"#!/bin/sh\n# {hooks.HOOK_ID} (brain install: PATH wrapper)\n"
+            f"#!/bin/sh\n# {shipped.HOOK_ID} (brain install: PATH wrapper)\n"
             f'exec {shlex.quote(target)} "$@"\n'
         )
         write_atomic(link, wrapper, mode=0o755)
@@ -397,11 +397,11 @@ def install(choice: VaultChoice, *, init: bool = False) -> InstallResult:
     if before is not None and before.expanduser().resolve() != vault:
         moved_from = str(before)
         old = before.expanduser().resolve()
-        if old.is_dir() and hooks.hooks_dir(old).exists():
-            hooks.uninstall_git_hooks(old)
-    exe = hooks.brain_executable()
+        if old.is_dir() and githooks.hooks_dir(old).exists():
+            githooks.uninstall_git_hooks(old)
+    exe = shipped.brain_executable()
     link = link_brain(exe)
-    git_hooks = hooks.install_git_hooks(vault, str(Path(sys.executable).absolute()))
+    git_hooks = githooks.install_git_hooks(vault, str(Path(sys.executable).absolute()))
     built = _build_index(vault)
     from brain.commands import hooks as harness_hooks
 
@@ -478,14 +478,14 @@ def uninstall() -> UninstallResult:
     except BrainError:
         recorded = None
     current = recorded.expanduser().resolve() if recorded else None
-    vaults = [(v.expanduser().resolve(), folder) for v, folder in hooks.installed_vaults()]
+    vaults = [(v.expanduser().resolve(), folder) for v, folder in githooks.installed_vaults()]
     if current is not None and current not in {v for v, _ in vaults}:
-        vaults.append((current, hooks.hooks_dir(current)))
+        vaults.append((current, githooks.hooks_dir(current)))
     workers = worker.stop_all(v for v, _ in vaults)  # before their index goes
     results = []
     indexes: list[str] = []
     for vault, folder in vaults:
-        result = hooks.uninstall_git_hooks(vault, folder)
+        result = githooks.uninstall_git_hooks(vault, folder)
         if vault.is_dir() and gitutil.is_repo(vault):
             from brain import gitsync
 

@@ -192,7 +192,7 @@ def propose_many(
         if q.added:
             text = q.text
             if not text:
-                from brain.hooks import starter_file
+                from brain.shipped import starter_file
 
                 text = starter_file("INBOX.md")
             body = text.rstrip("\n")

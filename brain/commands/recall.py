@@ -8,7 +8,6 @@ output. A query first brings transcripts.db up to date with the enabled agents' 
 from __future__ import annotations
 
 import re
-import time
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -200,7 +199,3 @@ def toggle(name: str, on: bool) -> Toggle:
         finally:
             conn.close()
     return Toggle(name, on, tuple(names), removed)
-
-
-def elapsed_ms(start: float) -> float:
-    return round((time.perf_counter() - start) * 1000, 1)

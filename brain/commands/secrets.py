@@ -10,8 +10,6 @@ one per path and line.
 from __future__ import annotations
 
 import os
-import shutil
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -157,23 +155,11 @@ def scan(vault: Path, paths: list[str] | None = None, *, staged: bool = False) -
 def _gitleaks(
     vault: Path, contents: dict[str, str], *, staged: bool
 ) -> list[secrets.Finding] | None:
-    """gitleaks' findings for the same files, or None when it is not installed (or failed)."""
-    if shutil.which("gitleaks") is None:
-        return None
-    if not contents:
-        return []
-    if not staged:
-        return secrets.gitleaks_findings([vault / rel for rel in contents], vault)
-    with tempfile.TemporaryDirectory(prefix="brain-staged-") as tmp:
-        root = Path(tmp)
-        for rel, text in contents.items():
-            target = root / rel
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(text, encoding="utf-8")
-        config = vault / ".gitleaks.toml"
-        if config.is_file():
-            shutil.copyfile(config, root / ".gitleaks.toml")
-        return secrets.gitleaks_findings([root / rel for rel in contents], root)
+    """gitleaks' findings for the same files, or None when it is not installed (or failed): the
+    files on disk, or what is staged (on no disk) as text."""
+    if staged:
+        return secrets.run_gitleaks(contents, vault / ".gitleaks.toml")
+    return secrets.gitleaks_findings([vault / rel for rel in contents], vault)
 
 
 # --- the history ---------------------------------------------------------------------------------

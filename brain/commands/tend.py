@@ -43,7 +43,7 @@ from brain.config import CORE_FILES, DROPPED, INBOX, TENDED, index_path, state_d
 from brain.errors import BrainError
 
 if TYPE_CHECKING:
-    from brain.commands.doctor import Superseded
+    from brain.advisories import Superseded
     from brain.commands.learn import AliasProposal
     from brain.commands.verify import Row
 
@@ -196,8 +196,8 @@ def _file_bullets(vault: Path) -> dict[str, list[tuple[int, str]]]:
 
 def find_items(vault: Path, *, deadline: float | None = None, quick: bool = False) -> _Found:
     """Every hygiene item the vault calls for now, and the aliases to apply."""
-    from brain import index
-    from brain.commands import doctor, learn, verify
+    from brain import advisories, index
+    from brain.commands import learn, verify
 
     found = _Found()
     lines = _file_bullets(vault)
@@ -205,7 +205,7 @@ def find_items(vault: Path, *, deadline: float | None = None, quick: bool = Fals
     conn = index.open_index(vault)
     try:
         rows = verify.bullets(conn)
-        notes = doctor.superseded(conn)
+        notes = advisories.superseded(conn)
     finally:
         conn.close()
     found.checked = len(rows)

@@ -226,7 +226,8 @@ def ledger(vault: Path) -> dict[str, Any]:
 
 
 def health(vault: Path) -> dict[str, Any]:
-    from brain.commands.doctor import cite, doctor
+    from brain.advisories import cite
+    from brain.commands.doctor import doctor
 
     result = doctor(str(vault))
     return {"doctor": result, "cite": cite, "shown": SHOWN, "others": others(result)}

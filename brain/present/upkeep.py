@@ -156,7 +156,7 @@ def ledger_text(result: Ledger, *, chart: bool) -> str:
 
 
 def doctor_text(result: DoctorResult) -> str:
-    from brain.commands.doctor import cite
+    from brain.advisories import cite
 
     lines = []
     for c in result.checks:

@@ -1,4 +1,4 @@
-"""Brain's git hooks in the vault, and the shipped files (hook template, starter AI/ files).
+"""Brain's git hooks in the vault: generated, pointed at, chained, and taken out again.
 
 Git hooks are generated from `hooks/hook-tmpl` (shipped as `brain.hooks_data`) into a folder of
 the user config dir, one per vault, and the vault's *local* `core.hooksPath` points there. Each
@@ -8,7 +8,8 @@ place before (another tool's `core.hooksPath`, else `.git/hooks`) and to the use
 `core.hooksPath`, which a repository-local one would otherwise shadow. Brain recognises its own
 files by the ID line and never overwrites or deletes anything else.
 
-Agents' hooks (Claude Code's SessionStart and the like) live in brain.agent_hooks.
+Agents' hooks (Claude Code's SessionStart and the like) live in brain.agent_hooks; the ID line,
+the shipped files and brain's executable, which both use, in brain.shipped.
 """
 
 from __future__ import annotations
@@ -18,7 +19,6 @@ import hashlib
 import os
 import re
 import shlex
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,8 +26,8 @@ from brain import __version__, gitutil
 from brain.config import config_dir, state_dir
 from brain.errors import BrainError
 from brain.files import write_atomic
+from brain.shipped import HOOK_ID, is_brain_file, resource
 
-HOOK_ID = "ID: brain-hook-7d3f09c1b6e2"  # never change: it is how brain knows its own files
 BRAIN_HOOKS = ("pre-commit", "commit-msg", "post-commit")
 VAULT_MARKER = "brain-vault.txt"  # in each generated folder: the vault it serves (for uninstall)
 PREVIOUS_KEY = "brain.previousHooksPath"  # another tool's core.hooksPath, restored on uninstall
@@ -41,45 +41,8 @@ GIT_HOOK_NAMES = frozenset(
 )
 
 
-# --- files ---------------------------------------------------------------------------------------
-
-
-def is_brain_file(path: Path) -> bool:
-    """Whether `path` is a file brain generated (its first lines carry `HOOK_ID`)."""
-    try:
-        with path.open("rb") as fh:
-            head = fh.read(512)
-    except OSError:
-        return False
-    return HOOK_ID.encode() in head
-
-
-def _resource(package: str, folder: str, name: str) -> str:
-    """A shipped text file: from the installed package, else from the source checkout."""
-    from importlib import resources
-
-    try:
-        return resources.files(package).joinpath(name).read_text(encoding="utf-8")
-    except (ModuleNotFoundError, FileNotFoundError, NotADirectoryError):
-        source = Path(__file__).resolve().parent.parent / folder / name
-        try:
-            return source.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise BrainError(
-                f"brain's {folder}/{name} is missing from this installation",
-                "reinstall brain (pip install --force-reinstall brain-memory)",
-            ) from exc
-
-
 def hook_template() -> str:
-    return _resource("brain.hooks_data", "hooks", "hook-tmpl")
-
-
-STARTER_FILES = ("MEMORY.md", "LEARNINGS.md", "TUNINGS.md", "INBOX.md", "synonyms.tsv")
-
-
-def starter_file(name: str) -> str:
-    return _resource("brain.starter_data", "starter", name)
+    return resource("brain.hooks_data", "hooks", "hook-tmpl")
 
 
 # --- git hooks -----------------------------------------------------------------------------------
@@ -275,20 +238,3 @@ def installed_vaults() -> list[tuple[Path, Path]]:
         if text:
             found.append((Path(text), folder))
     return found
-
-
-def brain_executable() -> Path | None:
-    """The `brain` console script of the running installation, resolved past any link."""
-    import shutil
-
-    candidates = [Path(sys.executable).parent / "brain"]
-    found = shutil.which("brain")
-    if found:
-        candidates.append(Path(found))
-    argv0 = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
-    if argv0 is not None and argv0.name == "brain":
-        candidates.append(argv0)
-    for candidate in candidates:
-        if candidate.is_file() and os.access(candidate, os.X_OK):
-            return Path(os.path.realpath(candidate))
-    return None
