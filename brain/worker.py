@@ -607,15 +607,21 @@ class _Job:
         cwd: str,
         tty: tuple[int, int, int],
         enc: tuple[str, str, str],
+        started: float,
     ) -> None:
         self.argv, self.env, self.cwd, self.tty, self.enc = argv, env, cwd, tty, enc
+        self.started = started  # the client's start on this clock: prime's deadline counts from it
 
 
 def _job(doc: object) -> _Job | None:
     """The request as a _Job, or None when any part has the wrong type or an unknown codec."""
     import codecs
 
+    received = time.monotonic()
     if not isinstance(doc, dict):
+        return None
+    spent = doc.get("spent", 0.0)
+    if not isinstance(spent, float) or not 0.0 <= spent <= 60.0:
         return None
     argv, env, cwd, tty, enc = (doc.get(k) for k in ("argv", "env", "cwd", "tty", "enc"))
     strings = (list, tuple)
@@ -636,7 +642,8 @@ def _job(doc: object) -> _Job | None:
             codecs.lookup(name)
     except LookupError:
         return None
-    return _Job(list(argv), dict(env), cwd, (tty[0], tty[1], tty[2]), (enc[0], enc[1], enc[2]))
+    ttys, encs = (tty[0], tty[1], tty[2]), (enc[0], enc[1], enc[2])
+    return _Job(list(argv), dict(env), cwd, ttys, encs, received - spent)
 
 
 class _Sink(io.RawIOBase):
@@ -746,14 +753,18 @@ class _Command:
                 self.client.sendall(b"\n")
 
     def _stdin(self) -> bytes:
-        """The client's stdin, asked for now that the command reads it."""
-        with self.sending:
-            self.client.sendall(b'{"stdin": 1}\n')
-        deadline = time.monotonic() + 30.0
-        size = self.lines.number(deadline)
-        if not 0 <= size <= thin.STDIN_MAX:
-            raise ValueError("stdin too long")
-        return self.lines.exact(size, deadline)
+        """The client's stdin, asked for now that the command reads it; empty when the client
+        left (prime past its deadline): the command's answer then goes nowhere."""
+        try:
+            with self.sending:
+                self.client.sendall(b'{"stdin": 1}\n')
+            deadline = time.monotonic() + 30.0
+            size = self.lines.number(deadline)
+            if not 0 <= size <= thin.PRIME_STDIN_MAX:
+                return b""
+            return self.lines.exact(size, deadline)
+        except (OSError, ValueError):
+            return b""
 
     def run(self) -> tuple[int, list[tuple[int, bytes]]] | None:
         """(exit code, output chunks), or None when the arguments need Typer."""
@@ -780,7 +791,7 @@ class _Command:
         try:
             with _client_side(job):
                 _STREAMS.stdin, _STREAMS.stdout, _STREAMS.stderr = stdin, out, err
-                _STREAMS.later = self.later
+                _STREAMS.later, _STREAMS.started = self.later, job.started
                 try:
                     code = cli.execute(job.argv, typer=False)
                 except cli.NotFast:
@@ -796,7 +807,7 @@ class _Command:
             self.done.set()
             with self.sending:  # no heartbeat after this point
                 pass
-            for name in ("stdin", "stdout", "stderr", "later"):
+            for name in ("stdin", "stdout", "stderr", "later", "started"):
                 with contextlib.suppress(AttributeError):
                     delattr(_STREAMS, name)
             if stdin is not None:
@@ -823,6 +834,15 @@ def _client_side(job: _Job) -> Iterator[None]:
         os.environ.update(saved_env)
         with contextlib.suppress(OSError):
             os.chdir(saved_cwd)
+
+
+def _prime_gate() -> Any:
+    """Prime's deadline for a command this worker runs: counted from its client's start, and
+    with no watchdog (brain.cli's would end the worker); the client stops waiting at it."""
+    from brain import cli
+
+    started = getattr(_STREAMS, "started", time.monotonic())
+    return cli._Gate(started + thin.prime_seconds(), watchdog=False)
 
 
 def _defer_usage() -> None:
@@ -1073,6 +1093,9 @@ def serve(vault: Path, idle: float = IDLE_SECONDS) -> int:
         _SERVING.append(worker)
         _install_streams()
         _defer_usage()
+        from brain import cli
+
+        cli.prime_gate = _prime_gate
         from brain import index
 
         index.stale_check = _Watch().stale
