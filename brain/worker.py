@@ -34,7 +34,7 @@ import stat
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -60,6 +60,7 @@ MAX_CLIENTS = 16  # connections served at once; more are closed unanswered
 COMMAND_WAIT = 1.0  # a forwarded command waits this long for the one before it (else in-process)
 STARTING_SECONDS = 30.0  # a worker not listening this long after its spawn is not waited for
 FAILED_BACKOFF = 600.0  # after a worker failed to start, do not respawn for this long
+QUERIES_KEPT = 256  # query vectors the worker keeps (_Remembered)
 INLINE_EMBED_MAX = 64  # units a find embeds itself; more is left to the worker or a reindex
 SOCKET_PATH_MAX = 100  # sun_path holds 104 bytes on macOS, 108 on Linux
 _UNIX = hasattr(socket, "AF_UNIX")
@@ -620,9 +621,9 @@ def _job(doc: object) -> _Job | None:
     received = time.monotonic()
     if not isinstance(doc, dict):
         return None
-    spent = doc.get("spent", 0.0)
-    if not isinstance(spent, float) or not 0.0 <= spent <= 60.0:
-        return None
+    spent = doc.get("spent")  # seconds since the client started: prime's deadline counts them
+    if not isinstance(spent, float) or not 0.0 <= spent < float("inf"):
+        spent = 0.0
     argv, env, cwd, tty, enc = (doc.get(k) for k in ("argv", "env", "cwd", "tty", "enc"))
     strings = (list, tuple)
     if not isinstance(argv, strings) or not all(isinstance(a, str) for a in argv) or not argv:
@@ -1030,10 +1031,14 @@ class _Worker:
                 with self.cond:
                     self.embedding = False
                 return
-            embedder = semantic.load()
-            if embedder is None:
+            loaded = semantic.load()
+            if loaded is None:
                 self._fail("")  # semantic.load said why on stderr
                 return
+            fold = getattr(loaded, "fold", None)  # onnx: queries cost a third from now on
+            if fold is not None:
+                fold()
+            embedder: Embedder = _Remembered(loaded)
             with self.cond:
                 self.embedder = embedder
             conn: sqlite3.Connection = index.open_index(self.vault)
@@ -1062,6 +1067,39 @@ class _Worker:
         with self.cond:
             self.failed = why
             self.cond.notify_all()
+
+
+class _Remembered:
+    """The worker's embedder, keeping the vectors of the last QUERIES_KEPT queries it embedded:
+    an agent asks the same again (a retry, the same question from another session), and a
+    query's vector is the same bits every time, so the answer is too."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.inner = embedder
+        self.kept: dict[str, Any] = {}  # query -> its (1, dim) vectors, oldest first
+        self.lock = threading.Lock()
+
+    @property
+    def model_id(self) -> str:
+        return self.inner.model_id
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def embed(self, texts: Sequence[str], *, batch_size: int = 32, query: bool = False) -> Any:
+        if not query or len(texts) != 1:
+            return self.inner.embed(texts, batch_size=batch_size, query=query)
+        with self.lock:
+            vectors = self.kept.pop(texts[0], None)
+        if vectors is None:
+            vectors = self.inner.embed(texts, batch_size=batch_size, query=True)
+            vectors.flags.writeable = False  # shared by every later ask of the same query
+        with self.lock:
+            self.kept[texts[0]] = vectors
+            while len(self.kept) > QUERIES_KEPT:
+                del self.kept[next(iter(self.kept))]
+        return vectors
 
 
 _SERVING: list[_Worker] = []  # in the worker process: the worker, which its own commands ask
