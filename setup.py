@@ -9,6 +9,7 @@ the checkout itself, whose commit moves as you work.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -69,4 +70,15 @@ class Sdist(sdist):
         _write(Path(base_dir))  # a wheel built later from the sdist keeps the commit
 
 
-setup(cmdclass={"build_py": BuildPy, "sdist": Sdist})
+def _scripts() -> dict[str, object]:
+    """The `brain` command. On POSIX bin/brain, a script whose `#!python` pip points at the
+    interpreter: it imports brain.thin and nothing else, where pip's script for an entry point
+    imports `re` first (tests/test_imports.py checks). Windows needs the entry point's brain.exe,
+    and so does a wheel that may be installed anywhere (BRAIN_UNIVERSAL_WHEEL=1:
+    tools/build_release.py's)."""
+    if os.name == "nt" or os.environ.get("BRAIN_UNIVERSAL_WHEEL") == "1":
+        return {"entry_points": {"console_scripts": ["brain = brain.thin:main"]}}
+    return {"scripts": ["bin/brain"]}
+
+
+setup(cmdclass={"build_py": BuildPy, "sdist": Sdist}, **_scripts())

@@ -195,30 +195,25 @@ class _OnnxEmbedder:
         # to 128 tokens, which is several times slower for short texts.
         tokenizer.no_padding()
 
-        options = ort.SessionOptions()
-        # The file stores int8 weights that a Cast+Mul turns into fp32. Optimising the graph
-        # folds those into fp32 constants at load: ~220 ms per session on 2 cores, against
-        # ~50 ms unoptimised, for the same vectors (cosine 1.00000) and batch throughput.
-        # Unfolded, each run redoes the Cast+Mul: a short query costs ~11 ms instead of ~3
-        # (the first ~40 ms), still far less than the ~170 ms the fold would cost up front.
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-        options.intra_op_num_threads = _cpu_threads()
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3  # errors only: warnings would land on the CLI's stderr
-        try:
-            session = ort.InferenceSession(
-                str(path), sess_options=options, providers=["CPUExecutionProvider"]
-            )
-        except Exception as exc:
-            raise EmbedError(
-                f"cannot load the embedding model {path} ({_one_line(exc)}): {_RESTORE_HINT}"
-            ) from exc
+        session = _session(path, _cpu_threads())
         inputs = {i.name for i in session.get_inputs()}
         outputs = {o.name: o.shape for o in session.get_outputs()}
         if inputs != set(_INPUTS) or outputs.get(_OUTPUT, [None])[-1] != MODEL_DIM:
             raise EmbedError(f"{path} is not the expected embedding model: {_RESTORE_HINT}")
         self._session = session
         self._tokenizer = tokenizer
+        self._path = path
+        self._folded = False
+
+    def fold(self) -> None:
+        """Fold the int8 weights into fp32 constants once, for a process that embeds many
+        queries (the warm worker): ~170 ms more at load and ~70 MB more memory, and each query
+        after costs a third (~3 ms instead of ~11, quiet). Prepacking stays off so that every
+        MatMul sums in the same order as the unfolded session's: the same vectors, bit for bit
+        (tests/test_thin.py checks), so a find answers the same with or without the worker."""
+        if not self._folded:
+            self._session = _session(self._path, _cpu_threads(), fold=True)
+            self._folded = True
 
     @property
     def model_id(self) -> str:
@@ -260,6 +255,36 @@ class _OnnxEmbedder:
             summed = np.einsum("bld,bl->bd", hidden, weights)
             out[rows] = summed / weights.sum(axis=1, keepdims=True)  # >= 2 tokens: [CLS] [SEP]
         return _l2_normalise(out)
+
+
+def _session(path: Path, threads: int, *, fold: bool = False) -> Any:
+    """An ONNX Runtime session of the model, on `threads` threads; `fold`: see fold()."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    # The file stores int8 weights that a Cast+Mul turns into fp32. Optimising the graph
+    # folds those into fp32 constants at load: ~220 ms per session on 2 cores, against
+    # ~50 ms unoptimised, for the same vectors (bit for bit without prepacking) and batch
+    # throughput. Unfolded, each run redoes the Cast+Mul: a short query costs ~11 ms instead
+    # of ~3 (the first ~40 ms), still far less than the ~170 ms the fold would cost up front
+    # in a process that embeds one query.
+    if fold:
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_BASIC
+        # prepacked weights are summed in another order: vectors 1e-7 apart
+        options.add_session_config_entry("session.disable_prepacking", "1")
+    else:
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3  # errors only: warnings would land on the CLI's stderr
+    try:
+        return ort.InferenceSession(
+            str(path), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+    except Exception as exc:
+        raise EmbedError(
+            f"cannot load the embedding model {path} ({_one_line(exc)}): {_RESTORE_HINT}"
+        ) from exc
 
 
 def _verify_model(path: Path, cache_dir: Path | None) -> None:

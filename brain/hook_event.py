@@ -15,12 +15,13 @@ library's smallest modules.
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass
 from typing import Any
 
-WAIT_S = 0.2  # the agent writes the event before the hook has even started Python
-MAX_BYTES = 1_000_000
+from brain import thin
+
+WAIT_S = thin.HOOK_WAIT_S  # the agent writes the event before the hook has even started Python
+MAX_BYTES = thin.STDIN_MAX
 
 # native event name -> internal kind (Claude Code, Codex CLI, Gemini CLI, Copilot in Claude form)
 KINDS = {
@@ -109,24 +110,7 @@ def read_bytes(stream: Any = None) -> bytes:
         fd = stream.fileno()
     except (AttributeError, OSError, ValueError):
         return b""
-    data = b""
-    try:
-        if os.name == "posix":
-            import select
-
-            while len(data) < MAX_BYTES:
-                ready, _, _ = select.select([fd], [], [], WAIT_S)
-                if not ready:
-                    break
-                chunk = os.read(fd, 65536)
-                if not chunk:
-                    break
-                data += chunk
-        else:  # no select on Windows pipes: the agents close stdin after the event
-            data = os.read(fd, MAX_BYTES)
-    except OSError:
-        return data
-    return data
+    return thin.read_stdin(fd, MAX_BYTES, WAIT_S)[0]
 
 
 def read(stream: Any = None) -> Event | None:

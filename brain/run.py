@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from brain import thin
 from brain.crash import crash_report
 from brain.errors import BrainError, UsageError
 
@@ -61,13 +62,7 @@ def find_within(
     return find(path, text, limit=DEFAULT_LIMIT if limit is None else limit), budget, path
 
 
-PRIME_DEADLINE = 1.0  # seconds from the start; `BRAIN_PRIME_DEADLINE` overrides
-
-
 PRIME_GRACE = 0.1  # seconds the deadline waits for output (and its log row) already under way
-
-
-PRIME_STDIN_MAX = 4 * 1024 * 1024  # bytes of hook JSON read; a prompt with big pastes is cut
 
 
 def run_prime(
@@ -78,16 +73,15 @@ def run_prime(
 ) -> int:
     """`brain prime`: the UserPromptSubmit hook, or by hand with the prompt as TEXT. Never in
     the way: exit 0 whatever happens (an error is a line in the state dir's `logs/prime.log`,
-    and on stderr by hand), and nothing at all rather than late (PRIME_DEADLINE)."""
+    and on stderr by hand), and nothing at all rather than late (thin.PRIME_DEADLINE)."""
     from brain.commands.prime import DEFAULT_BUDGET
 
     if budget is None:
-        budget = int(_env_number("BRAIN_PRIME_BUDGET", DEFAULT_BUDGET))
+        budget = int(thin.env_number("BRAIN_PRIME_BUDGET", DEFAULT_BUDGET))
     if budget < 1:
         raise UsageError("--budget must be a positive number of tokens", "pass e.g. --budget 600")
-    deadline = STARTED + _env_number("BRAIN_PRIME_DEADLINE", PRIME_DEADLINE)
-    gate = _Gate(deadline)
-    by_hand = bool(prompt) or sys.stdin is None or sys.stdin.isatty()
+    gate = prime_gate()
+    by_hand = bool(prompt) or _no_piped_stdin()
     if by_hand and not prompt:
         raise UsageError(
             "brain prime needs the prompt",
@@ -100,29 +94,30 @@ def run_prime(
     return 0
 
 
-def _env_number(name: str, default: float) -> float:
-    """A number from the environment, or `default` when it is unset or not a positive number."""
+def _no_piped_stdin() -> bool:
+    """stdin is a terminal or closed (in the worker, a closed one has no isatty)."""
     try:
-        value = float(os.environ.get(name, ""))
-    except ValueError:
-        return default
-    return value if 0 < value < math.inf else default
+        return sys.stdin is None or bool(sys.stdin.isatty())
+    except (AttributeError, OSError, ValueError):
+        return True
 
 
 class _Gate:
-    """The prime deadline: at `deadline` a watchdog thread ends the process (exit 0) unless output
-    is being written, which it waits for at most PRIME_GRACE. A thread, not a signal: a hung
-    socket or SQLite's busy wait would hold a signal handler back."""
+    """The prime deadline. In a process of its own (`watchdog`), at `deadline` a watchdog thread
+    ends the process (exit 0) unless output is being written, which it waits for at most
+    PRIME_GRACE: a thread, not a signal, as a hung socket or SQLite's busy wait would hold a
+    signal handler back. In the worker (no watchdog: it would end the worker) the thin client
+    stops waiting at the deadline, and what the command writes after it goes nowhere."""
 
-    def __init__(self, deadline: float) -> None:
+    def __init__(self, deadline: float, *, watchdog: bool = True) -> None:
         import threading
 
         self.lock = threading.Lock()
-        left = max(0.0, deadline - time.monotonic())
         self.deadline = deadline
-        timer = threading.Timer(left, self._fire)
-        timer.daemon = True
-        timer.start()
+        if watchdog:
+            timer = threading.Timer(max(0.0, deadline - time.monotonic()), self._fire)
+            timer.daemon = True
+            timer.start()
 
     def left(self) -> float:
         return self.deadline - time.monotonic()
@@ -131,6 +126,15 @@ class _Gate:
         self.lock.acquire(timeout=PRIME_GRACE)
         sys.stdout.flush()
         os._exit(0)
+
+
+def _process_gate() -> _Gate:
+    """Prime's deadline in a process of its own: counted from the start of brain.thin."""
+    return _Gate(thin.prime_deadline())
+
+
+# brain.worker swaps in a gate with no watchdog, counted from its client's start
+prime_gate: Callable[[], _Gate] = _process_gate
 
 
 def _serve_prime(
@@ -171,21 +175,9 @@ def _read_prime_event(gate: _Gate) -> dict[str, object] | None:
     holds plain text, that text as the prompt; None when there is nothing to read."""
     import json
 
-    data = b""
-    fd = sys.stdin.fileno()
-    if os.name == "posix":
-        import select
-
-        while len(data) < PRIME_STDIN_MAX:
-            ready, _, _ = select.select([fd], [], [], max(0.0, gate.left()))
-            if not ready:
-                return None  # the deadline passed with stdin still open
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                break
-            data += chunk
-    else:  # no select on Windows pipes: Claude Code closes stdin after the event
-        data = os.read(fd, PRIME_STDIN_MAX)
+    data, whole = thin.read_stdin(sys.stdin.fileno(), thin.PRIME_STDIN_MAX, math.inf, gate.deadline)
+    if not whole:
+        return None  # the deadline passed with stdin still open
     raw = data.decode("utf-8", errors="replace")
     try:
         doc = json.loads(raw)

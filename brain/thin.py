@@ -19,17 +19,22 @@ from __future__ import annotations
 
 import os
 import sys
+import time
+
+STARTED = time.monotonic()  # prime's deadline counts from here (brain.cli's too: the same clock)
 
 # The commands the worker runs; adding one is one entry (its fast path must be in brain.cli).
-FORWARD = ("find", "pack", "reindex")
+FORWARD = ("find", "pack", "prime", "reindex")
 
 PROTOCOL = 1
 CONNECT_TIMEOUT = 0.1
 DEADLINE = 0.3  # seconds after the connect for the worker's acknowledgement
 SILENCE = 10.0  # a worker running a command sends a heartbeat every HEARTBEAT seconds
 HEARTBEAT = 1.0
-HOOK_WAIT_S = 0.2  # as brain.hook_event.WAIT_S: stdin read until this much silence
-STDIN_MAX = 1_000_000
+HOOK_WAIT_S = 0.2  # a hook's stdin is read until this much silence (the agent wrote it first)
+STDIN_MAX = 1_000_000  # bytes of a hook's event
+PRIME_STDIN_MAX = 4 * 1024 * 1024  # bytes of prime's event: a prompt with big pastes is cut
+PRIME_DEADLINE = 1.0  # seconds from the start; `BRAIN_PRIME_DEADLINE` overrides
 PAYLOAD_MAX = 4 * 1024 * 1024  # bytes of one command request (argv and environment)
 REPLY_MAX = 64 * 1024 * 1024  # bytes of one command's output
 SOCKET_PATH_MAX = 100  # sun_path holds 104 bytes on macOS, 108 on Linux
@@ -125,27 +130,40 @@ def guess_vault(args: list[str]) -> str | None:
     return os.path.realpath(os.path.expanduser(raw))
 
 
-def read_stdin(fd: int) -> bytes:
-    """What stdin holds, read as brain.hook_event.read_bytes reads it: until EOF or
-    HOOK_WAIT_S of silence, at most STDIN_MAX bytes."""
+def read_stdin(
+    fd: int, limit: int = STDIN_MAX, wait: float = HOOK_WAIT_S, until: float | None = None
+) -> tuple[bytes, bool]:
+    """What stdin holds, the one reader of every hook's stdin (brain.hook_event's, prime's and
+    this client's for the worker): until it closes, `limit` bytes, `wait` seconds of silence or
+    the monotonic time `until`; and False when the read stopped at `until` with stdin still open
+    (prime then prints nothing), True otherwise. Never blocks past those, never raises."""
     data = b""
     try:
-        if os.name == "posix":
-            import select
+        if os.name != "posix":  # no select on Windows pipes: the agents close stdin after the event
+            return os.read(fd, limit), True
+        import select
 
-            while len(data) < STDIN_MAX:
-                ready, _, _ = select.select([fd], [], [], HOOK_WAIT_S)
-                if not ready:
-                    break
-                chunk = os.read(fd, 65536)
-                if not chunk:
-                    break
-                data += chunk
-        else:
-            data = os.read(fd, STDIN_MAX)
-    except OSError:
-        return b""
-    return data
+        while len(data) < limit:
+            left = wait if until is None else min(wait, until - time.monotonic())
+            ready, _, _ = select.select([fd], [], [], max(0.0, left))
+            if not ready:
+                return data, until is None or time.monotonic() < until
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            data += chunk
+    except (OSError, ValueError):
+        pass
+    return data, True
+
+
+def env_number(name: str, default: float) -> float:
+    """A number from the environment, or `default` when it is unset or not a positive number."""
+    try:
+        value = float(os.environ.get(name, ""))
+    except ValueError:
+        return default
+    return value if 0 < value < float("inf") else default
 
 
 def _private(folder: str) -> bool | None:
@@ -220,8 +238,6 @@ class _Lines:
         self.buf = b""
 
     def _more(self, until: float) -> None:
-        import time
-
         left = until - time.monotonic()
         if left <= 0:
             raise _Gone("timeout")
@@ -253,7 +269,8 @@ class _Lines:
 
 def _payload(args: list[str]) -> tuple[bytes, int]:
     """The command as the worker needs it to run it as this process would (marshal), and whether
-    stdin is a terminal (1), not (0), or closed (-1)."""
+    stdin is a terminal (1), not (0), or closed (-1). `spent`: the seconds since STARTED, from
+    which the worker counts prime's deadline."""
     import marshal
 
     env = dict(os.environ)
@@ -273,19 +290,33 @@ def _payload(args: list[str]) -> tuple[bytes, int]:
         cwd = os.getcwd()
     except OSError:
         raise _Gone("no cwd") from None
-    payload = marshal.dumps({"argv": args, "env": env, "cwd": cwd, "tty": ttys, "enc": encodings})
+    doc: dict[str, object] = {"argv": args, "env": env, "cwd": cwd, "tty": ttys, "enc": encodings}
+    doc["spent"] = time.monotonic() - STARTED
+    payload = marshal.dumps(doc)
     if len(payload) > PAYLOAD_MAX:
         raise _Gone("too big")
     return payload, ttys[0]
 
 
+def prime_seconds() -> float:
+    """How long after its start `brain prime` must have answered, or given up."""
+    return env_number("BRAIN_PRIME_DEADLINE", PRIME_DEADLINE)
+
+
+def prime_deadline() -> float:
+    """When `brain prime` in this process must have answered, or given up (time.monotonic)."""
+    return STARTED + prime_seconds()
+
+
 def forward(args: list[str], base: str) -> tuple[int, list[tuple[int, bytes]]]:
     """Run `args` in the worker at `base`: its exit code and its output as (fd, bytes) chunks in
     the order written. _Gone when the command is to run here instead: the worker did not run it
-    (absent, busy, declined) or stopped answering ("hung", with its pid: to be replaced)."""
+    (absent, busy, declined) or stopped answering ("hung", with its pid: to be replaced); or, for
+    prime, "late": its deadline passed (reading stdin or waiting), so it prints nothing and the
+    worker's answer, when it comes, goes nowhere."""
     import marshal
-    import time
 
+    limit = prime_deadline() if args[0] == "prime" else float("inf")
     payload, stdin_tty = _payload(args)
     sock, token, pid = _connect(base)
     try:
@@ -299,14 +330,14 @@ def forward(args: list[str], base: str) -> tuple[int, list[tuple[int, bytes]]]:
         except OSError:
             raise _Gone("closed") from None
         lines = _Lines(sock)
-        if not lines.line(connected + DEADLINE).startswith(b'{"ack": '):
+        if not lines.line(min(connected + DEADLINE, limit)).startswith(b'{"ack": '):
             raise _Gone("garbled")
         while True:
-            line = lines.line(time.monotonic() + SILENCE)
+            line = lines.line(min(time.monotonic() + SILENCE, limit))
             if not line:
                 continue  # a heartbeat: the command is still running
             if line.startswith(b'{"stdin": '):
-                data = read_stdin(sys.stdin.fileno()) if stdin_tty == 0 else b""
+                data = _stdin_for(args[0], stdin_tty, limit)
                 try:
                     sock.sendall(b"%d\n" % len(data) + data)  # type: ignore[attr-defined]
                 except OSError:
@@ -319,18 +350,33 @@ def forward(args: list[str], base: str) -> tuple[int, list[tuple[int, bytes]]]:
                 raise _Gone("garbled")
             # marshal: the peer is this user's worker, behind a token, in a folder only this user
             # can enter (_private); json would cost this process 10 ms of imports (re).
-            data = lines.exact(size, time.monotonic() + SILENCE)
+            data = lines.exact(size, min(time.monotonic() + SILENCE, limit))
             try:
                 code, chunks = marshal.loads(data)  # noqa: S302
                 return int(code), [(int(fd), bytes(out)) for fd, out in chunks]
             except (ValueError, TypeError, EOFError):
                 raise _Gone("garbled") from None
     except _Gone as gone:
+        if gone.args[0] == "timeout" and time.monotonic() >= limit:
+            raise _Gone("late") from None
         if gone.args[0] == "timeout":  # no acknowledgement, or silent mid-command: wedged
             raise _Gone("hung", pid) from None
         raise
     finally:
         sock.close()  # type: ignore[attr-defined]
+
+
+def _stdin_for(command: str, tty: int, limit: float) -> bytes:
+    """stdin for the worker's command, read as the command would read it in this process: a hook
+    event until HOOK_WAIT_S of silence; prime's until it closes, or _Gone("late") at `limit`."""
+    if tty != 0:
+        return b""
+    if command != "prime":
+        return read_stdin(sys.stdin.fileno())[0]
+    data, whole = read_stdin(sys.stdin.fileno(), PRIME_STDIN_MAX, float("inf"), limit)
+    if not whole:
+        raise _Gone("late")
+    return data
 
 
 def _write(fd: int, data: bytes) -> None:
@@ -382,6 +428,8 @@ def _try(args: list[str], vault: str) -> tuple[int | None, tuple[str, str, int] 
             raise _Gone("absent")
         code, chunks = forward(args, base)
     except _Gone as gone:
+        if gone.args[0] == "late":  # prime past its deadline: nothing rather than late
+            return 0, None
         if gone.args[0] == "hung":
             return None, ("replace", vault, gone.args[1])
         ours = gone.args[0] == "absent" and os.path.isdir(os.path.join(vault, "AI"))

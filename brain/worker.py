@@ -34,7 +34,7 @@ import stat
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -60,6 +60,7 @@ MAX_CLIENTS = 16  # connections served at once; more are closed unanswered
 COMMAND_WAIT = 1.0  # a forwarded command waits this long for the one before it (else in-process)
 STARTING_SECONDS = 30.0  # a worker not listening this long after its spawn is not waited for
 FAILED_BACKOFF = 600.0  # after a worker failed to start, do not respawn for this long
+QUERIES_KEPT = 256  # query vectors the worker keeps (_Remembered)
 INLINE_EMBED_MAX = 64  # units a find embeds itself; more is left to the worker or a reindex
 SOCKET_PATH_MAX = 100  # sun_path holds 104 bytes on macOS, 108 on Linux
 _UNIX = hasattr(socket, "AF_UNIX")
@@ -589,16 +590,22 @@ class _Job:
         cwd: str,
         tty: tuple[int, int, int],
         enc: tuple[str, str, str],
+        started: float,
     ) -> None:
         self.argv, self.env, self.cwd, self.tty, self.enc = argv, env, cwd, tty, enc
+        self.started = started  # the client's start on this clock: prime's deadline counts from it
 
 
 def _job(doc: object) -> _Job | None:
     """The request as a _Job, or None when any part has the wrong type or an unknown codec."""
     import codecs
 
+    received = time.monotonic()
     if not isinstance(doc, dict):
         return None
+    spent = doc.get("spent")  # seconds since the client started: prime's deadline counts them
+    if not isinstance(spent, float) or not 0.0 <= spent < float("inf"):
+        spent = 0.0
     argv, env, cwd, tty, enc = (doc.get(k) for k in ("argv", "env", "cwd", "tty", "enc"))
     strings = (list, tuple)
     if not isinstance(argv, strings) or not all(isinstance(a, str) for a in argv) or not argv:
@@ -618,7 +625,8 @@ def _job(doc: object) -> _Job | None:
             codecs.lookup(name)
     except LookupError:
         return None
-    return _Job(list(argv), dict(env), cwd, (tty[0], tty[1], tty[2]), (enc[0], enc[1], enc[2]))
+    ttys, encs = (tty[0], tty[1], tty[2]), (enc[0], enc[1], enc[2])
+    return _Job(list(argv), dict(env), cwd, ttys, encs, received - spent)
 
 
 class _Sink(io.RawIOBase):
@@ -728,14 +736,18 @@ class _Command:
                 self.client.sendall(b"\n")
 
     def _stdin(self) -> bytes:
-        """The client's stdin, asked for now that the command reads it."""
-        with self.sending:
-            self.client.sendall(b'{"stdin": 1}\n')
-        deadline = time.monotonic() + 30.0
-        size = self.lines.number(deadline)
-        if not 0 <= size <= thin.STDIN_MAX:
-            raise ValueError("stdin too long")
-        return self.lines.exact(size, deadline)
+        """The client's stdin, asked for now that the command reads it; empty when the client
+        left (prime past its deadline): the command's answer then goes nowhere."""
+        try:
+            with self.sending:
+                self.client.sendall(b'{"stdin": 1}\n')
+            deadline = time.monotonic() + 30.0
+            size = self.lines.number(deadline)
+            if not 0 <= size <= thin.PRIME_STDIN_MAX:
+                return b""
+            return self.lines.exact(size, deadline)
+        except (OSError, ValueError):
+            return b""
 
     def run(self) -> tuple[int, list[tuple[int, bytes]]] | None:
         """(exit code, output chunks), or None when the arguments need Typer."""
@@ -762,7 +774,7 @@ class _Command:
         try:
             with _client_side(job):
                 _STREAMS.stdin, _STREAMS.stdout, _STREAMS.stderr = stdin, out, err
-                _STREAMS.later = self.later
+                _STREAMS.later, _STREAMS.started = self.later, job.started
                 try:
                     code = cli.execute(job.argv, typer=False)
                 except cli.NotFast:
@@ -778,7 +790,7 @@ class _Command:
             self.done.set()
             with self.sending:  # no heartbeat after this point
                 pass
-            for name in ("stdin", "stdout", "stderr", "later"):
+            for name in ("stdin", "stdout", "stderr", "later", "started"):
                 with contextlib.suppress(AttributeError):
                     delattr(_STREAMS, name)
             if stdin is not None:
@@ -805,6 +817,15 @@ def _client_side(job: _Job) -> Iterator[None]:
         os.environ.update(saved_env)
         with contextlib.suppress(OSError):
             os.chdir(saved_cwd)
+
+
+def _prime_gate() -> Any:
+    """Prime's deadline for a command this worker runs: counted from its client's start, and
+    with no watchdog (brain.run's would end the worker); the client stops waiting at it."""
+    from brain import run as runmod
+
+    started = getattr(_STREAMS, "started", time.monotonic())
+    return runmod._Gate(started + thin.prime_seconds(), watchdog=False)
 
 
 def _defer_usage() -> None:
@@ -992,10 +1013,14 @@ class _Worker:
                 with self.cond:
                     self.embedding = False
                 return
-            embedder = semantic.load()
-            if embedder is None:
+            loaded = semantic.load()
+            if loaded is None:
                 self._fail("")  # semantic.load said why on stderr
                 return
+            fold = getattr(loaded, "fold", None)  # onnx: queries cost a third from now on
+            if fold is not None:
+                fold()
+            embedder: Embedder = _Remembered(loaded)
             with self.cond:
                 self.embedder = embedder
             conn: sqlite3.Connection = index.open_index(self.vault)
@@ -1024,6 +1049,39 @@ class _Worker:
         with self.cond:
             self.failed = why
             self.cond.notify_all()
+
+
+class _Remembered:
+    """The worker's embedder, keeping the vectors of the last QUERIES_KEPT queries it embedded:
+    an agent asks the same again (a retry, the same question from another session), and a
+    query's vector is the same bits every time, so the answer is too."""
+
+    def __init__(self, embedder: Embedder) -> None:
+        self.inner = embedder
+        self.kept: dict[str, Any] = {}  # query -> its (1, dim) vectors, oldest first
+        self.lock = threading.Lock()
+
+    @property
+    def model_id(self) -> str:
+        return self.inner.model_id
+
+    @property
+    def dim(self) -> int:
+        return self.inner.dim
+
+    def embed(self, texts: Sequence[str], *, batch_size: int = 32, query: bool = False) -> Any:
+        if not query or len(texts) != 1:
+            return self.inner.embed(texts, batch_size=batch_size, query=query)
+        with self.lock:
+            vectors = self.kept.pop(texts[0], None)
+        if vectors is None:
+            vectors = self.inner.embed(texts, batch_size=batch_size, query=True)
+            vectors.flags.writeable = False  # shared by every later ask of the same query
+        with self.lock:
+            self.kept[texts[0]] = vectors
+            while len(self.kept) > QUERIES_KEPT:
+                del self.kept[next(iter(self.kept))]
+        return vectors
 
 
 _SERVING: list[_Worker] = []  # in the worker process: the worker, which its own commands ask
@@ -1055,6 +1113,9 @@ def serve(vault: Path, idle: float = IDLE_SECONDS) -> int:
         _SERVING.append(worker)
         _install_streams()
         _defer_usage()
+        from brain import run as runmod
+
+        runmod.prime_gate = _prime_gate
         from brain import index
 
         index.stale_check = _Watch().stale

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,10 +23,10 @@ HEAVY += ("yaml", "starlette", "uvicorn", "jinja2")  # the last three: `brain de
 
 
 def imported_modules(
-    *args: str, env: dict[str, str] | None = None, input: str | None = None
+    *args: str, env: dict[str, str] | None = None, input: str | None = None, cli: bool = True
 ) -> tuple[int, set[str]]:
     """Run `python -X importtime -m brain ARGS` (not a TTY; `input` on stdin) and list every
-    module it imported."""
+    module it imported; `cli`: the command ran in it (not in the worker)."""
     proc = subprocess.run(
         [sys.executable, "-X", "importtime", "-m", "brain", *args],
         capture_output=True,
@@ -43,7 +44,7 @@ def imported_modules(
             name = line.rsplit("|", 1)[1].strip()
             if name != "package":  # the header row
                 modules.add(name)
-    assert "brain.cli" in modules, proc.stderr[-2000:]
+    assert ("brain.cli" in modules) == cli, proc.stderr[-2000:]
     return proc.returncode, modules
 
 
@@ -175,14 +176,11 @@ def test_a_find_the_worker_answers_imports_only_the_client(
         _kill(pid)
 
 
-def test_the_console_script_points_at_the_thin_client() -> None:
-    """pip writes `from brain.thin import main` into the script; brain.thin itself imports only
-    os and sys at its top (the rest inside the functions that need them)."""
+def test_brain_thin_imports_only_builtins_at_its_top() -> None:
+    """brain.thin imports only os, sys and time at its top (the rest inside the functions that
+    need them)."""
     import ast
-    import tomllib
 
-    doc = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
-    assert doc["project"]["scripts"]["brain"] == "brain.thin:main"
     tree = ast.parse((ROOT / "brain" / "thin.py").read_text(encoding="utf-8"))
     top = [
         alias.name if isinstance(node, ast.Import) else node.module
@@ -190,4 +188,54 @@ def test_the_console_script_points_at_the_thin_client() -> None:
         if isinstance(node, ast.Import | ast.ImportFrom)
         for alias in node.names
     ]
-    assert top == ["__future__", "os", "sys"]
+    assert top == ["__future__", "os", "sys", "time"]  # time: built into the interpreter
+
+
+def _imported(python: str, *args: str, until: str = "") -> list[str]:
+    """The modules `python -X importtime ARGS` imported, in order, up to `until` included."""
+    proc = subprocess.run(
+        [python, "-X", "importtime", *args],
+        capture_output=True,
+        text=True,
+        env={k: v for k, v in os.environ.items() if not k.startswith("PYTHON")},
+        timeout=120,
+        check=False,
+    )
+    names = []
+    for line in proc.stderr.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            name = line.rsplit("|", 1)[1].strip()
+            if name != "package":  # the header row
+                names.append(name)
+                if name == until:
+                    return names
+    assert not until, proc.stderr[-2000:]
+    return names
+
+
+@pytest.mark.parametrize("editable", [False, True])
+def test_the_installed_console_script_imports_only_the_thin_client(
+    tmp_path: Path, editable: bool
+) -> None:
+    """`brain` as pip installs it (from a wheel, and editable): before brain.thin's main runs,
+    it imports nothing beyond what `python -c pass` imports and brain.thin (pip's script
+    for an entry point imports `re` first). A venv of its own: the test's own has a .pth that
+    imports `re` at every start."""
+    src = tmp_path / "src"
+    for name in ("brain", "hooks", "starter", "bin"):
+        shutil.copytree(ROOT / name, src / name, ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "setup.py", "README.md"):
+        shutil.copy2(ROOT / name, src / name)
+    venv = tmp_path / "venv"
+    base = getattr(sys, "_base_executable", sys.executable)
+    subprocess.run([base, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
+    python = str(venv / "bin" / "python")
+    pip = [sys.executable, "-m", "pip", "--disable-pip-version-check", "-q", "--python", python]
+    target = ["-e", str(src)] if editable else [str(src)]
+    subprocess.run([*pip, "install", "--no-deps", *target], check=True, timeout=600)
+    script = venv / "bin" / "brain"
+    assert script.read_text(encoding="utf-8").startswith(f"#!{python}")
+    floor = set(_imported(python, "-c", "pass"))
+    before_main = _imported(python, str(script), "--version", until="brain.thin")
+    # __future__: brain's modules say `from __future__ import annotations`
+    assert set(before_main) - floor - {"__future__"} == {"brain", "brain.thin"}

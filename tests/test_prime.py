@@ -11,6 +11,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,7 +19,8 @@ from conftest import ROOT, Run, brain
 from test_contract import HIT_KEYS, PRIME_KEYS
 from test_hybrid import embedded_state, hvault  # noqa: F401 (fixtures)
 from test_imports import HEAVY, imported_modules
-from test_worker import _alive, start_worker, wait_for, wvault  # noqa: F401 (fixtures)
+from test_thin import start
+from test_worker import _alive, _kill, start_worker, stop_workers, wait_for, wvault  # noqa: F401
 
 from brain import config, worker
 from brain.commands import prime as primemod
@@ -45,12 +47,27 @@ def hook(vault: Path, stdin: str, **env: str) -> tuple[float, Run]:
     return time.monotonic() - start, run
 
 
-@pytest.fixture
-def ivault(vault: Path) -> Path:
-    """The fixture vault's copy, indexed (keywords: conftest sets BRAIN_EMBED=none)."""
+@pytest.fixture(params=["in-process", "worker"])
+def ivault(
+    request: pytest.FixtureRequest, vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    """The fixture vault's copy, indexed (keywords: conftest sets BRAIN_EMBED=none). Each test
+    runs twice: prime in a process of its own, and forwarded by the thin client to the vault's
+    running worker, which must outlive every deadline (prime's watchdog is the client's there)."""
     run = brain("reindex", "--vault", str(vault))
     assert run.code == 0, run.err
-    return vault
+    if request.param == "in-process":
+        yield vault
+        return
+    monkeypatch.setenv("BRAIN_WORKER", "1")
+    monkeypatch.setenv("BRAIN_WORKER_IDLE", "120")
+    pid = start(vault)
+    try:
+        yield vault
+        assert _alive(pid), "the worker did not outlive the test's primes"
+    finally:
+        _kill(pid)
+        stop_workers(worker._base(vault))
 
 
 # --- the prompt read as a sentence ---------------------------------------------------------------
@@ -321,10 +338,38 @@ def test_a_cold_worker_is_started_and_the_prompt_gets_keywords(
 
 
 def test_prime_imports_nothing_heavy(ivault: Path) -> None:
-    for args in (["pgxpool max conns"], ["--json", "continue"]):
-        code, modules = imported_modules("prime", "--vault", str(ivault), *args)
+    for args in (["pgxpool max conns"], ["--json", "continue"]):  # in a process of its own
+        env = {"BRAIN_WORKER": "0"}
+        code, modules = imported_modules("prime", "--vault", str(ivault), *args, env=env)
         assert code == 0
         assert sorted(m for m in modules if m.split(".")[0] in HEAVY) == []
+
+
+def test_the_hook_is_answered_by_the_worker_as_by_a_process_of_its_own(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The real hook path with a worker running: the client imports no command of brain's (the
+    worker ran it, with the hook's event from the client's stdin) and prints what prime in a
+    process of its own prints."""
+    assert brain("reindex", "--vault", str(vault)).code == 0
+    env = {"BRAIN_WORKER": "1", "BRAIN_WORKER_IDLE": "120"}
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    pid = start(vault)
+    try:
+        args = ("prime", "--vault", str(vault))
+        code, modules = imported_modules(*args, env=env, input=event(session="s-w"), cli=False)
+        assert code == 0
+        assert "brain.thin" in modules
+        assert not {"brain.cli", "brain.commands.prime", "json"} & modules
+        served = brain(*args, input=event(session="s-w2"), env=env)
+        alone = brain(*args, input=event(session="s-p"), env={"BRAIN_WORKER": "0"})
+        assert served == alone
+        assert POOL in served.out
+        assert _alive(pid)
+    finally:
+        _kill(pid)
+        stop_workers(worker._base(vault))
 
 
 def test_help_comes_from_typer() -> None:

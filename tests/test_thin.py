@@ -340,3 +340,54 @@ def test_the_worker_sees_every_change_to_the_vault(keyword_worker: tuple[Path, i
     assert b"quagga" in both("quagga mussel")[1]
     (folder / "fish.md").unlink()
     assert both("quagga mussel")[0] == 1
+
+
+def test_the_workers_folded_model_embeds_bit_for_bit_as_a_fresh_process() -> None:
+    """The worker folds the model's int8 weights once (embed.fold): every vector, of the
+    vault's texts in batches and of each query alone, must be the unfolded session's, bit for
+    bit, or a find would answer differently with a worker than without."""
+    import numpy as np
+
+    from brain import embed
+
+    plain = embed._OnnxEmbedder(embed.model_path())
+    folded = embed._OnnxEmbedder(embed.model_path())
+    folded.fold()
+    texts = [
+        line.strip()
+        for path in sorted((ROOT / "testdata" / "vault").rglob("*.md"))
+        for line in path.read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    ][::3]  # a third: lengths from a heading to a long paragraph, in one minute on busy cores
+    assert len(texts) > 100
+    assert np.array_equal(plain.embed(texts), folded.embed(texts))
+    for query in GOLDEN:
+        assert np.array_equal(plain.embed([query], query=True), folded.embed([query], query=True))
+
+
+def test_the_worker_embeds_a_query_it_was_asked_before_once() -> None:
+    """_Remembered: the same vectors for the same query, from one embedding; other texts and
+    batches go to the model every time; the oldest query is forgotten past QUERIES_KEPT."""
+    import numpy as np
+
+    calls: list[tuple[str, ...]] = []
+
+    class Model:
+        model_id, dim = "test:model", 2
+
+        def embed(self, texts: list[str], *, batch_size: int = 32, query: bool = False) -> object:
+            calls.append(tuple(texts))
+            return np.array([[len(t), 1.0] for t in texts], dtype=np.float32)
+
+    kept = worker._Remembered(Model())
+    first = kept.embed(["k8s upgrade"], query=True)
+    assert kept.embed(["k8s upgrade"], query=True) is first
+    assert calls == [("k8s upgrade",)]
+    kept.embed(["a", "b"])
+    kept.embed(["a", "b"])
+    assert len(calls) == 3
+    for n in range(worker.QUERIES_KEPT):
+        kept.embed([f"q{n}"], query=True)
+    kept.embed(["k8s upgrade"], query=True)
+    assert calls[-1] == ("k8s upgrade",)  # forgotten: embedded again
+    assert kept.model_id == "test:model"

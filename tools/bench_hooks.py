@@ -41,6 +41,9 @@ def environment(home: Path, embed: str = "none") -> dict[str, str]:
         GIT_COMMITTER_EMAIL="bench@example.invalid",
         BRAIN_EMBED=embed,
         BRAIN_NO_UPDATE="1",
+        # Each command in its own process, as these benches measure: a worker would also outlive
+        # the bench (the hooks' background reindex starts one after any stop at the end).
+        BRAIN_WORKER="0",
     )
     return env
 
@@ -89,7 +92,10 @@ def main() -> None:
     )
     args = parser.parse_args()
     brain = [sys.executable, "-P", "-m", "brain"]
-    with tempfile.TemporaryDirectory(prefix="brain-bench-hooks-") as tmp:
+    # ignore_cleanup_errors: the last commit's background `tend --daily` may still be writing
+    with tempfile.TemporaryDirectory(
+        prefix="brain-bench-hooks-", ignore_cleanup_errors=True
+    ) as tmp:
         home = Path(tmp) / "home"
         home.mkdir()
         env = environment(home, args.embed)

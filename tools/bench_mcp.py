@@ -33,6 +33,7 @@ def _env(home: Path) -> dict[str, str]:
         "XDG_DATA_HOME": str(home / "data"),
         "BRAIN_EMBED": os.environ.get("BRAIN_EMBED", "none"),
         "BRAIN_NO_UPDATE": "1",
+        "BRAIN_WORKER": "0",  # the server searches itself; its reindex must leave no worker
     }
 
 

@@ -46,6 +46,7 @@ def isolated_env(home: Path, pycache: Path) -> dict[str, str]:
         XDG_CACHE_HOME=str(home / ".cache"),
         BRAIN_EMBED="none",
         BRAIN_NO_UPDATE="1",
+        BRAIN_WORKER="0",  # pack in its own process; tools/bench_thin.py times it with a worker
         PYTHONPYCACHEPREFIX=str(pycache),
     )
     return env

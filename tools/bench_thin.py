@@ -7,11 +7,13 @@ the cold first find with the model, and the same commands with no worker (BRAIN_
 Each figure is the median of --reps fresh processes, also given as a ratio to `python -c pass` of
 the same interpreter, timed in the same run (floor runs interleaved with the others). The commands
 run from a throwaway venv that sees this checkout and its dependencies the way a wheel install
-does (no editable-install finder, which costs every start ~20 ms), through pip's console script
-(which imports `re`) and through `python -P -m brain` (what the git and agent hooks run).
+does (no editable-install finder, which costs every start ~20 ms), through bin/brain (the script
+brain installs on POSIX), pip's script for an entry point (which imports `re` first), and
+`python -P -m brain` (what the git and agent hooks run). A find cycles through four queries (the
+worker keeps their vectors after the first), and once through queries never asked before.
 The bench starts its workers in a private XDG_RUNTIME_DIR and stops each by the pid it recorded.
-Targets (issue 16): warm find (keyword, hybrid) and cached pack <= 3x the floor; cold first find
-with the model <= 1 s; no change to any result.
+Targets (issue 16): warm find (keyword, hybrid), cached pack and warm prime <= 3x the floor; cold
+first find with the model <= 1 s; no change to any result.
 """
 
 from __future__ import annotations
@@ -40,8 +42,9 @@ QUERIES = [
     "k8s upgrade",
     "which computer do I use for my job",
 ]
-# pip's console-script template (pip/_internal/operations/install/wheel.py via distlib)
-SHIM = """#!{python}
+# pip's console-script template (pip/_internal/operations/install/wheel.py via distlib), what an
+# entry point would install; bin/brain is what brain installs on POSIX.
+PIP_SHIM = """#!{python}
 # -*- coding: utf-8 -*-
 import re
 import sys
@@ -50,6 +53,8 @@ if __name__ == '__main__':
     sys.argv[0] = re.sub(r'(-script\\.pyw|\\.exe)?$', '', sys.argv[0])
     sys.exit(main())
 """
+# Queries never asked before, for the figure the worker's kept query vectors cannot help.
+NEW_QUERIES = [json.loads(line)["query"] for line in (ROOT / "testdata" / "golden.jsonl").open()]
 
 
 def timed(cmd: list[str], env: dict[str, str], stdin: bytes | None = None) -> float:
@@ -83,9 +88,13 @@ def venv(tmp: Path) -> Path:
     ).stdout.strip()
     deps = sysconfig.get_paths()["purelib"]
     Path(site, "brain-bench.pth").write_text(f"{ROOT}\n{deps}\n", encoding="utf-8")
-    script = target / "bin" / "brain"
-    script.write_text(SHIM.format(python=python), encoding="utf-8")
-    script.chmod(0o755)
+    script = target / "bin" / "brain"  # as pip installs bin/brain: `#!python` made absolute
+    text = (ROOT / "bin" / "brain").read_text(encoding="utf-8")
+    script.write_text(text.replace("#!python", f"#!{python}", 1), encoding="utf-8")
+    shim = target / "bin" / "brain-pip-shim"
+    shim.write_text(PIP_SHIM.format(python=python), encoding="utf-8")
+    for path in (script, shim):
+        path.chmod(0o755)
     return target
 
 
@@ -129,6 +138,7 @@ def main() -> int:  # noqa: PLR0915 - one bench, read top to bottom
         target = venv(tmp)
         python = str(target / "bin" / "python")
         script = [str(target / "bin" / "brain")]
+        shim = [str(target / "bin" / "brain-pip-shim")]
         module = [python, "-P", "-m", "brain"]
         keyword = {**env, "BRAIN_EMBED": "none"}
         alone = {**env, "BRAIN_WORKER": "0"}
@@ -140,20 +150,27 @@ def main() -> int:  # noqa: PLR0915 - one bench, read top to bottom
         )
 
         def sample(
-            name: str, cmd: list[str], e: dict[str, str], stdin: bytes | None = None
+            name: str,
+            cmd: list[str],
+            e: dict[str, str],
+            stdin: bytes | None = None,
+            queries: list[str] = QUERIES,
         ) -> None:
             """`cmd` --reps times (a find: with the next query each time), the floor between."""
             times = []
             for i in range(reps):
-                c = [*cmd, QUERIES[i % len(QUERIES)]] if "find" in cmd else cmd
+                c = [*cmd, queries[i % len(queries)]] if "find" in cmd else cmd
                 times.append(timed(c, e, stdin))
                 floor.append(timed([python, "-c", "pass"], env))
             figures[name] = statistics.median(times)
 
         def same(name: str, cmd: list[str], e: dict[str, str], stdin: bytes | None = None) -> None:
-            """The worker's answer is the in-process one (the results do not change)."""
+            """The worker's answer is the in-process one (the results do not change). In-process
+            here is brain.cli's own run, which for prime asks the running worker for the vector
+            half (with BRAIN_WORKER=0 prime answers by keywords alone, by design)."""
             served = output(cmd, e, stdin)
-            mine = output(cmd, {**e, "BRAIN_WORKER": "0"}, stdin)
+            run_here = [python, "-c", "import sys; from brain import cli; cli.main(sys.argv[1:])"]
+            mine = output([*run_here, *cmd[1:]], e, stdin)
             checks.append(f"{name}: {'same' if served == mine else 'DIFFERENT'}")
 
         find = ["find", "--vault", v]
@@ -163,6 +180,8 @@ def main() -> int:  # noqa: PLR0915 - one bench, read top to bottom
         wait_served([*script, *find, QUERIES[1]], env, run_dir)
 
         sample("warm_find_hybrid", [*script, *find], env)
+        sample("warm_find_hybrid_new_queries", [*script, *find], env, queries=NEW_QUERIES)
+        sample("warm_find_hybrid_pip_shim", [*shim, *find], env)
         sample("warm_find_hybrid_python_m", [*module, *find], env)
         sample("cached_pack", [*script, "pack", "payments", "--vault", v], env)
         sample("cached_pack_hook", [*script, "pack", "--vault", v], env, event)

@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from brain import release  # noqa: E402
 
-COPY = ("brain", "hooks", "starter", "pyproject.toml", "README.md", "LICENSE")
+COPY = ("brain", "hooks", "starter", "bin", "pyproject.toml", "setup.py", "README.md", "LICENSE")
 
 
 def _commit() -> str:
@@ -119,8 +119,12 @@ def build(tag: str, out: Path, key_pem: bytes, commit: str, keys: list[str] | No
         _prepare(src, tag, commit, keys)
         wheels = Path(tmp) / "wheels"
         pip = [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q"]
+        # One wheel for every platform: `brain` as an entry point (Windows needs its brain.exe);
+        # setup.py otherwise gives POSIX builds the script that imports nothing else.
         subprocess.run(
-            [*pip, "--disable-pip-version-check", "-w", str(wheels), str(src)], check=True
+            [*pip, "--disable-pip-version-check", "-w", str(wheels), str(src)],
+            check=True,
+            env={**os.environ, "BRAIN_UNIVERSAL_WHEEL": "1"},
         )
         (wheel,) = wheels.glob("brain_memory-*.whl")
         trusted = _compiled_keys(src)
