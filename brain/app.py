@@ -13,7 +13,7 @@ import typer
 
 from brain import cli, render
 from brain.errors import UsageError
-from brain.files import printable
+from brain.text import printable
 
 app = typer.Typer(
     name="brain",

@@ -273,7 +273,9 @@ def _serve_prime(
     if not _index_ready(path):
         return
     result = primemod.prime(path, text, session=session, neighbours=_warm(path, gate))
-    cap = budget * primemod.BYTES_PER_TOKEN
+    from brain.vocab import BYTES_PER_TOKEN
+
+    cap = budget * BYTES_PER_TOKEN
     body, shown = render.prime_text(result.hits, cap, hint=result.hint)
     units = [usage.unit_key(h.path, h.line, h.handle) for h in result.hits[:shown]]
     with gate.lock:  # the output and its log row together, or (past the deadline) neither

@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from brain.errors import UsageError
-from brain.files import printable
+from brain.text import printable
+from brain.vocab import tokens
 
 if TYPE_CHECKING:
     from brain.search import Hit  # annotations only: `brain pack` never loads the ranking
@@ -271,7 +272,7 @@ def prime_json(result: Any, session: str, text: str, shown: int) -> str:
         "omitted": len(result.hits) - len(hits),
         "repeated": result.repeated,
         "hint": result.hint and not hits and bool(text),
-        "tokens": (len(text.encode("utf-8")) + 3) // 4 if text else 0,
+        "tokens": tokens(len(text.encode("utf-8"))),
         "hits": [hit_json(h) for h in hits],
         "text": text,
     }

@@ -33,7 +33,7 @@ from typing import Any
 from brain import config, index, usage
 from brain.errors import BrainError
 from brain.render import plural
-from brain.search import STOPWORDS, words
+from brain.vocab import STOPWORDS, words
 
 MIN_SQLITE = (3, 27, 0)  # FTS5's `remove_diacritics 2`
 TOP = 3  # hits of a frequent query that count as returned
@@ -205,7 +205,7 @@ class Kept:
 
 def keeping(vault: Path, conn: sqlite3.Connection, log: Path | None = None) -> Kept:
     from brain.commands import verify
-    from brain.commands.inbox import fold_handle
+    from brain.vocab import handle_key
 
     rows = verify.bullets(conn)
     failed = []
@@ -216,7 +216,7 @@ def keeping(vault: Path, conn: sqlite3.Connection, log: Path | None = None) -> K
     failed.sort(key=lambda f: (-len(f.failed), f.path, f.line))
     groups: dict[str, list[verify.Row]] = {}
     for r in rows:
-        groups.setdefault(fold_handle(r.handle), []).append(r)
+        groups.setdefault(handle_key(r.handle), []).append(r)
     same = []
     for group in groups.values():
         if len(group) > 1:
@@ -890,7 +890,7 @@ def text(result: DoctorResult) -> str:
             asked = ", ".join(repr(q) for q in f.queries)
             lines.append(f"  {f.count:>5}×  {cite(f.path, f.handle)}  {f.path}:{f.line}  ({asked})")
     if result.older_notes:
-        from brain.files import printable
+        from brain.text import printable
 
         lines += [
             "",

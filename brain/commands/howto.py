@@ -128,7 +128,7 @@ def rank(
 
 def _share(words: list[str], command: str) -> float:
     """The share of the query's words the command holds (by their first PREFIX letters)."""
-    from brain.search import words as folded
+    from brain.vocab import words as folded
 
     held = folded(command)
     heads = {w[:PREFIX] for w in held}

@@ -75,7 +75,7 @@ def bullet(moment: Moment) -> tuple[str, str]:
 
     project = history.project_of(moment.cwd)
     if moment.kind == "retry":
-        head = first_words(" ".join(history.words(moment.worked)[:3]).replace("`", ""), 3)
+        head = first_words(" ".join(history.shell_words(moment.worked)[:3]).replace("`", ""), 3)
     else:
         head = first_words(moment.lesson, 4)
     handle = " ".join(p for p in (project, head) if p) or "lesson"
