@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from brain.errors import UsageError
 from brain.text import printable
-from brain.vocab import tokens
+from brain.vocab import SEP, tokens
 
 if TYPE_CHECKING:
     from brain.search import Hit  # annotations only: `brain pack` never loads the ranking
@@ -93,7 +93,7 @@ def hit_line(hit: Hit) -> str:
         parts.append(older(hit))
     if unreviewed(hit):
         parts.append(UNREVIEWED)
-    return " — ".join(parts)
+    return SEP.join(parts)
 
 
 def raw_line(hit: Hit) -> str:

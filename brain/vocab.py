@@ -14,9 +14,9 @@ so it imports only the standard library and compiles one small pattern.
   are one handle (`Foo-Bar`, `foo bar`, `FOO_BAR`): lint reports them as duplicates, propose and
   the inbox as an update of the core bullet, locate, verify, tend and doctor find them alike.
 - **stopword**: a word that names no topic (`the`, `how`, the `s` of `it's`). `STOPWORDS` is the
-  plain list (find, synonyms, lint, learn, doctor); each list for chat is a superset of it:
-  `TURN_STOPWORDS` for searching transcripts (`brain recall`), `CHAT_STOPWORDS` for reading a
-  prompt to an agent (`brain prime`).
+  plain list (find, synonyms, learn, doctor, retell); the lists for chat build on it:
+  `CHAT_STOPWORDS` for reading a prompt to an agent (`brain prime`) is a superset of it,
+  `TURN_STOPWORDS` for searching transcripts (`brain recall`) too but for the letters `s` and `t`.
 - **common word**: a word the units' own words (handle, aliases, body; not their neighbours)
   hold in more than COMMON of the vault's units, in a vault of COMMON_MIN_UNITS units or more. It
   hardly tells one unit from another (BM25's `idf` of it is near zero), so the vector half of a
@@ -86,8 +86,10 @@ STOPWORDS = frozenset(
     s t don doesn didn isn aren wasn weren ll ve""".split()  # it's, don't, we'll: split leftovers
 )
 
-# Searching what was said in chat turns: they are full of words like `just`, `got`, `some`.
-TURN_STOPWORDS = STOPWORDS | frozenset(
+# Searching what was said in chat turns: they are full of words like `just`, `got`, `some`. The
+# letters `s` and `t` stay searchable there: a possessive or a contraction is part of what was said
+# (tools/eval_recall on LoCoMo: recall@5 69.0 with them, 68.0 without; recall@25 85.9 / 85.6).
+TURN_STOPWORDS = (STOPWORDS - {"s", "t"}) | frozenset(
     """after again all also am before being doing done get got having here just ours out some
     those too""".split()
 )

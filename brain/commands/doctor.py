@@ -848,7 +848,9 @@ def _jaccard_neighbours(bullets: list[_Bullet]) -> Neighbours:
     for i, bag in enumerate(bags):
         for w in bag:
             holders.setdefault(w, []).append(i)
-    common = max(50, len(bullets) // 20)  # a word in every twentieth bullet tells nothing
+    # A word in every twentieth bullet says nothing of which bullet repeats another; skipping it
+    # also bounds the pairs walked (far below brain.vocab.COMMON, a share for search).
+    crowded = max(50, len(bullets) // 20)
     nearest = [-1] * len(bullets)
     best = [0.0] * len(bullets)
     scores: dict[tuple[int, int], float] = {}
@@ -856,7 +858,7 @@ def _jaccard_neighbours(bullets: list[_Bullet]) -> Neighbours:
         shared: dict[int, int] = {}
         for w in bag:
             ids = holders[w]
-            if len(ids) <= common:
+            if len(ids) <= crowded:
                 for j in ids:
                     if j != i:
                         shared[j] = shared.get(j, 0) + 1
