@@ -61,6 +61,13 @@ def test_locate_finds_a_handle_by_its_words(vault: Path) -> None:
     assert [(m["path"], m["line"]) for m in run.json()["matches"]] == [("AI/LEARNINGS.md", 10)]
 
 
+def test_verify_picks_a_bullet_by_its_handle_spelt_otherwise(vault: Path) -> None:
+    """Fixed: verify folded spacing only, so `pre commit cache` named no bullet."""
+    run = brain("verify", "pre commit cache", "--vault", str(vault), "--json")
+    assert run.code in (0, 1), run.err  # 1 would be a failed claim, not a missing handle
+    assert [b["handle"] for b in run.json()["bullets"]] == ["pre-commit cache"]
+
+
 @pytest.mark.parametrize("word", ["not", "and", 'say "hi"', "col:umn", "x*", "(", '"'])
 def test_fts_phrase_is_a_phrase_for_any_text(word: str) -> None:
     conn = sqlite3.connect(":memory:")

@@ -33,7 +33,7 @@ from typing import Any
 from brain import config, index, usage
 from brain.errors import BrainError
 from brain.render import plural
-from brain.vocab import STOPWORDS, words
+from brain.vocab import STOPWORDS, handle_key, words
 
 MIN_SQLITE = (3, 27, 0)  # FTS5's `remove_diacritics 2`
 TOP = 3  # hits of a frequent query that count as returned
@@ -205,7 +205,6 @@ class Kept:
 
 def keeping(vault: Path, conn: sqlite3.Connection, log: Path | None = None) -> Kept:
     from brain.commands import verify
-    from brain.vocab import handle_key
 
     rows = verify.bullets(conn)
     failed = []
@@ -798,7 +797,7 @@ def _pairs(bullets: list[_Bullet], found: Neighbours, bar: float, method: str) -
         a, b = bullets[i], bullets[j]
         if score < bar or a.path == b.path or (nearest[i] != j and nearest[j] != i):
             continue
-        if " ".join(words(a.handle)) == " ".join(words(b.handle)):
+        if handle_key(a.handle) == handle_key(b.handle):
             continue  # one handle twice is lint's business
         out.append(
             Duplicate(
