@@ -1,19 +1,22 @@
-"""The Typer app: parses arguments, calls a command module, renders its result."""
+"""The Typer app: parses arguments, calls a command module, hands its result to its presenter."""
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
+import inspect
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from typer.core import TyperGroup
 
-from brain import cli, render
+from brain import options, present
+from brain import run as runner
 from brain.errors import UsageError
-from brain.text import printable
+from brain.present import emit, setup, upkeep
+from brain.present import vault as present_vault
 
 app = typer.Typer(
     name="brain",
@@ -27,41 +30,58 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 
-VaultOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--vault",
-        help="The vault (a folder with AI/ in it). Default: $BRAIN_VAULT, else the recorded vault.",
-        show_default=False,
-    ),
-]
-JsonOpt = Annotated[bool, typer.Option("--json", help="Print one JSON object on stdout.")]
+
+def _parameter(spec: tuple[Any, ...], option: bool) -> inspect.Parameter:
+    """One Typer parameter from a brain.options declaration (an option or an argument)."""
+    if option:
+        flags, dest, kind, help_text = spec
+        info: Any = typer.Option(*flags, help=help_text, hidden=help_text is None)
+        default: object = False if kind is bool else None
+        hint: Any = bool if kind is bool else kind | None
+    else:
+        dest, arity, help_text = spec
+        info = typer.Argument(help=help_text, show_default=False)
+        hint = list[str] if arity == "+" else str | None if arity == "?" else list[str] | None
+        default = inspect.Parameter.empty if arity == "+" else None
+    return inspect.Parameter(
+        dest, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=Annotated[hint, info]
+    )
 
 
-@app.command("find")
-def find_command(
-    query: Annotated[list[str], typer.Argument(help="What to look for, in plain words.")],
-    vault: VaultOpt = None,
-    limit: Annotated[
-        int | None, typer.Option("--limit", "-n", help="At most this many hits (default 10).")
-    ] = None,
-    budget: Annotated[
-        int | None,
-        typer.Option("--budget", help="Byte cap on the output for this call (default 2400)."),
-    ] = None,
-    raw: Annotated[bool, typer.Option("--raw", help="Print each hit's line as written.")] = False,
-    terse: Annotated[
-        bool, typer.Option("--terse", help="One line per hit, as agents get, even at a terminal.")
-    ] = False,
-    as_json: JsonOpt = False,
-) -> None:
+def declared(name: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Register the decorated function as command `name`, its arguments and options (flags, help,
+    defaults) built from brain.options, the declaration brain.cli's fast path parses with too.
+    The function takes them as keyword arguments, named as declared."""
+    arguments, declared_options = options.COMMANDS[name]
+    params = [_parameter(a, False) for a in arguments]
+    params += [_parameter(o, True) for o in declared_options]
+
+    def register(body: Callable[..., None]) -> Callable[..., None]:
+        own = inspect.signature(body).parameters
+        names = [p.name for p in params]
+        if list(own) != names and [p.kind for p in own.values()] != [inspect.Parameter.VAR_KEYWORD]:
+            raise TypeError(f"{body.__name__} takes {list(own)}; brain.options declares {names}")
+        body.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
+        return app.command(name)(body)
+
+    return register
+
+
+# The options many commands share, from the same declaration as the fast path's.
+VaultOpt = Annotated[str | None, typer.Option(*options.VAULT[0], help=options.VAULT[3])]
+JsonOpt = Annotated[bool, typer.Option(*options.JSON[0], help=options.JSON[3])]
+ToOpt = Annotated[str | None, typer.Option(*options.TO[0], help=options.TO[3])]
+
+
+@declared("find")
+def find_command(**opts: Any) -> None:
     """Find the bullets and notes that answer QUERY. Exit 1 when nothing matches, as grep does."""
-    raise typer.Exit(cli.run_find(query, vault, limit, budget, raw, terse, as_json))
+    raise typer.Exit(runner.run_find(**opts))
 
 
 def _reindex(vault: str | None, full: bool, as_json: bool) -> None:
     with _progress("Embedding", enabled=not as_json) as progress:
-        code = cli.run_reindex(vault, full, as_json, progress)
+        code = runner.run_reindex(vault, full, as_json, progress)
     raise typer.Exit(code)
 
 
@@ -83,40 +103,21 @@ def _progress(label: str, *, enabled: bool) -> Iterator[Callable[[int, int], Non
         yield update
 
 
-FullOpt = Annotated[
-    bool,
-    typer.Option("--full", help="Rebuild from nothing into a new file, swapped in atomically."),
-]
-
-
-@app.command("reindex")
-def reindex_command(
-    vault: VaultOpt = None, full: FullOpt = False, as_json: JsonOpt = False
-) -> None:
+@declared("reindex")
+def reindex_command(vault: str | None, full: bool, as_json: bool) -> None:
     """Bring the index up to date with the vault (only changed files are read again)."""
     _reindex(vault, full, as_json)
 
 
-@app.command("sync")
-def sync_command(
-    action: Annotated[
-        str | None,
-        typer.Argument(help="status, connect, on or off (default: one pass).", show_default=False),
-    ] = None,
-    url: Annotated[
-        str | None, typer.Argument(help="With connect: the remote's URL.", show_default=False)
-    ] = None,
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-    background: Annotated[str | None, typer.Option("--background", hidden=True)] = None,
-) -> None:
+@declared("sync")
+def sync_command(**opts: Any) -> None:
     """Share the vault with your other machines over git: write down, receive, send.
 
     `status` says where sync stands, `connect URL` where the vault meets the other machines,
     `off` and `on` stop and restart it for this vault on this machine (also BRAIN_SYNC=off).
     Exit 1 when something is left waiting: not connected, offline, a refused line, a conflict.
     """
-    raise typer.Exit(cli.run_sync(action, url, vault, as_json, background))
+    raise typer.Exit(runner.run_sync(**opts))
 
 
 @app.command("lint")
@@ -148,27 +149,7 @@ def lint_command(
     from brain.config import resolve_vault
 
     result = lint(resolve_vault(vault), paths or None, staged=staged, strict=strict or None)
-    if as_json:
-        render.out(
-            render.dumps(
-                {
-                    "ok": result.ok,
-                    "strict": result.strict,
-                    "files": list(result.files),
-                    "bullets": result.bullets,
-                    "problems": [render.doc(p) for p in result.problems],
-                }
-            )
-        )
-    elif result.problems:
-        render.out("\n".join(str(p) for p in result.problems))
-        found = render.plural(len(result.problems), "problem")
-        sys.stderr.write(f"{found}; fix them and run `brain lint` again\n")
-    else:
-        bullets = render.plural(result.bullets, "bullet")
-        strictly = " (strict)" if result.strict else ""
-        render.out(f"{bullets} in {render.plural(len(result.files), 'file')}: all good{strictly}.")
-    raise typer.Exit(0 if result.ok else 1)
+    raise typer.Exit(emit(present_vault.lint(result, as_json=as_json)))
 
 
 @app.command("version")
@@ -176,12 +157,7 @@ def version_command(as_json: JsonOpt = False) -> None:
     """Print the release tag (or `dev` for a local build) and the commit it was built from."""
     from brain.commands.version import version
 
-    result = version()
-    if as_json:
-        render.out(render.dumps(render.doc(result)))
-    else:
-        commit = f" ({result.commit})" if result.commit else ""
-        render.out(f"brain {result.version}{commit}")
+    emit(setup.version(version(), as_json=as_json))
 
 
 def _version_option(value: bool) -> None:
@@ -239,62 +215,13 @@ def secrets_command(
             )
         raise typer.Exit(_secrets_history(resolve_vault(vault), as_json=as_json))
     result = scan(resolve_vault(vault), paths or None, staged=staged)
-    also = " (and gitleaks)" if result.gitleaks else ""
-    if as_json:
-        render.out(render.dumps(dataclasses.asdict(result)))
-    elif result.findings:
-        render.out(
-            "\n".join(
-                f"{printable(f.path)}:{f.line}: {f.rule} ({f.masked})" for f in result.findings
-            )
-        )
-    if not as_json:
-        for skipped in result.skipped:
-            sys.stderr.write(f"{skipped}\n")
-        unread = f"; {render.plural(len(result.skipped), 'file')} not read (above)"
-        unread = unread if result.skipped else ""
-        if result.findings:
-            found = render.plural(len(result.findings), "possible secret")
-            files = render.plural(len({f.path for f in result.findings}), "file")
-            sys.stderr.write(
-                f"{found} in {files}{also}; remove them and keep credentials in a password "
-                f"manager{unread}\n"
-            )
-        else:
-            scanned = render.plural(len(result.files), "file")
-            sys.stderr.write(f"no secrets in {scanned}{also}{unread}\n")
-    raise typer.Exit(0 if result.ok else 1)
+    raise typer.Exit(emit(present_vault.secrets(result, as_json=as_json)))
 
 
 def _secrets_history(vault: Path, *, as_json: bool) -> int:
     from brain.commands.secrets import history
 
-    result = history(vault)
-    if as_json:
-        render.out(render.dumps(dataclasses.asdict(result)))
-        return 0 if result.ok else 1
-    if result.findings:
-        render.out(
-            "\n".join(
-                f"{f.commit} {f.date} {printable(f.path)}:{f.line}: {f.rule} ({f.masked})"
-                for f in result.findings
-            )
-        )
-    for skipped in result.skipped:
-        sys.stderr.write(f"{skipped}\n")
-    read = (
-        f"{render.plural(result.commits, 'commit')}, "
-        f"{render.plural(result.blobs, 'distinct file version')} read"
-    )
-    if result.findings:
-        found = render.plural(len(result.findings), "possible secret")
-        sys.stderr.write(
-            f"{found} in the history ({read}); each stays in every clone even once deleted: "
-            "revoke it, then rewrite the history (git filter-repo) if the vault is shared\n"
-        )
-    else:
-        sys.stderr.write(f"no secrets in the history ({read})\n")
-    return 0 if result.ok else 1
+    return emit(present_vault.secrets_history(history(vault), as_json=as_json))
 
 
 @app.command("install")
@@ -335,72 +262,7 @@ def install_command(
         )
         if not init:
             raise BrainError("nothing was installed", "pick another folder, or pass --init")
-    result = install(choice, init=init)
-    if as_json:
-        render.out(render.dumps(dataclasses.asdict(result)))
-    else:
-        render.out("\n".join(_install_lines(result)))
-    failed = [h for h in (result.claude, *result.agents) if h.failed]
-    for h in failed:  # everything else is in place; these hooks are not, and that must show
-        sys.stderr.write(f"brain: {h.message}\n")
-    if failed:
-        raise typer.Exit(1)
-
-
-def _install_lines(r: Any) -> list[str]:
-    if r.created:
-        how = "created: a new git repository with the starter AI/"
-    elif r.git_init:
-        how = "git init" + (", starter AI/ added" if r.starter else "")
-    else:
-        how = "starter AI/ added" if r.starter else "used as it is"
-    if r.commit:
-        how += f", committed as {r.commit}"
-    lines = [f"Vault: {r.vault} ({how})"]
-    if r.moved_from:
-        lines.append(f"Moved from {r.moved_from}; its previous git hooks are back in place")
-    lines.append(f"Recorded in {r.recorded}")
-    link = r.path_link
-    lines.append(
-        {
-            "created": f"PATH: linked {link.path} -> {link.target}",
-            "updated": f"PATH: {link.path} now points at {link.target}",
-            "kept": f"PATH: {link.path} -> {link.target} (already there)",
-            "on-path": f"PATH: {link.message}",
-            "exists": f"PATH: {link.path} exists",
-            "failed": "PATH: no link made",
-        }.get(link.action, f"PATH: {link.action}")
-    )
-    if link.message and link.action != "on-path":
-        lines.append(f"  note: {link.message}")
-    gh = r.git_hooks
-    lines.append(f"Git hooks: core.hooksPath = {gh.dir} ({', '.join(gh.hooks)})")
-    before = f"another tool's {gh.previous}" if gh.previous else gh.chains
-    lines.append(f"  hooks in {before} and the global core.hooksPath still run first")
-    ix = r.index
-    bullets, files = render.plural(ix.bullets, "bullet"), render.plural(ix.files, "file")
-    lines.append(f"Index: {bullets} from {files} in {ix.ms:.0f} ms")
-    lines += [_agent_line(h) for h in (r.claude, *r.agents)]
-    if r.sync:
-        lines.append(f"Sync: {r.sync}")
-    lines.append(r.next)
-    return lines
-
-
-def _agent_line(h: Any) -> str:
-    """One line for what happened to brain's hooks in one agent's config."""
-    from brain.agent_hooks import AGENTS
-
-    label = AGENTS[h.agent].label
-    hooks = f" ({', '.join(h.hooks)})" if h.hooks else ""
-    done = {
-        "added": f"brain's hooks added to {h.settings}{hooks}",
-        "updated": f"brain's hooks updated in {h.settings}{hooks}",
-        "present": f"brain's hooks already in {h.settings}",
-        "removed": f"removed brain's hooks from {h.settings}{hooks}",
-        "absent": f"no brain hooks in {h.settings}",
-    }
-    return f"{label}: {done.get(h.action, f'not changed ({h.action}; see below)')}"
+    raise typer.Exit(emit(setup.install(install(choice, init=init), as_json=as_json)))
 
 
 @app.command("uninstall")
@@ -413,58 +275,7 @@ def uninstall_command(as_json: JsonOpt = False) -> None:
     """
     from brain.commands.install import uninstall
 
-    r = uninstall()
-    if as_json:
-        render.out(render.dumps(dataclasses.asdict(r)))
-    else:
-        render.out("\n".join(_uninstall_lines(r)))
-    failed = [h for h in (r.claude, *r.agents) if h.failed]
-    for h in failed:
-        sys.stderr.write(f"brain: {h.message}\n")
-    if failed:
-        raise typer.Exit(1)
-
-
-def _uninstall_lines(r: Any) -> list[str]:
-    lines = []
-    for gh in r.git_hooks:
-        if gh.action == "removed":
-            back = (
-                f"core.hooksPath is {gh.previous} again" if gh.previous else "core.hooksPath unset"
-            )
-            lines.append(f"Git hooks: {gh.vault}: {back}; deleted {len(gh.hooks)} from {gh.dir}")
-        elif gh.message:
-            lines.append(f"Git hooks: {gh.vault}: {gh.message}")
-    if not any(gh.action == "removed" for gh in r.git_hooks):
-        lines.append("Git hooks: none of brain's were installed")
-    lines += [_agent_line(h) for h in (r.claude, *r.agents)]
-    link = r.path_link
-    if link.action == "removed":
-        lines.append(f"PATH: removed {link.path}")
-    elif link.message:
-        lines.append(f"PATH: {link.message}")
-    if r.recorded:
-        lines.append(f"Forgot the vault {r.vault} (the record in {r.recorded})")
-    if r.indexes:
-        lines.append(
-            f"Deleted {render.plural(len(r.indexes), 'index file')} and their cached packs "
-            "(brain reindex rebuilds them)"
-        )
-    if r.workers:
-        pids = ", ".join(str(p) for p in r.workers)
-        lines.append(
-            f"Stopped the background {render.plural(len(r.workers), 'worker')} (pid {pids})"
-        )
-    if r.vault:
-        lines.append(f"The vault {r.vault} and its history are untouched")
-    if r.left:
-        import shlex
-
-        lines.append(
-            f"Left in place: {', '.join(r.left)} (your lookup log, recall's transcripts.db and "
-            f"settings); to remove them too: rm -r {' '.join(shlex.quote(p) for p in r.left)}"
-        )
-    return lines
+    raise typer.Exit(emit(setup.uninstall(uninstall(), as_json=as_json)))
 
 
 @app.command("hooks")
@@ -493,66 +304,19 @@ def hooks_command(
     if action not in ("on", "off", "status"):
         raise UsageError(f"{action!r} is not on, off or status", "brain hooks on")
     if action == "status":
-        state = cmd.status(harness)
-        if as_json:
-            render.out(render.dumps(dataclasses.asdict(state)))
-        else:
-            render.out("\n".join(_status_lines(state)))
-        return
-    result = cmd.switch(action == "on", harness)
-    if as_json:
-        render.out(render.dumps(dataclasses.asdict(result)))
-    else:
-        render.out("\n".join(_agent_line(h) for h in result.harnesses))
-    failed = [h for h in result.harnesses if h.failed]
-    for h in failed:
-        sys.stderr.write(f"brain: {h.message}\n")
-    if failed:
-        raise typer.Exit(1)
+        raise typer.Exit(emit(setup.hooks_status(cmd.status(harness), as_json=as_json)))
+    raise typer.Exit(emit(setup.hooks(cmd.switch(action == "on", harness), as_json=as_json)))
 
 
-def _status_lines(state: Any) -> list[str]:
-    if not state.harnesses:
-        return ["No agent program found (Claude Code, Codex CLI, Gemini CLI, Copilot CLI)"]
-    lines = []
-    for s in state.harnesses:
-        where = "" if s.found else " (not found on this machine)"
-        if s.problem:
-            lines.append(f"{s.label}{where}: {s.problem}")
-        else:
-            on = ", ".join(f"{role} {getattr(s, role)}" for role in ("pack", "prime", "settle"))
-            lines.append(f"{s.label}{where}: {on} in {s.settings}")
-        if s.note:
-            lines.append(f"  note: {s.note}")
-    return lines
-
-
-@app.command("pack")
-def pack_command(
-    project: Annotated[
-        str | None,
-        typer.Argument(
-            help="The project (default: the git repository you are in, by its folder name).",
-            show_default=False,
-        ),
-    ] = None,
-    vault: VaultOpt = None,
-    budget: Annotated[
-        int | None,
-        typer.Option("--budget", help="Token cap on the pack (bytes / 4; default 1500)."),
-    ] = None,
-    fresh: Annotated[
-        bool, typer.Option("--fresh", help="Rebuild the pack instead of serving the cached one.")
-    ] = False,
-    as_json: JsonOpt = False,
-) -> None:
+@declared("pack")
+def pack_command(**opts: Any) -> None:
     """Print the briefing an agent opens a project with, within --budget tokens.
 
     The project's bullets, the working rules, the newest handoff and the state folder; Claude
     Code's SessionStart hook runs it. With no PROJECT it packs the repository you are in; a
     repository the vault knows nothing about prints nothing and exits 0.
     """
-    raise typer.Exit(cli.run_pack(project, vault, budget, fresh, as_json))
+    raise typer.Exit(runner.run_pack(**opts))
 
 
 @app.command("settle")
@@ -564,56 +328,83 @@ def settle_command() -> None:
     ...}` naming the files and the corrections the user made. Otherwise it prints nothing. It
     always exits 0.
     """
-    raise typer.Exit(cli.run_settle())
+    raise typer.Exit(runner.run_settle())
 
 
-@app.command("prime")
-def prime_command(
-    prompt: Annotated[
-        list[str] | None,
-        typer.Argument(
-            help="The prompt (default: Claude Code's hook JSON on stdin).", show_default=False
-        ),
-    ] = None,
-    vault: VaultOpt = None,
-    budget: Annotated[
-        int | None,
-        typer.Option(
-            "--budget", help="Token cap (bytes / 4; default 1200, or BRAIN_PRIME_BUDGET)."
-        ),
-    ] = None,
-    as_json: JsonOpt = False,
-) -> None:
+@declared("prime")
+def prime_command(**opts: Any) -> None:
     """Print what the vault holds on a prompt, for the agent about to answer it.
 
     Claude Code's UserPromptSubmit hook runs it with the hook's JSON on stdin. Only what stands
     out is served, each unit once per session, within the budget and the deadline
     (BRAIN_PRIME_DEADLINE, default 1 s); it always exits 0 and prints nothing rather than late.
     """
-    raise typer.Exit(cli.run_prime(prompt or (), vault, budget, as_json))
+    raise typer.Exit(runner.run_prime(**opts))
 
 
-@app.command("recall")
-def recall_command(
-    query: Annotated[
-        list[str] | None, typer.Argument(help="What was said, in plain words.", show_default=False)
-    ] = None,
-    full: Annotated[
-        str | None, typer.Option("--full", help="Print one turn in full, by its id.")
-    ] = None,
-    sync: Annotated[
-        bool, typer.Option("--sync", help="Read every enabled transcript again from the start.")
-    ] = False,
-    sources: Annotated[
-        bool, typer.Option("--sources", help="List the adapters and which are enabled.")
-    ] = False,
-    enable: Annotated[
-        str | None, typer.Option("--enable", help="Opt in to an agent's transcripts (once).")
-    ] = None,
-    disable: Annotated[
-        str | None,
-        typer.Option("--disable", help="Opt out of an agent; its turns are deleted from recall."),
-    ] = None,
+# The modes `brain recall` took as options before they were subcommands: old spelling -> takes a
+# value. `brain recall --full ID` still works, as `brain recall full ID`.
+_RECALL_MODES = {
+    "--full": True,
+    "--sync": False,
+    "--sources": False,
+    "--enable": True,
+    "--disable": True,
+}
+
+
+class _RecallGroup(TyperGroup):
+    """`brain recall QUERY` is `brain recall search QUERY`; a mode in its old spelling (`--sync`,
+    `--full ID`, ...) is the subcommand of the same word."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, self.rewrite(args))
+
+    def rewrite(self, args: list[str]) -> list[str]:
+        if not args or args[0] in self.commands:
+            return args
+        head = args[: args.index("--")] if "--" in args else args
+        for at, arg in enumerate(head):
+            name, eq, value = arg.partition("=")
+            if name in _RECALL_MODES:
+                after = 1 if _RECALL_MODES[name] and not eq else 0  # its value, the next arg
+                word = [name[2:], *([value] if eq else args[at + 1 : at + 1 + after])]
+                return [*word, *args[:at], *args[at + 1 + after :]]
+        if any(a in ("-h", "--help") for a in head) and not any(
+            not a.startswith("-") for a in head
+        ):
+            return args  # `brain recall --help`: the group's help, listing the subcommands
+        return ["search", *args]
+
+
+recall_app = typer.Typer(
+    name="recall",
+    cls=_RecallGroup,
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(recall_app)
+
+
+@recall_app.callback()
+def recall_command() -> None:
+    """Search what was said in your agents' transcripts (opt in per agent with `enable`).
+
+    `brain recall QUERY` searches (as `brain recall search QUERY`). Transcripts stay in
+    transcripts.db in the state dir, never in the vault. The old spellings (`--full ID`,
+    `--sync`, `--sources`, `--enable NAME`, `--disable NAME`) still work.
+    """
+
+
+def _recall(**kwargs: Any) -> None:
+    from brain.recall.cli import run_recall
+
+    raise typer.Exit(run_recall(**{"query": [], "progress": _progress, **kwargs}))
+
+
+@recall_app.command("search")
+def recall_search_command(
+    query: Annotated[list[str], typer.Argument(help="What was said, in plain words.")],
     all_sessions: Annotated[
         bool, typer.Option("--all", help="Include the current session (excluded by default).")
     ] = False,
@@ -629,30 +420,54 @@ def recall_command(
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Search what was said in your agents' transcripts (opt in per agent with --enable).
-
-    Transcripts stay in transcripts.db in the state dir, never in the vault. Exit 1 when nothing
-    matches.
-    """
-    from brain.recall.cli import run_recall
-
-    raise typer.Exit(
-        run_recall(
-            query or [],
-            full=full,
-            sync=sync,
-            sources=sources,
-            enable=enable,
-            disable=disable,
-            all_sessions=all_sessions,
-            limit=limit,
-            since=since or "",
-            agent=agent or "",
-            cwd=cwd or "",
-            as_json=as_json,
-            progress=_progress,
-        )
+    """Ranked snippets of the turns that match QUERY, one line per hit. Exit 1 when none does."""
+    _recall(
+        query=query,
+        all_sessions=all_sessions,
+        limit=limit,
+        since=since or "",
+        agent=agent or "",
+        cwd=cwd or "",
+        as_json=as_json,
     )
+
+
+AgentArg = Annotated[str, typer.Argument(help="claude, codex or gemini.", show_default=False)]
+
+
+@recall_app.command("full")
+def recall_full_command(
+    turn: Annotated[
+        str, typer.Argument(help="The turn's id as listed, or any unique start of it.")
+    ],
+    as_json: JsonOpt = False,
+) -> None:
+    """Print one turn in full, by its id."""
+    _recall(full=turn, as_json=as_json)
+
+
+@recall_app.command("sync")
+def recall_sync_command(as_json: JsonOpt = False) -> None:
+    """Read every enabled transcript again from the start (normally automatic and incremental)."""
+    _recall(sync=True, as_json=as_json)
+
+
+@recall_app.command("sources")
+def recall_sources_command(as_json: JsonOpt = False) -> None:
+    """List the adapters, where they read, and which are enabled."""
+    _recall(sources=True, as_json=as_json)
+
+
+@recall_app.command("enable")
+def recall_enable_command(agent: AgentArg, as_json: JsonOpt = False) -> None:
+    """Opt in to an agent's transcripts (once)."""
+    _recall(enable=agent, as_json=as_json)
+
+
+@recall_app.command("disable")
+def recall_disable_command(agent: AgentArg, as_json: JsonOpt = False) -> None:
+    """Opt out of an agent; its turns are deleted from recall."""
+    _recall(disable=agent, as_json=as_json)
 
 
 @app.command("update")
@@ -673,26 +488,7 @@ def update_command(
     from brain.commands.update import rollback as do_rollback
     from brain.commands.update import update
 
-    result = do_rollback() if rollback else update(check_only=check)
-    if as_json:
-        render.out(render.dumps(render.doc(result)))
-        return
-    if result.action == "current":
-        render.out(f"brain {result.current} is the newest release; nothing to do.")
-        return
-    if result.action == "available":
-        render.out(f"brain {result.current} is available (this is {result.previous}).")
-        return
-    verb = "Updated" if result.action == "updated" else "Rolled back"
-    lines = [f"{verb}: brain {result.previous} -> {result.current}"]
-    if result.check:
-        lines.append(result.check)
-    render.out("\n".join(lines))
-    if not result.check_ok:
-        sys.stderr.write(
-            f"the check of brain {result.current} reported a problem; "
-            f"`brain update --rollback` puts {result.previous} back\n"
-        )
+    emit(setup.update(do_rollback() if rollback else update(check_only=check), as_json=as_json))
 
 
 SinceOpt = Annotated[
@@ -714,26 +510,20 @@ def ledger_command(
 
     Saved: against reading the core files whole for every lookup.
     """
-    from brain.commands.ledger import ledger, text
+    from brain.commands.ledger import ledger
     from brain.config import resolve_vault
 
     result = ledger(resolve_vault(vault), since=since or "", caller=caller or "")
-    if as_json:
-        render.out(render.dumps(dataclasses.asdict(result)))
-    elif sys.stdout.isatty():
-        render.print_rich(text(result, chart=True))
-    else:
-        render.out(text(result, chart=False))
+    emit(upkeep.ledger(result, as_json=as_json, chart=sys.stdout.isatty()))
 
 
 @app.command("log")
 def log_command(vault: VaultOpt = None, since: SinceOpt = None, as_json: JsonOpt = False) -> None:
     """List the finds that returned nothing and still do: the backlog for bullets and synonyms."""
-    from brain.commands.log import log, text
+    from brain.commands.log import log
     from brain.config import resolve_vault
 
-    result = log(resolve_vault(vault), since=since or "")
-    render.out(render.dumps(dataclasses.asdict(result)) if as_json else text(result))
+    emit(upkeep.log(log(resolve_vault(vault), since=since or ""), as_json=as_json))
 
 
 @app.command("doctor")
@@ -743,11 +533,9 @@ def doctor_command(vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
     Exit 1 when one is broken. Also lists bullets to promote, older notes to update and
     near-duplicate bullets.
     """
-    from brain.commands.doctor import doctor, text
+    from brain.commands.doctor import doctor
 
-    result = doctor(vault)
-    render.out(render.dumps(dataclasses.asdict(result)) if as_json else text(result))
-    raise typer.Exit(0 if result.ok else 1)
+    raise typer.Exit(emit(upkeep.doctor(doctor(vault), as_json=as_json)))
 
 
 ApplyOpt = Annotated[bool, typer.Option("--apply", help="Write the changes (a line edit each).")]
@@ -772,14 +560,15 @@ def verify_command(
     Each claim passed, failed, or cannot check (a path on another machine, a repository not
     here). Exit 1 when a claim failed.
     """
-    from brain.commands.verify import text, verify
+    from brain.commands.verify import verify
     from brain.config import resolve_vault
 
     result = verify(
-        resolve_vault(vault), [cli.argv_text(h, "the handle") for h in handles or []], apply=apply
+        resolve_vault(vault),
+        [runner.argv_text(h, "the handle") for h in handles or []],
+        apply=apply,
     )
-    render.out(render.dumps(dataclasses.asdict(result)) if as_json else text(result))
-    raise typer.Exit(1 if result.failed else 0)
+    raise typer.Exit(emit(upkeep.verify(result, as_json=as_json)))
 
 
 @app.command("learn")
@@ -790,25 +579,14 @@ def learn_command(
 
     Also lists the aliases no logged query used. `--apply` writes the proposed aliases.
     """
-    from brain.commands.learn import learn, text
+    from brain.commands.learn import learn
     from brain.config import resolve_vault
 
-    result = learn(resolve_vault(vault), apply=apply)
-    render.out(render.dumps(dataclasses.asdict(result)) if as_json else text(result))
+    emit(upkeep.learn(learn(resolve_vault(vault), apply=apply), as_json=as_json))
 
 
-@app.command("tend")
-def tend_command(
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Say what it would apply and propose; write nothing.")
-    ] = False,
-    daily: Annotated[
-        bool,
-        typer.Option("--daily", help="The hooks' quiet sweep: once a day, bounded, exit 0."),
-    ] = False,
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
+@declared("tend")
+def tend_command(dry_run: bool, daily: bool, vault: str | None, as_json: bool) -> None:
     """Sweep the vault: apply free fixes (aliases), queue the rest in the inbox for a person.
 
     Hygiene items (mark a note superseded, drop a bullet whose claims failed, merge bullets that
@@ -818,10 +596,10 @@ def tend_command(
     from brain.config import resolve_vault
 
     if daily and not dry_run and not as_json:
-        raise typer.Exit(cli.run_daily(vault))
+        raise typer.Exit(runner.run_daily(vault))
     budget = tend.DAILY_SECONDS if daily else None
     result = tend.tend(resolve_vault(vault), dry_run=dry_run, daily=daily, budget=budget)
-    render.out(render.dumps(dataclasses.asdict(result)) if as_json else tend.text(result))
+    emit(upkeep.tend(result, as_json=as_json))
 
 
 @app.command("review")
@@ -838,11 +616,10 @@ def review_command(
     `after`: a proposal answers at once, marked unreviewed in every output, until approved or
     dropped. Stored in the vault's AI/config.yaml (committed) so every machine agrees.
     """
-    from brain.commands.review import review, text
+    from brain.commands.review import review
     from brain.config import resolve_vault
 
-    result = review(resolve_vault(vault), mode)
-    render.out(render.dumps(dataclasses.asdict(result)) if as_json else text(result))
+    emit(upkeep.review(review(resolve_vault(vault), mode), as_json=as_json))
 
 
 @app.command("desk")
@@ -870,14 +647,14 @@ def desk_command(
 
     sock = server.bind(port)
     desk = server.Desk(path, sock.getsockname()[1])
-    render.out(f"brain desk for {path}: {desk.url}")
-    render.out("Ctrl-C stops it; it stops by itself after an idle hour.")
+    present.out(f"brain desk for {path}: {desk.url}")
+    present.out("Ctrl-C stops it; it stops by itself after an idle hour.")
     if not no_open and sys.stdout.isatty():
         import webbrowser
 
         webbrowser.open(desk.url)
     why = server.serve(desk, sock, idle=idle)
-    render.out(f"brain desk stopped ({why}).")
+    present.out(f"brain desk stopped ({why}).")
 
 
 @app.command("locate")
@@ -887,11 +664,11 @@ def locate_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Print where a bullet lives (path:line) and its line as written; exit 1 when none matches."""
-    from brain.commands.locate import locate, text
+    from brain.commands.locate import locate
     from brain.config import resolve_vault
 
-    result = locate(resolve_vault(vault), cli.argv_text(" ".join(handle), "the handle"))
-    render.out(render.dumps(dataclasses.asdict(result)) if as_json else text(result))
+    result = locate(resolve_vault(vault), runner.argv_text(" ".join(handle), "the handle"))
+    emit(present_vault.locate(result, as_json=as_json))
 
 
 @app.command("mcp")
@@ -909,41 +686,8 @@ def mcp_command(vault: VaultOpt = None) -> None:
     serve(vault)
 
 
-ToOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--to",
-        help="The core file it belongs in: MEMORY (default), LEARNINGS or TUNINGS.",
-        show_default=False,
-    ),
-]
-
-
-def _propose_line(r: Any) -> str:
-    to = f" (for {r.to})" if r.to else ""
-    if r.action == "proposed":
-        head = f"Proposed as #{r.number}{to}: {r.bullet}"
-    elif r.action == "queued":
-        head = f"Already in the inbox: {r.bullet}"
-    elif r.action == "known":
-        head = f"Already in the vault: {r.bullet}"
-    else:
-        head = f"Refused ({r.problem}): {r.bullet}"
-    if r.updates and r.action == "proposed":
-        head += f"\n  updates {r.updates}: {r.current}"
-    return head
-
-
-@app.command("propose")
-def propose_command(
-    line: Annotated[
-        list[str],
-        typer.Argument(help="The bullet: `handle — fact`; source and date are added if missing."),
-    ],
-    to: ToOpt = None,
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
+@declared("propose")
+def propose_command(line: list[str], to: str | None, vault: str | None, as_json: bool) -> None:
     """Queue a bullet in AI/INBOX.md for a person to approve (`brain inbox`).
 
     The caller becomes the source and today the date when they are missing; a line that is not a
@@ -953,89 +697,139 @@ def propose_command(
     from brain.config import resolve_vault
 
     result = propose(resolve_vault(vault), " ".join(line), to=to)
-    if as_json:
-        render.out(render.dumps(render.doc(result)))
-    else:
-        render.out(_propose_line(result))
+    emit(present_vault.propose(result, as_json=as_json))
 
 
-@app.command("inbox")
-def inbox_command(
-    action: Annotated[
-        str | None,
-        typer.Argument(help="approve or drop (default: list the queue).", show_default=False),
-    ] = None,
-    number: Annotated[
-        int | None, typer.Argument(help="The proposal's number in the list.", show_default=False)
-    ] = None,
-    to: ToOpt = None,
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
-    """List the proposals waiting in AI/INBOX.md; `approve N` or `drop N` one of them.
+inbox_app = typer.Typer(
+    name="inbox",
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(inbox_app)
+
+NumbersArg = Annotated[
+    list[str],
+    typer.Argument(
+        help="Proposals by their number in `brain inbox`: N, a range N-M, or all.",
+        metavar="N...",
+        show_default=False,
+    ),
+]
+
+
+@inbox_app.callback()
+def inbox_command(ctx: typer.Context, vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
+    """List the proposals waiting in AI/INBOX.md; `approve` or `drop` them by number.
 
     Approving moves a proposal into a core file (one for an existing handle replaces that bullet
     in place); dropping discards it. Approving reindexes but commits nothing: review and commit
     the vault yourself.
     """
+    if ctx.invoked_subcommand is not None:
+        return
     from brain.commands import inbox as inboxmod
     from brain.config import resolve_vault
 
-    if action is None:
-        if number is not None or to is not None:
-            raise UsageError("nothing to do with a number alone", "brain inbox approve N")
-        listing = inboxmod.inbox(resolve_vault(vault))
-        if as_json:
-            doc = render.doc(listing)
-            doc["proposals"] = [render.doc(p) for p in listing.proposals]
-            render.out(render.dumps(doc))
-            return
-        if listing.recovered:
-            sys.stderr.write(f"finished an interrupted approval: {listing.recovered}\n")
-        if not listing.proposals:
-            render.out("The inbox is empty.")
-            return
-        lines = []
-        for p in listing.proposals:
-            to_note = f"  (for {p.to})" if p.to else ""
-            lines.append(f"{p.number:>3}. {p.text}{to_note}")
-            if p.problem:
-                lines.append(f"     not a valid bullet: {p.problem}")
-            elif p.updates:
-                lines.append(f"     updates {p.updates}: {p.current}")
-        n = len(listing.proposals)
-        lines.append(
-            f"{render.plural(n, 'proposal')} in {listing.path}: `brain inbox approve N "
-            "[--to MEMORY|LEARNINGS|TUNINGS]` or `brain inbox drop N`"
-        )
-        render.out("\n".join(lines))
-        return
-    if action not in ("approve", "drop"):
-        raise UsageError(f"unknown inbox action {action!r}", "use `approve N` or `drop N`")
-    if number is None:
-        raise UsageError(f"which proposal? brain inbox {action} N", "run `brain inbox` to list")
-    path = resolve_vault(vault)
-    if action == "drop":
-        if to is not None:
-            raise UsageError("--to goes with approve, not drop", f"brain inbox drop {number}")
-        dropped = inboxmod.drop(path, number)
-        if as_json:
-            render.out(render.dumps(render.doc(dropped)))
-        else:
-            render.out(f"Dropped #{number}: {dropped.bullet} ({dropped.remaining} left)")
-        return
-    approved = inboxmod.approve(path, number, to)
+    listing = inboxmod.inbox(resolve_vault(vault))
     if as_json:
-        render.out(render.dumps(render.doc(approved)))
+        present.out(present.json_text(listing))
         return
-    verb = "Replaced" if approved.replaced else "Approved"
-    lines = [f"{verb} #{number} in {approved.path}:{approved.line}: {approved.bullet}"]
-    if approved.replaced:
-        lines.append(f"  was: {approved.replaced}")
+    if listing.recovered:
+        sys.stderr.write(f"finished an interrupted approval: {listing.recovered}\n")
+    if not listing.proposals:
+        present.out("The inbox is empty.")
+        return
+    lines = []
+    for p in listing.proposals:
+        to_note = f"  (for {p.to})" if p.to else ""
+        lines.append(f"{p.number:>3}. {p.text}{to_note}")
+        if p.problem:
+            lines.append(f"     not a valid bullet: {p.problem}")
+        elif p.updates:
+            lines.append(f"     updates {p.updates}: {p.current}")
+    n = len(listing.proposals)
     lines.append(
-        f"Index updated; {approved.remaining} left in the inbox. Not committed: {approved.commit}."
+        f"{present.plural(n, 'proposal')} in {listing.path}: `brain inbox approve N "
+        "[--to MEMORY|LEARNINGS|TUNINGS]` or `brain inbox drop N`"
     )
-    render.out("\n".join(lines))
+    present.out("\n".join(lines))
+
+
+def _inbox_context(ctx: typer.Context, vault: str | None, as_json: bool) -> tuple[Path, bool]:
+    """The vault and --json of `brain inbox approve|drop`, given after the subcommand or before
+    it (`brain inbox --vault V drop 2`)."""
+    from brain.config import resolve_vault
+
+    given = ctx.parent.params if ctx.parent else {}
+    return resolve_vault(vault or given.get("vault")), as_json or bool(given.get("as_json"))
+
+
+def _one_number(words: list[str]) -> bool:
+    """`approve 3`, answered as before; several, a range or all get a list."""
+    return len(words) == 1 and words[0].isdecimal()
+
+
+@inbox_app.command("approve")
+def inbox_approve_command(
+    ctx: typer.Context,
+    numbers: NumbersArg,
+    to: ToOpt = None,
+    vault: VaultOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Move proposals into a core file, in the order listed; commit the vault yourself.
+
+    Every proposal named is checked first: a wrong number or one that cannot be approved changes
+    nothing. Numbers are those `brain inbox` lists before the command (`approve 1-3`, `approve
+    all`).
+    """
+    from brain.commands import inbox as inboxmod
+
+    path, as_json = _inbox_context(ctx, vault, as_json)
+    results = inboxmod.approve_many(path, numbers, to)
+    if as_json:
+        docs = [present.data(r) for r in results]
+        present.out(present.dumps(docs[0] if _one_number(numbers) else {"approved": docs}))
+        return
+    lines = []
+    for approved in results:
+        verb = "Replaced" if approved.replaced else "Approved"
+        lines.append(
+            f"{verb} #{approved.number} in {approved.path}:{approved.line}: {approved.bullet}"
+        )
+        if approved.replaced:
+            lines.append(f"  was: {approved.replaced}")
+    commit = "; ".join(dict.fromkeys(r.commit for r in results))
+    lines.append(
+        f"Index updated; {results[-1].remaining} left in the inbox. Not committed: {commit}."
+    )
+    present.out("\n".join(lines))
+
+
+@inbox_app.command("drop")
+def inbox_drop_command(
+    ctx: typer.Context,
+    numbers: NumbersArg,
+    vault: VaultOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Discard proposals: all of those named at once, or none when a number is wrong.
+
+    Numbers are those `brain inbox` lists before the command (`drop 1 2`, `drop 3-5`, `drop all`).
+    """
+    from brain.commands import inbox as inboxmod
+
+    path, as_json = _inbox_context(ctx, vault, as_json)
+    results = inboxmod.drop_many(path, numbers)
+    if as_json:
+        docs = [present.data(r) for r in results]
+        present.out(present.dumps(docs[0] if _one_number(numbers) else {"dropped": docs}))
+    elif _one_number(numbers):
+        (dropped,) = results
+        present.out(f"Dropped #{dropped.number}: {dropped.bullet} ({dropped.remaining} left)")
+    else:
+        lines = [f"Dropped #{r.number}: {r.bullet}" for r in results]
+        present.out("\n".join([*lines, f"{results[-1].remaining} left in the inbox."]))
 
 
 @app.command("export")
@@ -1076,25 +870,7 @@ def export_command(
     result = export(
         resolve_vault(vault), Path.cwd(), agents, project=project, budget=budget, check=check
     )
-    if as_json:
-        doc = render.doc(result)
-        doc["targets"] = [render.doc(t) for t in result.targets]
-        render.out(render.dumps(doc))
-    else:
-        checked = [t for t in result.targets if t.action != "absent"]
-        lines = [f"{t.path}: {t.action}" for t in checked]
-        if check:
-            stale = sum(1 for t in checked if t.action != "current")
-            if stale:
-                again = f"brain export {' '.join(agents)}"
-                lines.append(f"{render.plural(stale, 'file')} out of date; run `{again}`")
-            elif checked:
-                every = "" if len(checked) == 1 else "all "
-                lines.append(f"{every}{render.plural(len(checked), 'file')} up to date")
-            else:
-                lines.append("nothing exported here yet; `brain export AGENT` writes one")
-        render.out("\n".join(lines))
-    raise typer.Exit(0 if result.ok else 1)
+    raise typer.Exit(emit(present_vault.export(result, agents, check=check, as_json=as_json)))
 
 
 @app.command("import")
@@ -1128,27 +904,7 @@ def import_command(
         if memory_dir:
             raise UsageError("--dir goes with `brain import claude`", f"brain import {source}")
         result = import_file(path, Path(source), to=to)
-    if as_json:
-        doc = render.doc(result)
-        doc["items"] = [render.doc(i) for i in result.items]
-        render.out(render.dumps(doc))
-        return
-    from brain.commands.inbox import FULL
-
-    lines = [_propose_line(i) for i in result.items if i.problem != FULL]
-    full = sum(1 for i in result.items if i.problem == FULL)
-    if full:  # one line, not thousands: they all wait for the same thing
-        lines.append(f"{render.plural(full, 'more item')} not proposed: {FULL}")
-    if result.stripped:
-        lines.append(
-            f"{render.plural(result.stripped, 'control character')} (terminal escapes, NUL) "
-            f"left out of what {result.origin} holds"
-        )
-    lines.append(
-        f"{render.plural(result.proposed, 'proposal')} added to the inbox from {result.origin} "
-        f"({result.found} found); review them with `brain inbox`"
-    )
-    render.out("\n".join(lines))
+    emit(present_vault.import_(result, as_json=as_json))
 
 
 def run(args: list[str]) -> int:
@@ -1159,7 +915,7 @@ def run(args: list[str]) -> int:
     try:
         code = command.main(args, prog_name="brain", standalone_mode=False)
     except click_exc.NoArgsIsHelpError as exc:
-        render.out(exc.ctx.get_help() if exc.ctx else "")
+        present.out(exc.ctx.get_help() if exc.ctx else "")
         return 0
     except click_exc.UsageError as exc:
         raise UsageError(exc.format_message(), "see `brain --help`") from None

@@ -1,31 +1,32 @@
 """`brain mcp`: brain over the Model Context Protocol on stdio, for agents without a shell.
 
-Each tool runs the very command line an agent would type (`brain find ...`) through `brain.cli.main`
-in this process, with stdout captured: the tool's text is what the command prints, so tools and
-commands cannot drift. Read-only tools run a second time with `--json` (not logged again) for the
-structured content; `propose`, which writes, runs once with `--json` and returns that object as
-both. Lookups are logged with the caller `mcp:<client name>`, the name the client gave in
-`initialize` (clientInfo.name).
+Each tool calls the command and then its presenter (brain.present), as `brain find ...` does for
+an agent: the tool's text is the agent format the CLI prints, the structured content the object
+`--json` prints, both from the one result, so tools and commands cannot drift. Lookups are logged
+once, with the caller `mcp:<client name>`, the name the client gave in `initialize`
+(clientInfo.name), and the server's session.
 
 Nothing reaches stdout outside the protocol: the SDK serves the wire from a private copy of fd 1
-and points fd 1 at stderr, and while a tool runs `sys.stdout` is a buffer. Tool runs are serialised
-(a lock), since they swap process-wide streams and environment.
+and points fd 1 at stderr, and no tool writes to stdout or stderr (errors are tool errors). The SDK
+runs each tool in a worker thread, and two calls may overlap; the commands were written for one
+call at a time per process (lazily loaded state such as the embedding model, the stale-unit cache
+and the index's build-on-demand are not guarded for threads), so tool runs are serialised by one
+lock. The streams and the environment are no longer touched.
 
 This module imports the SDK (about a second) and is imported only by `brain mcp`.
 """
 
 from __future__ import annotations
 
-import contextlib
 import importlib.util
-import io
 import json
 import os
 import re
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from pathlib import Path
 from typing import Annotated, Any
 
 import anyio
@@ -45,6 +46,10 @@ from mcp.types import (
 from pydantic import Field, ValidationError
 
 from brain import __version__
+from brain.caller import Caller
+from brain.crash import crash_report
+from brain.errors import BrainError
+from brain.present import Answer, data, record, size
 
 # Tools served by command modules other engineers own; a tool whose module is absent says so.
 OPTIONAL = ("recall", "pack", "propose")
@@ -55,33 +60,6 @@ INSTRUCTIONS = (
 )
 
 _LOCK = threading.Lock()
-
-
-@dataclass(frozen=True)
-class Captured:
-    code: int
-    out: str
-    err: str
-
-
-def run_cli(args: list[str]) -> Captured:
-    """Run `brain ARGS` in this process as an agent would; capture stdout, stderr, exit code."""
-    from brain import cli
-
-    out, err = io.StringIO(), io.StringIO()
-    code = 0
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        try:
-            cli.main(args)
-        except SystemExit as exc:
-            code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
-    return Captured(code, out.getvalue(), err.getvalue())
-
-
-def _one_line(err: str) -> str:
-    lines = [line.strip() for line in err.strip().splitlines() if line.strip()]
-    text = lines[-1] if lines else ""
-    return text.removeprefix("brain: ")
 
 
 def client_name(ctx: Context | None) -> str:
@@ -104,71 +82,37 @@ class Server:
         # one server process is one agent session unless the agent's environment says otherwise
         self.session = os.environ.get("BRAIN_SESSION") or f"mcp-{os.getpid()}-{int(time.time())}"
 
-    def _vault_args(self) -> list[str]:
-        return ["--vault", self.vault] if self.vault else []
+    def caller(self, ctx: Context | None) -> Caller:
+        """Who asks: the client, by its name, as an agent (terse lines)."""
+        return Caller(f"mcp:{client_name(ctx)}", self.session, agent=True)
 
-    def call(
-        self, ctx: Context | None, args: list[str], *, structured: bool = True, writes: bool = False
-    ) -> CallToolResult:
-        """Run `brain ARGS` for the client; the text as printed, the JSON object as structure."""
-        from brain import usage
+    def path(self) -> Path:
+        from brain.config import resolve_vault
 
-        env = {"BRAIN_CALLER": f"mcp:{client_name(ctx)}", "BRAIN_SESSION": self.session}
-        with _LOCK, _environment(env):
-            if writes:  # run once: the JSON answer is the text as well
-                ran = run_cli(with_json(args))
-                doc = _json(ran.out)
-                if doc is None or "error" in doc:
-                    raise ToolError(_error(ran, doc))
-                return CallToolResult(
-                    content=[TextContent(type="text", text=ran.out.rstrip("\n"))],
-                    structured_content=doc,
+        return resolve_vault(self.vault)
+
+    def call(self, answer: Callable[[], tuple[Answer, Any]]) -> CallToolResult:
+        """Run a tool: its answer as text (logged as the CLI logs it), its JSON as structure.
+        A command's error is a tool error with the line the CLI would print."""
+        from brain.text import visible
+
+        try:
+            with _LOCK:
+                shown, doc = answer()
+                record(shown.lookup, size(shown.text))
+        except BrainError as exc:
+            raise ToolError(visible(str(exc))) from None
+        except ToolError:
+            raise
+        except Exception as exc:  # as cli.execute: a line and a crash report, never a traceback
+            raise ToolError(
+                visible(
+                    f"internal error ({type(exc).__name__}: {exc}); details in "
+                    f"{crash_report(exc, [])}; please report it"
                 )
-            ran = run_cli(args)
-            if ran.code not in (0, 1) or (ran.code == 1 and ran.err.strip() and not ran.out):
-                raise ToolError(_error(ran, None))
-            doc = None
-            if structured:
-                with usage.muted():
-                    doc = _json(run_cli(with_json(args)).out)
-                if doc is not None and "error" in doc:
-                    doc = None
-        text = ran.out.rstrip("\n") or f"(nothing; exit status {ran.code})"
+            ) from None
+        text = shown.text.rstrip("\n") or f"(nothing; exit status {shown.code})"
         return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=doc)
-
-
-def with_json(args: list[str]) -> list[str]:
-    """`args` with `--json` among the options (before a `--` that ends them)."""
-    at = args.index("--") if "--" in args else len(args)
-    return [*args[:at], "--json", *args[at:]]
-
-
-def _json(out: str) -> dict[str, Any] | None:
-    try:
-        doc = json.loads(out)
-    except ValueError:
-        return None
-    return doc if isinstance(doc, dict) else None
-
-
-def _error(ran: Captured, doc: dict[str, Any] | None) -> str:
-    if doc is not None and isinstance(doc.get("error"), str):
-        return str(doc["error"])
-    return _one_line(ran.err) or _one_line(ran.out) or f"exit status {ran.code}"
-
-
-@contextlib.contextmanager
-def _environment(values: dict[str, str]) -> Any:
-    before = {k: os.environ.get(k) for k in values}
-    os.environ.update(values)
-    try:
-        yield
-    finally:
-        for k, v in before.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 def _require(module: str) -> None:
@@ -196,12 +140,15 @@ def build(vault: str | None = None) -> MCPServer:
             int | None, Field(description="Byte cap on the answer (default 2400).", ge=1)
         ] = None,
     ) -> CallToolResult:
-        args = ["find", *server._vault_args()]
-        if limit is not None:
-            args += ["--limit", str(limit)]
-        if budget is not None:
-            args += ["--budget", str(budget)]
-        return server.call(ctx, [*args, "--", query])
+        def answer() -> tuple[Answer, Any]:
+            from brain.present import hits
+            from brain.run import find_within
+
+            result, cap, path = find_within(server.vault, query.strip(), limit, budget)
+            shown = hits.find(result, server.caller(ctx), path, budget=cap)
+            return shown, json.loads(hits.find_json(result.query, result.hits, cap)[0])
+
+        return server.call(answer)
 
     @mcp.tool(
         description="Where a bullet lives: `path:line` and its line as written. Give its handle "
@@ -211,7 +158,14 @@ def build(vault: str | None = None) -> MCPServer:
         handle: Annotated[str, Field(description="The bullet's handle or an alias.")],
         ctx: Context,
     ) -> CallToolResult:
-        return server.call(ctx, ["locate", *server._vault_args(), "--", handle])
+        def answer() -> tuple[Answer, Any]:
+            from brain.commands.locate import locate
+            from brain.present import vault as present
+
+            result = locate(server.path(), handle)
+            return present.locate(result), data(result)
+
+        return server.call(answer)
 
     @mcp.tool(
         description="Search what was said in the user's past agent sessions (brain recall: "
@@ -227,12 +181,24 @@ def build(vault: str | None = None) -> MCPServer:
         ] = None,
     ) -> CallToolResult:
         _require("recall")
-        args = ["recall"]  # transcripts live in the state dir, not the vault: no --vault
-        if full is not None:
-            return server.call(ctx, [*args, f"--full={full}"])
-        if limit is not None:
-            args += ["--limit", str(limit)]
-        return server.call(ctx, [*args, "--", query])
+
+        def answer() -> tuple[Answer, Any]:
+            # transcripts live in the state dir, not the vault: no vault here
+            from brain.commands import recall as cmd
+            from brain.present import recall as present
+            from brain.recall.cli import mode_of
+
+            if full is not None:
+                turn = cmd.full(full)
+                return present.full(turn), data(present.masked_turn(turn))
+            text = query.strip()
+            mode_of(text)  # nothing asked: the CLI's usage error
+            who = server.caller(ctx)
+            result = cmd.recall(text, limit=limit or 10, exclude_session=who.session)
+            doc = json.loads(present.recall(result, who, text, as_json=True).text)
+            return present.recall(result, who, text), doc
+
+        return server.call(answer)
 
     @mcp.tool(
         description="The briefing to open a project with (brain pack): its bullets, the working "
@@ -249,10 +215,19 @@ def build(vault: str | None = None) -> MCPServer:
         ] = None,
     ) -> CallToolResult:
         _require("pack")
-        args = ["pack", *server._vault_args()]
-        if budget is not None:
-            args += ["--budget", str(budget)]
-        return server.call(ctx, [*args, "--", project] if project else args)
+
+        def answer() -> tuple[Answer, Any]:
+            from brain.present import pack as present
+            from brain.run import pack_for
+
+            who = server.caller(ctx)
+            found = pack_for(project or None, server.vault, budget, fresh=False, cwd=Path.cwd())
+            if found.result is None:  # not in a repository: what `brain pack` prints (nothing)
+                return Answer(), data(found.empty)
+            shown = present.pack(found.result, who, found.vault, found.project)
+            return shown, data(found.result)
+
+        return server.call(answer)
 
     @mcp.tool(
         description="Propose a bullet for the memory (brain propose): it waits in AI/INBOX.md "
@@ -268,10 +243,16 @@ def build(vault: str | None = None) -> MCPServer:
         ] = None,
     ) -> CallToolResult:
         _require("propose")
-        args = ["propose", *server._vault_args()]
-        if to:
-            args += ["--to", to]
-        return server.call(ctx, [*args, "--", line], writes=True)
+
+        def answer() -> tuple[Answer, Any]:
+            from brain.commands.propose import propose
+            from brain.present import json_text
+
+            # as `brain propose --json`: the object is the text as well
+            result = propose(server.path(), line, to=to or None, source=server.caller(ctx).name)
+            return Answer(json_text(result)), data(result)
+
+        return server.call(answer)
 
     return mcp
 

@@ -117,16 +117,24 @@ def _spawn_check() -> None:
 
 def check_now(seconds: float = CHECK_TIMEOUT) -> str | None:
     """Ask the release server (signature checked) and record the newest tag; None on failure."""
-    from brain.commands.update import client, latest, remember_latest
     from brain.errors import BrainError
 
     try:
-        with client(seconds) as http:
-            tag = latest(http).info.tag
+        with release.client(seconds) as http:
+            tag = release.latest(http).info.tag
     except BrainError:
         return None
     remember_latest(tag)
     return tag
+
+
+def remember_latest(tag: str) -> None:
+    write_state({**read_state(), "checked": time.time(), "latest": tag})
+
+
+def skip(tag: str) -> None:
+    """After a rollback, do not offer the release just left until a newer one comes."""
+    write_state({**read_state(), "skip": tag})
 
 
 if __name__ == "__main__":

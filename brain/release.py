@@ -183,3 +183,74 @@ def installed_tag() -> str:
     except ImportError:
         return "dev"
     return str(_build.TAG)
+
+
+# --- fetching from the release server -----------------------------------------------------------
+
+MAX_SMALL = 64 * 1024  # sums, signature, release.json
+
+
+def timeout() -> float:
+    try:
+        return max(0.1, float(os.environ.get("BRAIN_UPDATE_TIMEOUT", "30")))
+    except ValueError:
+        return 30.0
+
+
+def fetch(client: Any, url: str, limit: int) -> bytes:
+    import httpx
+
+    try:
+        with client.stream("GET", url) as response:
+            if response.status_code != 200:
+                raise BrainError(
+                    f"{url} answered HTTP {response.status_code}",
+                    "try again later; BRAIN_VERSION pins a release for the installers",
+                )
+            chunks, size = [], 0
+            for chunk in response.iter_bytes():
+                size += len(chunk)
+                if size > limit:
+                    raise BrainError(f"{url} is larger than expected", "the release is malformed")
+                chunks.append(chunk)
+            return b"".join(chunks)
+    except httpx.TimeoutException:
+        raise BrainError(
+            f"the release server did not answer in time ({url})",
+            "check the connection and run `brain update` again",
+        ) from None
+    except httpx.HTTPError as exc:
+        raise BrainError(
+            f"cannot download {url}: {exc or type(exc).__name__}",
+            "check the connection and run `brain update` again",
+        ) from None
+
+
+def client(seconds: float | None = None) -> Any:
+    import httpx
+
+    return httpx.Client(
+        timeout=httpx.Timeout(timeout() if seconds is None else seconds),
+        follow_redirects=True,
+        headers={"User-Agent": f"brain/{installed_tag()}"},
+    )
+
+
+@dataclass(frozen=True)
+class Offer:
+    info: ReleaseInfo
+    sums: dict[str, str]
+
+
+def latest(http: Any) -> Offer:
+    """The newest release, its signature and description checked; no wheel is downloaded."""
+    sums_bytes = fetch(http, asset_url(SUMS), MAX_SMALL)
+    signature = fetch(http, asset_url(SIG), MAX_SMALL)
+    verify_signature(sums_bytes, signature)
+    try:
+        sums = parse_sums(sums_bytes.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise BrainError(f"{SUMS} is not text", "the release is malformed") from None
+    meta = fetch(http, asset_url(META), MAX_SMALL)
+    check_digest(META, meta, sums)
+    return Offer(parse_meta(meta), sums)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import sqlite3
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import astuple, dataclass
 from pathlib import Path
 
@@ -142,21 +142,6 @@ def _set_aside(path: Path) -> None:
             src.replace(path.with_name(f"{path.name}.unreadable-{stamp}{suffix}"))
 
 
-_muted = False
-
-
-@contextlib.contextmanager
-def muted() -> Iterator[None]:
-    """Record nothing inside: a second rendering of one lookup (the MCP server's JSON copy of a
-    tool's answer) must not count as a second lookup."""
-    global _muted  # noqa: PLW0603 - one flag for the process; MCP tool runs are serialised
-    before, _muted = _muted, True
-    try:
-        yield
-    finally:
-        _muted = before
-
-
 def vault_key(vault: Path) -> str:
     """The vault as the log stores it: its path, with bytes that are not UTF-8 as U+FFFD."""
     from brain.text import repair  # SQLite cannot store an undecodable path as it is
@@ -183,8 +168,6 @@ def record(
     units: Sequence[str] = (),
 ) -> None:
     """Log one lookup; `units` (their `unit_key`s) are what it printed, kept for its session."""
-    if _muted:
-        return
     from brain.text import repair  # SQLite cannot store what argv holds undecodable
 
     who = (repair(caller), repair(session))

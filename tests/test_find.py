@@ -365,8 +365,8 @@ def test_json_respects_the_budget_via_omitted(budget: int) -> None:
 def test_json_budget_holds_for_every_budget() -> None:
     import json
 
-    from brain import render
     from brain.commands.find import find
+    from brain.present import hits as render
 
     hits = find(FIXTURE_VAULT, "the payments", limit=10).hits
     assert len(hits) == 10

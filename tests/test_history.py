@@ -21,8 +21,9 @@ from brain.commands import day as daymod
 from brain.commands import howto as howtomod
 from brain.commands import lessons as lessonsmod
 from brain.recall import history, lessons, search, store
-from brain.recall.adapters import FileState, registry
+from brain.recall.adapters import FileState
 from brain.recall.adapters.calls import COMMAND_CAP, OUTPUT_CAP
+from brain.recall.adapters.known import registry
 
 HISTORY = ROOT / "testdata" / "transcripts" / "history"
 LABELS = json.loads((HISTORY / "labels.json").read_text(encoding="utf-8"))

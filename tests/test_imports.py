@@ -1,7 +1,8 @@
-"""The agent's hot path stays light, and its hand-written parser agrees with the Typer command.
+"""The agent's hot path stays light.
 
 `brain find` runs many times a session from agents and hooks, so it parses its own arguments
-(brain.cli.FIND_OPTIONS) and never imports Typer, rich or any of the heavy optional libraries.
+(from brain.options, the declaration its Typer command is built from: tests/test_options.py) and
+never imports Typer, rich or any of the heavy optional libraries.
 """
 
 from __future__ import annotations
@@ -14,8 +15,6 @@ from pathlib import Path
 
 import pytest
 from conftest import FIXTURE_VAULT, ROOT, brain
-
-from brain import cli
 
 V = str(FIXTURE_VAULT)
 HEAVY = ("typer", "click", "rich", "numpy", "onnxruntime", "tokenizers", "httpx", "pygit2", "mcp")
@@ -95,50 +94,13 @@ def test_importtime_check_can_fail() -> None:
     assert "typer" in modules
 
 
-# --- the fast-path parser and the Typer command --------------------------------------------------
-
-
-def _typer_find_options(name: str = "find") -> dict[str, tuple[str, bool]]:
-    import typer
-
-    from brain.app import app
-
-    command = typer.main.get_command(app).commands[name]  # type: ignore[attr-defined]
-    out: dict[str, tuple[str, bool]] = {}
-    for param in command.params:
-        if param.param_type_name != "option":
-            continue
-        for flag in (*param.opts, *param.secondary_opts):
-            out[flag] = (param.name, not param.is_flag)
-    return out
-
-
-def test_find_options_table_matches_the_typer_command() -> None:
-    typer_options = _typer_find_options()
-    assert set(cli.FIND_OPTIONS) == set(typer_options), (
-        f"only in FIND_OPTIONS: {sorted(set(cli.FIND_OPTIONS) - set(typer_options))}; "
-        f"only in Typer: {sorted(set(typer_options) - set(cli.FIND_OPTIONS))}"
-    )
-    for flag, (dest, takes_value) in cli.FIND_OPTIONS.items():
-        assert typer_options[flag] == (dest, takes_value), flag
-
-
-def test_reindex_options_table_matches_the_typer_command() -> None:
-    assert _typer_find_options("reindex") == cli.REINDEX_OPTIONS
-
-
-def test_sync_options_table_matches_the_typer_command() -> None:
-    assert _typer_find_options("sync") == cli.SYNC_OPTIONS
+# --- the fast path ------------------------------------------------------------------------------
 
 
 def test_sync_fast_path_imports_nothing_heavy(git_vault: Path) -> None:
     code, modules = imported_modules("sync", "status", "--vault", str(git_vault))
     assert code == 0
     assert sorted(m for m in modules if m.split(".")[0] in HEAVY) == []
-
-
-def test_propose_options_table_matches_the_typer_command() -> None:
-    assert _typer_find_options("propose") == cli.PROPOSE_OPTIONS
 
 
 def test_reindex_fast_path_and_typer_give_the_same_json(
@@ -153,73 +115,6 @@ def test_reindex_fast_path_and_typer_give_the_same_json(
     assert list(fast.json()) == list(slow)
     assert slow["changed"] == []
     assert slow["full"] is False
-
-
-def test_typer_find_takes_the_query_as_its_only_argument() -> None:
-    import typer
-
-    from brain.app import app
-
-    command = typer.main.get_command(app).commands["find"]  # type: ignore[attr-defined]
-    arguments = [p for p in command.params if p.param_type_name == "argument"]
-    assert [(p.name, p.nargs) for p in arguments] == [("query", -1)]
-
-
-@pytest.mark.parametrize(
-    ("args", "parsed"),
-    [
-        (
-            ["--vault", V, "--limit=2", "-n", "3", "--", "--weird"],
-            {"vault": V, "limit": 3, "query": ["--weird"]},
-        ),
-        (["--json", "a", "--raw", "b"], {"as_json": True, "raw": True, "query": ["a", "b"]}),
-        (["--budget=10", "-", "x"], {"budget": 10, "query": ["-", "x"]}),
-        (["--help", "x"], None),  # Typer answers what the table does not know
-        (["--limit", "many", "x"], None),
-        (["--raw=yes", "x"], None),
-        (["--vault"], None),
-        (["--terse"], None),  # no query: Typer reports it
-    ],
-)
-def test_parse_find(args: list[str], parsed: dict[str, object] | None) -> None:
-    assert cli.parse_find(args) == parsed
-
-
-TYPER_RUN = "import sys; from brain.app import run; sys.exit(run(sys.argv[1:]))"
-
-
-@pytest.mark.parametrize(
-    "args",
-    [
-        ["--vault", V, "--limit=2", "-n", "3", "--", "--weird"],
-        ["--vault", V, "--limit=2", "-n", "3", "--", "--weird", "libgit2"],
-        ["--vault", V, "--raw", "--budget", "300", "--terse", "payments"],
-        ["--vault", V, "--json", "--budget=500", "the", "payments"],
-        [f"--vault={V}", "--", "-n", "c++"],
-    ],
-)
-def test_fast_path_and_typer_give_the_same_answer(args: list[str]) -> None:
-    assert cli.parse_find(args) is not None, "these arguments must take the fast path"
-    fast = subprocess.run(
-        [sys.executable, "-m", "brain", "find", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        check=False,
-    )
-    slow = subprocess.run(
-        [sys.executable, "-c", TYPER_RUN, "find", *args],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        check=False,
-    )
-    assert (fast.returncode, fast.stdout, fast.stderr) == (
-        slow.returncode,
-        slow.stdout,
-        slow.stderr,
-    )
-    assert "Traceback" not in fast.stderr + slow.stderr
 
 
 def test_fast_path_is_really_taken(tmp_path: Path) -> None:

@@ -265,6 +265,97 @@ def test_bad_inbox_commands(vault: Path, args: list[str], code: int) -> None:
     assert "Traceback" not in run.err
 
 
+# --- several at once: `drop 1 2`, `approve 1-3`, `approve all` ---------------------------------
+
+
+def _inbox_files(vault: Path) -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted((vault / "AI").glob("*.md"))}
+
+
+def test_drop_several_numbers_them_as_the_listing_before(vault: Path) -> None:
+    run = brain("inbox", "drop", "1", "3", "--vault", str(vault))
+    assert run.code == 0, run
+    assert run.out.splitlines() == [
+        "Dropped #1: - **zanzibar quota** (aliases: quota exhaustion) — the Paynova sandbox"
+        " enforces a hidden zanzibar quota of 500 calls per hour per merchant key — claude"
+        " — 2026-11-04",
+        "Dropped #3: - **helm diff plugin** — run helm diff upgrade before every helm upgrade on"
+        " staging-eu-1 — session 2026-11-06 — 2026-11-06",
+        "1 left in the inbox.",
+    ]
+    (left,) = inboxmod.proposals(vault)
+    assert left.handle == "brain find json"
+
+
+def test_approve_a_range_in_one_command(vault: Path) -> None:
+    doc = brain("inbox", "--vault", str(vault), "approve", "2-3", "--json").json()
+    assert list(doc) == ["approved"]
+    assert [d["number"] for d in doc["approved"]] == [2, 3]
+    assert [list(d) for d in doc["approved"]] == [APPROVE_KEYS] * 2
+    memory = lines_of(vault, "AI/MEMORY.md")
+    for d in doc["approved"]:
+        assert d["bullet"] in memory
+    assert [p.handle for p in inboxmod.proposals(vault)] == ["zanzibar quota"]
+    assert len(find(vault, "helm diff upgrade staging").hits) >= 1  # the index followed
+
+
+def test_approve_all_empties_the_inbox(vault: Path) -> None:
+    run = brain("inbox", "approve", "all", "--to", "LEARNINGS", "--vault", str(vault))
+    assert run.code == 0, run
+    assert [line.split(" in ")[0] for line in run.out.splitlines()[:3]] == [
+        "Approved #1",
+        "Approved #2",
+        "Approved #3",
+    ]
+    assert "0 left in the inbox" in run.out
+    assert inboxmod.proposals(vault) == []
+    assert sum("**helm diff plugin**" in line for line in lines_of(vault, "AI/LEARNINGS.md")) == 1
+
+
+def test_two_proposals_for_one_handle_approved_together_leave_one_bullet(vault: Path) -> None:
+    """The second is read after the first went in: it updates that bullet, never doubles it."""
+    propose(vault, "kiwi rule — first version", source="me")
+    propose(vault, "kiwi rule — second version", source="me")
+    assert brain("inbox", "approve", "4-5", "--vault", str(vault)).code == 0
+    kiwi = [line for line in lines_of(vault, "AI/MEMORY.md") if "**kiwi rule**" in line]
+    assert len(kiwi) == 1
+    assert "second version" in kiwi[0]
+
+
+@pytest.mark.parametrize(
+    ("action", "words", "says"),
+    [
+        ("drop", ["1", "9"], "there is no proposal 9; the inbox holds 1 to 3"),
+        ("approve", ["1-9"], "there is no proposal 9; the inbox holds 1 to 3"),
+        ("approve", ["3-1"], "the range 3-1 runs backwards"),
+        ("drop", ["1", "x"], "'x' is not a proposal number, a range such as 1-3, or all"),
+        ("approve", ["1-"], "'1-' is not a proposal number"),
+        ("drop", ["0-2"], "there is no proposal 0"),
+    ],
+)
+def test_a_bad_number_among_several_changes_nothing(
+    vault: Path, action: str, words: list[str], says: str
+) -> None:
+    before = _inbox_files(vault)
+    run = brain("inbox", action, *words, "--vault", str(vault))
+    assert run.code == 2, run
+    assert run.out == ""
+    assert run.err.count("\n") == 1
+    assert says in run.err
+    assert _inbox_files(vault) == before
+
+
+def test_approve_all_refuses_all_when_one_cannot_be_approved(vault: Path) -> None:
+    inbox = vault / "AI" / "INBOX.md"
+    inbox.write_text(inbox.read_text(encoding="utf-8") + "- not a bullet at all\n", "utf-8")
+    before = _inbox_files(vault)
+    run = brain("inbox", "approve", "all", "--vault", str(vault))
+    assert run.code == 1, run
+    assert run.err.count("\n") == 1
+    assert "proposal 4 is not a valid bullet" in run.err
+    assert _inbox_files(vault) == before
+
+
 def test_an_empty_inbox(vault: Path) -> None:
     (vault / "AI" / "INBOX.md").unlink()
     assert brain("inbox", "--vault", str(vault)).out == "The inbox is empty.\n"

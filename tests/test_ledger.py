@@ -91,7 +91,7 @@ def test_bad_since_is_a_usage_error(vault: Path) -> None:
 
 
 def test_the_chart_renders_at_a_terminal(vault: Path) -> None:
-    from brain.commands.ledger import text
+    from brain.present.upkeep import ledger_text as text
 
     _seed(vault, [(time.time(), "person", "", "q", 1, 80)])
     markup = text(ledger(vault.resolve()), chart=True)

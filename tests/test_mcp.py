@@ -182,8 +182,11 @@ def test_recall_tool_fetches_a_full_turn_by_its_listed_id(
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
     assert brain("recall", "--enable", "claude").code == 0
     (listing,) = anyio.run(_inprocess, vault, [("recall", {"query": "paynova webhook"})])
+    assert listing.content[0].text == brain("recall", "paynova webhook").out.rstrip("\n")
+    assert listing.structured_content == brain("recall", "--json", "paynova webhook").json()
     short = listing.content[0].text.split()[0]
     (full,) = anyio.run(_inprocess, vault, [("recall", {"full": short})])
+    assert full.content[0].text == brain("recall", "--full", short).out.rstrip("\n")
     assert not full.is_error, full.content
     assert full.structured_content["id"].startswith(short)
     assert "webhook" in full.structured_content["body"].lower()

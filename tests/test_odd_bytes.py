@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from conftest import ROOT, Run, brain
 
-from brain import cli
+from brain import crash
 from brain.config import state_dir
 
 FF = "\udcff"  # how Python decodes the byte 0xff of argv (surrogateescape); brain() passes 0xff
@@ -143,9 +143,9 @@ def test_an_internal_error_with_odd_bytes_writes_its_crash_report(vault: Path) -
 
 
 def test_two_crash_reports_in_one_second_get_two_files(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(cli.time, "strftime", lambda fmt, *a: "crash-20261201-120000")
-    first = cli._crash_report(RuntimeError("one"), ["find", "a"])
-    second = cli._crash_report(RuntimeError("two"), ["find", "b"])
+    monkeypatch.setattr(crash.time, "strftime", lambda fmt, *a: "crash-20261201-120000")
+    first = crash.crash_report(RuntimeError("one"), ["find", "a"])
+    second = crash.crash_report(RuntimeError("two"), ["find", "b"])
     assert first != second
     assert [p.name for p in crashes()] == [
         "crash-20261201-120000-2.txt",
@@ -159,7 +159,7 @@ def test_the_crash_report_never_raises(monkeypatch: pytest.MonkeyPatch, tmp_path
     blocker = tmp_path / "file"
     blocker.write_text("", encoding="utf-8")
     monkeypatch.setenv("XDG_STATE_HOME", str(blocker))  # the state dir cannot be made
-    assert cli._crash_report(RecursionError(FF), [FF]) == "(the crash report could not be written)"
+    assert crash.crash_report(RecursionError(FF), [FF]) == "(the crash report could not be written)"
 
 
 # --- transcripts -----------------------------------------------------------------------------

@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURE_VAULT, ROOT, brain, git
 
-from brain import cli
 from brain.commands import pack as packmod
 from brain.config import usage_log_path
 from brain.usage import Event, connect, events
@@ -320,41 +319,3 @@ def test_budget_must_be_positive(vault: Path) -> None:
     run = brain("pack", "--vault", str(vault), "--budget", "0", "payments", input="")
     assert run.code == 2
     assert "--budget" in run.err
-
-
-def _typer_pack_options() -> dict[str, tuple[str, bool]]:
-    import typer
-
-    from brain.app import app
-
-    command = typer.main.get_command(app).commands["pack"]  # type: ignore[attr-defined]
-    out: dict[str, tuple[str, bool]] = {}
-    for param in command.params:
-        if param.param_type_name == "option":
-            for flag in (*param.opts, *param.secondary_opts):
-                out[flag] = (param.name, not param.is_flag)
-    return out
-
-
-def test_pack_options_table_matches_the_typer_command() -> None:
-    assert _typer_pack_options() == cli.PACK_OPTIONS
-
-
-@pytest.mark.parametrize(
-    ("args", "parsed"),
-    [
-        ([], {"project": None}),
-        (["payments"], {"project": "payments"}),
-        (
-            ["--budget=300", "--fresh", "--json", "--vault", "/v", "x"],
-            {"budget": 300, "fresh": True, "as_json": True, "vault": "/v", "project": "x"},
-        ),
-        (["--", "--odd"], {"project": "--odd"}),
-        (["a", "b"], None),
-        (["--budget", "lots"], None),
-        (["--help"], None),
-        (["--fresh=1"], None),
-    ],
-)
-def test_parse_pack(args: list[str], parsed: dict[str, object] | None) -> None:
-    assert cli.parse_pack(args) == parsed

@@ -20,8 +20,9 @@ from test_hybrid import embedded_state, hvault  # noqa: F401 (fixtures)
 from test_imports import HEAVY, imported_modules
 from test_worker import _alive, start_worker, wait_for, wvault  # noqa: F401 (fixtures)
 
-from brain import cli, config, render, worker
+from brain import config, worker
 from brain.commands import prime as primemod
+from brain.present import hits
 
 HOOK = ROOT / "testdata" / "hooks" / "claude-user-prompt-submit.json"
 POOL = "AI/LEARNINGS.md:36 pgxpool max conns — "  # the answer to the fixture's prompt
@@ -114,7 +115,7 @@ def test_the_hook_serves_the_answer_under_one_header_once_per_session(ivault: Pa
     _, first = hook(ivault, event())
     assert first.code == 0, first.err
     lines = first.out.splitlines()
-    assert lines[0] == render.PRIME_HEADER
+    assert lines[0] == hits.PRIME_HEADER
     assert any(line.startswith(POOL) for line in lines[1:]), first.out
     assert first.err == ""
     _, again = hook(ivault, event())  # the same session asks the same again
@@ -174,7 +175,7 @@ def test_the_budget_is_honoured(ivault: Path) -> None:
         stdin = event(prompt, session=f"s-budget-{n}")
         run = brain("prime", "--vault", str(ivault), *args, input=stdin, env=env)
         assert run.code == 0, run.err
-        assert run.out.startswith(render.PRIME_HEADER)
+        assert run.out.startswith(hits.PRIME_HEADER)
         assert len(run.out.encode()) <= budget * 4
         assert 2 <= run.out.count("\n") < full.out.count("\n")
     _, tiny = hook(ivault, event(prompt, "s-tiny"), BRAIN_PRIME_BUDGET="10")
@@ -184,7 +185,7 @@ def test_the_budget_is_honoured(ivault: Path) -> None:
 def test_a_prompt_in_the_vaults_words_that_finds_nothing_gets_the_hint_once(ivault: Path) -> None:
     prompt = "which region is the disaster recovery site for the GKE clusters"
     _, first = hook(ivault, event(prompt, session="s-hint"))
-    assert first.out == render.PRIME_HINT + "\n"
+    assert first.out == hits.PRIME_HINT + "\n"
     _, second = hook(ivault, event(prompt, session="s-hint"))
     assert second.out == ""
     _, served_first = hook(ivault, event(session="s-served"))
@@ -213,7 +214,7 @@ def test_by_hand_and_json(ivault: Path) -> None:
     assert all(list(hit) == HIT_KEYS for hit in doc["hits"])
     assert doc["mode"] == "keyword"
     assert doc["hits"][0]["handle"] == "pgxpool max conns"
-    assert doc["text"].startswith(render.PRIME_HEADER)
+    assert doc["text"].startswith(hits.PRIME_HEADER)
     assert doc["tokens"] == (len(doc["text"].encode()) + 3) // 4
     plain = brain("prime", "--vault", str(ivault), "pods run out of db connections")
     assert plain.out == doc["text"] + "\n"
@@ -324,12 +325,6 @@ def test_prime_imports_nothing_heavy(ivault: Path) -> None:
         code, modules = imported_modules("prime", "--vault", str(ivault), *args)
         assert code == 0
         assert sorted(m for m in modules if m.split(".")[0] in HEAVY) == []
-
-
-def test_prime_options_table_matches_the_typer_command() -> None:
-    from test_imports import _typer_find_options
-
-    assert _typer_find_options("prime") == cli.PRIME_OPTIONS
 
 
 def test_help_comes_from_typer() -> None:

@@ -11,7 +11,8 @@ import pytest
 from conftest import ROOT
 
 from brain.recall import search, store
-from brain.recall.adapters import BODY_CAP, FileState, registry
+from brain.recall.adapters import BODY_CAP, FileState
+from brain.recall.adapters.known import registry
 
 FIXTURES = ROOT / "testdata" / "transcripts"
 SESSION = "5b0c1f7e-0000-4000-8000-000000000001"

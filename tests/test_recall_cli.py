@@ -64,6 +64,34 @@ def test_enable_query_full_disable(env: dict[str, str]) -> None:
     assert brain("recall", "paynova", env=env).code == 1
 
 
+def test_modes_are_subcommands_and_the_old_spellings_still_work(env: dict[str, str]) -> None:
+    on = brain("recall", "enable", "claude", "--json", env=env).json()
+    assert list(on) == TOGGLE_KEYS
+    assert on["sources"] == ["claude"]
+    search = brain("recall", "search", "paynova", "webhook", "--json", env=env).json()
+    assert search == brain("recall", "paynova webhook", "--json", env=env).json()
+    assert search["count"] > 0
+    turn = search["hits"][0]["id"]
+    full = brain("recall", "full", turn, "--json", env=env).json()
+    assert full == brain("recall", "--json", f"--full={turn}", env=env).json()
+    assert full["id"] == turn
+    srcs = brain("recall", "sources", "--json", env=env).json()
+    assert srcs == brain("recall", "--sources", "--json", env=env).json()
+    sync = brain("recall", "sync", "--json", env=env).json()
+    assert list(sync) == SYNC_KEYS
+    # a query whose first word is a mode's: after `--`, or with `search`
+    assert brain("recall", "--json", "--", "sync", "paynova", env=env).json()["query"] == (
+        "sync paynova"
+    )
+    assert brain("recall", "search", "full", "webhook", "--json", env=env).json()["query"] == (
+        "full webhook"
+    )
+    off = brain("recall", "disable", "claude", "--json", env=env).json()
+    assert off["removed"] == 3
+    assert brain("recall", "full", env=env).code == 2  # no id: one usage line
+    assert brain("recall", env=env).out.count("search") >= 1  # bare: the help, with the modes
+
+
 def test_current_session_is_excluded_unless_all(env: dict[str, str]) -> None:
     brain("recall", "--enable", "claude", env=env)
     mine = {**env, "CLAUDE_CODE_SESSION_ID": SESSION}

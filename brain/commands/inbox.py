@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -229,63 +229,138 @@ def _stop_if_recovered(bullet: str) -> None:
         )
 
 
-def _pick(vault: Path, number: int) -> tuple[str, Proposal]:
-    text = read(vault, INBOX)
-    found = proposals(vault, text)
-    if not found:
+def pick(words: Sequence[str], count: int) -> list[int]:
+    """The proposal numbers `words` name, each `N`, `N-M` (both ends included) or `all`, among
+    `count` proposals: ascending, each once. A word that names none is a UsageError."""
+    if not count:
         raise BrainError("the inbox is empty", "agents add to it with `brain propose`")
-    if not 1 <= number <= len(found):
-        raise UsageError(
-            f"there is no proposal {number}; the inbox holds 1 to {len(found)}",
-            "run `brain inbox` to see the numbers",
-        )
-    return text, found[number - 1]
-
-
-def _without_line(text: str, line: int) -> str:
-    lines = text.split("\n")
-    del lines[line - 1]
-    return "\n".join(lines)
+    chosen: set[int] = set()
+    for word in words:
+        if word == "all":
+            chosen.update(range(1, count + 1))
+            continue
+        low, dash, high = word.partition("-")
+        if not (low.isdecimal() and (high.isdecimal() or not dash)):
+            raise UsageError(
+                f"{word!r} is not a proposal number, a range such as 1-3, or all",
+                "run `brain inbox` to see the numbers",
+            )
+        first, last = int(low), int(high) if dash else int(low)
+        if first > last:
+            raise UsageError(f"the range {word} runs backwards", f"write it {last}-{first}")
+        if first < 1 or last > count:
+            wrong = first if first < 1 else last
+            raise UsageError(
+                f"there is no proposal {wrong}; the inbox holds 1 to {count}",
+                "run `brain inbox` to see the numbers",
+            )
+        chosen.update(range(first, last + 1))
+    return sorted(chosen)
 
 
 def drop(vault: Path, number: int) -> DropResult:
+    return drop_many(vault, [str(number)])[0]
+
+
+def drop_many(vault: Path, words: Sequence[str]) -> tuple[DropResult, ...]:
+    """Drop the proposals `words` name (see `pick`), numbered as the inbox lists them before
+    the command: all of them in one write of the inbox, or none when a word is wrong."""
     with locked(vault):
         _stop_if_recovered(recover(vault))
-        text, p = _pick(vault, number)
-        write(vault, INBOX, _without_line(text, p.line))
+        text = read(vault, INBOX)
+        found = proposals(vault, text)
+        numbers = pick(words, len(found))
+        gone = {found[n - 1].line for n in numbers}
+        kept = [line for i, line in enumerate(text.split("\n"), start=1) if i not in gone]
+        write(vault, INBOX, "\n".join(kept))
         remaining = len(proposals(vault))
-    return DropResult(str(vault), number, redact(p.text), remaining)  # dropped for a credential?
+    # redacted: a proposal may be dropped for holding a credential
+    return tuple(DropResult(str(vault), n, redact(found[n - 1].text), remaining) for n in numbers)
 
 
 def approve(vault: Path, number: int, to: str | None = None) -> ApproveResult:
     """Move proposal `number` into a core file (an update replaces the bullet of the same handle
     in place, wherever it is), remove it from the inbox, and bring the index up to date."""
+    return approve_many(vault, [str(number)], to)[0]
+
+
+def approve_many(
+    vault: Path, words: Sequence[str], to: str | None = None
+) -> tuple[ApproveResult, ...]:
+    """Approve the proposals `words` name (see `pick`), numbered as the inbox lists them before
+    the command, in that order. Every one is checked first, so a wrong word or a proposal that
+    cannot be approved changes nothing; each approval is then journalled on its own (a crash is
+    finished by the next inbox command), and a hygiene item that fails to apply stops the run,
+    saying which were approved."""
     if to is not None and to.upper() not in DESTINATIONS:
         raise UsageError(f"--to {to} is not a core file", "use MEMORY, LEARNINGS or TUNINGS")
-    with locked(vault):
-        _stop_if_recovered(recover(vault))
-        _, p = _pick(vault, number)
-        if p.kind == "hygiene":
-            return _approve_item(vault, number, p, to)
-        if p.problem:
-            raise BrainError(
-                f"proposal {number} is not a valid bullet: {p.problem}",
-                f"fix line {p.line} of {INBOX}, or drop it with `brain inbox drop {number}`",
-            )
-        _check_secret(p.text, number)
-        _check_guard(p, number)
-        if p.updates:
-            target = p.updates.rsplit(":", 1)[0]
-        else:
-            target = DESTINATIONS[(to or p.to or DEFAULT_DESTINATION).upper()]
-        confine(vault / target, vault)  # before the journal: a refused write leaves none behind
-        raw = read(vault, INBOX).split("\n")[p.line - 1]
-        bullet = _keep_aliases(p.text, p.current)
-        intent = {"bullet": bullet, "target": target, "replace": p.current, "inbox": raw}
-        _write_journal(vault, intent)
-        line = _apply(vault, intent)
-        remaining = len(proposals(vault))
-    _reindex(vault)
+    done: list[ApproveResult] = []
+    try:
+        with locked(vault):
+            _stop_if_recovered(recover(vault))
+            text = read(vault, INBOX)
+            found = proposals(vault, text)
+            numbers = pick(words, len(found))
+            for n in numbers:
+                _check(vault, n, found[n - 1], to)
+            lines = text.split("\n")
+            for n, raw in [(n, lines[found[n - 1].line - 1]) for n in numbers]:
+                done.append(_approve_one(vault, n, _now(vault, raw), to))
+    except BrainError as exc:
+        if not done:
+            raise
+        which = ", ".join(f"#{r.number}" for r in done)
+        raise BrainError(f"approved {which}, then stopped: {exc.message}", exc.hint) from exc
+    finally:
+        if done:
+            _reindex(vault)
+    return tuple(done)
+
+
+def _now(vault: Path, raw: str) -> Proposal:
+    """The proposal on inbox line `raw` as it reads now: an approval before it in the same run
+    moved the lines, and may have added the handle it updates."""
+    lines = read(vault, INBOX).split("\n")
+    for p in proposals(vault, "\n".join(lines)):
+        if lines[p.line - 1] == raw:
+            return p
+    raise BrainError(f"{raw!r} left {INBOX} while it was being approved", "run `brain inbox`")
+
+
+def _target(p: Proposal, to: str | None) -> str:
+    if p.updates:
+        return p.updates.rsplit(":", 1)[0]
+    return DESTINATIONS[(to or p.to or DEFAULT_DESTINATION).upper()]
+
+
+def _check(vault: Path, number: int, p: Proposal, to: str | None) -> None:
+    """What would refuse proposal `number`, before anything is written."""
+    if p.kind == "hygiene":
+        if to is not None:
+            raise UsageError("--to goes with a proposed bullet, not a hygiene item", "drop --to")
+        return
+    if p.problem:
+        raise BrainError(
+            f"proposal {number} is not a valid bullet: {p.problem}",
+            f"fix line {p.line} of {INBOX}, or drop it with `brain inbox drop {number}`",
+        )
+    _check_secret(p.text, number)
+    _check_guard(p, number)
+    confine(vault / _target(p, to), vault)  # before any journal: a refused write leaves none
+
+
+def _approve_one(vault: Path, number: int, p: Proposal, to: str | None) -> ApproveResult:
+    """Approve `p` (under the lock, checked); the index follows afterwards."""
+    if p.kind == "hygiene":
+        return _approve_item(vault, number, p)
+    _check(vault, number, p, to)
+    target = _target(p, to)
+    raw = read(vault, INBOX).split("\n")[p.line - 1]
+    bullet = _keep_aliases(p.text, p.current)
+    intent = {"bullet": bullet, "target": target, "replace": p.current, "inbox": raw}
+    _write_journal(vault, intent)
+    line = _apply(vault, intent)
+    remaining = len(proposals(vault))
     return ApproveResult(
         str(vault),
         number,
@@ -298,12 +373,10 @@ def approve(vault: Path, number: int, to: str | None = None) -> ApproveResult:
     )
 
 
-def _approve_item(vault: Path, number: int, p: Proposal, to: str | None) -> ApproveResult:
+def _approve_item(vault: Path, number: int, p: Proposal) -> ApproveResult:
     """Apply a `brain tend` hygiene item (under the lock): every file it changes, or none."""
     from brain.commands import tend
 
-    if to is not None:
-        raise UsageError("--to goes with a proposed bullet, not a hygiene item", "drop --to")
     raw = read(vault, INBOX).split("\n")[p.line - 1]
     item = tend.parse_item(raw)
     if item is None:  # proposals() parsed it a moment ago under this lock
@@ -318,7 +391,6 @@ def _approve_item(vault: Path, number: int, p: Proposal, to: str | None) -> Appr
             f"drop it with `brain inbox drop {number}`; the next `brain tend` looks again",
         ) from exc
     remaining = len(proposals(vault))
-    _reindex(vault)
     files = ", ".join(done.files)
     return ApproveResult(
         str(vault),

@@ -232,29 +232,3 @@ def add_aliases(vault: Path, proposals: list[AliasProposal]) -> list[str]:
 
     done = set(inbox.edit_lines(vault, [(p.path, p.line, edit(p)) for p in proposals]))
     return [f"{p.path}:{p.line} {p.alias}" for p in proposals if (p.path, p.line) in done]
-
-
-def text(result: LearnResult, *, shown: int = 20) -> str:
-    lines = []
-    if result.proposed:
-        lines.append("Aliases people search with (the bullet was reached by its body, not a name):")
-        for p in result.proposed[:shown]:
-            asked = ", ".join(repr(q) for q in p.queries)
-            lines.append(
-                f"  {p.path}:{p.line} **{p.handle}** + {p.alias!r}  "
-                f"({p.lookups} lookups, {p.sessions} sessions: {asked})"
-            )
-    if result.unused:
-        lines.append(f"Aliases no logged query used ({len(result.unused)}):")
-        for u in result.unused[:shown]:
-            lines.append(f"  {u.path}:{u.line} **{u.handle}**: {u.alias!r}")
-        if len(result.unused) > shown:
-            lines.append(f"  … and {len(result.unused) - shown} more (--json lists them all)")
-    if result.applied:
-        lines.append(f"Written: {', '.join(result.applied)} (not committed)")
-    elif result.proposed:
-        lines.append("`brain learn --apply` writes them (a line edit each).")
-    if result.stopped:
-        lines.append(f"Stopped early: {result.stopped}.")
-    lines.append(f"{result.lookups} lookups read, {result.queries} queries asked again.")
-    return "\n".join(lines)

@@ -19,13 +19,8 @@ from typing import Any
 from brain import usage
 from brain.config import CORE_FILES
 from brain.errors import UsageError
-from brain.render import noun
 from brain.text import repair
 from brain.vocab import tokens
-
-SHOWN_SESSIONS = 10  # sessions the text lists; the JSON has all of them
-CHART_DAYS = 30
-BAR_WIDTH = 40
 
 
 @dataclass(frozen=True)
@@ -201,74 +196,3 @@ def _local(ts: float) -> str:
 
 
 # --- text ----------------------------------------------------------------------------------------
-
-
-def _n(value: int) -> str:
-    return f"{value:,}"
-
-
-def text(result: Ledger, *, chart: bool) -> str:
-    """The ledger for a person: rich markup with a per-day chart when `chart`, else plain lines."""
-    from rich.markup import escape
-
-    def plain(s: str) -> str:
-        return escape(s) if chart else s
-
-    scope = []
-    if result.since:
-        scope.append(f"since {result.since}")
-    if result.caller:
-        scope.append(f"caller {result.caller}")
-    head = f"Ledger of {result.vault}" + (f" ({', '.join(scope)})" if scope else "")
-    if not result.lookups:
-        return plain(f"{head}\nNo lookups logged yet: `brain find` logs every lookup it answers.")
-    whole = result.lookups * result.core_tokens
-    share = f" ({100 * result.saved / whole:.1f} %)" if whole > 0 else ""
-    lines = [
-        plain(head),
-        plain(
-            f"{_n(result.lookups)} {noun(result.lookups, 'lookup')} returned {_n(result.tokens)} "
-            f"{noun(result.tokens, 'token')}; reading the core files whole each time "
-            f"({_n(result.core_tokens)} {noun(result.core_tokens, 'token')} a read) would have "
-            f"cost {_n(whole)}: {_n(result.saved)} saved{share}."
-        ),
-        "",
-        "By caller" if not chart else "[bold]By caller[/bold]",
-    ]
-    width = max(len(c.caller) for c in result.callers)
-    for c in result.callers:
-        lines.append(
-            plain(
-                f"  {c.caller:<{width}}  {_n(c.lookups):>9} {noun(c.lookups, 'lookup'):<7}"
-                f"  {_n(c.tokens):>11} {noun(c.tokens, 'token'):<6}  {_n(c.saved):>13} saved"
-            )
-        )
-    shown = result.sessions[:SHOWN_SESSIONS]
-    more = (
-        f" (latest {len(shown)} of {len(result.sessions)})"
-        if len(shown) < len(result.sessions)
-        else ""
-    )
-    lines += ["", ("[bold]Sessions[/bold]" if chart else "Sessions") + more]
-    for s in shown:
-        name = s.session or "(no session)"
-        lines.append(
-            plain(
-                f"  {s.last}  {name[:24]:<24}  {s.caller[:16]:<16}  {_n(s.lookups):>7} "
-                f"{noun(s.lookups, 'lookup'):<7}  {_n(s.tokens):>9} {noun(s.tokens, 'token')}"
-            )
-        )
-    lines += ["", "[bold]By day[/bold]" if chart else "By day"]
-    days = result.days[-CHART_DAYS:] if chart else result.days
-    top = max((d.tokens for d in days), default=0) or 1
-    for d in days:
-        figures = (
-            f"{_n(d.lookups):>7} {noun(d.lookups, 'lookup'):<7}  {_n(d.tokens):>9} "
-            f"{noun(d.tokens, 'token'):<6}  {_n(d.saved):>11} saved"
-        )
-        if chart:
-            bar = "█" * max(1 if d.tokens else 0, round(BAR_WIDTH * d.tokens / top))
-            lines.append(f"  {d.day}  [cyan]{bar:<{BAR_WIDTH}}[/cyan]  {escape(figures)}")
-        else:
-            lines.append(f"  {d.day}  {figures}")
-    return "\n".join(lines)

@@ -79,7 +79,3 @@ def locate(vault: Path, query: str) -> LocateResult:
             f"search for it: brain find {shlex.quote(name.strip())}",
         )
     return LocateResult(query, len(matches), matches)
-
-
-def text(result: LocateResult) -> str:
-    return "\n".join(f"{m.path}:{m.line}: {m.raw}" for m in result.matches)

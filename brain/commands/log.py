@@ -16,7 +16,6 @@ from pathlib import Path
 from brain import usage
 from brain.commands.ledger import where
 from brain.errors import BrainError
-from brain.render import plural
 
 LOOKUP = "find"
 
@@ -130,31 +129,3 @@ def log(vault: Path, *, since: str = "", log_path: Path | None = None) -> LogRes
 def _neg(day: str) -> str:
     """Sorts YYYY-MM-DD newest first inside an ascending sort."""
     return "".join(chr(0x7F - ord(c)) for c in day)
-
-
-def text(result: LogResult) -> str:
-    scope = f" since {result.since}" if result.since else ""
-    if not result.misses:
-        return (
-            f"No misses{scope}: every one of {plural(result.lookups, 'logged find')} returned "
-            "something."
-            if result.lookups
-            else f"No finds logged{scope} yet for {result.vault}."
-        )
-    distinct = len(result.open) + len(result.answered)
-    lines = [
-        f"{result.misses} of {plural(result.lookups, 'find')}{scope} returned nothing "
-        f"({plural(distinct, 'distinct query', 'distinct queries')}); {len(result.answered)} "
-        f"answered since by an edit, {len(result.open)} still open:"
-    ]
-    for m in result.open:
-        lines.append(f"  {m.count:>4}×  {m.last}  {m.query!r}  ({', '.join(m.callers)})")
-    if result.callers:
-        asking = ", ".join(f"{c.caller} {c.misses}" for c in result.callers)
-        lines.append(f"Who asks most: {asking}")
-    if result.open:
-        lines.append(
-            "Answer them with bullets in the core files or rows in AI/synonyms.tsv; "
-            "`brain log` drops each once `brain find` answers it."
-        )
-    return "\n".join(lines)

@@ -18,7 +18,7 @@ import json
 import os
 import re
 import sqlite3
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -324,21 +324,7 @@ def _store(path: Path, key: str, result: PackResult) -> None:
     from brain.files import write_atomic
 
     with contextlib.suppress(OSError):
-        write_atomic(path, json.dumps({"key": key, "pack": to_doc(result)}), mode=0o600)
-
-
-def to_doc(result: PackResult) -> dict[str, Any]:
-    """The JSON object of a pack, keys in field order (README: `pack`)."""
-    doc = {f.name: getattr(result, f.name) for f in fields(result)}
-    doc["bullets"] = [_bullet_doc(b) for b in result.bullets]
-    doc["rules"] = [_bullet_doc(b) for b in result.rules]
-    return doc
-
-
-def _bullet_doc(b: PackBullet) -> dict[str, Any]:
-    doc = asdict(b)
-    doc["aliases"] = list(b.aliases)
-    return doc
+        write_atomic(path, json.dumps({"key": key, "pack": asdict(result)}), mode=0o600)
 
 
 # --- the command ---------------------------------------------------------------------------------
@@ -457,11 +443,3 @@ def receive_in_background(vault_option: str | None) -> None:
 
     with contextlib.suppress(BrainError, OSError):
         sync.background(resolve_vault(vault_option), "receive")
-
-
-def hook_output(text: str, harness: str = "claude") -> dict[str, Any]:
-    """The form in which each agent program reads context a session-start hook adds (Claude
-    Code's "SessionStart decision control", which Codex CLI and Gemini CLI read too)."""
-    from brain.hook_event import context_for
-
-    return context_for(harness, "SessionStart", text)

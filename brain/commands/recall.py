@@ -1,6 +1,6 @@
 """`brain recall`: search what was said in the agents' transcripts (not the vault).
 
-Every function returns data and never prints; `brain.recall.render` and the Typer app turn it into
+Every function returns data and never prints; `brain.present.recall` turns it into
 output. A query first brings transcripts.db up to date with the enabled agents' files
 (incrementally: only new bytes of changed files are read).
 """
@@ -171,7 +171,7 @@ def full(turn_id: str) -> FullTurn:
 
 
 def sources() -> list[Source]:
-    from brain.recall.adapters import registry
+    from brain.recall.adapters.known import registry
 
     on = store.enabled()
     counts: dict[str, int] = {}

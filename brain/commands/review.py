@@ -57,16 +57,3 @@ def review(vault: Path, mode: str | None = None) -> ReviewResult:
         finally:
             conn.close()
     return ReviewResult(str(vault), now, changed, VAULT_CONFIG, count)
-
-
-def text(result: ReviewResult) -> str:
-    if result.mode == "after":
-        what = (
-            f"proposals answer finds at once, marked unreviewed ({result.unreviewed} now), "
-            "until approved or dropped"
-        )
-    else:
-        what = "a proposal answers nothing until a person approves it"
-    verb = "now" if result.changed else "is"
-    tail = f"; commit {result.path} so every machine agrees" if result.changed else ""
-    return f"Review mode {verb} `{result.mode}`: {what}{tail}."

@@ -672,26 +672,3 @@ def _vault_relative(rel: str) -> bool:
 
 
 # --- text ----------------------------------------------------------------------------------------
-
-
-def text(result: TendResult) -> str:
-    if not result.ran:
-        return "The daily sweep already ran today (or another sweep is running)."
-    lines = []
-    for a in result.applied:
-        lines.append(f"applied: alias for **{a.handle}** {a.detail} ({a.path}:{a.line})")
-    verb = "would propose" if result.dry_run else "proposed"
-    for p in result.proposed:
-        lines.append(f"{verb}: {p.op}: {p.summary}\n    why: {p.why}")
-    if result.waiting:
-        lines.append(f"{result.waiting} item(s) already in the inbox or proposed before")
-    if result.stopped:
-        lines.append(f"stopped early: {result.stopped}")
-    n = len(result.proposed)
-    tail = " (dry run: nothing written)" if result.dry_run else ""
-    lines.append(
-        f"{result.checked} bullets swept in {result.ms} ms: {len(result.applied)} applied, "
-        f"{n} {verb}{tail}"
-        + ("; review them with `brain inbox`" if n and not result.dry_run else "")
-    )
-    return "\n".join(lines)

@@ -25,12 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from brain import config, release
+from brain import config, notice, release
 from brain.errors import BrainError
 
 MARKER = "brain-install.json"
 RELEASES = "brain-releases"
-MAX_SMALL = 64 * 1024  # sums, signature, release.json
 MAX_WHEEL = 64 * 1024 * 1024
 PROJECT = "brain-memory"
 
@@ -93,72 +92,6 @@ def _refuse_unmanaged(tag: str) -> dict[str, Any]:
 
 
 # --- fetching ------------------------------------------------------------------------------------
-
-
-def timeout() -> float:
-    try:
-        return max(0.1, float(os.environ.get("BRAIN_UPDATE_TIMEOUT", "30")))
-    except ValueError:
-        return 30.0
-
-
-def _get(client: Any, url: str, limit: int) -> bytes:
-    import httpx
-
-    try:
-        with client.stream("GET", url) as response:
-            if response.status_code != 200:
-                raise BrainError(
-                    f"{url} answered HTTP {response.status_code}",
-                    "try again later; BRAIN_VERSION pins a release for the installers",
-                )
-            chunks, size = [], 0
-            for chunk in response.iter_bytes():
-                size += len(chunk)
-                if size > limit:
-                    raise BrainError(f"{url} is larger than expected", "the release is malformed")
-                chunks.append(chunk)
-            return b"".join(chunks)
-    except httpx.TimeoutException:
-        raise BrainError(
-            f"the release server did not answer in time ({url})",
-            "check the connection and run `brain update` again",
-        ) from None
-    except httpx.HTTPError as exc:
-        raise BrainError(
-            f"cannot download {url}: {exc or type(exc).__name__}",
-            "check the connection and run `brain update` again",
-        ) from None
-
-
-def client(seconds: float | None = None) -> Any:
-    import httpx
-
-    return httpx.Client(
-        timeout=httpx.Timeout(timeout() if seconds is None else seconds),
-        follow_redirects=True,
-        headers={"User-Agent": f"brain/{release.installed_tag()}"},
-    )
-
-
-@dataclass(frozen=True)
-class Offer:
-    info: release.ReleaseInfo
-    sums: dict[str, str]
-
-
-def latest(http: Any) -> Offer:
-    """The newest release, its signature and description checked; no wheel is downloaded."""
-    sums_bytes = _get(http, release.asset_url(release.SUMS), MAX_SMALL)
-    signature = _get(http, release.asset_url(release.SIG), MAX_SMALL)
-    release.verify_signature(sums_bytes, signature)
-    try:
-        sums = release.parse_sums(sums_bytes.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise BrainError(f"{release.SUMS} is not text", "the release is malformed") from None
-    meta = _get(http, release.asset_url(release.META), MAX_SMALL)
-    release.check_digest(release.META, meta, sums)
-    return Offer(release.parse_meta(meta), sums)
 
 
 def newer(offer: str, installed: str) -> bool:
@@ -227,15 +160,15 @@ def _prune(folder: Path, keep: set[str]) -> None:
 def update(*, check_only: bool = False) -> UpdateResult:
     tag = release.installed_tag()
     marker = _refuse_unmanaged(tag)
-    with client() as http:
-        offer = latest(http)
+    with release.client() as http:
+        offer = release.latest(http)
         info = offer.info
-        remember_latest(info.tag)
+        notice.remember_latest(info.tag)
         if not newer(info.tag, tag):
             return UpdateResult("current", tag, tag, "", "", True)
         if check_only:
             return UpdateResult("available", tag, info.tag, info.wheel, "", True)
-        data = _get(http, release.asset_url(info.wheel, info.tag), MAX_WHEEL)
+        data = release.fetch(http, release.asset_url(info.wheel, info.tag), MAX_WHEEL)
     release.check_digest(info.wheel, data, offer.sums)
     from brain.files import write_atomic
 
@@ -279,22 +212,6 @@ def rollback() -> UpdateResult:
     marker["previous"], marker["current"] = marker.get("current"), previous
     marker["updated"] = time.strftime("%Y-%m-%dT%H:%M:%S%z")
     _write_marker(marker)
-    skip(tag)
+    notice.skip(tag)
     out, ok = _check_new()
     return UpdateResult("rolled-back", tag, str(previous.get("tag", "")), wheel.name, out, ok)
-
-
-# --- what the once-a-day notice reads -------------------------------------------------------------
-
-
-def remember_latest(tag: str) -> None:
-    from brain import notice
-
-    notice.write_state({**notice.read_state(), "checked": time.time(), "latest": tag})
-
-
-def skip(tag: str) -> None:
-    """After a rollback, do not offer the release just left until a newer one comes."""
-    from brain import notice
-
-    notice.write_state({**notice.read_state(), "skip": tag})

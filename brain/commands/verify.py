@@ -464,20 +464,3 @@ def redate(line: str, date: str) -> str:
 
     head, _, _ = line.rstrip().rpartition(SEP)
     return f"{head}{SEP}{date}"
-
-
-def text(result: VerifyResult, *, shown: int = 50) -> str:
-    lines = []
-    for c in result.bullets[:shown]:
-        lines.append(f"{c.path}:{c.line} **{c.handle}** ({c.date}): {c.verdict}")
-        for x in c.claims:
-            lines.append(f"    {x.status:<12} {x.kind:<10} {x.text}  ({x.detail})")
-    if len(result.bullets) > shown:
-        lines.append(f"… and {len(result.bullets) - shown} more (--json lists them all)")
-    lines.append(
-        f"{result.with_claims} of {result.checked} bullets make a claim this machine reads: "
-        f"{result.passed} passed, {result.failed} with a failed claim"
-    )
-    if result.dated:
-        lines.append(f"dated today: {', '.join(result.dated)} (not committed)")
-    return "\n".join(lines)

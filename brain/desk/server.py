@@ -136,11 +136,11 @@ class Guard:
         except Exception as exc:
             # Starlette has answered 500 and raises again for the server to log: one line and a
             # crash report instead of uvicorn's traceback on the person's terminal
-            from brain.cli import _crash_report
+            from brain.crash import crash_report
 
             where = scope.get("path", "")
             sys.stderr.write(
-                f"brain desk: {where} failed ({type(exc).__name__}); see {_crash_report(exc)}\n"
+                f"brain desk: {where} failed ({type(exc).__name__}); see {crash_report(exc)}\n"
             )
 
     def check(self, scope: Scope) -> Response | None:

@@ -1,10 +1,9 @@
-"""The runner behind `brain recall`: picks the mode, calls brain.commands.recall, renders."""
+"""The runner behind `brain recall`: picks the mode, calls brain.commands.recall, and hands the
+result to its presenter (brain.present.recall)."""
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
-import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -18,48 +17,16 @@ def _none(*_: object, **__: object) -> Iterator[None]:
     yield None
 
 
-def _show_sources(as_json: bool) -> int:
-    from brain import render
-    from brain.commands import recall as cmd
-
-    docs = cmd.sources()
-    if as_json:
-        render.out(render.dumps({"sources": [dataclasses.asdict(s) for s in docs]}))
-        return 0
-    lines = []
-    for s in docs:
-        state = "on " if s.enabled else "off"
-        where = s.root if s.exists else f"{s.root} (not found)"
-        turns = render.noun(s.turns, "turn")
-        lines.append(f"{state} {s.name:<8} {s.label:<12} {s.turns:>8} {turns:<5}  {where}")
-    render.out("\n".join(lines))
-    if not any(s.enabled for s in docs):
-        sys.stderr.write("none enabled; opt in with `brain recall --enable NAME`\n")
-    return 0
-
-
-def run_recall(
-    query: list[str],
-    *,
+def mode_of(
+    text: str,
     full: str | None = None,
     sync: bool = False,
     sources: bool = False,
     enable: str | None = None,
     disable: str | None = None,
-    all_sessions: bool = False,
-    limit: int = 10,
-    since: str = "",
-    agent: str = "",
-    cwd: str = "",
-    as_json: bool = False,
-    progress: ProgressFactory = _none,
-) -> int:
-    from brain import render
-    from brain.cli import argv_text
-    from brain.commands import recall as cmd
-
-    text = argv_text(" ".join(query).strip())
-    full = None if full is None else argv_text(full, "the turn id")
+) -> str:
+    """The one mode asked for (QUERY, --full, --sync, --sources, --enable, --disable); a usage
+    error for none or several (the CLI and the MCP tool alike)."""
     modes = [
         name
         for name, on in (
@@ -79,56 +46,44 @@ def run_recall(
             f"({what})",
             "see `brain recall --help`",
         )
-    mode = modes[0]
+    return modes[0]
+
+
+def run_recall(
+    query: list[str],
+    *,
+    full: str | None = None,
+    sync: bool = False,
+    sources: bool = False,
+    enable: str | None = None,
+    disable: str | None = None,
+    all_sessions: bool = False,
+    limit: int = 10,
+    since: str = "",
+    agent: str = "",
+    cwd: str = "",
+    as_json: bool = False,
+    progress: ProgressFactory = _none,
+) -> int:
+    from brain.commands import recall as cmd
+    from brain.present import emit
+    from brain.present import recall as present
+    from brain.run import argv_text
+
+    text = argv_text(" ".join(query).strip())
+    full = None if full is None else argv_text(full, "the turn id")
+    mode = mode_of(text, full, sync, sources, enable, disable)
     if mode in ("--enable", "--disable"):
         name = enable if mode == "--enable" else disable
-        t = cmd.toggle(name or "", mode == "--enable")
-        if as_json:
-            render.out(render.dumps(dataclasses.asdict(t)))
-        else:
-            state = "enabled" if t.enabled else "disabled"
-            gone = f"; {render.plural(t.removed, 'turn')} deleted from recall" if t.removed else ""
-            on = ", ".join(t.sources) or "none"
-            render.out(f"{t.agent} transcripts {state}{gone} (enabled: {on})")
-        return 0
+        return emit(present.toggle(cmd.toggle(name or "", mode == "--enable"), as_json=as_json))
     if mode == "--sources":
-        return _show_sources(as_json)
+        return emit(present.sources(cmd.sources(), as_json=as_json))
     if mode == "--sync":
         with progress("Reading transcripts", enabled=not as_json) as bar:
             report = cmd.sync(full=True, progress=bar)
-        if as_json:
-            doc = dataclasses.asdict(report)
-            doc["agents"] = list(report.agents)
-            render.out(render.dumps(doc))
-        else:
-            skipped = f", {render.plural(report.skipped, 'line')} skipped" if report.skipped else ""
-            files = render.plural(report.files, "transcript")
-            new = render.plural(report.turns, "new turn")
-            render.out(
-                f"Read {report.read} of {files} ({report.bytes / 1e6:.1f} MB), {new}{skipped}, "
-                f"in {report.ms:.0f} ms."
-            )
-        return 0
+        return emit(present.sync(report, as_json=as_json))
     if mode == "--full":
-        from brain.recall.render import masked_turn
-
-        turn = masked_turn(cmd.full(full or ""))
-        if as_json:
-            render.out(render.dumps(dataclasses.asdict(turn)))
-        else:
-            head = " · ".join(
-                p
-                for p in (
-                    turn.ts[:16].replace("T", " "),
-                    turn.agent,
-                    turn.role,
-                    turn.title,
-                    turn.cwd,
-                )
-                if p
-            )
-            render.out(f"{turn.id}\n{head}\n\n{turn.body}")
-        return 0
+        return emit(present.full(cmd.full(full or ""), as_json=as_json))
     return _query(text, limit, since, agent, cwd, all_sessions, as_json, progress)
 
 
@@ -143,10 +98,9 @@ def _query(
     progress: ProgressFactory,
 ) -> int:
     from brain import caller as callermod
-    from brain import render, usage
     from brain.commands import recall as cmd
-    from brain.recall import render as rr
-    from brain.recall.store import db_path
+    from brain.present import emit
+    from brain.present import recall as present
 
     who = callermod.detect()
     with progress("Reading transcripts", enabled=not as_json) as bar:
@@ -159,16 +113,4 @@ def _query(
             exclude_session="" if all_sessions else who.session,
             progress=bar,
         )
-    if as_json:
-        doc = {"query": text, "count": result.count, "hits": [rr.hit_json(h) for h in result.hits]}
-        written = render.out(render.dumps(doc))
-    elif result.hits:
-        written = render.out("\n".join(rr.hit_line(h) for h in result.hits))
-        if who.person:
-            sys.stderr.write("`brain recall --full ID` prints a whole turn\n")
-    else:
-        written = 0
-        if who.person:
-            sys.stderr.write(f"nothing in the transcripts matches {text!r}\n")
-    usage.record("recall", who.name, who.session, text, result.count, written, db_path())
-    return 0 if result.hits else 1
+    return emit(present.recall(result, who, text, as_json=as_json))

@@ -37,7 +37,7 @@ def masked(text: str) -> str:
 
 def one_line(text: str, limit: int = SNIPPET) -> str:
     """A turn or an output as one line of at most `limit` characters, credentials masked."""
-    from brain.render import clip
+    from brain.present import clip
 
     return clip(" ".join(masked(text).split()), limit)
 

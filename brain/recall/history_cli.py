@@ -1,28 +1,8 @@
 """The runners behind `brain howto`, `brain lessons`, `brain day` and `brain week`: call the
-command module, pick the output (JSON, a table for a person, terse lines for an agent or a pipe)
-and return the exit code."""
+command module and hand the result to its presenter (brain.present.history); return the exit
+code."""
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from typing import Any, TypeVar
-
-T = TypeVar("T")
-
-
-def _emit(
-    result: T,
-    as_json: bool,
-    to_json: Callable[[T], dict[str, Any]],
-    table: Callable[[T], str],
-    lines: Callable[[T], str],
-) -> int:
-    from brain import caller, render
-
-    if as_json:
-        return render.out(render.dumps(to_json(result)))
-    text = table(result) if caller.detect().person else lines(result)
-    return render.out(text) if text else 0
 
 
 def run_howto(
@@ -38,12 +18,11 @@ def run_howto(
     vault: str | None,
     as_json: bool,
 ) -> int:
-    import sys
-
     from brain import caller
     from brain.commands.howto import howto
     from brain.config import resolve_vault
-    from brain.recall import history_render as hr
+    from brain.present import emit
+    from brain.present import history as hr
 
     text = " ".join(terms).strip()
     result = howto(
@@ -56,21 +35,17 @@ def run_howto(
         propose_to=resolve_vault(vault) if propose else None,
         to=to,
     )
-    _emit(result, as_json, hr.howto_json, hr.howto_table, hr.howto_lines)
-    if not result.hits and not as_json and caller.detect().person:
-        sys.stderr.write(f"no command in the transcripts did {text!r}\n")
-    return 0 if result.hits else 1
+    return emit(hr.howto(result, caller.detect(), text, as_json=as_json))
 
 
 def run_lessons(
     *, since: str, kind: str, agent: str, propose: bool, vault: str | None, as_json: bool
 ) -> int:
-    import sys
-
     from brain import caller
     from brain.commands.lessons import find_lessons
     from brain.config import resolve_vault
-    from brain.recall import history_render as hr
+    from brain.present import emit
+    from brain.present import history as hr
 
     result = find_lessons(
         since=since,
@@ -78,25 +53,24 @@ def run_lessons(
         agent=agent,
         propose_to=resolve_vault(vault) if propose else None,
     )
-    _emit(result, as_json, hr.lessons_json, hr.lessons_table, hr.lessons_lines)
-    if not result.moments and not as_json and caller.detect().person:
-        sys.stderr.write("no corrections or retries in that window\n")
-    return 0
+    return emit(hr.lessons(result, caller.detect(), as_json=as_json))
 
 
 def run_day(day: str, *, git: bool, project: str, agent: str, as_json: bool) -> int:
+    from brain import caller
     from brain.commands import day as daymod
-    from brain.recall import history_render as hr
+    from brain.present import emit
+    from brain.present import history as hr
 
     result = daymod.day(day, git=git, project=project, agent=agent)
-    _emit(result, as_json, hr.day_json, hr.day_table, hr.day_lines)
-    return 0
+    return emit(hr.day(result, caller.detect(), as_json=as_json))
 
 
 def run_week(since: str, *, git: bool, project: str, agent: str, as_json: bool) -> int:
+    from brain import caller
     from brain.commands import day as daymod
-    from brain.recall import history_render as hr
+    from brain.present import emit
+    from brain.present import history as hr
 
     result = daymod.week(since, git=git, project=project, agent=agent)
-    _emit(result, as_json, hr.week_json, hr.week_table, hr.week_lines)
-    return 0
+    return emit(hr.week(result, caller.detect(), as_json=as_json))

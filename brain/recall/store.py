@@ -34,7 +34,8 @@ from pathlib import Path
 from brain.config import private_file
 from brain.errors import BrainError
 from brain.index import transaction
-from brain.recall.adapters import Adapter, Chunk, FileState, Turn, registry
+from brain.recall.adapters import Adapter, Chunk, FileState, Turn
+from brain.recall.adapters.known import registry
 from brain.text import has_surrogates
 
 SCHEMA_VERSION = 3  # 2: no context column; neighbours at query time through turns.pos; 3: calls

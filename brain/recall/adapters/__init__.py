@@ -196,10 +196,3 @@ def record(line: bytes) -> dict[str, Any] | None:
     except ValueError:
         return None
     return rec if isinstance(rec, dict) else None
-
-
-def registry() -> dict[str, Adapter]:
-    from brain.recall.adapters import claude, codex, gemini
-
-    adapters: list[Adapter] = [claude.Claude(), codex.Codex(), gemini.Gemini()]
-    return {a.name: a for a in adapters}

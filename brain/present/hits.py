@@ -1,65 +1,26 @@
-"""The one place that turns results into output: lines for agents, a listing for people, JSON.
-
-JSON key order is the dataclass or dict order below and is part of the contract (README, tests).
-"""
+"""The presenter of vault hits: `brain find` and `brain prime` (lines for agents, a listing for
+people, JSON), within a byte budget. On the hot path: standard library only at module level."""
 
 from __future__ import annotations
 
-import dataclasses
 import json
-import sys
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, TypeVar
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from brain.errors import UsageError
+from brain.present import Answer, Lookup, clip, data, dumps, fit, plural, rich_text
 from brain.text import printable
 from brain.vocab import SEP, tokens
 
 if TYPE_CHECKING:
+    from brain.caller import Caller
+    from brain.commands.find import FindResult
+    from brain.commands.prime import PrimeResult
     from brain.search import Hit  # annotations only: `brain pack` never loads the ranking
 
-T = TypeVar("T")
 PROSE_CHARS = 280  # a paragraph is shown by its start; `--raw` or the file has the rest
-
-
-def out(text: str) -> int:
-    """Write to stdout; return the bytes written, which the usage log records."""
-    data = text if text.endswith("\n") or not text else text + "\n"
-    sys.stdout.write(data)
-    sys.stdout.flush()
-    return len(data.encode("utf-8", "backslashreplace"))  # as cli.main set stdout to write it
-
-
-def dumps(doc: dict[str, Any]) -> str:
-    return json.dumps(doc, ensure_ascii=False)
-
-
-def doc(obj: Any) -> dict[str, Any]:
-    """A result dataclass as a JSON object: its fields, in their declared order."""
-    return {f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}
-
-
-def error_json(message: str) -> str:
-    return dumps({"error": message})
-
-
-def fit(items: Sequence[T], size: Callable[[T], int], budget: int) -> tuple[list[T], int]:
-    """The leading items whose sizes add up to at most `budget` (none when the first is bigger:
-    a budget is never exceeded)."""
-    kept: list[T] = []
-    used = 0
-    for item in items:
-        cost = size(item)
-        if used + cost > budget:
-            break
-        kept.append(item)
-        used += cost
-    return kept, len(items) - len(kept)
-
-
-def clip(text: str, limit: int) -> str:
-    """`text` cut to `limit` characters, an ellipsis marking the cut."""
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def locator(hit: Hit) -> str:
@@ -102,29 +63,57 @@ def raw_line(hit: Hit) -> str:
     return f"{locator(hit)}{mark}: {hit.raw}"
 
 
+@dataclass(frozen=True)
+class HitDoc:
+    """A hit as `find --json` and `prime --json` give it (README: JSON keys)."""
+
+    path: str
+    line: int
+    kind: str
+    handle: str
+    aliases: tuple[str, ...]
+    text: str
+    section: str
+    source: str
+    date: str
+    score: float
+    match: tuple[str, ...]
+    superseded_by: str
+    unreviewed: bool
+
+
 def hit_json(hit: Hit) -> dict[str, Any]:
-    return {
-        "path": hit.path,
-        "line": hit.line,
-        "kind": hit.kind,
-        "handle": hit.handle,
-        "aliases": list(hit.aliases),
-        "text": hit.text,
-        "section": hit.section,
-        "source": hit.source,
-        "date": hit.date,
-        "score": hit.score,
-        "match": list(hit.match),
-        "superseded_by": hit.superseded_by,
-        "unreviewed": unreviewed(hit),
-    }
+    doc = HitDoc(
+        hit.path,
+        hit.line,
+        hit.kind,
+        hit.handle,
+        hit.aliases,
+        hit.text,
+        hit.section,
+        hit.source,
+        hit.date,
+        hit.score,
+        hit.match,
+        hit.superseded_by,
+        unreviewed(hit),
+    )
+    return data(doc)  # type: ignore[no-any-return]
+
+
+@dataclass(frozen=True)
+class FindDoc:
+    query: str
+    count: int
+    omitted: int
+    hits: list[dict[str, Any]]
 
 
 def find_json(query: str, hits: Sequence[Hit], budget: int) -> tuple[str, int]:
     docs = [hit_json(h) for h in hits]
     # the envelope and the closing newline count against the budget too (counts at their widest)
     n = len(docs)
-    envelope = len(dumps({"query": query, "count": n, "omitted": n, "hits": []}).encode()) + 1
+    envelope = len(dumps(data(FindDoc(query, n, n, []))).encode()) + 1
     if envelope > budget:
         raise UsageError(
             f"--budget {budget} cannot hold even an empty JSON answer ({envelope} bytes)",
@@ -140,7 +129,7 @@ def find_json(query: str, hits: Sequence[Hit], budget: int) -> tuple[str, int]:
         text = _clip_json(docs[0]["text"], room)
         if text:
             kept, omitted = [{**docs[0], "text": text}], n - 1
-    return dumps({"query": query, "count": len(kept), "omitted": omitted, "hits": kept}), omitted
+    return dumps(data(FindDoc(query, len(kept), omitted, kept))), omitted
 
 
 def _clip_json(text: str, room: int) -> str:
@@ -196,44 +185,6 @@ def find_listing(query: str, hits: Sequence[Hit], budget: int) -> tuple[str, int
     return "\n".join(blocks), omitted
 
 
-def print_rich(markup: str) -> int:
-    from rich.console import Console
-
-    console = Console(highlight=False, soft_wrap=False)
-    with console.capture() as cap:
-        console.print(markup)
-    return out(cap.get())
-
-
-def noun(n: int, word: str, many: str = "") -> str:
-    """`word` for a count of `n`: as given for one, else `many` (default: `word` + "s")."""
-    return word if n == 1 else many or word + "s"
-
-
-def plural(n: int, word: str, many: str = "") -> str:
-    """`1 file`, `2 files`: every count brain prints agrees with its noun."""
-    return f"{n} {noun(n, word, many)}"
-
-
-def sync_status(s: Any) -> str:
-    """`brain sync status` for a person: on or off, the remote, what waits on either side."""
-    state = "on" if s.sync == "on" else f"off ({s.why})"
-    lines = [f"Sync: {state}"]
-    if s.remote:
-        lines.append(f"Remote: {s.remote} {s.url} (branch {s.branch})")
-    else:
-        lines.append("Remote: not connected (`brain sync connect URL`)")
-    lines.append(f"Here: {s.changes} changed files not written down, {s.ahead} commits not sent")
-    if s.remote:
-        when = f"as of the fetch at {s.fetched}" if s.fetched else "never fetched"
-        lines.append(f"Remote: {s.behind} commits not received ({when})")
-    if s.offline_until:
-        lines.append(f"Offline: background passes wait until {s.offline_until}")
-    if s.last:
-        lines.append(f"Last pass ({s.last_at}): {s.last}")
-    return "\n".join(lines)
-
-
 PRIME_HEADER = (
     "From brain, the user's memory vault: what it holds on this prompt"
     ' (more: `brain find "WORDS"`)'
@@ -261,19 +212,95 @@ def prime_text(hits: Sequence[Hit], budget: int, *, hint: bool) -> tuple[str, in
     return "\n".join([PRIME_HEADER, *kept]), len(kept)
 
 
-def prime_json(result: Any, session: str, text: str, shown: int) -> str:
+@dataclass(frozen=True)
+class PrimeDoc:
     """`brain prime --json`: the result, with the hits `text` holds and `text` itself."""
+
+    query: str
+    mode: str
+    session: str
+    count: int
+    omitted: int
+    repeated: int
+    hint: bool
+    tokens: int
+    hits: list[dict[str, Any]]
+    text: str
+
+
+def prime_json(result: PrimeResult, session: str, text: str, shown: int) -> str:
     hits = result.hits[:shown]
-    doc = {
-        "query": result.query,
-        "mode": result.mode,
-        "session": session,
-        "count": len(hits),
-        "omitted": len(result.hits) - len(hits),
-        "repeated": result.repeated,
-        "hint": result.hint and not hits and bool(text),
-        "tokens": tokens(len(text.encode("utf-8"))),
-        "hits": [hit_json(h) for h in hits],
-        "text": text,
-    }
-    return dumps(doc)
+    doc = PrimeDoc(
+        query=result.query,
+        mode=result.mode,
+        session=session,
+        count=len(hits),
+        omitted=len(result.hits) - len(hits),
+        repeated=result.repeated,
+        hint=result.hint and not hits and bool(text),
+        tokens=tokens(len(text.encode("utf-8"))),
+        hits=[hit_json(h) for h in hits],
+        text=text,
+    )
+    return dumps(data(doc))
+
+
+def units(hits: Sequence[Hit]) -> tuple[str, ...]:
+    """The usage log's keys of the hits an answer holds."""
+    from brain.usage import unit_key
+
+    return tuple(unit_key(h.path, h.line, h.handle) for h in hits)
+
+
+def find(
+    result: FindResult,
+    who: Caller,
+    vault: Path,
+    *,
+    budget: int,
+    raw: bool = False,
+    terse: bool = False,
+    as_json: bool = False,
+) -> Answer:
+    """`brain find`: JSON, terse lines (agents, `--terse`, `--raw` lines as written) or a listing
+    for a person, within `budget` bytes; exit 1 when nothing matches, as grep does."""
+    text, note, omitted = "", "", 0
+    if as_json:
+        text, omitted = find_json(result.query, result.hits, budget)
+    elif not result.hits:
+        if who.person:
+            note = f"nothing in the vault matches {result.query!r}"
+    elif raw or terse or who.agent:
+        text, omitted = find_lines(result.hits, budget, raw=raw)
+    else:
+        markup, omitted = find_listing(result.query, result.hits, budget)
+        text = rich_text(markup)
+    shown = result.hits[: len(result.hits) - omitted]  # what the caller actually received
+    lookup = Lookup("find", who.name, who.session, result.query, len(shown), vault, units(shown))
+    return Answer(text, note, 0 if result.hits else 1, lookup)
+
+
+def prime(
+    result: PrimeResult,
+    caller: str,
+    session: str,
+    vault: Path,
+    budget: int,
+    *,
+    as_json: bool = False,
+    person: bool = False,
+) -> Answer:
+    """`brain prime`: the header and a line per hit within `budget` bytes (or the JSON object);
+    logged only when something is said, the hint as `usage.HINT_QUERY`."""
+    from brain.usage import HINT_QUERY
+
+    body, shown = prime_text(result.hits, budget, hint=result.hint)
+    text = prime_json(result, session, body, shown) if as_json else body
+    lookup = None
+    if body:
+        query = result.query if shown else HINT_QUERY
+        given = units(result.hits[:shown])
+        lookup = Lookup("prime", caller, session, query, shown, vault, given)
+    quiet = body or as_json or not person
+    note = "" if quiet else "brain: nothing in the vault stands out for this prompt"
+    return Answer(text, note, 0, lookup)

@@ -1,5 +1,6 @@
-"""Output of `brain howto`, `brain lessons`, `brain day` and `brain week`: a compact rich table for
-a person, terse lines for an agent or a pipe, and the JSON objects (key order is the contract).
+"""The presenter of `brain howto`, `brain lessons`, `brain day` and `brain week`: a compact rich
+table for a person, terse lines for an agent or a pipe, and the JSON objects (key order is the
+contract).
 
 Every command, snippet and lesson shown has been through brain.recall.history.masked (the
 commands and outputs here) or one_line (turns), so no credential reaches the screen.
@@ -7,16 +8,25 @@ commands and outputs here) or one_line (turns), so no credential reaches the scr
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from brain.commands.day import DayResult, WeekResult
-from brain.commands.howto import HowtoResult
+from brain.commands.howto import HowtoHit, HowtoResult
 from brain.commands.lessons import LessonsResult
+from brain.present import Answer, clip, json_text
 from brain.recall import history
 from brain.recall.activity import RepoDay
 from brain.recall.search import SHORT_ID
-from brain.render import clip
+
+if TYPE_CHECKING:
+    from brain.caller import Caller
+    from brain.commands.lessons import Proposal
+    from brain.commands.propose import ProposeResult
+    from brain.recall.lessons import Moment
+
+T = TypeVar("T")
 
 COMMAND_CHARS = 100  # a command's width in a table (the JSON has it whole)
 SHOWN = 4  # sessions, files or commits listed per repository in a table cell
@@ -34,30 +44,38 @@ def _where(cwd: str) -> str:
 # -- JSON ------------------------------------------------------------------------------------
 
 
-def howto_json(result: HowtoResult) -> dict[str, Any]:
-    return {
-        "query": result.query,
-        "count": result.count,
-        "hits": [dataclasses.asdict(h) for h in result.hits],
-        "proposal": dataclasses.asdict(result.proposal) if result.proposal else None,
-    }
+@dataclass(frozen=True)
+class HowtoDoc:
+    """`brain howto --json` (README: JSON keys): the result without its transcript sync."""
+
+    query: str
+    count: int
+    hits: tuple[HowtoHit, ...]
+    proposal: ProposeResult | None
 
 
-def lessons_json(result: LessonsResult) -> dict[str, Any]:
-    return {
-        "since": result.since,
-        "count": result.count,
-        "moments": [dataclasses.asdict(m) for m in result.moments],
-        "proposals": [dataclasses.asdict(p) for p in result.proposals],
-    }
+@dataclass(frozen=True)
+class LessonsDoc:
+    since: str
+    count: int
+    moments: tuple[Moment, ...]
+    proposals: tuple[Proposal, ...]
 
 
-def day_json(day: DayResult) -> dict[str, Any]:
-    return dataclasses.asdict(day)
+def howto_json(result: HowtoResult) -> str:
+    return json_text(HowtoDoc(result.query, result.count, result.hits, result.proposal))
 
 
-def week_json(week: WeekResult) -> dict[str, Any]:
-    return dataclasses.asdict(week)
+def lessons_json(result: LessonsResult) -> str:
+    return json_text(LessonsDoc(result.since, result.count, result.moments, result.proposals))
+
+
+def day_json(day: DayResult) -> str:
+    return json_text(day)
+
+
+def week_json(week: WeekResult) -> str:
+    return json_text(week)
 
 
 # -- terse lines (agents, pipes) -------------------------------------------------------------
@@ -258,3 +276,40 @@ def _day_grid(days: list[DayResult], *, with_day: bool) -> Any:
             ]
             table.add_row(*([d.date] if with_day else []), name, *row)
     return table
+
+
+def _answer(
+    result: T,
+    who: Caller,
+    as_json: bool,
+    to_json: Callable[[T], str],
+    table: Callable[[T], str],
+    lines: Callable[[T], str],
+) -> str:
+    """JSON, a table for a person, or terse lines for an agent or a pipe."""
+    if as_json:
+        return to_json(result)
+    return table(result) if who.person else lines(result)
+
+
+def howto(result: HowtoResult, who: Caller, asked: str, *, as_json: bool = False) -> Answer:
+    """The commands that did a task; exit 1 when none did."""
+    text = _answer(result, who, as_json, howto_json, howto_table, howto_lines)
+    note = ""
+    if not result.hits and not as_json and who.person:
+        note = f"no command in the transcripts did {asked!r}"
+    return Answer(text, note, 0 if result.hits else 1)
+
+
+def lessons(result: LessonsResult, who: Caller, *, as_json: bool = False) -> Answer:
+    text = _answer(result, who, as_json, lessons_json, lessons_table, lessons_lines)
+    quiet = result.moments or as_json or not who.person
+    return Answer(text, "" if quiet else "no corrections or retries in that window")
+
+
+def day(result: DayResult, who: Caller, *, as_json: bool = False) -> Answer:
+    return Answer(_answer(result, who, as_json, day_json, day_table, day_lines))
+
+
+def week(result: WeekResult, who: Caller, *, as_json: bool = False) -> Answer:
+    return Answer(_answer(result, who, as_json, week_json, week_table, week_lines))

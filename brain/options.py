@@ -1,0 +1,216 @@
+"""The arguments and options of the commands hooks and agents run many times a session, declared
+once: brain.app builds each Typer command (flags, help, --help output) from these, and brain.cli's
+fast path parses the same argv with them without importing Typer. Anything the fast parse does not
+understand (`--help`, a typo, a bad number) falls through to Typer, which says what is wrong.
+
+Plain tuples of builtins on purpose: this module is on every hook's path, so it imports nothing
+(not even typing or dataclasses).
+"""
+
+from __future__ import annotations
+
+# An option: (flags, destination, kind, help). `kind` is str or int (takes a value, default None:
+# the runner picks the default) or bool (a flag, default False). A help of None hides the option
+# (what brain's own hooks pass and people never type).
+Option = tuple[tuple[str, ...], str, type, str | None]
+# A positional argument: (destination, arity, help); arity "+" one or more words, "*" any number,
+# "?" at most one (None when absent). Only the last argument may take many words.
+Argument = tuple[str, str, str]
+Command = tuple[tuple[Argument, ...], tuple[Option, ...]]
+
+VAULT: Option = (
+    ("--vault",),
+    "vault",
+    str,
+    "The vault (a folder with AI/ in it). Default: $BRAIN_VAULT, else the recorded vault.",
+)
+JSON: Option = (("--json",), "as_json", bool, "Print one JSON object on stdout.")
+TO: Option = (
+    ("--to",),
+    "to",
+    str,
+    "The core file it belongs in: MEMORY (default), LEARNINGS or TUNINGS.",
+)
+
+COMMANDS: dict[str, Command] = {
+    "find": (
+        (("query", "+", "What to look for, in plain words."),),
+        (
+            VAULT,
+            (("--limit", "-n"), "limit", int, "At most this many hits (default 10)."),
+            (("--budget",), "budget", int, "Byte cap on the output for this call (default 2400)."),
+            (("--raw",), "raw", bool, "Print each hit's line as written."),
+            (("--terse",), "terse", bool, "One line per hit, as agents get, even at a terminal."),
+            JSON,
+        ),
+    ),
+    "prime": (
+        (("prompt", "*", "The prompt (default: Claude Code's hook JSON on stdin)."),),
+        (
+            VAULT,
+            (
+                ("--budget",),
+                "budget",
+                int,
+                "Token cap (bytes / 4; default 1200, or BRAIN_PRIME_BUDGET).",
+            ),
+            JSON,
+        ),
+    ),
+    "pack": (
+        (
+            (
+                "project",
+                "?",
+                "The project (default: the git repository you are in, by its folder name).",
+            ),
+        ),
+        (
+            VAULT,
+            (("--budget",), "budget", int, "Token cap on the pack (bytes / 4; default 1500)."),
+            (("--fresh",), "fresh", bool, "Rebuild the pack instead of serving the cached one."),
+            JSON,
+        ),
+    ),
+    "reindex": (
+        (),
+        (
+            VAULT,
+            (
+                ("--full",),
+                "full",
+                bool,
+                "Rebuild from nothing into a new file, swapped in atomically.",
+            ),
+            JSON,
+        ),
+    ),
+    "sync": (
+        (
+            ("action", "?", "status, connect, on or off (default: one pass)."),
+            ("url", "?", "With connect: the remote's URL."),
+        ),
+        (VAULT, JSON, (("--background",), "background", str, None)),
+    ),
+    "propose": (
+        (("line", "+", "The bullet: `handle — fact`; source and date are added if missing."),),
+        (TO, VAULT, JSON),
+    ),
+    "tend": (
+        (),
+        (
+            (
+                ("--dry-run",),
+                "dry_run",
+                bool,
+                "Say what it would apply and propose; write nothing.",
+            ),
+            (("--daily",), "daily", bool, "The hooks' quiet sweep: once a day, bounded, exit 0."),
+            VAULT,
+            JSON,
+        ),
+    ),
+}
+
+
+def table(command: str) -> dict[str, tuple[str, type]]:
+    """Flag -> (destination, kind) for every flag of `command`."""
+    return {flag: (dest, kind) for flags, dest, kind, _ in COMMANDS[command][1] for flag in flags}
+
+
+def parse(command: str, args: list[str]) -> dict[str, object] | None:
+    """`command`'s keyword arguments from `args` (every one declared, defaults included), as its
+    Typer command hands them to the runner, or None when anything is not understood (`--help`,
+    an unknown flag, a bad number, the wrong number of words), so that Typer handles it and says
+    what is wrong.
+
+    An argument that starts with a dash but holds a space is text, not an option (a Markdown
+    bullet `- **handle** — fact`, a query `-- why`): no flag has a space."""
+    spec = COMMANDS[command]
+    flags = table(command)
+    opts: dict[str, object] = {
+        dest: False if kind is bool else None for dest, kind in flags.values()
+    }
+    words: list[str] = []
+    it = iter(args)
+    for arg in it:
+        if arg == "--":
+            words.extend(it)
+            break
+        name, eq, value = split(arg, flags)
+        if not arg.startswith("-") or arg == "-" or (name not in flags and is_text(arg)):
+            words.append(arg)
+            continue
+        if name not in flags:
+            return None
+        dest, kind = flags[name]
+        if kind is bool:
+            if eq:
+                return None
+            opts[dest] = True
+            continue
+        if not eq:
+            nxt = next(it, None)
+            if nxt is None:
+                return None
+            value = nxt
+        try:
+            opts[dest] = kind(value)
+        except ValueError:
+            return None
+    return _place(spec[0], words, opts)
+
+
+def _place(
+    arguments: tuple[Argument, ...], words: list[str], opts: dict[str, object]
+) -> dict[str, object] | None:
+    """`opts` with the positional `words` given to `arguments`, or None when their number does
+    not fit (too few for a "+" argument, more than the arguments take)."""
+    for dest, arity, _ in arguments:
+        if arity == "?":
+            opts[dest] = words.pop(0) if words else None
+        elif arity == "+" and not words:
+            return None
+        else:
+            opts[dest] = words if words or arity == "+" else None
+            words = []
+    return None if words else opts
+
+
+def split(arg: str, flags: dict[str, tuple[str, type]]) -> tuple[str, str, str]:
+    """(flag, "=" or "", value) of one argument, as Click reads it: `--limit=3`, and a short flag
+    with its value glued on, `-n3` (where `-n=3` is the value "=3")."""
+    if arg[:1] == "-" and arg[1:2] != "-" and len(arg) > 2 and arg[:2] in flags:
+        return arg[:2], "=", arg[2:]
+    return arg.partition("=")
+
+
+def is_text(arg: str) -> bool:
+    """An argument that starts with a dash but is text, not an option: it holds a space."""
+    return any(c.isspace() for c in arg.partition("=")[0])
+
+
+def words_last(command: str, args: list[str]) -> list[str]:
+    """`args` for Typer with the positional words after `--` when one of them starts with a dash
+    (Click would take `- **handle** — fact` for an unknown option `-`); unchanged when anything
+    is not understood (`--help`, a typo), so that Typer says what is wrong."""
+    flags = table(command)
+    opts: list[str] = []
+    words: list[str] = []
+    it = iter(args)
+    for arg in it:
+        name, eq, _ = split(arg, flags)
+        if arg == "--":
+            words.extend(it)
+        elif arg.startswith("-") and name in flags:
+            opts.append(arg)
+            nxt = next(it, None) if flags[name][1] is not bool and not eq else None
+            if nxt is not None:
+                opts.append(nxt)
+        elif arg.startswith("-") and arg != "-" and not is_text(arg):
+            return list(args)
+        else:
+            words.append(arg)
+    if not any(w.startswith("-") for w in words):
+        return list(args)
+    return [*opts, "--", *words]

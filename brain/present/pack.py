@@ -1,0 +1,52 @@
+"""The presenter of `brain pack`: the briefing as text, as JSON, or in the form a session-start
+hook hands context to its agent program. On the hot path: standard library only."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from brain.present import Answer, Lookup, json_text
+
+if TYPE_CHECKING:
+    from brain.caller import Caller
+    from brain.commands.pack import HookEvent, PackResult
+
+
+def hook_text(text: str, harness: str = "claude") -> str:
+    """The form in which each agent program reads context a session-start hook adds (Claude
+    Code's "SessionStart decision control", which Codex CLI and Gemini CLI read too)."""
+    from brain.hook_event import context_for
+    from brain.present import dumps
+
+    return dumps(context_for(harness, "SessionStart", text))
+
+
+def pack(
+    result: PackResult,
+    who: Caller,
+    vault: Path,
+    asked: str,
+    *,
+    as_json: bool = False,
+    hook: HookEvent | None = None,
+) -> Answer:
+    """The pack of the project `asked` for: for the hook, as JSON, or as text; logged with what
+    the caller received."""
+    if hook is not None:
+        text = hook_text(result.text, hook.harness) if result.text else ""
+    elif as_json:
+        text = json_text(result)
+    else:
+        text = result.text
+    note = ""
+    if not text and who.person and hook is None:
+        note = f"brain: the vault knows nothing about {asked!r}"
+    name = "claude-code" if hook is not None and who.name in ("script", "person") else who.name
+    session = hook.session if hook is not None and hook.session else who.session
+    given = (*result.bullets, *result.rules) if text else ()
+    from brain.usage import unit_key
+
+    units = tuple(unit_key(b.path, b.line, b.handle) for b in given)
+    lookup = Lookup("pack", name, session, asked, len(given), vault, units)
+    return Answer(text, note, 0, lookup)

@@ -1,0 +1,146 @@
+"""The presenter of `brain recall`: terse lines, and the JSON objects (key order is the contract).
+
+Transcripts are what was said, credentials pasted into a chat included: every text shown here goes
+through `brain.secrets.redact` first, as the vault's units do when they are indexed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from brain.present import Answer, Lookup, clip, json_text, noun, plural
+
+if TYPE_CHECKING:
+    from brain.caller import Caller
+    from brain.commands.recall import FullTurn, RecallResult, Source, Toggle
+    from brain.recall.search import Hit
+    from brain.recall.store import SyncReport
+
+TITLE_CHARS = 32
+
+
+def masked(hit: Hit) -> Hit:
+    """The hit with credentials in its title and snippet masked (the snippet is an excerpt, cut
+    at `…`: a secret cut in two is masked too)."""
+    from brain.secrets import redact
+
+    return dataclasses.replace(
+        hit, title=redact(hit.title), snippet=redact(hit.snippet, clipped=True)
+    )
+
+
+def masked_turn(turn: FullTurn) -> FullTurn:
+    from brain.secrets import redact
+
+    return dataclasses.replace(turn, title=redact(turn.title), body=redact(turn.body))
+
+
+def hit_line(hit: Hit) -> str:
+    """`id date role [title] snippet`: the id's shortest unique start, which --full takes."""
+    hit = masked(hit)
+    title = f" [{clip(hit.title, TITLE_CHARS)}]" if hit.title else ""
+    return f"{hit.short or hit.id} {hit.ts[:10]} {hit.role}{title} {hit.snippet}"
+
+
+@dataclass(frozen=True)
+class HitDoc:
+    """A recall hit as `recall --json` gives it (README: JSON keys), credentials masked."""
+
+    id: str
+    session: str
+    title: str
+    role: str
+    ts: str
+    cwd: str
+    snippet: str
+    score: float
+    agent: str
+
+
+@dataclass(frozen=True)
+class RecallDoc:
+    query: str
+    count: int
+    hits: tuple[HitDoc, ...]
+
+
+@dataclass(frozen=True)
+class SourcesDoc:
+    sources: tuple[Source, ...]
+
+
+def recall(result: RecallResult, who: Caller, query: str, *, as_json: bool = False) -> Answer:
+    """`brain recall QUERY`: the JSON object, or a line per hit; exit 1 when nothing matches.
+    Logged against transcripts.db (no units: turns are not the vault's)."""
+    from brain.recall.store import db_path
+
+    note = ""
+    if as_json:
+        text = json_text(RecallDoc(query, result.count, tuple(_hit_doc(h) for h in result.hits)))
+    else:
+        text = "\n".join(hit_line(h) for h in result.hits)
+        if who.person:
+            note = (
+                "`brain recall --full ID` prints a whole turn"
+                if result.hits
+                else f"nothing in the transcripts matches {query!r}"
+            )
+    lookup = Lookup("recall", who.name, who.session, query, result.count, db_path())
+    return Answer(text, note, 0 if result.hits else 1, lookup)
+
+
+def _hit_doc(hit: Hit) -> HitDoc:
+    h = masked(hit)
+    return HitDoc(h.id, h.session, h.title, h.role, h.ts, h.cwd, h.snippet, h.score, h.agent)
+
+
+def full(turn: FullTurn, *, as_json: bool = False) -> Answer:
+    """`brain recall --full ID`: one turn whole, credentials masked."""
+    turn = masked_turn(turn)
+    if as_json:
+        return Answer(json_text(turn))
+    parts = (turn.ts[:16].replace("T", " "), turn.agent, turn.role, turn.title, turn.cwd)
+    head = " · ".join(p for p in parts if p)
+    return Answer(f"{turn.id}\n{head}\n\n{turn.body}")
+
+
+def sources(docs: Sequence[Source], *, as_json: bool = False) -> Answer:
+    """`brain recall --sources`: each adapter, on or off, its turns and where it reads."""
+    if as_json:
+        return Answer(json_text(SourcesDoc(tuple(docs))))
+    lines = []
+    for s in docs:
+        state = "on " if s.enabled else "off"
+        where = s.root if s.exists else f"{s.root} (not found)"
+        turns = noun(s.turns, "turn")
+        lines.append(f"{state} {s.name:<8} {s.label:<12} {s.turns:>8} {turns:<5}  {where}")
+    note = (
+        ""
+        if any(s.enabled for s in docs)
+        else "none enabled; opt in with `brain recall --enable NAME`"
+    )
+    return Answer("\n".join(lines), note)
+
+
+def toggle(t: Toggle, *, as_json: bool = False) -> Answer:
+    if as_json:
+        return Answer(json_text(t))
+    state = "enabled" if t.enabled else "disabled"
+    gone = f"; {plural(t.removed, 'turn')} deleted from recall" if t.removed else ""
+    on = ", ".join(t.sources) or "none"
+    return Answer(f"{t.agent} transcripts {state}{gone} (enabled: {on})")
+
+
+def sync(report: SyncReport, *, as_json: bool = False) -> Answer:
+    if as_json:
+        return Answer(json_text(report))
+    skipped = f", {plural(report.skipped, 'line')} skipped" if report.skipped else ""
+    files = plural(report.files, "transcript")
+    new = plural(report.turns, "new turn")
+    return Answer(
+        f"Read {report.read} of {files} ({report.bytes / 1e6:.1f} MB), {new}{skipped}, "
+        f"in {report.ms:.0f} ms."
+    )

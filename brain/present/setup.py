@@ -1,0 +1,180 @@
+"""The presenters of setting brain up: version, install, uninstall, hooks, update."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from brain.present import Answer, json_text, plural
+
+if TYPE_CHECKING:
+    from brain.commands.hooks import HooksResult, HooksStatus
+    from brain.commands.install import InstallResult, UninstallResult
+    from brain.commands.update import UpdateResult
+    from brain.commands.version import VersionResult
+
+
+def version(result: VersionResult, *, as_json: bool = False) -> Answer:
+    if as_json:
+        return Answer(json_text(result))
+    commit = f" ({result.commit})" if result.commit else ""
+    return Answer(f"brain {result.version}{commit}")
+
+
+def _failed(harnesses: Sequence[Any]) -> tuple[str, int]:
+    """The agents whose hooks could not be changed: a line each (stderr), and exit 1."""
+    failed = [h for h in harnesses if h.failed]
+    return "\n".join(f"brain: {h.message}" for h in failed), 1 if failed else 0
+
+
+def install(result: InstallResult, *, as_json: bool = False) -> Answer:
+    """What install set up, a line each; the hooks it could not put in place on stderr, exit 1:
+    everything else is in place, and that must show."""
+    text = json_text(result) if as_json else "\n".join(install_lines(result))
+    return Answer(text, *_failed((result.claude, *result.agents)))
+
+
+def uninstall(result: UninstallResult, *, as_json: bool = False) -> Answer:
+    text = json_text(result) if as_json else "\n".join(uninstall_lines(result))
+    return Answer(text, *_failed((result.claude, *result.agents)))
+
+
+def hooks_status(state: HooksStatus, *, as_json: bool = False) -> Answer:
+    return Answer(json_text(state) if as_json else "\n".join(status_lines(state)))
+
+
+def hooks(result: HooksResult, *, as_json: bool = False) -> Answer:
+    text = json_text(result) if as_json else "\n".join(agent_line(h) for h in result.harnesses)
+    return Answer(text, *_failed(result.harnesses))
+
+
+def update(result: UpdateResult, *, as_json: bool = False) -> Answer:
+    if as_json:
+        return Answer(json_text(result))
+    if result.action == "current":
+        return Answer(f"brain {result.current} is the newest release; nothing to do.")
+    if result.action == "available":
+        return Answer(f"brain {result.current} is available (this is {result.previous}).")
+    verb = "Updated" if result.action == "updated" else "Rolled back"
+    lines = [f"{verb}: brain {result.previous} -> {result.current}"]
+    if result.check:
+        lines.append(result.check)
+    note = ""
+    if not result.check_ok:
+        note = (
+            f"the check of brain {result.current} reported a problem; "
+            f"`brain update --rollback` puts {result.previous} back"
+        )
+    return Answer("\n".join(lines), note)
+
+
+def install_lines(r: InstallResult) -> list[str]:
+    if r.created:
+        how = "created: a new git repository with the starter AI/"
+    elif r.git_init:
+        how = "git init" + (", starter AI/ added" if r.starter else "")
+    else:
+        how = "starter AI/ added" if r.starter else "used as it is"
+    if r.commit:
+        how += f", committed as {r.commit}"
+    lines = [f"Vault: {r.vault} ({how})"]
+    if r.moved_from:
+        lines.append(f"Moved from {r.moved_from}; its previous git hooks are back in place")
+    lines.append(f"Recorded in {r.recorded}")
+    link = r.path_link
+    lines.append(
+        {
+            "created": f"PATH: linked {link.path} -> {link.target}",
+            "updated": f"PATH: {link.path} now points at {link.target}",
+            "kept": f"PATH: {link.path} -> {link.target} (already there)",
+            "on-path": f"PATH: {link.message}",
+            "exists": f"PATH: {link.path} exists",
+            "failed": "PATH: no link made",
+        }.get(link.action, f"PATH: {link.action}")
+    )
+    if link.message and link.action != "on-path":
+        lines.append(f"  note: {link.message}")
+    gh = r.git_hooks
+    lines.append(f"Git hooks: core.hooksPath = {gh.dir} ({', '.join(gh.hooks)})")
+    before = f"another tool's {gh.previous}" if gh.previous else gh.chains
+    lines.append(f"  hooks in {before} and the global core.hooksPath still run first")
+    ix = r.index
+    bullets, files = plural(ix.bullets, "bullet"), plural(ix.files, "file")
+    lines.append(f"Index: {bullets} from {files} in {ix.ms:.0f} ms")
+    lines += [agent_line(h) for h in (r.claude, *r.agents)]
+    if r.sync:
+        lines.append(f"Sync: {r.sync}")
+    lines.append(r.next)
+    return lines
+
+
+def uninstall_lines(r: UninstallResult) -> list[str]:
+    lines = []
+    for gh in r.git_hooks:
+        if gh.action == "removed":
+            back = (
+                f"core.hooksPath is {gh.previous} again" if gh.previous else "core.hooksPath unset"
+            )
+            lines.append(f"Git hooks: {gh.vault}: {back}; deleted {len(gh.hooks)} from {gh.dir}")
+        elif gh.message:
+            lines.append(f"Git hooks: {gh.vault}: {gh.message}")
+    if not any(gh.action == "removed" for gh in r.git_hooks):
+        lines.append("Git hooks: none of brain's were installed")
+    lines += [agent_line(h) for h in (r.claude, *r.agents)]
+    link = r.path_link
+    if link.action == "removed":
+        lines.append(f"PATH: removed {link.path}")
+    elif link.message:
+        lines.append(f"PATH: {link.message}")
+    if r.recorded:
+        lines.append(f"Forgot the vault {r.vault} (the record in {r.recorded})")
+    if r.indexes:
+        lines.append(
+            f"Deleted {plural(len(r.indexes), 'index file')} and their cached packs "
+            "(brain reindex rebuilds them)"
+        )
+    if r.workers:
+        pids = ", ".join(str(p) for p in r.workers)
+        lines.append(f"Stopped the background {plural(len(r.workers), 'worker')} (pid {pids})")
+    if r.vault:
+        lines.append(f"The vault {r.vault} and its history are untouched")
+    if r.left:
+        import shlex
+
+        lines.append(
+            f"Left in place: {', '.join(r.left)} (your lookup log, recall's transcripts.db and "
+            f"settings); to remove them too: rm -r {' '.join(shlex.quote(p) for p in r.left)}"
+        )
+    return lines
+
+
+def agent_line(h: Any) -> str:
+    """One line for what happened to brain's hooks in one agent's config."""
+    from brain.agent_hooks import AGENTS
+
+    label = AGENTS[h.agent].label
+    hooks = f" ({', '.join(h.hooks)})" if h.hooks else ""
+    done = {
+        "added": f"brain's hooks added to {h.settings}{hooks}",
+        "updated": f"brain's hooks updated in {h.settings}{hooks}",
+        "present": f"brain's hooks already in {h.settings}",
+        "removed": f"removed brain's hooks from {h.settings}{hooks}",
+        "absent": f"no brain hooks in {h.settings}",
+    }
+    return f"{label}: {done.get(h.action, f'not changed ({h.action}; see below)')}"
+
+
+def status_lines(state: HooksStatus) -> list[str]:
+    if not state.harnesses:
+        return ["No agent program found (Claude Code, Codex CLI, Gemini CLI, Copilot CLI)"]
+    lines = []
+    for s in state.harnesses:
+        where = "" if s.found else " (not found on this machine)"
+        if s.problem:
+            lines.append(f"{s.label}{where}: {s.problem}")
+        else:
+            on = ", ".join(f"{role} {getattr(s, role)}" for role in ("pack", "prime", "settle"))
+            lines.append(f"{s.label}{where}: {on} in {s.settings}")
+        if s.note:
+            lines.append(f"  note: {s.note}")
+    return lines

@@ -1,0 +1,322 @@
+"""The presenters of the commands that tend the vault and read the usage log: doctor, verify,
+learn, tend, review, log, ledger (text for a person; JSON is each result as `present.data`
+builds it)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from brain.present import Answer, json_text, noun, plural, rich_text
+
+if TYPE_CHECKING:
+    from brain.commands.doctor import DoctorResult
+    from brain.commands.learn import LearnResult
+    from brain.commands.ledger import Ledger
+    from brain.commands.log import LogResult
+    from brain.commands.review import ReviewResult
+    from brain.commands.tend import TendResult
+    from brain.commands.verify import VerifyResult
+
+SHOWN_SESSIONS = 10  # sessions the text lists; the JSON has all of them
+CHART_DAYS = 30
+BAR_WIDTH = 40
+
+
+def _n(value: int) -> str:
+    return f"{value:,}"
+
+
+SHOWN = 10
+_MARK = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}
+
+
+def verify_text(result: VerifyResult, *, shown: int = 50) -> str:
+    lines = []
+    for c in result.bullets[:shown]:
+        lines.append(f"{c.path}:{c.line} **{c.handle}** ({c.date}): {c.verdict}")
+        for x in c.claims:
+            lines.append(f"    {x.status:<12} {x.kind:<10} {x.text}  ({x.detail})")
+    if len(result.bullets) > shown:
+        lines.append(f"… and {len(result.bullets) - shown} more (--json lists them all)")
+    lines.append(
+        f"{result.with_claims} of {result.checked} bullets make a claim this machine reads: "
+        f"{result.passed} passed, {result.failed} with a failed claim"
+    )
+    if result.dated:
+        lines.append(f"dated today: {', '.join(result.dated)} (not committed)")
+    return "\n".join(lines)
+
+
+def log_text(result: LogResult) -> str:
+    scope = f" since {result.since}" if result.since else ""
+    if not result.misses:
+        return (
+            f"No misses{scope}: every one of {plural(result.lookups, 'logged find')} returned "
+            "something."
+            if result.lookups
+            else f"No finds logged{scope} yet for {result.vault}."
+        )
+    distinct = len(result.open) + len(result.answered)
+    lines = [
+        f"{result.misses} of {plural(result.lookups, 'find')}{scope} returned nothing "
+        f"({plural(distinct, 'distinct query', 'distinct queries')}); {len(result.answered)} "
+        f"answered since by an edit, {len(result.open)} still open:"
+    ]
+    for m in result.open:
+        lines.append(f"  {m.count:>4}×  {m.last}  {m.query!r}  ({', '.join(m.callers)})")
+    if result.callers:
+        asking = ", ".join(f"{c.caller} {c.misses}" for c in result.callers)
+        lines.append(f"Who asks most: {asking}")
+    if result.open:
+        lines.append(
+            "Answer them with bullets in the core files or rows in AI/synonyms.tsv; "
+            "`brain log` drops each once `brain find` answers it."
+        )
+    return "\n".join(lines)
+
+
+def review_text(result: ReviewResult) -> str:
+    if result.mode == "after":
+        what = (
+            f"proposals answer finds at once, marked unreviewed ({result.unreviewed} now), "
+            "until approved or dropped"
+        )
+    else:
+        what = "a proposal answers nothing until a person approves it"
+    verb = "now" if result.changed else "is"
+    tail = f"; commit {result.path} so every machine agrees" if result.changed else ""
+    return f"Review mode {verb} `{result.mode}`: {what}{tail}."
+
+
+def ledger_text(result: Ledger, *, chart: bool) -> str:
+    """The ledger for a person: rich markup with a per-day chart when `chart`, else plain lines."""
+    from rich.markup import escape
+
+    def plain(s: str) -> str:
+        return escape(s) if chart else s
+
+    scope = []
+    if result.since:
+        scope.append(f"since {result.since}")
+    if result.caller:
+        scope.append(f"caller {result.caller}")
+    head = f"Ledger of {result.vault}" + (f" ({', '.join(scope)})" if scope else "")
+    if not result.lookups:
+        return plain(f"{head}\nNo lookups logged yet: `brain find` logs every lookup it answers.")
+    whole = result.lookups * result.core_tokens
+    share = f" ({100 * result.saved / whole:.1f} %)" if whole > 0 else ""
+    lines = [
+        plain(head),
+        plain(
+            f"{_n(result.lookups)} {noun(result.lookups, 'lookup')} returned {_n(result.tokens)} "
+            f"{noun(result.tokens, 'token')}; reading the core files whole each time "
+            f"({_n(result.core_tokens)} {noun(result.core_tokens, 'token')} a read) would have "
+            f"cost {_n(whole)}: {_n(result.saved)} saved{share}."
+        ),
+        "",
+        "By caller" if not chart else "[bold]By caller[/bold]",
+    ]
+    width = max(len(c.caller) for c in result.callers)
+    for c in result.callers:
+        lines.append(
+            plain(
+                f"  {c.caller:<{width}}  {_n(c.lookups):>9} {noun(c.lookups, 'lookup'):<7}"
+                f"  {_n(c.tokens):>11} {noun(c.tokens, 'token'):<6}  {_n(c.saved):>13} saved"
+            )
+        )
+    shown = result.sessions[:SHOWN_SESSIONS]
+    more = (
+        f" (latest {len(shown)} of {len(result.sessions)})"
+        if len(shown) < len(result.sessions)
+        else ""
+    )
+    lines += ["", ("[bold]Sessions[/bold]" if chart else "Sessions") + more]
+    for s in shown:
+        name = s.session or "(no session)"
+        lines.append(
+            plain(
+                f"  {s.last}  {name[:24]:<24}  {s.caller[:16]:<16}  {_n(s.lookups):>7} "
+                f"{noun(s.lookups, 'lookup'):<7}  {_n(s.tokens):>9} {noun(s.tokens, 'token')}"
+            )
+        )
+    lines += ["", "[bold]By day[/bold]" if chart else "By day"]
+    days = result.days[-CHART_DAYS:] if chart else result.days
+    top = max((d.tokens for d in days), default=0) or 1
+    for d in days:
+        figures = (
+            f"{_n(d.lookups):>7} {noun(d.lookups, 'lookup'):<7}  {_n(d.tokens):>9} "
+            f"{noun(d.tokens, 'token'):<6}  {_n(d.saved):>11} saved"
+        )
+        if chart:
+            bar = "█" * max(1 if d.tokens else 0, round(BAR_WIDTH * d.tokens / top))
+            lines.append(f"  {d.day}  [cyan]{bar:<{BAR_WIDTH}}[/cyan]  {escape(figures)}")
+        else:
+            lines.append(f"  {d.day}  {figures}")
+    return "\n".join(lines)
+
+
+def doctor_text(result: DoctorResult) -> str:
+    from brain.commands.doctor import cite
+
+    lines = []
+    for c in result.checks:
+        line = f"{_MARK.get(c.status, c.status)}  {c.name:<13} {c.detail}"
+        if c.fix:
+            line += f"\n      {'':<13} fix: {c.fix}"
+        lines.append(line)
+    if result.frequent:
+        lines += [
+            "",
+            "Bullets lookups keep returning (put them in the project's agent file or a gate):",
+        ]
+        for f in result.frequent[:SHOWN]:
+            asked = ", ".join(repr(q) for q in f.queries)
+            lines.append(f"  {f.count:>5}×  {cite(f.path, f.handle)}  {f.path}:{f.line}  ({asked})")
+    if result.older_notes:
+        from brain.text import printable
+
+        lines += [
+            "",
+            "Older notes that name what a newer bullet settled (update or cite the bullet):",
+        ]
+        for n in result.older_notes[:SHOWN]:
+            lines.append(
+                f"  {printable(n.path)}:{n.line} ({n.date}) says {n.phrase!r} {n.mentions}× — "
+                f"{cite(n.bullet.split(':')[0], n.handle)} {n.bullet} ({n.bullet_date})"
+            )
+    if result.superseded:
+        lines += [
+            "",
+            "Notes older than a bullet that says otherwise (update the note, or mark it as history"
+            " by citing the bullet in it, e.g. **handle**):",
+        ]
+        for note in result.superseded[:SHOWN]:
+            said = "paragraph" if note.paragraphs == 1 else "paragraphs"
+            newer = "; ".join(f"{b.handle} {b.bullet} ({b.date})" for b in note.bullets)
+            lines.append(
+                f"  {note.path}:{note.line} ({note.date}) {note.paragraphs} {said} — "
+                f"older than {newer}"
+            )
+    if result.duplicates:
+        lines += ["", "Bullets that may say the same thing (merge them, or make one an alias):"]
+        for d in result.duplicates[:SHOWN]:
+            pair = f"{d.handles[0]} ~ {d.handles[1]}"
+            lines.append(f"  {d.score:.2f}  {pair}  ({d.locators[0]}, {d.locators[1]})")
+    lines += _doctor_tend_text(result)
+    failed = sum(c.status == "fail" for c in result.checks)
+    lines += ["", f"{failed} broken; run the fix under each" if failed else "All checks pass."]
+    return "\n".join(lines)
+
+
+def _doctor_tend_text(result: DoctorResult) -> list[str]:
+
+    lines: list[str] = []
+    if result.failed_claims:
+        lines += ["", "Bullets whose claims failed here (`brain verify HANDLE`; fix or drop them):"]
+        for f in result.failed_claims[:SHOWN]:
+            lines.append(
+                f"  {f.path}:{f.line} **{f.handle}** ({f.date}): {len(f.failed)} of {f.claims}"
+                f" failed: {'; '.join(f.failed)}"
+            )
+    if result.duplicate_handles:
+        lines += [
+            "",
+            "Handles that name several bullets (`brain tend` proposes keeping the newest):",
+        ]
+        for g in result.duplicate_handles[:SHOWN]:
+            at = ", ".join(f"{b} ({d})" for b, d in zip(g.bullets, g.dates, strict=True))
+            lines.append(f"  **{g.handle}**: {at}")
+    if result.corrected:
+        lines += ["", "Bullets served just before a person corrected the agent (check they hold):"]
+        for c in result.corrected[:SHOWN]:
+            said = "; ".join(repr(s) for s in c.said)
+            lines.append(
+                f"  {c.path}:{c.line} **{c.handle}**: {c.corrections}× in "
+                f"{c.sessions} session(s): {said}"
+            )
+    return lines
+
+
+def tend_text(result: TendResult) -> str:
+    if not result.ran:
+        return "The daily sweep already ran today (or another sweep is running)."
+    lines = []
+    for a in result.applied:
+        lines.append(f"applied: alias for **{a.handle}** {a.detail} ({a.path}:{a.line})")
+    verb = "would propose" if result.dry_run else "proposed"
+    for p in result.proposed:
+        lines.append(f"{verb}: {p.op}: {p.summary}\n    why: {p.why}")
+    if result.waiting:
+        lines.append(f"{result.waiting} item(s) already in the inbox or proposed before")
+    if result.stopped:
+        lines.append(f"stopped early: {result.stopped}")
+    n = len(result.proposed)
+    tail = " (dry run: nothing written)" if result.dry_run else ""
+    lines.append(
+        f"{result.checked} bullets swept in {result.ms} ms: {len(result.applied)} applied, "
+        f"{n} {verb}{tail}"
+        + ("; review them with `brain inbox`" if n and not result.dry_run else "")
+    )
+    return "\n".join(lines)
+
+
+def learn_text(result: LearnResult, *, shown: int = 20) -> str:
+    lines = []
+    if result.proposed:
+        lines.append("Aliases people search with (the bullet was reached by its body, not a name):")
+        for p in result.proposed[:shown]:
+            asked = ", ".join(repr(q) for q in p.queries)
+            lines.append(
+                f"  {p.path}:{p.line} **{p.handle}** + {p.alias!r}  "
+                f"({p.lookups} lookups, {p.sessions} sessions: {asked})"
+            )
+    if result.unused:
+        lines.append(f"Aliases no logged query used ({len(result.unused)}):")
+        for u in result.unused[:shown]:
+            lines.append(f"  {u.path}:{u.line} **{u.handle}**: {u.alias!r}")
+        if len(result.unused) > shown:
+            lines.append(f"  … and {len(result.unused) - shown} more (--json lists them all)")
+    if result.applied:
+        lines.append(f"Written: {', '.join(result.applied)} (not committed)")
+    elif result.proposed:
+        lines.append("`brain learn --apply` writes them (a line edit each).")
+    if result.stopped:
+        lines.append(f"Stopped early: {result.stopped}.")
+    lines.append(f"{result.lookups} lookups read, {result.queries} queries asked again.")
+    return "\n".join(lines)
+
+
+def doctor(result: DoctorResult, *, as_json: bool = False) -> Answer:
+    """Every check and advisory; exit 1 when a check is broken."""
+    return Answer(json_text(result) if as_json else doctor_text(result), code=0 if result.ok else 1)
+
+
+def verify(result: VerifyResult, *, as_json: bool = False) -> Answer:
+    """Each bullet's claims and verdict; exit 1 when a claim failed."""
+    text = json_text(result) if as_json else verify_text(result)
+    return Answer(text, code=1 if result.failed else 0)
+
+
+def learn(result: LearnResult, *, as_json: bool = False) -> Answer:
+    return Answer(json_text(result) if as_json else learn_text(result))
+
+
+def tend(result: TendResult, *, as_json: bool = False) -> Answer:
+    return Answer(json_text(result) if as_json else tend_text(result))
+
+
+def review(result: ReviewResult, *, as_json: bool = False) -> Answer:
+    return Answer(json_text(result) if as_json else review_text(result))
+
+
+def log(result: LogResult, *, as_json: bool = False) -> Answer:
+    return Answer(json_text(result) if as_json else log_text(result))
+
+
+def ledger(result: Ledger, *, as_json: bool = False, chart: bool = False) -> Answer:
+    """The ledger: JSON, the rich view with a per-day chart at a terminal, else plain lines."""
+    if as_json:
+        return Answer(json_text(result))
+    if chart:
+        return Answer(rich_text(ledger_text(result, chart=True)))
+    return Answer(ledger_text(result, chart=False))

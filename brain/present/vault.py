@@ -1,0 +1,217 @@
+"""The presenters of the commands that read or change the vault: reindex, sync, lint, secrets,
+locate, propose, inbox, import, export, verify, learn, tend, review. Standard library only at
+module level (reindex and sync run from hooks on the fast path)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from brain.present import Answer, json_text, plural
+from brain.text import printable
+
+if TYPE_CHECKING:
+    from brain.commands.export import ExportResult
+    from brain.commands.import_ import ImportResult
+    from brain.commands.lint import LintResult
+    from brain.commands.locate import LocateResult
+    from brain.commands.propose import ProposeResult
+    from brain.commands.reindex import ReindexResult
+    from brain.commands.secrets import HistoryResult, SecretsResult
+    from brain.commands.sync import SyncStatus
+    from brain.gitsync import SyncResult
+    from brain.vault import Problem
+
+
+def reindex(result: ReindexResult, *, as_json: bool = False) -> Answer:
+    if as_json:
+        return Answer(json_text(result))
+    what = "rebuilt" if result.full else "updated"
+    bullets = plural(result.bullets, "bullet")
+    notes = plural(result.units - result.bullets, "note paragraph")
+    line = (
+        f"Index {what}: {bullets} and {notes} from {plural(result.files, 'file')} "
+        f"({len(result.changed)} changed, {len(result.removed)} removed)"
+    )
+    if result.embedded:
+        line += f", {result.embedded} embedded"
+    note = ""
+    if result.problems:
+        note = f"{plural(result.problems, 'problem')} in the vault; run `brain lint` to see them"
+    return Answer(f"{line} in {result.ms:.0f} ms.", note)
+
+
+def sync_status(s: SyncStatus, *, as_json: bool = False) -> Answer:
+    """`brain sync status` (and `on`, `off`): on or off, the remote, what waits on either side."""
+    if as_json:
+        return Answer(json_text(s))
+    state = "on" if s.sync == "on" else f"off ({s.why})"
+    lines = [f"Sync: {state}"]
+    if s.remote:
+        lines.append(f"Remote: {s.remote} {s.url} (branch {s.branch})")
+    else:
+        lines.append("Remote: not connected (`brain sync connect URL`)")
+    lines.append(f"Here: {s.changes} changed files not written down, {s.ahead} commits not sent")
+    if s.remote:
+        when = f"as of the fetch at {s.fetched}" if s.fetched else "never fetched"
+        lines.append(f"Remote: {s.behind} commits not received ({when})")
+    if s.offline_until:
+        lines.append(f"Offline: background passes wait until {s.offline_until}")
+    if s.last:
+        lines.append(f"Last pass ({s.last_at}): {s.last}")
+    return Answer("\n".join(lines))
+
+
+def sync(result: SyncResult, *, as_json: bool = False, background: bool = False) -> Answer:
+    """A sync pass or `connect`; exit 1 when something is left waiting (a background pass a hook
+    started never fails)."""
+    calm = result.outcome in ("synced", "up-to-date", "off") or background
+    code = 0 if calm and not result.waiting and not result.conflicts else 1
+    return Answer(json_text(result) if as_json else result.line, code=code)
+
+
+@dataclass(frozen=True)
+class LintDoc:
+    """`brain lint --json` (README: JSON keys): the verdict first."""
+
+    ok: bool
+    strict: bool
+    files: tuple[str, ...]
+    bullets: int
+    problems: tuple[Problem, ...]
+
+
+def lint(result: LintResult, *, as_json: bool = False) -> Answer:
+    """Every problem on its own line (exit 1), or one line that all is good."""
+    code = 0 if result.ok else 1
+    if as_json:
+        doc = LintDoc(result.ok, result.strict, result.files, result.bullets, result.problems)
+        return Answer(json_text(doc), code=code)
+    if result.problems:
+        found = plural(len(result.problems), "problem")
+        return Answer(
+            "\n".join(str(p) for p in result.problems),
+            f"{found}; fix them and run `brain lint` again",
+            code,
+        )
+    bullets = plural(result.bullets, "bullet")
+    strictly = " (strict)" if result.strict else ""
+    return Answer(f"{bullets} in {plural(len(result.files), 'file')}: all good{strictly}.")
+
+
+def secrets(result: SecretsResult, *, as_json: bool = False) -> Answer:
+    """`brain secrets`: a line per finding on stdout; on stderr the files not read and the count."""
+    code = 0 if result.ok else 1
+    if as_json:
+        return Answer(json_text(result), code=code)
+    also = " (and gitleaks)" if result.gitleaks else ""
+    text = "\n".join(
+        f"{printable(f.path)}:{f.line}: {f.rule} ({f.masked})" for f in result.findings
+    )
+    notes = [str(skipped) for skipped in result.skipped]
+    unread = f"; {plural(len(result.skipped), 'file')} not read (above)" if result.skipped else ""
+    if result.findings:
+        found = plural(len(result.findings), "possible secret")
+        files = plural(len({f.path for f in result.findings}), "file")
+        notes.append(
+            f"{found} in {files}{also}; remove them and keep credentials in a password "
+            f"manager{unread}"
+        )
+    else:
+        notes.append(f"no secrets in {plural(len(result.files), 'file')}{also}{unread}")
+    return Answer(text, "\n".join(notes), code)
+
+
+def secrets_history(result: HistoryResult, *, as_json: bool = False) -> Answer:
+    """`brain secrets --history`: a line per credential with the commit that added it."""
+    code = 0 if result.ok else 1
+    if as_json:
+        return Answer(json_text(result), code=code)
+    text = "\n".join(
+        f"{f.commit} {f.date} {printable(f.path)}:{f.line}: {f.rule} ({f.masked})"
+        for f in result.findings
+    )
+    notes = [str(skipped) for skipped in result.skipped]
+    read = (
+        f"{plural(result.commits, 'commit')}, {plural(result.blobs, 'distinct file version')} read"
+    )
+    if result.findings:
+        found = plural(len(result.findings), "possible secret")
+        notes.append(
+            f"{found} in the history ({read}); each stays in every clone even once deleted: "
+            "revoke it, then rewrite the history (git filter-repo) if the vault is shared"
+        )
+    else:
+        notes.append(f"no secrets in the history ({read})")
+    return Answer(text, "\n".join(notes), code)
+
+
+def locate(result: LocateResult, *, as_json: bool = False) -> Answer:
+    """Where each matching bullet lives and its line as written."""
+    if as_json:
+        return Answer(json_text(result))
+    return Answer("\n".join(f"{m.path}:{m.line}: {m.raw}" for m in result.matches))
+
+
+def propose_line(r: ProposeResult) -> str:
+    to = f" (for {r.to})" if r.to else ""
+    if r.action == "proposed":
+        head = f"Proposed as #{r.number}{to}: {r.bullet}"
+    elif r.action == "queued":
+        head = f"Already in the inbox: {r.bullet}"
+    elif r.action == "known":
+        head = f"Already in the vault: {r.bullet}"
+    else:
+        head = f"Refused ({r.problem}): {r.bullet}"
+    if r.updates and r.action == "proposed":
+        head += f"\n  updates {r.updates}: {r.current}"
+    return head
+
+
+def propose(result: ProposeResult, *, as_json: bool = False) -> Answer:
+    return Answer(json_text(result) if as_json else propose_line(result))
+
+
+def import_(result: ImportResult, *, as_json: bool = False) -> Answer:
+    """What an import proposed: a line per item, the ones the full inbox held back as one."""
+    if as_json:
+        return Answer(json_text(result))
+    from brain.commands.inbox import FULL
+
+    lines = [propose_line(i) for i in result.items if i.problem != FULL]
+    full = sum(1 for i in result.items if i.problem == FULL)
+    if full:  # one line, not thousands: they all wait for the same thing
+        lines.append(f"{plural(full, 'more item')} not proposed: {FULL}")
+    if result.stripped:
+        lines.append(
+            f"{plural(result.stripped, 'control character')} (terminal escapes, NUL) "
+            f"left out of what {result.origin} holds"
+        )
+    lines.append(
+        f"{plural(result.proposed, 'proposal')} added to the inbox from {result.origin} "
+        f"({result.found} found); review them with `brain inbox`"
+    )
+    return Answer("\n".join(lines))
+
+
+def export(
+    result: ExportResult, agents: Sequence[str], *, check: bool, as_json: bool = False
+) -> Answer:
+    """Each file written (or, with `check`, whether it is up to date); exit 1 when one is not."""
+    code = 0 if result.ok else 1
+    if as_json:
+        return Answer(json_text(result), code=code)
+    checked = [t for t in result.targets if t.action != "absent"]
+    lines = [f"{t.path}: {t.action}" for t in checked]
+    if check:
+        stale = sum(1 for t in checked if t.action != "current")
+        if stale:
+            again = f"brain export {' '.join(agents)}"
+            lines.append(f"{plural(stale, 'file')} out of date; run `{again}`")
+        elif checked:
+            every = "" if len(checked) == 1 else "all "
+            lines.append(f"{every}{plural(len(checked), 'file')} up to date")
+        else:
+            lines.append("nothing exported here yet; `brain export AGENT` writes one")
+    return Answer("\n".join(lines), code=code)

@@ -1,0 +1,463 @@
+"""The runners of the commands the fast path serves without Typer (find, prime, pack, reindex,
+sync, settle, the daily sweep), which the Typer app calls too: each takes parsed options, calls
+the command and hands its result to the presenter (brain.present). Standard library only at
+module level: `brain find` starts here.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from brain.crash import crash_report
+from brain.errors import BrainError, UsageError
+
+if TYPE_CHECKING:
+    from brain.commands.find import FindResult
+    from brain.commands.pack import HookEvent, PackResult
+
+# imported by brain.cli at its start: the daily sweep's budget and prime's deadline count from here
+STARTED = time.monotonic()
+
+
+def run_find(
+    query: Sequence[str],
+    vault: str | None = None,
+    limit: int | None = None,
+    budget: int | None = None,
+    raw: bool = False,
+    terse: bool = False,
+    as_json: bool = False,
+) -> int:
+    from brain import caller
+    from brain.present import emit, hits
+
+    text = argv_text(" ".join(query).strip())
+    result, budget, path = find_within(vault, text, limit, budget)
+    answer = hits.find(
+        result, caller.detect(), path, budget=budget, raw=raw, terse=terse, as_json=as_json
+    )
+    return emit(answer)
+
+
+def find_within(
+    vault: str | None, text: str, limit: int | None, budget: int | None
+) -> tuple[FindResult, int, Path]:
+    """`brain find`'s result, its byte budget (the default when None) and the vault, for the CLI
+    and MCP alike."""
+    from brain.commands.find import DEFAULT_BUDGET, DEFAULT_LIMIT, find
+    from brain.config import resolve_vault
+
+    budget = DEFAULT_BUDGET if budget is None else budget
+    if budget < 1:
+        raise UsageError("--budget must be a positive number of bytes", "pass e.g. --budget 4000")
+    path = resolve_vault(vault)
+    return find(path, text, limit=DEFAULT_LIMIT if limit is None else limit), budget, path
+
+
+PRIME_DEADLINE = 1.0  # seconds from the start; `BRAIN_PRIME_DEADLINE` overrides
+
+
+PRIME_GRACE = 0.1  # seconds the deadline waits for output (and its log row) already under way
+
+
+PRIME_STDIN_MAX = 4 * 1024 * 1024  # bytes of hook JSON read; a prompt with big pastes is cut
+
+
+def run_prime(
+    prompt: Sequence[str] = (),
+    vault: str | None = None,
+    budget: int | None = None,
+    as_json: bool = False,
+) -> int:
+    """`brain prime`: the UserPromptSubmit hook, or by hand with the prompt as TEXT. Never in
+    the way: exit 0 whatever happens (an error is a line in the state dir's `logs/prime.log`,
+    and on stderr by hand), and nothing at all rather than late (PRIME_DEADLINE)."""
+    from brain.commands.prime import DEFAULT_BUDGET
+
+    if budget is None:
+        budget = int(_env_number("BRAIN_PRIME_BUDGET", DEFAULT_BUDGET))
+    if budget < 1:
+        raise UsageError("--budget must be a positive number of tokens", "pass e.g. --budget 600")
+    deadline = STARTED + _env_number("BRAIN_PRIME_DEADLINE", PRIME_DEADLINE)
+    gate = _Gate(deadline)
+    by_hand = bool(prompt) or sys.stdin is None or sys.stdin.isatty()
+    if by_hand and not prompt:
+        raise UsageError(
+            "brain prime needs the prompt",
+            "pass it as text (brain prime 'TEXT') or pipe the hook JSON",
+        )
+    try:
+        _serve_prime(prompt, vault, budget, as_json, gate)
+    except Exception as exc:
+        _prime_failed(exc, loud=by_hand)
+    return 0
+
+
+def _env_number(name: str, default: float) -> float:
+    """A number from the environment, or `default` when it is unset or not a positive number."""
+    try:
+        value = float(os.environ.get(name, ""))
+    except ValueError:
+        return default
+    return value if 0 < value < math.inf else default
+
+
+class _Gate:
+    """The prime deadline: at `deadline` a watchdog thread ends the process (exit 0) unless output
+    is being written, which it waits for at most PRIME_GRACE. A thread, not a signal: a hung
+    socket or SQLite's busy wait would hold a signal handler back."""
+
+    def __init__(self, deadline: float) -> None:
+        import threading
+
+        self.lock = threading.Lock()
+        left = max(0.0, deadline - time.monotonic())
+        self.deadline = deadline
+        timer = threading.Timer(left, self._fire)
+        timer.daemon = True
+        timer.start()
+
+    def left(self) -> float:
+        return self.deadline - time.monotonic()
+
+    def _fire(self) -> None:
+        self.lock.acquire(timeout=PRIME_GRACE)
+        sys.stdout.flush()
+        os._exit(0)
+
+
+def _serve_prime(
+    prompt: Sequence[str], vault: str | None, budget: int, as_json: bool, gate: _Gate
+) -> None:
+    from brain import caller as callermod
+    from brain.commands import prime as primemod
+    from brain.config import resolve_vault
+    from brain.present import emit, hits
+
+    who = callermod.detect()
+    hook = None if prompt else _read_prime_event(gate)
+    if prompt:
+        text = argv_text(" ".join(prompt))
+    elif hook is None:
+        return
+    else:
+        text = str(hook.get("prompt", ""))
+    session = str(hook.get("session_id") or "") if hook else ""
+    session = session or who.session
+    name = who.name
+    if hook and "hook_event_name" in hook and name in ("script", "person"):
+        name = "claude-code"
+    path = resolve_vault(vault)
+    if not _index_ready(path):
+        return
+    result = primemod.prime(path, text, session=session, neighbours=_warm(path, gate))
+    from brain.vocab import BYTES_PER_TOKEN
+
+    cap = budget * BYTES_PER_TOKEN
+    answer = hits.prime(result, name, session, path, cap, as_json=as_json, person=who.person)
+    with gate.lock:  # the output and its log row together, or (past the deadline) neither
+        if gate.left() <= 0:
+            return
+        emit(answer)
+
+
+def _read_prime_event(gate: _Gate) -> dict[str, object] | None:
+    """The hook's JSON event from stdin (read until it closes or the deadline), or, when stdin
+    holds plain text, that text as the prompt; None when there is nothing to read."""
+    import json
+
+    data = b""
+    fd = sys.stdin.fileno()
+    if os.name == "posix":
+        import select
+
+        while len(data) < PRIME_STDIN_MAX:
+            ready, _, _ = select.select([fd], [], [], max(0.0, gate.left()))
+            if not ready:
+                return None  # the deadline passed with stdin still open
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            data += chunk
+    else:  # no select on Windows pipes: Claude Code closes stdin after the event
+        data = os.read(fd, PRIME_STDIN_MAX)
+    raw = data.decode("utf-8", errors="replace")
+    try:
+        doc = json.loads(raw)
+    except ValueError:
+        return {"prompt": raw} if raw.strip() else None
+    if not isinstance(doc, dict):
+        return None
+    prompt = doc.get("prompt")
+    return {**doc, "prompt": prompt if isinstance(prompt, str) else ""}
+
+
+def _index_ready(vault: Path) -> bool:
+    """Whether the index can answer now. A missing or unusable one is rebuilt by a `brain
+    reindex` started in the background, never on the prompt's time."""
+    from brain import index
+
+    if index.usable(vault):
+        return True
+    if not vault.is_dir():
+        from brain.errors import BrainError
+
+        raise BrainError(f"the vault {vault} does not exist", "run `brain install`")
+    import subprocess
+
+    from brain.config import python_command
+
+    subprocess.Popen(
+        python_command("brain", "reindex", "--vault", str(vault)),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        close_fds=True,
+    )
+    return False
+
+
+def _warm(vault: Path, gate: _Gate) -> Callable[[Any, str], list[tuple[int, float]] | None] | None:
+    """The vector half as prime may have it: from a warm worker only. A cold one is started in
+    the background (worker.ask does) and this prompt gets keywords; no model is ever loaded here."""
+    from brain import semantic
+
+    if semantic.embed_settings()[0] == "none" or os.environ.get("BRAIN_WORKER", "1") == "0":
+        return None
+
+    def ask(conn: Any, text: str) -> list[tuple[int, float]] | None:
+        from brain import search, worker
+
+        wait = gate.left() - 0.15  # kept for ranking, rendering and the log row
+        if wait < worker.DEADLINE:
+            return None
+        query = search.vector_query(conn, text)
+        return worker.ask(vault, query, search.VECTOR_DEPTH, answer_seconds=wait).hits
+
+    return ask
+
+
+def _prime_failed(exc: BaseException, *, loud: bool) -> None:
+    """One line in the state dir's logs/prime.log (and on stderr by hand); never raises."""
+    from brain.text import visible
+
+    line = f"{type(exc).__name__}: {exc}"
+    try:
+        from brain.config import state_dir
+
+        folder = state_dir() / "logs"
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(folder / "prime.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        with os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace") as fh:
+            fh.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {visible(line)}\n")
+    except Exception:  # noqa: S110 - the log is a courtesy; prime stays out of the way
+        pass
+    if loud:
+        sys.stderr.write(f"brain: prime: {visible(line)}\n")
+
+
+def run_reindex(
+    vault: str | None = None,
+    full: bool = False,
+    as_json: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> int:
+    from brain.commands.reindex import reindex
+    from brain.config import resolve_vault
+    from brain.present import emit
+    from brain.present import vault as present
+
+    result = reindex(resolve_vault(vault), full=full, progress=progress)
+    return emit(present.reindex(result, as_json=as_json))
+
+
+def run_sync(
+    action: str | None = None,
+    url: str | None = None,
+    vault: str | None = None,
+    as_json: bool = False,
+    background: str | None = None,
+) -> int:
+    """`brain sync [status | connect URL | on | off]`; exit 1 when something is left waiting."""
+    from brain.commands import sync as cmd
+    from brain.config import resolve_vault
+    from brain.present import emit
+    from brain.present import vault as present
+
+    cmd.check_action(action, url)
+    path = resolve_vault(vault)
+    if action in ("status", "on", "off"):
+        state = cmd.status(path) if action == "status" else cmd.switch(path, action == "on")
+        return emit(present.sync_status(state, as_json=as_json))
+    if action == "connect":
+        result = cmd.connect(path, url or "")
+    else:
+        result = cmd.sync(path, mode=background or "full", background=background is not None)
+    return emit(present.sync(result, as_json=as_json, background=background is not None))
+
+
+def run_pack(
+    project: str | None = None,
+    vault: str | None = None,
+    budget: int | None = None,
+    fresh: bool = False,
+    as_json: bool = False,
+) -> int:
+    """`brain pack`: with no PROJECT it serves the repository the caller is in and never fails (a
+    SessionStart hook must not), so an error there is a line on stderr and exit 0."""
+    from brain.commands import pack as packmod
+
+    event = packmod.read_hook_event() if project is None else None
+    hook = event is not None and event.event == "SessionStart"
+    try:
+        return _serve_pack(project, vault, budget, fresh, as_json, event if hook else None)
+    except UsageError:
+        raise
+    except BrainError as exc:
+        if project is not None or as_json:
+            raise
+        sys.stderr.write(f"brain: {exc}\n")
+        return 0
+    except Exception as exc:
+        if not hook:
+            raise
+        sys.stderr.write(f"brain: pack failed ({type(exc).__name__}); see {crash_report(exc)}\n")
+        return 0
+    finally:
+        if hook:  # once the pack is out: the session never waits on the receive starting
+            packmod.receive_in_background(vault)
+
+
+def _serve_pack(
+    project: str | None,
+    vault: str | None,
+    budget: int | None,
+    fresh: bool,
+    as_json: bool,
+    hook: HookEvent | None,
+) -> int:
+    from brain import caller as callermod
+    from brain.present import Answer, emit, json_text
+    from brain.present import pack as present
+
+    who = callermod.detect()
+    cwd = Path(hook.cwd if hook and hook.cwd else Path.cwd())
+    found = pack_for(project, vault, budget, fresh=fresh, cwd=cwd)
+    if found.result is None:
+        if as_json:
+            return emit(Answer(json_text(found.empty)))
+        note = "brain: not in a git repository; name a project: brain pack NAME"
+        return emit(Answer(note=note if who.person else ""))
+    answer = present.pack(found.result, who, found.vault, found.project, as_json=as_json, hook=hook)
+    return emit(answer)
+
+
+@dataclass(frozen=True)
+class Packed:
+    """`brain pack`'s result for the CLI and MCP: None (and `empty`) outside a repository when
+    no project is named."""
+
+    result: PackResult | None
+    empty: PackResult
+    project: str  # as asked (or the repository's folder name)
+    vault: Path
+
+
+def pack_for(
+    project: str | None, vault: str | None, budget: int | None, *, fresh: bool, cwd: Path
+) -> Packed:
+    from brain.commands import pack as packmod
+    from brain.config import resolve_vault
+
+    budget = packmod.DEFAULT_BUDGET if budget is None else budget
+    if budget < 1:
+        raise UsageError("--budget must be a positive number of tokens", "pass e.g. --budget 1500")
+    empty = packmod.empty("", "", budget)
+    if project is None:
+        root = packmod.repo_root(cwd)
+        if root is None:
+            return Packed(None, empty, "", Path())
+        project = root.name
+    project = argv_text(project, "the project name")
+    path = resolve_vault(vault)
+    return Packed(packmod.pack(path, project, budget=budget, fresh=fresh), empty, project, path)
+
+
+def run_settle() -> int:
+    """`brain settle`, the agents' stop hook: `{"decision": "block", "reason": ...}` on stdout
+    once per session that wrote files and proposed nothing, else nothing. It exits 0 whatever
+    happens (an agent must never be kept from stopping by brain's own failure): errors go to the
+    state dir's logs/settle.log."""
+    from brain import hook_event
+    from brain.commands import settle as settlemod
+
+    event = None
+    try:
+        event = hook_event.read()
+        result = settlemod.settle(event)
+    except Exception as exc:
+        settlemod.log_error(exc)
+        result = settlemod.SettleResult("", "error", "", (), ())
+    if result.decision:
+        from brain.present import dumps, out
+
+        out(dumps(hook_event.block(result.reason)))
+    try:
+        settlemod.after(event, result)
+    except Exception as exc:
+        settlemod.log_error(exc)
+    return 0
+
+
+def argv_text(text: str, what: str = "the query") -> str:
+    """Text from the command line with bytes that are not UTF-8 (a lone surrogate each, as Python
+    decodes argv) replaced by U+FFFD, after one line on stderr that says so: the rest of the text
+    still counts (a query's other words are searched), and SQLite, files and stdout never see a
+    surrogate."""
+    from brain.text import has_surrogates, repair, undecodable
+
+    if not has_surrogates(text):
+        return text
+    fixed = repair(text)
+    sys.stderr.write(f"brain: {what} is not valid UTF-8 ({undecodable(text)}); read as {fixed!r}\n")
+    return fixed
+
+
+def run_daily(vault: str | None) -> int:
+    """The daily sweep: quiet, bounded, exit 0 whatever happens (a hook starts it in the
+    background). What it did, or why it could not, goes to the state dir's logs/tend.log."""
+    line = ""
+    try:
+        from brain.commands import tend
+        from brain.config import resolve_vault
+
+        path = resolve_vault(vault)
+        spent = time.monotonic() - STARTED
+        result = tend.tend(path, daily=True, budget=max(0.0, tend.DAILY_SECONDS - spent))
+        if not result.ran:
+            return 0
+        line = (
+            f"{path}: {result.checked} bullets in {result.ms} ms, {len(result.applied)} applied, "
+            f"{len(result.proposed)} proposed, {result.waiting} waiting"
+            + (f", stopped early: {result.stopped}" if result.stopped else "")
+        )
+    except BaseException as exc:
+        line = f"{vault or 'the vault'}: not swept: {type(exc).__name__}: {exc}"
+    try:
+        from brain.config import state_dir
+
+        log = state_dir() / "logs" / "tend.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        with log.open("a", encoding="utf-8") as fh:
+            fh.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {line}\n")
+    except OSError:
+        pass
+    return 0

@@ -1,0 +1,223 @@
+"""One declaration per command (brain.options): the Typer commands are built from it and brain.cli's
+fast path parses with it, so the two cannot drift. What is checked is the behaviour: for the same
+argv both paths call the same runner with the same arguments, or the fast path steps aside and
+Typer says what is wrong; and the same argv gives the same output, exit code and errors."""
+
+from __future__ import annotations
+
+import inspect
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import FIXTURE_VAULT, ROOT, brain
+
+from brain import cli, options, run
+from brain.errors import UsageError
+
+V = str(FIXTURE_VAULT)
+RUNNERS = {
+    "find": "run_find",
+    "pack": "run_pack",
+    "prime": "run_prime",
+    "reindex": "run_reindex",
+    "sync": "run_sync",
+    "tend": "run_daily",
+}
+
+# (command, argv, whether the fast path takes it)
+FORMS: list[tuple[str, list[str], bool]] = [
+    ("find", ["--vault", V, "--limit=2", "-n", "3", "--", "--weird"], True),
+    ("find", ["--json", "a", "--raw", "b"], True),
+    ("find", ["--budget=10", "-", "x"], True),
+    ("find", ["--terse", "- **h** — fact"], True),  # a bullet is a word, not an option
+    ("find", ["-- why", "--json"], True),
+    ("find", ["--budget", "0", "x"], True),  # the runner refuses it, on either path
+    ("find", ["x", "-n3"], True),  # a short flag with its value glued on, as Click reads it
+    ("find", ["x", "-n=3"], False),  # Click: the value "=3", not a number
+    ("find", ["--help"], False),
+    ("find", ["--limit", "many", "x"], False),
+    ("find", ["--raw=yes", "x"], False),
+    ("find", ["--vault"], False),
+    ("find", ["--terse"], False),  # no query
+    ("find", ["--limt", "2", "x"], False),
+    ("pack", [], True),
+    ("pack", ["payments"], True),
+    ("pack", ["--budget=300", "--fresh", "--json", "--vault", "/v", "x"], True),
+    ("pack", ["--", "--odd"], True),
+    ("pack", ["a", "b"], False),
+    ("pack", ["--budget", "lots"], False),
+    ("pack", ["--fresh=1"], False),
+    ("prime", [], True),
+    ("prime", ["fix", "the", "--json", "build"], True),
+    ("prime", ["--budget", "0"], True),
+    ("reindex", [], True),
+    ("reindex", ["--full", "--json", f"--vault={V}"], True),
+    ("reindex", ["extra"], False),
+    ("sync", [], True),
+    ("sync", ["connect", "git@example.com:v.git", "--json"], True),
+    ("sync", ["--background", "receive", "--vault", V], True),
+    ("sync", ["a", "b", "c"], False),
+    ("tend", ["--daily"], True),
+    ("tend", [f"--vault={V}", "--daily"], True),
+    ("tend", ["--daily", "--vault"], False),
+]
+
+
+def _call(
+    command: str, argv: list[str], monkeypatch: pytest.MonkeyPatch, *, fast: bool
+) -> tuple[str, Any]:
+    """What one path does with `brain COMMAND ARGV`: ("run", the runner's arguments),
+    ("declined", None) when the fast path leaves it to Typer, ("usage", the message) for a usage
+    error, ("help", None) for --help. The runner is replaced by a recorder."""
+    calls: list[dict[str, Any]] = []
+    runner = inspect.signature(getattr(run, RUNNERS[command]))
+
+    def record(*args: Any, **kwargs: Any) -> int:
+        bound = runner.bind(*args, **kwargs)  # positional or keyword, the same call
+        bound.apply_defaults()
+        calls.append(dict(bound.arguments))
+        return 0
+
+    with monkeypatch.context() as m:
+        m.setattr(run, RUNNERS[command], record)
+        if fast:
+            if command != "tend":  # tend's fast runner calls run_daily, recorded above
+                m.setitem(cli._FAST, command, record)
+        else:
+            m.setattr(cli, "_FAST", {})
+        try:
+            code = cli._dispatch([command, *argv], typer=not fast)
+        except cli.NotFast:
+            return "declined", None
+        except UsageError as exc:
+            return "usage", exc.message
+    if not calls:
+        assert code == 0
+        return "help", None
+    assert len(calls) == 1
+    return "run", calls[0]
+
+
+@pytest.mark.parametrize(("command", "argv", "fast"), FORMS)
+def test_fast_path_and_typer_call_the_runner_alike(
+    command: str,
+    argv: list[str],
+    fast: bool,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    quick = _call(command, argv, monkeypatch, fast=True)
+    typer = _call(command, argv, monkeypatch, fast=False)
+    if fast:
+        assert quick[0] == "run", quick
+        assert quick == typer
+    else:
+        assert quick == ("declined", None)
+        assert typer[0] in ("run", "usage", "help"), typer
+        if typer[0] == "usage":
+            assert "\n" not in typer[1]
+    capsys.readouterr()
+
+
+def test_a_bullet_is_a_query_whatever_the_options_look_like() -> None:
+    """`- **handle** — fact` (pasted from the vault) is a word on both paths, beside any option;
+    with `-n1` Typer used to read it as an unknown option `-`."""
+    for args in (["-n1", "- **libgit2** — hooks"], ["- **libgit2** — hooks", "--limit", "1"]):
+        run = brain("find", "--vault", V, *args)
+        assert run.code == 0, run
+        assert run.out.startswith("AI/LEARNINGS.md:7 libgit2 — "), run
+        assert run.out.count("\n") == 1
+
+
+def test_every_declared_command_is_a_typer_command() -> None:
+    import typer
+
+    from brain.app import app
+
+    commands = typer.main.get_command(app).commands  # type: ignore[attr-defined]
+    assert set(options.COMMANDS) <= set(commands)
+
+
+@pytest.mark.parametrize(
+    ("command", "args", "parsed"),
+    [
+        ("find", ["--vault", V, "-n", "3", "q"], {"vault": V, "limit": 3, "query": ["q"]}),
+        ("find", ["--terse"], None),
+        ("pack", [], {"project": None}),
+        ("pack", ["--", "--odd"], {"project": "--odd"}),
+        ("pack", ["a", "b"], None),
+        ("prime", [], {"prompt": None}),
+        ("sync", ["connect", "u"], {"action": "connect", "url": "u"}),
+        ("sync", ["status"], {"action": "status", "url": None}),
+        ("reindex", ["x"], None),
+        ("tend", ["--daily", "--vault=/v"], {"daily": True, "vault": "/v"}),
+    ],
+)
+def test_parse(command: str, args: list[str], parsed: dict[str, object] | None) -> None:
+    got = options.parse(command, args)
+    if parsed is None:
+        assert got is None
+    else:
+        assert got is not None
+        assert {k: got[k] for k in parsed} == parsed
+        assert all(got[k] in (None, False) for k in set(got) - set(parsed))  # the defaults
+
+
+# Typer for every argv: the fast paths emptied, the rest of brain.cli (its error handling) as is.
+TYPER_RUN = (
+    "import sys; from brain import cli; cli._FAST.clear(); sys.exit(cli.execute(sys.argv[1:]))"
+)
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["find", "--vault", V, "--limit=2", "-n", "3", "--", "--weird"],
+        ["find", "--vault", V, "--limit=2", "-n", "3", "--", "--weird", "libgit2"],
+        ["find", "--vault", V, "--raw", "--budget", "300", "--terse", "payments"],
+        ["find", "--vault", V, "--json", "--budget=500", "the", "payments"],
+        ["find", f"--vault={V}", "--", "-n", "c++"],
+        ["find", "--vault", V, "--json", "--budget", "0", "x"],
+        ["find", "--vault", "/nonexistent/vault", "x"],
+        ["find", "--vault", V, "- **libgit2** — hooks"],
+        ["pack", "--vault", V, "payments"],  # text: a JSON pack says whether it was cached
+        ["pack", "--vault", V, "--budget", "0", "payments"],
+        ["prime", "--vault", V, "--json", "libgit2", "hooks"],
+    ],
+)
+def test_fast_path_and_typer_give_the_same_answer(args: list[str]) -> None:
+    assert options.parse(args[0], args[1:]) is not None, "these arguments must take the fast path"
+    fast = subprocess.run(
+        [sys.executable, "-m", "brain", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    slow = subprocess.run(
+        [sys.executable, "-c", TYPER_RUN, *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+    assert (fast.returncode, fast.stdout, fast.stderr) == (
+        slow.returncode,
+        slow.stdout,
+        slow.stderr,
+    )
+    assert "Traceback" not in fast.stderr + slow.stderr
+
+
+def test_an_unknown_option_falls_through_to_one_typer_line(tmp_path: Path) -> None:
+    run = brain("find", "--vault", V, "--limt", "2", "x")
+    assert run.code == 2
+    assert run.out == ""
+    assert run.err.count("\n") == 1
+    assert "--limt" in run.err
+    assert "--limit" in run.err  # Typer's suggestion: the declared flags
