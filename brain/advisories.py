@@ -26,7 +26,7 @@ from typing import Any
 
 from brain import config, index, usage
 from brain.errors import BrainError
-from brain.search import STOPWORDS, words
+from brain.vocab import STOPWORDS, handle_key, words
 
 TOP = 3  # hits of a frequent query that count as returned
 FREQUENT_MIN = 5  # lookups that returned a bullet before doctor suggests carrying it
@@ -166,7 +166,6 @@ class Kept:
 
 def keeping(vault: Path, conn: sqlite3.Connection, log: Path | None = None) -> Kept:
     from brain.commands import verify
-    from brain.commands.inbox import fold_handle
 
     rows = verify.bullets(conn)
     failed = []
@@ -177,7 +176,7 @@ def keeping(vault: Path, conn: sqlite3.Connection, log: Path | None = None) -> K
     failed.sort(key=lambda f: (-len(f.failed), f.path, f.line))
     groups: dict[str, list[verify.Row]] = {}
     for r in rows:
-        groups.setdefault(fold_handle(r.handle), []).append(r)
+        groups.setdefault(handle_key(r.handle), []).append(r)
     same = []
     for group in groups.values():
         if len(group) > 1:
@@ -494,7 +493,7 @@ def _pairs(bullets: list[_Bullet], found: Neighbours, bar: float, method: str) -
         a, b = bullets[i], bullets[j]
         if score < bar or a.path == b.path or (nearest[i] != j and nearest[j] != i):
             continue
-        if " ".join(words(a.handle)) == " ".join(words(b.handle)):
+        if handle_key(a.handle) == handle_key(b.handle):
             continue  # one handle twice is lint's business
         out.append(
             Duplicate(
@@ -544,7 +543,9 @@ def _jaccard_neighbours(bullets: list[_Bullet]) -> Neighbours:
     for i, bag in enumerate(bags):
         for w in bag:
             holders.setdefault(w, []).append(i)
-    common = max(50, len(bullets) // 20)  # a word in every twentieth bullet tells nothing
+    # A word in every twentieth bullet says nothing of which bullet repeats another; skipping it
+    # also bounds the pairs walked (far below brain.vocab.COMMON, a share for search).
+    crowded = max(50, len(bullets) // 20)
     nearest = [-1] * len(bullets)
     best = [0.0] * len(bullets)
     scores: dict[tuple[int, int], float] = {}
@@ -552,7 +553,7 @@ def _jaccard_neighbours(bullets: list[_Bullet]) -> Neighbours:
         shared: dict[int, int] = {}
         for w in bag:
             ids = holders[w]
-            if len(ids) <= common:
+            if len(ids) <= crowded:
                 for j in ids:
                     if j != i:
                         shared[j] = shared.get(j, 0) + 1

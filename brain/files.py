@@ -17,32 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from brain.errors import BrainError
-
-# Characters a name must not print raw: controls (a newline forges a line of output, ESC starts a
-# terminal sequence), bidi controls and other format characters (U+202E reverses what follows),
-# line and paragraph separators, and the surrogates that stand for bytes that were not UTF-8.
-# The zero-width joiners (emoji sequences, Persian and Indic words) are format characters too, and
-# harmless.
-_UNSAFE = frozenset(("Cc", "Cf", "Zl", "Zp", "Cs"))
-_JOINERS = frozenset("\u200c\u200d")
-
-
-def printable(text: str) -> str:
-    """`text` as it may be printed: unsafe characters escaped (`\\n`, `\\u202e`, `\\xff` for a
-    byte that was not UTF-8). Names without any (nearly all) cost one `isprintable` call."""
-    if text.isprintable():
-        return text
-    import unicodedata
-
-    out = []
-    for ch in text:
-        if ch.isprintable() or ch in _JOINERS or unicodedata.category(ch) not in _UNSAFE:
-            out.append(ch)
-        elif 0xDC80 <= ord(ch) <= 0xDCFF:  # os.fsdecode's escape of one byte
-            out.append(f"\\x{ord(ch) - 0xDC00:02x}")
-        else:
-            out.append(ch.encode("unicode_escape").decode("ascii"))
-    return "".join(out)
+from brain.text import printable
 
 
 def resolved(path: Path) -> Path:

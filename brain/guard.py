@@ -27,7 +27,7 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from brain.text import controls
+from brain.text import controls, escaped
 
 # --- always ----------------------------------------------------------------------------------
 
@@ -169,7 +169,7 @@ def _mixed(line: str) -> list[tuple[int, str, str]]:
 
 def _lookalikes(word: str, major: str) -> str:
     """`word` with its letters from another script than `major` spelt out (`p\\u0430ypal`)."""
-    return "".join(f"\\u{ord(c):04x}" if _script(c) not in ("", major) else c for c in word)
+    return "".join(escaped(c) if _script(c) not in ("", major) else c for c in word)
 
 
 def check(line: str) -> list[Flag]:
@@ -220,16 +220,14 @@ def defuse(line: str) -> str:
             if rule == "invisible" and len(run) > 1:
                 shown = f"[{len(run)} hidden characters]"
             else:
-                shown = "".join(
-                    f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}" for c in run
-                )
+                shown = "".join(escaped(c) for c in run)
             line = line[:start] + shown + line[start + len(run) :]
         for start, word, major in reversed(_mixed(line)):
             line = line[:start] + _lookalikes(word, major) + line[start + len(word) :]
     if controls(line) or _INNER_CR.search(line):
         from brain.text import visible
 
-        line = _INNER_CR.sub(r"\\x0d", visible(line))
+        line = _INNER_CR.sub(lambda m: escaped(m[0]), visible(line))
     if "![" in line:
         line = _MD_IMAGE.sub(
             lambda m: f"[image removed: {m[1]}]" if m[1].strip() else "[image removed]", line

@@ -217,10 +217,10 @@ def _bigrams(run: str) -> list[str]:
 
 def cjk_split(text: str) -> str:
     """`text` as the index stores it for FTS5: each CJK run as its bigrams and last character,
-    folded the way queries are (see search.fold), so both sides tokenize alike."""
+    folded the way queries are (see vocab.fold), so both sides tokenize alike."""
     if text.isascii():
         return text
-    from brain.search import fold
+    from brain.vocab import fold
 
     def grams(m: re.Match[str]) -> str:
         run = fold(m.group())

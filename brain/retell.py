@@ -28,8 +28,8 @@ from typing import Any
 
 from brain.config import CORE_FILES
 from brain.index import ALIAS_SEP, cjk_terms
-from brain.search import STOPWORDS, fold, words
 from brain.vault import Unit
+from brain.vocab import STOPWORDS, fold, fts_phrase, words
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _TOKEN = re.compile(r"\d+(?:[.,:/]\d+)+|[^\W_]+|%")
@@ -352,9 +352,9 @@ def _prune(bullets: list[_Bullet], spread: dict[str, int]) -> None:
 
 def _surface(word: str) -> str:
     """An FTS5 expression for the words `stem` folds to `word` (itself, or with an s)."""
-    phrase = '"' + " ".join(cjk_terms(word)) + '"'
+    phrase = fts_phrase(cjk_terms(word))
     if stem(word + "s") == word:
-        return f'({phrase} OR "{word}s")'
+        return f"({phrase} OR {fts_phrase((word + 's',))})"
     return phrase
 
 
@@ -391,7 +391,7 @@ def _naming(conn: sqlite3.Connection, bullets: list[_Bullet]) -> list[tuple[int,
 def _prefix(word: str) -> str:
     """An FTS5 expression for the words that start with `word` (a CJK run: its bigrams)."""
     grams = cjk_terms(word)
-    return f'"{word}" *' if grams == [word] else '"' + " ".join(grams) + '"'
+    return fts_phrase(grams, prefix=grams == [word])
 
 
 def _named_in(conn: sqlite3.Connection, rows: list[tuple[int, str, str]]) -> list[_Bullet]:

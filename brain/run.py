@@ -162,7 +162,9 @@ def _serve_prime(
     if not _index_ready(path):
         return
     result = primemod.prime(path, text, session=session, neighbours=_warm(path, gate))
-    cap = budget * primemod.BYTES_PER_TOKEN
+    from brain.vocab import BYTES_PER_TOKEN
+
+    cap = budget * BYTES_PER_TOKEN
     answer = hits.prime(result, name, session, path, cap, as_json=as_json, person=who.person)
     with gate.lock:  # the output and its log row together, or (past the deadline) neither
         if gate.left() <= 0:

@@ -21,43 +21,20 @@ quoted, so `c++`, `NOT`, `tags:ops` or a lone `"` are plain words.
 from __future__ import annotations
 
 import dataclasses
-import math
 import re
 import sqlite3
-import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from brain.index import ALIAS_SEP, cjk_terms, lone_cjk
+from brain.vocab import COMMON_MIN_UNITS, STOPWORDS, common, fts_phrase, idf, words
 
 TOKENIZER = Path(__file__).parent / "data" / "tokenizer.json"
 
 EXACT_RATIO = 0.85
 PREFIX_MIN = 3
 CANDIDATES = 500  # BM25 shortlist that the ranking rules reorder
-
-_WORD = re.compile(r"[^\W_]+")
-# Words that carry no topic; dropped from a query unless nothing else is left.
-STOPWORDS = frozenset(
-    """a about an and any are as at be been but by can could did do does for from had has have he
-    her hers him his how i if in into is it its me my of on or our she should so than that the
-    their them then there these they this to us was we were what when where which who whom whose
-    why will with would you your
-    s t don doesn didn isn aren wasn weren ll ve""".split()  # it's, don't, we'll: split leftovers
-)
-
-
-def fold(text: str) -> str:
-    """Lower-case and strip diacritics as the index's tokenizer does (`Ödeme` → `odeme`)."""
-    if text.isascii():
-        return text.lower()
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
-
-
-def words(text: str) -> list[str]:
-    return _WORD.findall(fold(text))
 
 
 def terms_of(text: str) -> list[str]:
@@ -144,13 +121,12 @@ def load_synonyms(conn: sqlite3.Connection) -> Synonyms:
 def _alternatives(group: tuple[tuple[str, ...], ...], *, prefix: bool) -> list[str]:
     out = []
     for alt in group:
-        phrase = '"' + " ".join(alt) + '"'
         if len(alt) > 1:
             # A synonym phrase: its words anywhere in the unit (the phrase itself included).
-            out.append("(" + " AND ".join(f'"{w}"' for w in alt) + ")")
+            out.append("(" + " AND ".join(fts_phrase((w,)) for w in alt) + ")")
             continue
         wide = (prefix and len(alt) == 1 and len(alt[0]) >= PREFIX_MIN) or lone_cjk(alt)
-        out.append(phrase + " *" if wide else phrase)
+        out.append(fts_phrase(alt, prefix=wide))
     return out
 
 
@@ -305,11 +281,6 @@ def keyword_rank(conn: sqlite3.Connection, query: Query) -> Ranked:
         hits.append(_hit(row, score, tuple(match), covered / len(query.groups)))
     _order(hits)
     return Ranked(hits, known, df, total, detail, tuple(frozenset(f) for f in anywhere))
-
-
-def idf(df: int, total: int) -> float:
-    """BM25's inverse document frequency: what holding a word says about a unit."""
-    return math.log(1 + (max(total, 1) - df + 0.5) / (df + 0.5))
 
 
 def _dragged(uid: int, held: list[bool], plain: list[bool], named: list[set[int]]) -> bool:
@@ -512,9 +483,6 @@ def distinct(hits: list[Hit], limit: int) -> list[Hit]:
     return [h for h, _ in kept]
 
 
-COMMON = 0.4  # a word in more than this share of units hardly tells one from another
-
-
 def vector_query(conn: sqlite3.Connection, text: str) -> str:
     """The query as the vector half should see it: without the words most of the vault shares.
 
@@ -525,20 +493,20 @@ def vector_query(conn: sqlite3.Connection, text: str) -> str:
     A query made only of such words is kept whole.
     """
     total = conn.execute("SELECT count(*) FROM units").fetchone()[0]
-    if total < 20:  # too few units for a share to mean anything
+    if total < COMMON_MIN_UNITS:  # no word is common there: spare the counts
         return text
     kept = []
     for token in text.split():
         ws = words(token)
-        if not (ws and all(_share(conn, w, total) > COMMON for w in ws)):
+        if not (ws and all(common(_held(conn, w), total) for w in ws)):
             kept.append(token)
     return " ".join(kept) if kept else text
 
 
-def _share(conn: sqlite3.Connection, word: str, total: int) -> float:
-    """The share of units whose own words (not their neighbours') include `word`."""
-    expression = '{handle aliases body} : "' + word + '"'
-    return float(conn.execute(_COUNT_SQL, (expression,)).fetchone()[0]) / total
+def _held(conn: sqlite3.Connection, word: str) -> int:
+    """How many units' own words (not their neighbours') include `word`."""
+    expression = "{handle aliases body} : " + fts_phrase((word,))
+    return int(conn.execute(_COUNT_SQL, (expression,)).fetchone()[0])
 
 
 def vector_rank(conn: sqlite3.Connection, vector: list[tuple[int, float]]) -> list[Hit]:

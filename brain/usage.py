@@ -152,7 +152,9 @@ def vault_key(vault: Path) -> str:
 def unit_key(path: str, line: int, handle: str) -> str:
     """What identifies a printed unit across commands: a bullet by its file and handle (an edit
     elsewhere in the file moves its line), a note's paragraph by its file and line."""
-    return f"{path}#{handle.casefold()}" if handle else f"{path}:{line}"
+    from brain.vocab import handle_key
+
+    return f"{path}#{handle_key(handle)}" if handle else f"{path}:{line}"
 
 
 def record(

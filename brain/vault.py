@@ -16,9 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from brain.config import CORE_FILES, NOT_SEARCHED, SYNONYMS
-from brain.files import outside, printable
+from brain.files import outside
+from brain.text import printable
+from brain.vocab import SEP
 
-SEP = " — "
 MAX_UNIT_CHARS = 16_000  # a pasted log of a megabyte stays searchable by its start, not a hazard
 
 _BULLET = re.compile(

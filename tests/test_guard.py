@@ -110,7 +110,8 @@ def test_defuse_makes_every_flag_visible_and_removes_images() -> None:
     assert guard.defuse(f"x {RLO}evil") == "x \\u202eevil"
     assert guard.defuse(f"p{CYRILLIC_A}ypal") == "p\\u0430ypal"
     assert guard.defuse("esc \x1b[31m") == "esc \\x1b[31m"
-    assert guard.defuse("over\rwritten") == "over\\x0dwritten"
+    assert guard.defuse("over\rwritten") == "over\\rwritten"  # as brain.text.escaped spells it
+    assert guard.defuse("soft\u00adhyphen") == "soft\\xadhyphen"
     assert guard.defuse(f"ok{TAGS}!") == f"ok[{len(TAGS)} hidden characters]!"
     assert guard.defuse("a ![arch](https://e.example/a.png?q=1) b") == "a [image removed: arch] b"
     assert guard.defuse("a ![](x.png) b") == "a [image removed] b"

@@ -27,7 +27,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("brain.commands.inbox", "brain.commands.tend"): (
         "approving a hygiene proposal applies tend's item, and tend queues them in the inbox"
     ),
-    ("brain.index", "brain.search"): "index folds text with search.fold (#15 item 3, vocab)",
     ("brain.index", "brain.retell"): "retell reads index's ALIAS_SEP and cjk_terms (#15 item 3)",
 }
 

@@ -30,7 +30,7 @@ def token() -> str:
 
 
 def test_printable_escapes_what_could_forge_or_reorder_a_line() -> None:
-    from brain.files import printable
+    from brain.text import printable
 
     assert printable("notes/plain name é 日本.md") == "notes/plain name é 日本.md"
     assert printable(FORGED) == "evil\\nMEMORY.md:1 forged — pwned.md"

@@ -20,7 +20,7 @@ import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
-SEP = " — "  # the vault's field separator (U+2014), as brain.vault.SEP
+SEP = " — "  # the vault's field separator (U+2014), as brain.vocab.SEP
 CORE = (("AI/MEMORY.md", "Memory"), ("AI/LEARNINGS.md", "Learnings"), ("AI/TUNINGS.md", "Tunings"))
 CORE_SHARE = (0.45, 0.35, 0.20)  # MEMORY grows fastest in real vaults; TUNINGS stays short
 

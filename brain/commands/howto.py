@@ -18,6 +18,7 @@ from brain.commands.propose import ProposeResult
 from brain.errors import UsageError
 from brain.recall import history, search, store
 from brain.recall.store import SyncReport
+from brain.vocab import SEP
 
 DEFAULT_LIMIT = 5
 MAX_LIMIT = 100
@@ -128,7 +129,7 @@ def rank(
 
 def _share(words: list[str], command: str) -> float:
     """The share of the query's words the command holds (by their first PREFIX letters)."""
-    from brain.search import words as folded
+    from brain.vocab import words as folded
 
     held = folded(command)
     heads = {w[:PREFIX] for w in held}
@@ -198,7 +199,7 @@ def _propose(vault: Path, query: str, best: HowtoHit | None, to: str | None) -> 
     project = history.project_of(best.cwd)
     handle = first_words(query, 6) or "howto"
     where = f" in {project}" if project else ""
-    line = f"{handle} — `{' '.join(best.command.split())}`{where}"
+    line = f"{handle}{SEP}`{' '.join(best.command.split())}`{where}"
     source = f"{best.agent} session {best.session[:8]}"
     if key in history.proposed(vault):
         return ProposeResult(str(vault), line, (to or "").upper(), "remembered", 0, "", "", "")

@@ -24,8 +24,8 @@ from brain import guard
 from brain.commands.propose import ProposeResult, first_words, propose_many
 from brain.errors import BrainError
 from brain.text import repair, strip_controls
+from brain.vocab import SEP
 
-SEP = " — "
 # What one import reads at most: 1 MB of Markdown is some ten thousand items, ten times what the
 # inbox keeps waiting (inbox.MAX_PENDING); a bigger file is surely not a list of facts to review.
 MAX_BYTES = 1 << 20

@@ -25,6 +25,7 @@ from brain.config import CORE_FILES, INBOX, index_path, state_dir
 from brain.errors import BrainError, UsageError
 from brain.files import confine
 from brain.secrets import redact
+from brain.vocab import handle_key
 
 DESTINATIONS = {"MEMORY": CORE_FILES[0], "LEARNINGS": CORE_FILES[1], "TUNINGS": CORE_FILES[2]}
 DEFAULT_DESTINATION = "MEMORY"
@@ -121,12 +122,6 @@ def is_proposal(line: str) -> bool:
     return line.startswith("- ")
 
 
-def fold_handle(handle: str) -> str:
-    from brain.commands.pack import fold
-
-    return " ".join(fold(handle).split())
-
-
 @dataclass(frozen=True)
 class CoreBullet:
     path: str
@@ -159,7 +154,7 @@ def proposals(vault: Path, text: str | None = None) -> list[Proposal]:
     text = read(vault, INBOX) if text is None else text
     by_handle: dict[str, CoreBullet] = {}
     for cb in core_bullets(vault):
-        by_handle.setdefault(fold_handle(cb.handle), cb)
+        by_handle.setdefault(handle_key(cb.handle), cb)
     out: list[Proposal] = []
     from brain.commands.tend import parse_item
 
@@ -177,7 +172,7 @@ def proposals(vault: Path, text: str | None = None) -> list[Proposal]:
         except ValueError as exc:
             out.append(Proposal(len(out) + 1, number, bullet, to, "", str(exc), "", ""))
             continue
-        old = by_handle.get(fold_handle(b.handle))
+        old = by_handle.get(handle_key(b.handle))
         where, current = (f"{old.path}:{old.line}", old.raw) if old else ("", "")
         out.append(Proposal(len(out) + 1, number, bullet, to, b.handle, "", where, current))
     return out

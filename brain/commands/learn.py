@@ -19,8 +19,8 @@ from typing import TYPE_CHECKING
 
 from brain import usage
 from brain.config import CORE_FILES
-from brain.search import STOPWORDS, words
 from brain.vault import parse_head
+from brain.vocab import STOPWORDS, words
 
 LOOKUPS_MIN = 2  # lookups that reached the bullet by its body before an alias is proposed
 SESSIONS_MIN = 3  # sessions that asked so before `brain tend` applies it without asking

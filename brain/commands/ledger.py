@@ -1,6 +1,7 @@
 """`brain ledger`: the usage log read back as cost, and as what the index saved.
 
-A token is four bytes of output. The alternative an agent has without an index is to read the
+A token is four bytes of output, a part of one counted whole (brain.vocab.tokens, as for every
+budget). The alternative an agent has without an index is to read the
 three core files whole for each lookup, so every logged lookup saved the core files' size now
 (in tokens) less what it returned. Everything is aggregated in SQL: a log of 100,000 lookups is
 read in one pass per grouping.
@@ -19,8 +20,7 @@ from brain import usage
 from brain.config import CORE_FILES
 from brain.errors import UsageError
 from brain.text import repair
-
-BYTES_PER_TOKEN = 4
+from brain.vocab import tokens
 
 
 @dataclass(frozen=True)
@@ -61,10 +61,6 @@ class Ledger:
     callers: tuple[CallerRow, ...]
     sessions: tuple[SessionRow, ...]
     days: tuple[DayRow, ...]
-
-
-def tokens(nbytes: int) -> int:
-    return (nbytes + BYTES_PER_TOKEN // 2) // BYTES_PER_TOKEN
 
 
 def core_tokens(vault: Path) -> int:

@@ -15,6 +15,7 @@ from brain.errors import BrainError, UsageError
 from brain.recall import history, lessons, store
 from brain.recall.lessons import Moment
 from brain.recall.store import SyncReport
+from brain.vocab import SEP
 
 DEFAULT_SINCE = "7d"
 KINDS = ("correction", "retry")
@@ -75,13 +76,13 @@ def bullet(moment: Moment) -> tuple[str, str]:
 
     project = history.project_of(moment.cwd)
     if moment.kind == "retry":
-        head = first_words(" ".join(history.words(moment.worked)[:3]).replace("`", ""), 3)
+        head = first_words(" ".join(history.shell_words(moment.worked)[:3]).replace("`", ""), 3)
     else:
         head = first_words(moment.lesson, 4)
     handle = " ".join(p for p in (project, head) if p) or "lesson"
     title = f" ({' '.join(moment.title.replace('—', '-').split())})" if moment.title else ""
     source = f"{moment.agent} session {moment.session[:8]}{title}"
-    return f"{handle} — {moment.lesson.replace(' — ', ' - ')}", source
+    return f"{handle}{SEP}{moment.lesson.replace(SEP, ' - ')}", source
 
 
 def _propose(vault: Path, moments: list[Moment]) -> tuple[Proposal, ...]:

@@ -13,7 +13,7 @@ from brain import gitutil, secrets
 from brain import vault as vaultmod
 from brain.config import CORE_FILES, SYNONYMS, VAULT_CONFIG
 from brain.errors import BrainError
-from brain.search import words
+from brain.vocab import handle_key
 
 
 def read_file(vault: Path, rel: str) -> tuple[bytes | None, vaultmod.Problem | None]:
@@ -259,7 +259,7 @@ def lint(
             if unit.kind != "bullet":
                 continue
             bullets += in_scope
-            key = " ".join(words(unit.handle))
+            key = handle_key(unit.handle)
             first = seen.get(key)
             if first is None:
                 seen[key] = (rel, unit.line)

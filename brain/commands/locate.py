@@ -1,8 +1,9 @@
 """`brain locate HANDLE`: where a bullet lives (`path:line`) and its line as written.
 
-The handle or any alias matches, folded for case, diacritics and spacing (`odeme durumu` finds
-`Ödeme durumu`). A prefix `M#`, `L#` or `T#` (MEMORY, LEARNINGS, TUNINGS) narrows it to one file,
-the way bullets are cited (`M#blue green deploys`).
+The handle or any alias matches by its handle key (brain.vocab: case, diacritics and what stands
+between words do not count: `odeme durumu` finds `Ödeme durumu`, `foo bar` finds `foo-bar`). A
+prefix `M#`, `L#` or `T#` (MEMORY, LEARNINGS, TUNINGS) narrows it to one file, the way bullets
+are cited (`M#blue green deploys`).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 from brain import index
 from brain.errors import BrainError, UsageError
 from brain.index import ALIAS_SEP
-from brain.search import fold
+from brain.vocab import handle_key
 
 FILE_PREFIX = {"M": "AI/MEMORY.md", "L": "AI/LEARNINGS.md", "T": "AI/TUNINGS.md"}
 _PREFIX = re.compile(r"^([MLT])#\s*(.+)$", re.IGNORECASE)
@@ -38,11 +39,6 @@ class LocateResult:
     matches: tuple[Located, ...]
 
 
-def name_key(name: str) -> str:
-    """A handle or alias folded for comparison: case, diacritics and runs of spaces."""
-    return " ".join(fold(name).split())
-
-
 def split_prefix(query: str) -> tuple[str, str]:
     """(core file or "", name) for `M#name` style citations."""
     m = _PREFIX.match(query.strip())
@@ -53,7 +49,7 @@ def split_prefix(query: str) -> tuple[str, str]:
 
 def locate(vault: Path, query: str) -> LocateResult:
     path, name = split_prefix(query)
-    key = name_key(name)
+    key = handle_key(name)
     if not key:
         raise UsageError("locate needs a handle", "e.g. brain locate 'blue green deploys'")
     conn = index.open_index(vault)
@@ -71,9 +67,9 @@ def locate(vault: Path, query: str) -> LocateResult:
             continue
         names = tuple(a for a in aliases.split(ALIAS_SEP) if a)
         found = Located(rel, line, handle, names, date, raw)
-        if name_key(handle) == key:
+        if handle_key(handle) == key:
             by_handle.append(found)
-        elif any(name_key(a) == key for a in names):
+        elif any(handle_key(a) == key for a in names):
             by_alias.append(found)
     matches = tuple(by_handle + by_alias)  # a handle outranks an alias that spells the same
     if not matches:

@@ -7,7 +7,8 @@ handoff and one counting the files in its state folder. It never exceeds `--budg
 
 It is cached in the state dir against the index's build stamp: a SessionStart hook runs it at
 every session start, so serving a cached pack must cost little more than starting Python. This
-module therefore imports only the standard library and `brain.index` at module level.
+module therefore imports only the standard library, `brain.index` and `brain.vocab` at module
+level.
 """
 
 from __future__ import annotations
@@ -17,7 +18,6 @@ import json
 import os
 import re
 import sqlite3
-import unicodedata
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -25,12 +25,11 @@ from typing import Any
 from brain import index
 from brain.config import CORE_FILES, index_path
 from brain.errors import UsageError
+from brain.vocab import BYTES_PER_TOKEN, SEP, fold, fts_phrase, tokens, words
 
 DEFAULT_BUDGET = 1500  # tokens; a token is 4 bytes of output
-BYTES_PER_TOKEN = 4
 PACK_FORMAT = "2"  # bump when the text or the cached shape changes
 RULES_FILE = CORE_FILES[2]  # AI/TUNINGS.md: how the agent should work, every session
-SEP = " — "
 
 
 @dataclass(frozen=True)
@@ -70,24 +69,12 @@ class PackResult:
         return not self.text
 
 
-def fold(text: str) -> str:
-    """Case- and diacritic-folded text, so that `Odeme` finds `Ödeme`."""
-    if text.isascii():  # the same result, without a generator step per character
-        return text.casefold()
-    decomposed = unicodedata.normalize("NFKD", text)
-    return "".join(c for c in decomposed if not unicodedata.combining(c)).casefold()
-
-
-def name_words(project: str) -> list[str]:
-    return re.findall(r"[^\W_]+", fold(project))
-
-
 def name_pattern(project: str) -> re.Pattern[str] | None:
     """Matches the project's name as whole words of folded text; `my-repo` also as `my repo`."""
-    words = name_words(project)
-    if not words:
+    found = words(project)
+    if not found:
         return None
-    body = r"[\W_]+".join(re.escape(w) for w in words)
+    body = r"[\W_]+".join(re.escape(w) for w in found)
     return re.compile(rf"(?<![^\W_]){body}(?![^\W_])")
 
 
@@ -146,8 +133,7 @@ def _bullet(row: tuple[Any, ...]) -> PackBullet:
 def _candidates(conn: sqlite3.Connection, project: str) -> list[PackBullet]:
     """Bullets whose words could name the project: an FTS phrase query (a superset, as FTS stems
     and folds), or every bullet when FTS cannot take the query."""
-    words = name_words(project)
-    phrase = '"' + " ".join(words) + '"'
+    phrase = fts_phrase(words(project))
     try:
         rows = conn.execute(
             f"SELECT {_COLUMNS} FROM fts JOIN units u ON u.id = fts.rowid"  # noqa: S608
@@ -179,7 +165,7 @@ def project_bullets(conn: sqlite3.Connection, project: str) -> list[PackBullet]:
     pattern = name_pattern(project)
     if pattern is None:
         return []
-    wanted = " ".join(name_words(project))
+    wanted = " ".join(words(project))
     ranked: list[tuple[int, str, PackBullet]] = []
     for b in _candidates(conn, project):
         tier = _tier(b, pattern, wanted)
@@ -214,7 +200,7 @@ def _trailer(
     """The two closing lines: the newest handoff (marked when newer bullets correct it), and the
     state folder's file count."""
     if handoff:
-        from brain.files import printable
+        from brain.text import printable
 
         handoff_line = f"Newest handoff: {printable(handoff)}"
         if newer:
@@ -351,7 +337,7 @@ def pack(
     if budget < 1:
         raise UsageError("--budget must be a positive number of tokens", "pass e.g. --budget 1500")
     project = project.strip()
-    if not name_words(project):
+    if not words(project):
         raise UsageError(f"{project!r} is not a project name", "name it, e.g. brain pack payments")
     folder = project_dir(vault, project)
     state = state_count(vault, folder)
@@ -382,7 +368,7 @@ def pack(
         project=project,
         vault=str(vault),
         budget=budget,
-        tokens=-(-size // BYTES_PER_TOKEN),
+        tokens=tokens(size),
         bullets=tuple(kept),
         rules=tuple(kept_rules),
         omitted=omitted,

@@ -10,7 +10,6 @@ deadline) is brain/cli.py's part.
 
 from __future__ import annotations
 
-import math
 import re
 import sqlite3
 from collections.abc import Callable
@@ -18,9 +17,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brain import index, search, stale, usage
+from brain.vocab import CHAT_STOPWORDS, idf
 
 DEFAULT_BUDGET = 1200  # tokens (bytes / 4) of what the hook prints
-BYTES_PER_TOKEN = 4
 MAX_SERVED = 3  # stand-outs served per prompt at most
 CANDIDATES = 10  # the top of the ranking that is judged
 LEAD_POOL = 30  # the hits a candidate's coverage is compared with (their median)
@@ -41,20 +40,6 @@ LEAD = 0.05
 BULLETS = 2
 MARGIN = 0.3
 MARGIN_COVERAGE = 0.0
-
-# Words of conversation with an agent, not of a topic: on top of search.STOPWORDS.
-CHAT_WORDS = frozenset(
-    """please pls plz kindly thanks thank thx ty cheers hi hey hello ok okay yes yeah yep no nope
-    sure great good nice cool awesome perfect fine lgtm continue go ahead proceed next again now
-    just also still really very quite bit little some something thing things stuff lets let
-    fix fixes fixing help can could would might must may want wants need needs try trying look
-    looks looking see check make makes do doing done get got give show tell explain figure out
-    change changes update add write run use set up sort going here there
-    one two this that these those it its it's i'm i'd i'll we're you're me my mine our ours your
-    yours anything everything else well way able sorry wait hmm hm actually maybe
-    undo redo last previous above below earlier
-    """.split()
-)
 
 _PASTED = re.compile(
     r"<pasted_content\b[^>]*?/>|<pasted_content\b.*?(?:</pasted_content\s*>|\Z)", re.S | re.I
@@ -110,8 +95,9 @@ def sentence(prompt: str) -> str:
 
 def topic_terms(text: str) -> list[str]:
     """The words of `text` that could name a topic: no stopwords, no chat words."""
-    drop = search.STOPWORDS | CHAT_WORDS
-    return list(dict.fromkeys(t for t in search.terms_of(text) if t not in drop and _topical(t)))
+    return list(
+        dict.fromkeys(t for t in search.terms_of(text) if t not in CHAT_STOPWORDS and _topical(t))
+    )
 
 
 def _topical(term: str) -> bool:
@@ -217,7 +203,7 @@ def _weights(conn: sqlite3.Connection, dfs: tuple[int, ...]) -> list[float]:
     """BM25's IDF of each query term: a word few units hold says more about what is asked, and a
     word the vault never holds (the topic of an off-topic prompt) says the most."""
     n = int(conn.execute("SELECT count(*) FROM units").fetchone()[0])
-    return [math.log(1 + (n - df + 0.5) / (df + 0.5)) for df in dfs]
+    return [idf(df, n) for df in dfs]
 
 
 def prime(

@@ -19,10 +19,10 @@ from brain.commands import inbox as inboxmod
 from brain.config import INBOX
 from brain.errors import BrainError, UsageError
 from brain.text import controls, has_surrogates, undecodable, visible
+from brain.vocab import SEP, fold, handle_key
 
 HANDLE_WORDS = 4
 _CLAUSE = re.compile(r"[:;,.!?(—]\s|\s[—–-]\s")
-SEP = " — "
 
 
 @dataclass(frozen=True)
@@ -107,9 +107,7 @@ def unfit(line: str) -> str:
 
 
 def _key(handle: str, fact: str) -> tuple[str, str]:
-    from brain.commands.pack import fold
-
-    return inboxmod.fold_handle(handle), " ".join(fold(fact).split())
+    return handle_key(handle), " ".join(fold(fact).split())
 
 
 @dataclass
@@ -134,7 +132,7 @@ def _queue(vault: Path) -> _Queue:
     q = _Queue(text, len(waiting), {}, {}, [])
     for cb in inboxmod.core_bullets(vault):
         q.known[_key(cb.handle, cb.fact)] = "known"
-        q.by_handle.setdefault(inboxmod.fold_handle(cb.handle), cb)
+        q.by_handle.setdefault(handle_key(cb.handle), cb)
     for raw in waiting if q.pending < inboxmod.MAX_PENDING else ():
         with contextlib.suppress(ValueError):
             b = parse_bullet(inboxmod.split_marker(raw)[0])
@@ -162,7 +160,7 @@ def _judge(v: str, q: _Queue, line: str, source: str, dest: str, date: str) -> P
         rule, masked = secret[0]
         why = f"it holds what looks like a credential ({rule}: {masked})"
         return ProposeResult(v, bullet, dest, "refused", 0, "", "", why)
-    old = q.by_handle.get(inboxmod.fold_handle(b.handle))
+    old = q.by_handle.get(handle_key(b.handle))
     updates, current = (f"{old.path}:{old.line}", redact(old.raw)) if old else ("", "")
     key = _key(b.handle, b.fact)
     seen = q.known.get(key)

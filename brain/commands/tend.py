@@ -261,11 +261,11 @@ def _supersede_items(vault: Path, notes: list[Superseded]) -> list[Item]:
 
 def _merge_items(rows: list[Row], raw_at: RawAt) -> list[Item]:
     """One item per handle that several bullets share: keep the newest."""
-    from brain.commands.inbox import fold_handle
+    from brain.vocab import handle_key
 
     groups: dict[str, list[Row]] = {}
     for r in rows:
-        groups.setdefault(fold_handle(r.handle), []).append(r)
+        groups.setdefault(handle_key(r.handle), []).append(r)
     out = []
     for same in groups.values():
         if len(same) < 2:

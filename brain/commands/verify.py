@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from brain.config import CORE_FILES
-from brain.search import fold
+from brain.vocab import fold
 
 PASSED, FAILED, UNKNOWN = "passed", "failed", "cannot check"
 
@@ -231,7 +231,7 @@ def named_repos(row: Row, ctx: Context) -> list[Path]:
     section that is a repository's folder name)."""
     if not ctx.repos:
         return []
-    from brain.search import words
+    from brain.vocab import words
 
     said = set(words(" ".join((row.handle, *row.aliases, row.text, row.section))))
     return [path for name, path in ctx.repos.items() if name in said]
@@ -402,10 +402,10 @@ def select(rows: list[Row], handles: list[str]) -> list[Row]:
     """The rows whose handle or an alias is one of `handles` (folded); all when none given."""
     if not handles:
         return rows
-    from brain.commands.inbox import fold_handle
+    from brain.vocab import handle_key
 
-    wanted = {fold_handle(h) for h in handles}
-    picked = [r for r in rows if wanted & {fold_handle(n) for n in (r.handle, *r.aliases)}]
+    wanted = {handle_key(h) for h in handles}
+    picked = [r for r in rows if wanted & {handle_key(n) for n in (r.handle, *r.aliases)}]
     if not picked:
         from brain.errors import BrainError
 
@@ -460,7 +460,7 @@ def date_bullets(vault: Path, checked: list[Checked]) -> list[str]:
 
 def redate(line: str, date: str) -> str:
     """A bullet's line with its date (the last field) replaced."""
-    from brain.vault import SEP
+    from brain.vocab import SEP
 
     head, _, _ = line.rstrip().rpartition(SEP)
     return f"{head}{SEP}{date}"

@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from brain.errors import UsageError
-from brain.files import printable
 from brain.present import Answer, Lookup, clip, data, dumps, fit, plural, rich_text
+from brain.text import printable
+from brain.vocab import SEP, tokens
 
 if TYPE_CHECKING:
     from brain.caller import Caller
@@ -53,7 +54,7 @@ def hit_line(hit: Hit) -> str:
         parts.append(older(hit))
     if unreviewed(hit):
         parts.append(UNREVIEWED)
-    return " — ".join(parts)
+    return SEP.join(parts)
 
 
 def raw_line(hit: Hit) -> str:
@@ -237,7 +238,7 @@ def prime_json(result: PrimeResult, session: str, text: str, shown: int) -> str:
         omitted=len(result.hits) - len(hits),
         repeated=result.repeated,
         hint=result.hint and not hits and bool(text),
-        tokens=(len(text.encode("utf-8")) + 3) // 4 if text else 0,
+        tokens=tokens(len(text.encode("utf-8"))),
         hits=[hit_json(h) for h in hits],
         text=text,
     )

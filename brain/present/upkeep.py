@@ -173,7 +173,7 @@ def doctor_text(result: DoctorResult) -> str:
             asked = ", ".join(repr(q) for q in f.queries)
             lines.append(f"  {f.count:>5}×  {cite(f.path, f.handle)}  {f.path}:{f.line}  ({asked})")
     if result.older_notes:
-        from brain.files import printable
+        from brain.text import printable
 
         lines += [
             "",

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from brain.files import printable
 from brain.present import Answer, json_text, plural
+from brain.text import printable
 
 if TYPE_CHECKING:
     from brain.commands.export import ExportResult

@@ -56,7 +56,7 @@ _SEGMENTS = re.compile(r"\|\|?|&&|;|\n")
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 
 
-def words(command: str) -> list[str]:
+def shell_words(command: str) -> list[str]:
     """A command's words as the shell splits them (on whitespace when it cannot)."""
     try:
         return shlex.split(command, comments=False)
@@ -68,7 +68,7 @@ def programs(command: str) -> list[list[str]]:
     """Each pipeline segment's words from its program on (assignments and sudo/env skipped)."""
     out = []
     for segment in _SEGMENTS.split(command):
-        ws = words(segment)
+        ws = shell_words(segment)
         while ws and (_ASSIGN.match(ws[0]) or ws[0] in _PREFIXES):
             ws = ws[1:]
         if ws:
@@ -98,7 +98,7 @@ def normal(command: str) -> str:
 
 def nearness(a: str, b: str) -> tuple[float, float]:
     """(token Jaccard, character ratio) of two commands."""
-    wa, wb = set(words(a)), set(words(b))
+    wa, wb = set(shell_words(a)), set(shell_words(b))
     jac = len(wa & wb) / len(wa | wb) if wa | wb else 1.0
     ratio = difflib.SequenceMatcher(None, normal(a), normal(b), autojunk=False).ratio()
     return jac, ratio
@@ -171,7 +171,7 @@ def _pathlike(word: str) -> bool:
 def other_target(a: str, b: str) -> bool:
     """True when two commands differ only in the files they name: the same tool pointed at
     another thing (`pytest tests/a.py`, `pytest tests/b.py`), not another way of doing it."""
-    wa, wb = words(a), words(b)
+    wa, wb = shell_words(a), shell_words(b)
     diff = set(wa) ^ set(wb)
     return bool(diff) and all(_pathlike(w) for w in diff)
 

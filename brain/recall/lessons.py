@@ -21,11 +21,11 @@ from __future__ import annotations
 
 import re
 import sqlite3
-import unicodedata
 from dataclasses import dataclass
 
 from brain.recall import history
 from brain.recall.store import SPAN
+from brain.vocab import fold, fold_map
 
 RETRY_TURNS = 3  # a retry lies at most this many turns after the failure
 RETRY_CALLS = 12  # ... and among the next this many calls (commands and files written)
@@ -35,31 +35,9 @@ LESSON_CHARS = 200
 # -- corrections -----------------------------------------------------------------------------
 
 
-_PLAIN = {"\u2019": "'", "\u2018": "'", "\u2014": "-", "\u2013": "-", "\u00a0": " "}
-
-
-def fold_map(text: str) -> tuple[str, list[int]]:
-    """`text` lowercased with accents dropped and typographic quotes and dashes made plain, and
-    for each folded character the index of the character it came from."""
-    out: list[str] = []
-    where: list[int] = []
-    for i, ch in enumerate(text):
-        for c in unicodedata.normalize("NFKD", _PLAIN.get(ch, ch).lower()):
-            if not unicodedata.combining(c):
-                out.append(c)
-                where.append(i)
-    return "".join(out), where
-
-
-_PLAIN_TABLE = str.maketrans(_PLAIN)
-
-
-def fold(text: str) -> str:
-    """As fold_map, without the index (fast for plain ASCII, most of what people type)."""
-    if text.isascii():
-        return text.lower()
-    plain = unicodedata.normalize("NFKD", text.translate(_PLAIN_TABLE).lower())
-    return "".join(c for c in plain if not unicodedata.combining(c))
+# Typographic quotes, dashes and spaces made plain (one character for one, so `vocab.fold_map`'s
+# indexes still point into the text), for patterns written with `'`, `-` and ` `.
+_PLAIN = str.maketrans({"\u2019": "'", "\u2018": "'", "\u2014": "-", "\u2013": "-", "\u00a0": " "})
 
 
 # Not corrections, whatever follows: courtesies and reassurance.
@@ -213,7 +191,7 @@ _STRONG = re.compile(
 
 def is_correction(user: str, agent: str) -> bool:
     """Whether a user turn, right after this agent turn, rejects or redirects it."""
-    head = fold(user.strip()[:OPENING])
+    head = fold(user.strip()[:OPENING].translate(_PLAIN))
     if not head or (_pasted(head) and not _OPENER.match(head)):
         return False
     if _COURTESY.match(head) or _OWN_PLAN.match(head):
@@ -241,7 +219,7 @@ def _asked(agent: str) -> bool:
 def lesson_text(user: str) -> str:
     """What a correction teaches, in the person's words: the opening rejection dropped."""
     text = " ".join(user.split())
-    folded, where = fold_map(text)
+    folded, where = fold_map(text.translate(_PLAIN))
     m = _OPENER.match(folded) or _PAUSE.match(folded)
     if m:
         text = text[where[m.start("rest")] :]

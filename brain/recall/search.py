@@ -30,7 +30,8 @@ import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass, replace
 
-from brain.search import words as folded_words
+from brain.vocab import TURN_STOPWORDS, fts_phrase
+from brain.vocab import words as folded_words
 
 # Measured on LoCoMo conversation 0 (tools/eval_recall), from the middle of a flat region: for K
 # 0.5-2, NEAR (0.3, 0.2)-(0.6, 0.4) and a title weight 0.3-0.5, recall@5/10/25/50 stays within
@@ -43,26 +44,17 @@ IDF_FLOOR = 1e-6  # FTS5's IDF for a word in half the turns or more
 SNIPPET_TOKENS = 14
 SHORT_ID = 8  # turn ids are shown by their first characters, more where another shares them
 
-# Longer than brain.search's list: chat turns are full of words like `just`, `got`, `some`.
-STOPWORDS = frozenset(
-    """a about after again all also am an and any are as at be been before being but by can could
-    did do does doing done for from get got had has have having he her here hers him his how i if
-    in into is it its just me my of on or our ours out she should so some than that the their them
-    then there these they this those to too us was we were what when where which who whom why will
-    with would you your""".split()
-)
-
 
 def terms(text: str) -> list[str]:
     """The query's topic words, folded; all its words when every one is a stopword."""
     all_words = folded_words(text)
-    kept = [w for w in all_words if w not in STOPWORDS] or all_words
+    kept = [w for w in all_words if w not in TURN_STOPWORDS] or all_words
     return list(dict.fromkeys(kept))
 
 
 def match_expression(words: list[str]) -> str:
     """An FTS5 expression made only of quoted words: safe for any user input."""
-    return " OR ".join('"' + w.replace('"', "") + '"' for w in words)
+    return " OR ".join(fts_phrase((w,)) for w in words)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,136 @@
+"""brain's text vocabulary: what a word is, when two names are one handle, which words carry no
+topic, how a word is written into an FTS5 query, what a token costs, and when a word is common.
+
+One definition each, used by every module (a second copy drifts: two handle keys once disagreed
+on whether `foo-bar` and `foo bar` are one handle). It is on the hot path of find, pack and prime,
+so it imports only the standard library and compiles one small pattern.
+
+- **fold**: lower-case with diacritics stripped, as the index's tokenizer (FTS5 `unicode61
+  remove_diacritics 2`) folds: `Ödeme` -> `odeme`. `str.lower`, not `casefold`: the tokenizer maps
+  one character to one, so `ß` stays `ß` on both sides.
+- **word**: a run of letters and digits of folded text (`[^\\W_]+`): `c++` is `c`, `foo_bar` and
+  `foo-bar` are `foo bar`, `it's` is `it s`.
+- **handle key**: a handle's or alias's words joined by one space. Two names with the same key
+  are one handle (`Foo-Bar`, `foo bar`, `FOO_BAR`): lint reports them as duplicates, propose and
+  the inbox as an update of the core bullet, locate, verify, tend and doctor find them alike.
+- **stopword**: a word that names no topic (`the`, `how`, the `s` of `it's`). `STOPWORDS` is the
+  plain list (find, synonyms, learn, doctor, retell); the lists for chat build on it:
+  `CHAT_STOPWORDS` for reading a prompt to an agent (`brain prime`) is a superset of it,
+  `TURN_STOPWORDS` for searching transcripts (`brain recall`) too but for the letters `s` and `t`.
+- **common word**: a word the units' own words (handle, aliases, body; not their neighbours)
+  hold in more than COMMON of the vault's units, in a vault of COMMON_MIN_UNITS units or more. It
+  hardly tells one unit from another (BM25's `idf` of it is near zero), so the vector half of a
+  search leaves it out of the query (brain.search.vector_query).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections.abc import Iterable
+
+SEP = " — "  # between a bullet's fields: an em dash with a space each side
+BYTES_PER_TOKEN = 4  # what a token costs in brain's budgets and ledger (bytes of UTF-8 output)
+
+
+def tokens(nbytes: int) -> int:
+    """Tokens `nbytes` of output cost: bytes / BYTES_PER_TOKEN, rounded up."""
+    return -(-nbytes // BYTES_PER_TOKEN)
+
+
+# --- words ---------------------------------------------------------------------------------------
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+def fold(text: str) -> str:
+    """Lower-case and strip diacritics as the index's tokenizer does (`Ödeme` -> `odeme`)."""
+    if text.isascii():  # the same result, without a step per character
+        return text.lower()
+    decomposed = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in decomposed if not unicodedata.combining(c)).lower()
+
+
+def fold_map(text: str) -> tuple[str, list[int]]:
+    """`text` folded character by character (as `fold` folds it), and for each folded character
+    the index in `text` of the one it came from."""
+    out: list[str] = []
+    where: list[int] = []
+    for i, ch in enumerate(text):
+        for c in unicodedata.normalize("NFKD", ch.lower()):
+            if not unicodedata.combining(c):
+                out.append(c)
+                where.append(i)
+    return "".join(out), where
+
+
+def words(text: str) -> list[str]:
+    """The words of `text`, folded, in order."""
+    return _WORD.findall(fold(text))
+
+
+def handle_key(name: str) -> str:
+    """What makes two handles (or aliases) one: their words (`Foo-Bar` = `foo bar`)."""
+    return " ".join(words(name))
+
+
+# --- stopwords -----------------------------------------------------------------------------------
+
+# Words that carry no topic; dropped from a query unless nothing else is left.
+STOPWORDS = frozenset(
+    """a about an and any are as at be been but by can could did do does for from had has have he
+    her hers him his how i if in into is it its me my of on or our she should so than that the
+    their them then there these they this to us was we were what when where which who whom whose
+    why will with would you your
+    s t don doesn didn isn aren wasn weren ll ve""".split()  # it's, don't, we'll: split leftovers
+)
+
+# Searching what was said in chat turns: they are full of words like `just`, `got`, `some`. The
+# letters `s` and `t` stay searchable there: a possessive or a contraction is part of what was said
+# (tools/eval_recall on LoCoMo: recall@5 69.0 with them, 68.0 without; recall@25 85.9 / 85.6).
+TURN_STOPWORDS = (STOPWORDS - {"s", "t"}) | frozenset(
+    """after again all also am before being doing done get got having here just ours out some
+    those too""".split()
+)
+
+# Reading a prompt given to an agent: words of conversation with it, not of a topic.
+CHAT_STOPWORDS = STOPWORDS | frozenset(
+    """please pls plz kindly thanks thank thx ty cheers hi hey hello ok okay yes yeah yep no nope
+    sure great good nice cool awesome perfect fine lgtm continue go ahead proceed next again now
+    just also still really very quite bit little some something thing things stuff lets let
+    fix fixes fixing help can could would might must may want wants need needs try trying look
+    looks looking see check make makes do doing done get got give show tell explain figure out
+    change changes update add write run use set up sort going here there
+    one two this that these those it its it's i'm i'd i'll we're you're me my mine our ours your
+    yours anything everything else well way able sorry wait hmm hm actually maybe
+    undo redo last previous above below earlier
+    """.split()
+)
+
+
+# --- FTS5 ----------------------------------------------------------------------------------------
+
+
+def fts_phrase(terms: Iterable[str], *, prefix: bool = False) -> str:
+    """`terms` as one quoted FTS5 phrase (in order, adjacent), never an operator or a column
+    filter: `"not"` is the word not. With `prefix` its last term matches as a word's start."""
+    body = " ".join(t.replace('"', '""') for t in terms)
+    return f'"{body}" *' if prefix else f'"{body}"'
+
+
+# --- how common a word is ------------------------------------------------------------------------
+
+COMMON = 0.4  # a word held by more than this share of units hardly tells one from another
+COMMON_MIN_UNITS = 20  # in fewer units a share means nothing: no word is common there
+
+
+def idf(df: int, total: int) -> float:
+    """BM25's inverse document frequency of a word `df` of `total` units hold: what holding it
+    says about a unit (near zero from about half the units on)."""
+    return math.log(1 + (max(total, 1) - df + 0.5) / (df + 0.5))
+
+
+def common(df: int, total: int) -> bool:
+    """Whether a word `df` of `total` units hold is common (see the module's docstring)."""
+    return total >= COMMON_MIN_UNITS and df > COMMON * total
