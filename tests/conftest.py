@@ -122,8 +122,12 @@ def brain(
 
 def needs_process(args: tuple[str, ...], env: dict[str, str]) -> bool:
     """A worker (thin forwarding, or one started after the answer) lives past the call; so do
-    the threads and servers of _PROCESS_ONLY."""
-    return env.get("BRAIN_WORKER", "1") != "0" or (bool(args[:1]) and args[0] in _PROCESS_ONLY)
+    the threads and servers of _PROCESS_ONLY. PYTHONPATH and the like act at start-up."""
+    return (
+        env.get("BRAIN_WORKER", "1") != "0"
+        or (bool(args[:1]) and args[0] in _PROCESS_ONLY)
+        or any(key.startswith("PYTHON") and os.environ.get(key) != env[key] for key in env)
+    )
 
 
 def brain_process(

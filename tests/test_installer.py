@@ -34,6 +34,8 @@ from test_update import (  # the shared release fixtures
 
 from brain import release
 
+pytestmark = pytest.mark.slow  # the installers for real against a release server
+
 TEST_KEY: list[str] = []  # the session's throwaway public key, set by the autouse fixture below
 
 
