@@ -302,6 +302,7 @@ def test_non_utf8_files_are_read_and_reported(vault: Path) -> None:
     assert brain("find", "--vault", str(vault), "pygit2").code == 0
 
 
+@pytest.mark.slow
 def test_megabyte_lines_stay_searchable_and_fast(vault: Path) -> None:
     words = " ".join(f"w{i}" for i in range(150_000))  # ~1 MB on one line
     (vault / "notes" / "paste.md").write_text(f"# Paste\n\nquetzal {words} tapir\n", "utf-8")

@@ -94,6 +94,7 @@ def test_never_over_budget_on_the_fixture(vault: Path, project: str, budget: int
     assert len(result.bullets) + len(result.rules) + result.omitted >= len(result.bullets)
 
 
+@pytest.mark.slow
 def test_never_over_budget_on_a_10k_vault(tmp_path: Path) -> None:
     sys.path.insert(0, str(ROOT / "tools"))
     from genvault import generate

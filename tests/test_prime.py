@@ -282,6 +282,7 @@ def test_stdin_left_open_is_not_waited_on_past_the_deadline(ivault: Path) -> Non
     assert (proc.returncode, out, err) == (0, b"", b"")
 
 
+@pytest.mark.slow
 def test_a_hung_worker_leaves_the_prompt_to_keywords_in_time(
     wvault: Path,  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
