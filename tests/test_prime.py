@@ -304,6 +304,7 @@ def test_a_hung_worker_leaves_the_prompt_to_keywords_in_time(
     wait_for("the hung worker to be killed", lambda: not _alive(pid), 10)
 
 
+@pytest.mark.slow
 def test_a_cold_worker_is_started_and_the_prompt_gets_keywords(
     wvault: Path,  # noqa: F811
 ) -> None:
