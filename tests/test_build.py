@@ -15,6 +15,8 @@ from conftest import ROOT, git
 
 import brain
 
+pytestmark = pytest.mark.slow  # builds a wheel and an sdist from a clone
+
 
 def _version(env: dict[str, str], cwd: Path) -> dict[str, str]:
     proc = subprocess.run(

@@ -10,7 +10,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURE_VAULT, ROOT, Run, brain
+from conftest import FIXTURE_VAULT, ROOT, Run, brain, brain_process
 
 from brain.config import usage_log_path
 from brain.usage import connect, events
@@ -46,7 +46,7 @@ def usage_rows() -> list[tuple[str, str, str, str, int, int]]:
 
 
 def test_python_dash_m_brain_without_arguments_prints_help() -> None:
-    run = brain()
+    run = brain_process()
     assert run.code == 0, run
     assert "Usage" in run.out
     for name in commands():
@@ -61,7 +61,7 @@ def test_console_script_and_module_agree() -> None:
         [str(script), "find", "--vault", V, "pygit2"], capture_output=True, text=True, check=False
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == brain("find", "--vault", V, "pygit2").out
+    assert proc.stdout == brain_process("find", "--vault", V, "pygit2").out
 
 
 def test_help_lists_every_command_with_help_text() -> None:
@@ -140,7 +140,7 @@ def test_readme_mentions_every_command() -> None:
     ],
 )
 def test_usage_errors_are_one_line_exit_2(args: list[str], says: str) -> None:
-    run = brain(*args)
+    run = brain_process(*args)  # the real process's exit code
     assert run.code == 2, run
     assert run.err.startswith("brain: ")
     assert run.err.count("\n") == 1
@@ -302,6 +302,7 @@ def test_non_utf8_files_are_read_and_reported(vault: Path) -> None:
     assert brain("find", "--vault", str(vault), "pygit2").code == 0
 
 
+@pytest.mark.slow
 def test_megabyte_lines_stay_searchable_and_fast(vault: Path) -> None:
     words = " ".join(f"w{i}" for i in range(150_000))  # ~1 MB on one line
     (vault / "notes" / "paste.md").write_text(f"# Paste\n\nquetzal {words} tapir\n", "utf-8")

@@ -13,6 +13,8 @@ import pytest
 from conftest import brain
 from test_desk import snapshot, start, stop
 
+pytestmark = pytest.mark.slow  # headless Chromium
+
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
 

@@ -6,6 +6,7 @@ import json
 import os
 from pathlib import Path
 
+import pytest
 from conftest import brain
 
 DOCTOR_KEYS = [
@@ -141,6 +142,7 @@ def test_near_duplicates_by_word_overlap_without_vectors(vault: Path) -> None:
     assert {d["method"] for d in doc["duplicates"]} == {"jaccard"}
 
 
+@pytest.mark.slow
 def test_near_duplicates_by_cosine_with_vectors(vault: Path) -> None:
     env = {"BRAIN_EMBED": "onnx", "BRAIN_WORKER": "0"}
     assert brain("reindex", "--vault", str(vault), env=env).code == 0

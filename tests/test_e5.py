@@ -29,6 +29,7 @@ def e5() -> Embedder:
     return embedder
 
 
+@pytest.mark.slow
 def test_vectors_are_normalised_and_queries_differ_from_passages(e5: Embedder) -> None:
     assert e5.model_id.startswith("e5:multilingual-e5-small-q4:")
     assert e5.dim == 384
@@ -43,6 +44,7 @@ def test_vectors_are_normalised_and_queries_differ_from_passages(e5: Embedder) -
     assert e5.embed([]).shape == (0, 384)
 
 
+@pytest.mark.slow
 def test_a_question_finds_its_answer_across_languages(e5: Embedder) -> None:
     passages = e5.embed(
         [
@@ -103,6 +105,7 @@ def test_the_provider_is_chosen_by_env_or_brain_yaml(
     assert semantic.embed_settings() == ("e5", {})
 
 
+@pytest.mark.slow
 def test_hybrid_find_answers_an_english_question_from_a_german_bullet(tmp_path: Path) -> None:
     vault = tmp_path / "vault"
     shutil.copytree(MULTILINGUAL / "vault", vault)

@@ -57,6 +57,7 @@ def test_shipped_tokenizer_is_the_standard_file() -> None:
     assert "Apache License" in notice
 
 
+@pytest.mark.slow
 def test_onnx_vectors_shape_norm_and_determinism(onnx: Embedder) -> None:
     texts = ["git rebase onto main", "", "Ünïcödé 日本語 🎉", "x " * 400]
     first = onnx.embed(texts)
@@ -68,6 +69,7 @@ def test_onnx_vectors_shape_norm_and_determinism(onnx: Embedder) -> None:
     assert onnx.model_id == f"onnx:all-MiniLM-L6-v2-int8:{embed.MODEL_SHA256[:12]}"
 
 
+@pytest.mark.slow
 def test_onnx_paraphrase_beats_unrelated(onnx: Embedder) -> None:
     query, paraphrase, unrelated = onnx.embed(
         [
@@ -82,6 +84,7 @@ def test_onnx_paraphrase_beats_unrelated(onnx: Embedder) -> None:
     assert related_score - unrelated_score > 0.4
 
 
+@pytest.mark.slow
 def test_onnx_batches_match_singles_in_order(onnx: Embedder) -> None:
     # Lengths deliberately out of order so the internal length sort must be undone.
     texts = [
@@ -102,6 +105,7 @@ def test_onnx_batches_match_singles_in_order(onnx: Embedder) -> None:
     assert not np.allclose(singles[0], singles[1])  # rows really differ, so order is checked
 
 
+@pytest.mark.slow
 def test_onnx_empty_input_and_bad_batch_size(onnx: Embedder) -> None:
     empty = onnx.embed([])
     assert empty.shape == (0, DIM)
@@ -110,6 +114,7 @@ def test_onnx_empty_input_and_bad_batch_size(onnx: Embedder) -> None:
         onnx.embed(["x"], batch_size=0)
 
 
+@pytest.mark.slow
 def test_onnx_accepts_any_sequence(onnx: Embedder) -> None:
     texts = ("alpha", "beta")
     np.testing.assert_array_equal(onnx.embed(texts), onnx.embed(list(texts)))
@@ -268,6 +273,7 @@ def test_import_is_cheap() -> None:
     assert result.stdout.strip() == "[]"
 
 
+@pytest.mark.slow
 def test_onnxruntime_telemetry_stays_off(tmp_path: Path) -> None:
     # onnxruntime 1.2x+ on Linux keeps a device id and an event queue for upload to
     # Microsoft under $XDG_CACHE_HOME unless ORT_DISABLE_TELEMETRY is set before import.

@@ -10,9 +10,12 @@ import subprocess
 import sys
 from typing import Any
 
+import pytest
 from conftest import ROOT
 
 from brain import search
+
+pytestmark = pytest.mark.slow  # the golden and dev sets through the ONNX model
 
 
 def run_eval(*args: str) -> dict[str, Any]:

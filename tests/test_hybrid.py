@@ -51,6 +51,7 @@ def find_json(vault: Path, query: str, **env: str) -> tuple[int, dict[str, objec
     return run.code, json.loads(run.out)
 
 
+@pytest.mark.slow
 def test_reindex_embeds_every_unit_and_records_the_model(hvault: Path) -> None:
     conn = sqlite3.connect(config.index_path(hvault))
     model = conn.execute("SELECT value FROM meta WHERE key = 'model'").fetchone()[0]
@@ -62,6 +63,7 @@ def test_reindex_embeds_every_unit_and_records_the_model(hvault: Path) -> None:
     assert units == vectors > 100
 
 
+@pytest.mark.slow
 def test_a_paraphrase_keyword_search_misses_is_found_by_meaning(hvault: Path) -> None:
     query = "initial HTML and client output don't match in React"
     code, keyword = find_json(hvault, query, BRAIN_EMBED="none")
@@ -74,6 +76,7 @@ def test_a_paraphrase_keyword_search_misses_is_found_by_meaning(hvault: Path) ->
     assert "semantic" in top["match"]
 
 
+@pytest.mark.slow
 def test_match_says_which_signals_found_a_hit(hvault: Path) -> None:
     code, doc = find_json(hvault, "libgit2 hooks skipped")
     assert code == 0
@@ -82,6 +85,7 @@ def test_match_says_which_signals_found_a_hit(hvault: Path) -> None:
     assert {"handle", "keyword", "semantic"} <= set(top["match"])
 
 
+@pytest.mark.slow
 def test_exact_handle_rule_still_holds_on_top_of_fusion(hvault: Path) -> None:
     _, doc = find_json(hvault, "libgit2")
     hits = doc["hits"]  # type: ignore[index]
@@ -90,11 +94,13 @@ def test_exact_handle_rule_still_holds_on_top_of_fusion(hvault: Path) -> None:
     assert len(hits) < 10
 
 
+@pytest.mark.slow
 def test_prefix_rule_still_holds_on_top_of_fusion(hvault: Path) -> None:
     _, doc = find_json(hvault, "renova")
     assert doc["hits"][0]["handle"] == "renovate grouping"  # type: ignore[index]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("query", ["kafka partition rebalancing", "haskell monad transformers"])
 def test_a_question_the_vault_cannot_answer_comes_back_empty(hvault: Path, query: str) -> None:
     code, doc = find_json(hvault, query)
@@ -107,6 +113,7 @@ def test_a_question_the_vault_cannot_answer_comes_back_empty(hvault: Path, query
     assert entries == (0,)  # logged as a miss
 
 
+@pytest.mark.slow
 def test_an_edit_re_embeds_only_what_changed(hvault: Path) -> None:
     memory = hvault / "AI" / "MEMORY.md"
     before = memory.read_text(encoding="utf-8")
@@ -124,6 +131,7 @@ def test_an_edit_re_embeds_only_what_changed(hvault: Path) -> None:
         brain("reindex", "--vault", str(hvault), env=ONNX)
 
 
+@pytest.mark.slow
 def test_worker_gives_identical_results_to_in_process(hvault: Path) -> None:
     queries = ["people paid double when the card processor was sluggish", "k8s upgrade"]
     inline = [find_json(hvault, q)[1] for q in queries]
@@ -169,6 +177,7 @@ def _stop_worker(sock: Path) -> None:
         time.sleep(0.1)
 
 
+@pytest.mark.slow
 def test_worker_exits_after_its_idle_time(hvault: Path) -> None:
     env = {**os.environ, **ONNX, "BRAIN_WORKER_IDLE": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "brain.worker", str(hvault)], env=env)

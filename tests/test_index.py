@@ -321,6 +321,7 @@ def _script(code: str, *args: str) -> subprocess.Popen[str]:
     )
 
 
+@pytest.mark.slow
 def test_reindex_loop_and_finds_in_other_processes(vault: Path) -> None:
     (vault / "notes" / "churn.md").write_text("# Churn\n\nThe churn note.\n", "utf-8")
     reindex(vault)
@@ -374,6 +375,7 @@ def big_vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("existing", [True, False], ids=["index-existed", "no-index"])
 def test_kill_mid_reindex_leaves_a_working_index(big_vault: Path, existing: bool) -> None:
     path = idx(big_vault)

@@ -493,6 +493,7 @@ def test_uninstall_leaves_the_vault_and_its_history(git_vault: Path, isolated_en
     assert again.json()["claude"]["action"] == "absent"
 
 
+@pytest.mark.slow
 def test_uninstall_stops_the_worker_and_names_what_it_leaves(
     tmp_path: Path, isolated_env: Path
 ) -> None:

@@ -9,7 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURE_VAULT, ROOT, brain, git
+from conftest import FIXTURE_VAULT, ROOT, brain, brain_process, git
 
 from brain.commands import pack as packmod
 from brain.config import usage_log_path
@@ -93,6 +93,7 @@ def test_never_over_budget_on_the_fixture(vault: Path, project: str, budget: int
     assert len(result.bullets) + len(result.rules) + result.omitted >= len(result.bullets)
 
 
+@pytest.mark.slow
 def test_never_over_budget_on_a_10k_vault(tmp_path: Path) -> None:
     sys.path.insert(0, str(ROOT / "tools"))
     from genvault import generate
@@ -158,7 +159,7 @@ def _event(cwd: Path, **extra: str) -> str:
 def test_session_start_hook_answers_in_claude_codes_form(tmp_path: Path) -> None:
     here = repo(tmp_path, "payments")
     env = {"BRAIN_VAULT": str(FIXTURE_VAULT)}
-    run = brain("pack", input=_event(here), cwd=tmp_path, env=env)  # cwd comes from the event
+    run = brain_process("pack", input=_event(here), cwd=tmp_path, env=env)  # cwd: the event's
     assert run.code == 0, run
     assert run.out.count("\n") == 1
     doc = json.loads(run.out)
@@ -175,14 +176,14 @@ def test_session_start_hook_answers_in_claude_codes_form(tmp_path: Path) -> None
 
 def test_session_start_hook_for_an_unknown_repository_prints_nothing(tmp_path: Path) -> None:
     here = repo(tmp_path, "zzqx-unknown")
-    run = brain("pack", input=_event(here), env={"BRAIN_VAULT": str(FIXTURE_VAULT)})
+    run = brain_process("pack", input=_event(here), env={"BRAIN_VAULT": str(FIXTURE_VAULT)})
     assert (run.code, run.out) == (0, "")
 
 
 @pytest.mark.parametrize("stdin", ["", "not json", "[1, 2]", '{"hook_event_name": "Stop"}'])
 def test_other_stdin_is_not_a_hook(tmp_path: Path, stdin: str) -> None:
     here = repo(tmp_path, "payments")
-    run = brain("pack", "--vault", str(FIXTURE_VAULT), input=stdin, cwd=here)
+    run = brain_process("pack", "--vault", str(FIXTURE_VAULT), input=stdin, cwd=here)
     assert run.code == 0
     assert run.out.startswith("brain: what the vault knows about payments")
 

@@ -300,6 +300,7 @@ def test_stdin_left_open_is_not_waited_on_past_the_deadline(ivault: Path) -> Non
     assert (proc.returncode, out, err) == (0, b"", b"")
 
 
+@pytest.mark.slow
 def test_a_hung_worker_leaves_the_prompt_to_keywords_in_time(
     wvault: Path,  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
@@ -321,6 +322,7 @@ def test_a_hung_worker_leaves_the_prompt_to_keywords_in_time(
     wait_for("the hung worker to be killed", lambda: not _alive(pid), 10)
 
 
+@pytest.mark.slow
 def test_a_cold_worker_is_started_and_the_prompt_gets_keywords(
     wvault: Path,  # noqa: F811
 ) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import sqlite3
 from pathlib import Path
@@ -181,7 +182,9 @@ def test_filters_and_current_session(agents: Path) -> None:
 def test_user_text_never_reaches_match_syntax(agents: Path) -> None:
     _sync("claude")
     for query in ['"', "NOT", "body:x", "c++ AND (", "*", "NEAR(a b)"]:
-        _find(query)
+        words = re.findall(r"\w+", query.casefold())  # never an FTS5 error, nor an operator
+        for hit in _find(query):
+            assert any(word in f"{hit.title} {hit.snippet}".casefold() for word in words), query
 
 
 def test_forget_deletes_an_agent(agents: Path) -> None:

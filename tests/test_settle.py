@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT, Run, brain, git
+from conftest import ROOT, Run, brain, brain_process, git
 from test_imports import HEAVY, imported_modules
 from test_sync import Machine, bullet, pair, remote, wait_for  # noqa: F401 - fixtures
 from test_sync import settle as let_passes_finish
@@ -31,7 +31,7 @@ def fixture(name: str) -> dict[str, Any]:
 
 def settle(event: dict[str, Any] | str, env: dict[str, str] | None = None) -> Run:
     text = event if isinstance(event, str) else json.dumps(event)
-    return brain("settle", input=text, env=env)
+    return brain_process("settle", input=text, env=env)  # the stop hook, as agents run it
 
 
 @pytest.fixture

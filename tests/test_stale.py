@@ -356,6 +356,7 @@ def test_edits_leave_the_relation_a_full_rebuild_would_compute(tmp_path: Path) -
     assert incremental == _relation(vault)
 
 
+@pytest.mark.slow
 def test_hybrid_find_serves_every_planted_note_below_its_bullet(
     stale_vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

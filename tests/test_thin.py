@@ -267,6 +267,7 @@ def test_an_idle_worker_exits_and_leaves_no_socket(
     assert worker._record(base) is None
 
 
+@pytest.mark.slow
 def test_hybrid_find_from_the_worker_is_byte_for_byte_the_in_process_find(
     hvault: Path,  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,

@@ -267,6 +267,7 @@ def assert_untouched(inst: Installed, before: dict[str, object]) -> None:
 # --- the real path ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_update_installs_the_new_release_and_rollback_restores(
     tmp_path: Path, srv: Server, releases: dict[str, Release], deps_farm: Path
 ) -> None:
@@ -315,6 +316,7 @@ def _refused(inst: Installed, srv: Server, says: str, **env: str) -> None:
     assert_untouched(inst, before)
 
 
+@pytest.mark.slow
 def test_tampered_wheel_is_refused(
     installed: Installed, srv: Server, releases: dict[str, Release]
 ) -> None:
@@ -325,6 +327,7 @@ def test_tampered_wheel_is_refused(
     _refused(installed, srv, "does not match its sha256")
 
 
+@pytest.mark.slow
 def test_tampered_checksum_file_is_refused(
     installed: Installed, srv: Server, releases: dict[str, Release]
 ) -> None:
@@ -335,6 +338,7 @@ def test_tampered_checksum_file_is_refused(
     _refused(installed, srv, "not made by any key this brain trusts")
 
 
+@pytest.mark.slow
 def test_signature_from_an_unknown_key_is_refused(
     installed: Installed, srv: Server, releases: dict[str, Release]
 ) -> None:
@@ -354,6 +358,7 @@ def test_signature_from_an_unknown_key_is_refused(
     _refused(installed, srv, "not made by any key this brain trusts")
 
 
+@pytest.mark.slow
 def test_truncated_download_is_refused(
     installed: Installed, srv: Server, releases: dict[str, Release]
 ) -> None:
@@ -363,6 +368,7 @@ def test_truncated_download_is_refused(
     _refused(installed, srv, "cannot download")
 
 
+@pytest.mark.slow
 def test_wheel_cut_short_by_the_server_is_refused(
     installed: Installed, srv: Server, releases: dict[str, Release]
 ) -> None:
@@ -372,6 +378,7 @@ def test_wheel_cut_short_by_the_server_is_refused(
     _refused(installed, srv, "does not match its sha256")
 
 
+@pytest.mark.slow
 def test_a_server_that_hangs_times_out(
     installed: Installed, srv: Server, releases: dict[str, Release]
 ) -> None:
@@ -382,6 +389,7 @@ def test_a_server_that_hangs_times_out(
     assert time.monotonic() - start < 30
 
 
+@pytest.mark.slow
 def test_an_older_release_is_never_installed(
     installed: Installed, srv: Server, releases: dict[str, Release]
 ) -> None:
@@ -393,6 +401,7 @@ def test_an_older_release_is_never_installed(
     assert_untouched(installed, before)
 
 
+@pytest.mark.slow
 def test_a_brain_installed_by_another_tool_is_refused_with_its_command(
     tmp_path: Path, srv: Server, releases: dict[str, Release], deps_farm: Path
 ) -> None:
@@ -425,6 +434,7 @@ def test_other_manager_hints(monkeypatch: pytest.MonkeyPatch) -> None:
     assert "uv tool upgrade brain-memory" in upd.other_manager_hint()
 
 
+@pytest.mark.slow
 def test_notice_check_records_a_verified_tag(
     srv: Server, releases: dict[str, Release], test_key: Key, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -446,6 +456,7 @@ def test_notice_check_records_a_verified_tag(
     assert "latest" not in notice.read_state()
 
 
+@pytest.mark.slow
 def test_notice_check_gives_up_after_its_timeout(
     srv: Server, releases: dict[str, Release], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -513,6 +524,7 @@ def test_notice_wanted_at_a_terminal_for_a_release_build_only(
     assert notice.wanted(["find", "x"]) is False
 
 
+@pytest.mark.slow
 def test_notice_shows_after_the_output_at_a_real_terminal(installed: Installed) -> None:
     """A pty for stdout and stderr: the notice comes after the command's own output."""
     import pty

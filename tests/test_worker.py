@@ -187,6 +187,7 @@ def test_a_find_refuses_a_shared_tmp_folder_and_still_answers(
     assert stat.S_IMODE(st.st_mode) == 0o755  # left as found, not "fixed" and used
 
 
+@pytest.mark.slow
 def test_a_request_without_the_right_token_gets_no_answer(
     wvault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -217,6 +218,7 @@ def _exchange(base: Path, doc: dict[str, object], raw: bytes | None = None) -> b
         return got
 
 
+@pytest.mark.slow
 def test_a_request_with_no_end_is_cut_off(wvault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     start_worker(wvault, monkeypatch)
     sock_path = str(worker._base(wvault).parent / (worker._base(wvault).name + ".sock"))
@@ -247,6 +249,7 @@ def test_a_request_with_no_end_is_cut_off(wvault: Path, monkeypatch: pytest.Monk
 # --- item 9: a stopped worker, a busy worker -----------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_stopped_worker_is_replaced_and_find_answers_from_keywords_at_once(
     wvault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -367,6 +370,7 @@ def _console_script() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-P", "-m", "brain"]
 
 
+@pytest.mark.slow
 def test_the_worker_starts_from_a_folder_holding_a_folder_named_brain(
     wvault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -406,6 +410,7 @@ def test_every_helper_process_starts_with_the_current_folder_off_the_path() -> N
     assert offenders == []
 
 
+@pytest.mark.slow
 def test_a_worker_that_cannot_start_says_why_once(
     wvault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
