@@ -697,7 +697,7 @@ def update_command(
 
 SinceOpt = Annotated[
     str | None,
-    typer.Option("--since", help="Only lookups from DATE (YYYY-MM-DD, local time) on."),
+    typer.Option("--since", help="Only lookups from DATE on (2026-05-01, 7d, 2w, 24h)."),
 ]
 
 

@@ -7,15 +7,15 @@ repository for the whole window.
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 
 from brain.errors import UsageError
 from brain.recall import activity, history, store
 from brain.recall.activity import CommitRow, Place, RepoDay
 from brain.recall.store import SyncReport
+from brain.when import parse_since
 
 DEFAULT_WEEK = "7d"
 MAX_DAYS = 366
@@ -87,17 +87,6 @@ class _Reader:
         )
 
 
-def span_start(text: str, today: date) -> date:
-    """`--since` as the first day: `7d` (today and the 6 before), `2w`, or a date."""
-    m = re.fullmatch(r"\s*(\d+)\s*([dw])\s*", text)
-    if m:
-        n = int(m[1]) * (7 if m[2] == "w" else 1)
-        if n < 1:
-            raise UsageError("--since must be at least 1d", "pass e.g. --since 7d")
-        return today - timedelta(days=n - 1)
-    return history.local_day(text, today)
-
-
 def activity_in(
     first: date, last: date, *, git: bool = True, project: str = "", agent: str = ""
 ) -> Activity:
@@ -137,5 +126,5 @@ def week(
     since: str = DEFAULT_WEEK, *, git: bool = True, project: str = "", agent: str = ""
 ) -> WeekResult:
     today = datetime.now().astimezone().date()
-    first = span_start(since or DEFAULT_WEEK, today)
+    first = parse_since(since or DEFAULT_WEEK).first_day(today)
     return activity_in(first, today, git=git, project=project, agent=agent).week

@@ -64,7 +64,7 @@ def howto(
 ) -> HowtoResult:
     """The commands that did what `query` asks, best first; with `propose_to` (a vault) the best
     one is queued in its inbox as a bullet (once per command)."""
-    from brain.commands.recall import parse_since
+    from brain.when import parse_since
 
     if not 1 <= limit <= MAX_LIMIT:
         raise UsageError(f"--limit must be 1 to {MAX_LIMIT}", "pass e.g. --limit 10")
@@ -74,7 +74,7 @@ def howto(
     names, _ = history.enabled_agents(agent)
     filters = search.Filters(
         agent=agent,
-        since=parse_since(since) if since else "",
+        since=parse_since(since).utc if since else "",
         cwd=str(Path(cwd).expanduser().absolute()) if cwd else "",
         agents=tuple(names),
     )

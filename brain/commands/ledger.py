@@ -8,7 +8,6 @@ read in one pass per grouping.
 
 from __future__ import annotations
 
-import datetime as dt
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -17,9 +16,9 @@ from typing import Any
 
 from brain import usage
 from brain.config import CORE_FILES
-from brain.errors import UsageError
 from brain.render import noun
 from brain.text import repair
+from brain.when import parse_since
 
 BYTES_PER_TOKEN = 4
 SHOWN_SESSIONS = 10  # sessions the text lists; the JSON has all of them
@@ -81,23 +80,12 @@ def core_tokens(vault: Path) -> int:
     return tokens(size)
 
 
-def since_timestamp(since: str) -> float:
-    """Local midnight at the start of `since` (YYYY-MM-DD)."""
-    try:
-        day = dt.date.fromisoformat(since)
-    except ValueError:
-        raise UsageError(
-            f"--since {since!r} is not a date", "write it as YYYY-MM-DD, e.g. --since 2026-05-01"
-        ) from None
-    return time.mktime(day.timetuple())
-
-
 def where(vault: Path, since: str, caller: str) -> tuple[str, list[object]]:
     """The WHERE clause (constants only) and its parameters for the log rows in scope."""
     # Without --since every row is in scope: `+ts` keeps SQLite from walking the ts index row by
     # row (ten times slower than a table scan on 100,000 rows).
     clause = "vault = ? AND ts >= ?" if since else "vault = ? AND +ts >= ?"
-    params: list[object] = [usage.vault_key(vault), since_timestamp(since) if since else 0.0]
+    params: list[object] = [usage.vault_key(vault), parse_since(since).epoch if since else 0.0]
     if caller:
         clause += " AND caller = ?"
         params.append(repair(caller))  # --caller from argv may hold bytes that are not UTF-8

@@ -47,12 +47,12 @@ def find_lessons(
 ) -> LessonsResult:
     """The moments since `since` (`7d`, a date), oldest first; with `propose_to` (a vault) each
     one not proposed before is queued in its inbox for LEARNINGS."""
-    from brain.commands.recall import parse_since
+    from brain.when import parse_since
 
     if kind and kind not in KINDS:
         raise UsageError(f"--kind {kind} is not one of {', '.join(KINDS)}", "drop --kind")
     names, agents = history.enabled_agents(agent)
-    window = history.Window(since=parse_since(since or DEFAULT_SINCE), agents=agents)
+    window = history.Window(since=parse_since(since or DEFAULT_SINCE).utc, agents=agents)
     conn = store.connect()
     try:
         report = store.sync(conn, names)

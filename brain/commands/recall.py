@@ -7,10 +7,8 @@ output. A query first brings transcripts.db up to date with the enabled agents' 
 
 from __future__ import annotations
 
-import re
 import time
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from brain.errors import BrainError, UsageError
@@ -18,6 +16,7 @@ from brain.recall import search, store
 from brain.recall.search import Hit
 from brain.recall.store import Progress, SyncReport
 from brain.text import repair
+from brain.when import parse_since
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 1000
@@ -71,29 +70,6 @@ def _need_enabled() -> list[str]:
     return names
 
 
-def parse_since(text: str, now: datetime | None = None) -> str:
-    """`2025-05-01`, an ISO datetime, or a span back from now (`3d`, `2w`, `12h`) as ISO UTC."""
-    text = text.strip()
-    span = re.fullmatch(r"(\d+)\s*([hdw])", text)
-    if span:
-        hours = int(span[1]) * {"h": 1, "d": 24, "w": 168}[span[2]]
-        then = (now or datetime.now(UTC)) - timedelta(hours=hours)
-        return then.strftime("%Y-%m-%dT%H:%M:%S")
-    if re.fullmatch(r"\d{4}-\d{2}", text):
-        return text
-    try:
-        stamp = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise UsageError(
-            f"--since {text!r} is not a date", "pass e.g. --since 2025-05-01 or --since 7d"
-        ) from None
-    if stamp.tzinfo is not None:
-        stamp = stamp.astimezone(UTC)
-    if len(text) == 10:
-        return stamp.strftime("%Y-%m-%d")
-    return stamp.strftime("%Y-%m-%dT%H:%M:%S")
-
-
 def sync(*, full: bool = False, progress: Progress | None = None) -> SyncReport:
     names = _need_enabled()
     conn = store.connect()
@@ -130,7 +106,7 @@ def recall(
     folder = repair(str(Path(cwd).expanduser().absolute())) if cwd else ""
     filters = search.Filters(
         agent=agent,
-        since=parse_since(since) if since else "",
+        since=parse_since(since).utc if since else "",
         cwd=folder,
         exclude_session=repair(exclude_session),
         agents=tuple(names),
