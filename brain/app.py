@@ -887,11 +887,14 @@ def locate_command(
     as_json: JsonOpt = False,
 ) -> None:
     """Print where a bullet lives (path:line) and its line as written; exit 1 when none matches."""
-    from brain.commands.locate import locate, text
+    from brain.commands.locate import locate, missing, text
     from brain.config import resolve_vault
 
     result = locate(resolve_vault(vault), cli.argv_text(" ".join(handle), "the handle"))
+    if not as_json and not result.matches:
+        raise missing(result)
     render.out(render.dumps(dataclasses.asdict(result)) if as_json else text(result))
+    raise typer.Exit(0 if result.matches else 1)
 
 
 @app.command("mcp")

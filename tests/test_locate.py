@@ -35,5 +35,5 @@ def test_not_found_is_exit_1_with_a_hint(vault: Path) -> None:
     assert run.err.count("\n") == 1
     assert "brain find 'blue green'" in run.err
     as_json = brain("locate", "--vault", str(vault), "--json", "nothing here")
-    assert as_json.code == 1
-    assert list(as_json.json()) == ["error"]
+    assert as_json.code == 1  # no match: the empty list, as find and recall answer
+    assert as_json.json() == {"query": "nothing here", "count": 0, "matches": []}

@@ -1,5 +1,7 @@
 """`brain locate HANDLE`: where a bullet lives (`path:line`) and its line as written.
 
+No match is an empty `matches` and exit 1, as for find and recall.
+
 The handle or any alias matches, folded for case, diacritics and spacing (`odeme durumu` finds
 `Ödeme durumu`). A prefix `M#`, `L#` or `T#` (MEMORY, LEARNINGS, TUNINGS) narrows it to one file,
 the way bullets are cited (`M#blue green deploys`).
@@ -76,13 +78,17 @@ def locate(vault: Path, query: str) -> LocateResult:
         elif any(name_key(a) == key for a in names):
             by_alias.append(found)
     matches = tuple(by_handle + by_alias)  # a handle outranks an alias that spells the same
-    if not matches:
-        where = f" in {path}" if path else ""
-        raise BrainError(
-            f"no bullet is named {name.strip()!r}{where}",
-            f"search for it: brain find {shlex.quote(name.strip())}",
-        )
     return LocateResult(query, len(matches), matches)
+
+
+def missing(result: LocateResult) -> BrainError:
+    """What a person reads when nothing matched (JSON answers the empty list instead)."""
+    path, name = split_prefix(result.query)
+    where = f" in {path}" if path else ""
+    return BrainError(
+        f"no bullet is named {name.strip()!r}{where}",
+        f"search for it: brain find {shlex.quote(name.strip())}",
+    )
 
 
 def text(result: LocateResult) -> str:
