@@ -7,13 +7,16 @@ import dataclasses
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from brain import cli, render
 from brain.errors import UsageError
 from brain.files import printable
+
+if TYPE_CHECKING:
+    from brain.commands.propose import ProposeResult
 
 app = typer.Typer(
     name="brain",
@@ -155,7 +158,7 @@ def lint_command(
                     "ok": result.ok,
                     "strict": result.strict,
                     "files": list(result.files),
-                    "bullets": result.bullets,
+                    "bullet_count": result.bullet_count,
                     "problems": [render.doc(p) for p in result.problems],
                 }
             )
@@ -165,7 +168,7 @@ def lint_command(
         found = render.plural(len(result.problems), "problem")
         sys.stderr.write(f"{found}; fix them and run `brain lint` again\n")
     else:
-        bullets = render.plural(result.bullets, "bullet")
+        bullets = render.plural(result.bullet_count, "bullet")
         strictly = " (strict)" if result.strict else ""
         render.out(f"{bullets} in {render.plural(len(result.files), 'file')}: all good{strictly}.")
     raise typer.Exit(0 if result.ok else 1)
@@ -283,8 +286,8 @@ def _secrets_history(vault: Path, *, as_json: bool) -> int:
     for skipped in result.skipped:
         sys.stderr.write(f"{skipped}\n")
     read = (
-        f"{render.plural(result.commits, 'commit')}, "
-        f"{render.plural(result.blobs, 'distinct file version')} read"
+        f"{render.plural(result.commit_count, 'commit')}, "
+        f"{render.plural(result.blob_count, 'distinct file version')} read"
     )
     if result.findings:
         found = render.plural(len(result.findings), "possible secret")
@@ -378,7 +381,7 @@ def _install_lines(r: Any) -> list[str]:
     before = f"another tool's {gh.previous}" if gh.previous else gh.chains
     lines.append(f"  hooks in {before} and the global core.hooksPath still run first")
     ix = r.index
-    bullets, files = render.plural(ix.bullets, "bullet"), render.plural(ix.files, "file")
+    bullets, files = render.plural(ix.bullet_count, "bullet"), render.plural(ix.file_count, "file")
     lines.append(f"Index: {bullets} from {files} in {ix.ms:.0f} ms")
     lines += [_agent_line(h) for h in (r.claude, *r.agents)]
     if r.sync:
@@ -779,7 +782,7 @@ def verify_command(
         resolve_vault(vault), [cli.argv_text(h, "the handle") for h in handles or []], apply=apply
     )
     render.out(render.dumps(dataclasses.asdict(result)) if as_json else text(result))
-    raise typer.Exit(1 if result.failed else 0)
+    raise typer.Exit(1 if result.failed_count else 0)
 
 
 @app.command("learn")
@@ -922,16 +925,16 @@ ToOpt = Annotated[
 ]
 
 
-def _propose_line(r: Any) -> str:
+def _propose_line(r: ProposeResult) -> str:
     to = f" (for {r.to})" if r.to else ""
     if r.action == "proposed":
-        head = f"Proposed as #{r.number}{to}: {r.bullet}"
+        head = f"Proposed as #{r.number}{to}: {r.markdown}"
     elif r.action == "queued":
-        head = f"Already in the inbox: {r.bullet}"
+        head = f"Already in the inbox: {r.markdown}"
     elif r.action == "known":
-        head = f"Already in the vault: {r.bullet}"
+        head = f"Already in the vault: {r.markdown}"
     else:
-        head = f"Refused ({r.problem}): {r.bullet}"
+        head = f"Refused ({r.problem}): {r.markdown}"
     if r.updates and r.action == "proposed":
         head += f"\n  updates {r.updates}: {r.current}"
     return head
@@ -1001,7 +1004,7 @@ def inbox_command(
         lines = []
         for p in listing.proposals:
             to_note = f"  (for {p.to})" if p.to else ""
-            lines.append(f"{p.number:>3}. {p.text}{to_note}")
+            lines.append(f"{p.number:>3}. {p.markdown}{to_note}")
             if p.problem:
                 lines.append(f"     not a valid bullet: {p.problem}")
             elif p.updates:
@@ -1025,14 +1028,14 @@ def inbox_command(
         if as_json:
             render.out(render.dumps(render.doc(dropped)))
         else:
-            render.out(f"Dropped #{number}: {dropped.bullet} ({dropped.remaining} left)")
+            render.out(f"Dropped #{number}: {dropped.markdown} ({dropped.remaining} left)")
         return
     approved = inboxmod.approve(path, number, to)
     if as_json:
         render.out(render.dumps(render.doc(approved)))
         return
     verb = "Replaced" if approved.replaced else "Approved"
-    lines = [f"{verb} #{number} in {approved.path}:{approved.line}: {approved.bullet}"]
+    lines = [f"{verb} #{number} in {approved.path}:{approved.line}: {approved.markdown}"]
     if approved.replaced:
         lines.append(f"  was: {approved.replaced}")
     lines.append(
@@ -1148,8 +1151,8 @@ def import_command(
             f"left out of what {result.origin} holds"
         )
     lines.append(
-        f"{render.plural(result.proposed, 'proposal')} added to the inbox from {result.origin} "
-        f"({result.found} found); review them with `brain inbox`"
+        f"{render.plural(result.proposed_count, 'proposal')} added to the inbox from "
+        f"{result.origin} ({result.found_count} found); review them with `brain inbox`"
     )
     render.out("\n".join(lines))
 

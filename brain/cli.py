@@ -447,17 +447,17 @@ def run_reindex(
         render.out(render.dumps(doc))
         return 0
     what = "rebuilt" if result.full else "updated"
-    bullets = render.plural(result.bullets, "bullet")
-    notes = render.plural(result.units - result.bullets, "note paragraph")
+    bullets = render.plural(result.bullet_count, "bullet")
+    notes = render.plural(result.unit_count - result.bullet_count, "note paragraph")
     line = (
-        f"Index {what}: {bullets} and {notes} from {render.plural(result.files, 'file')} "
+        f"Index {what}: {bullets} and {notes} from {render.plural(result.file_count, 'file')} "
         f"({len(result.changed)} changed, {len(result.removed)} removed)"
     )
     if result.embedded:
         line += f", {result.embedded} embedded"
     render.out(f"{line} in {result.ms:.0f} ms.")
-    if result.problems:
-        found = render.plural(result.problems, "problem")
+    if result.problem_count:
+        found = render.plural(result.problem_count, "problem")
         sys.stderr.write(f"{found} in the vault; run `brain lint` to see them\n")
     return 0
 
@@ -504,7 +504,7 @@ def run_sync(
         result = cmd.connect(path, url or "")
     else:
         result = cmd.sync(path, mode=background or "full", background=background is not None)
-    render.out(render.dumps(dataclasses.asdict(result)) if as_json else result.line)
+    render.out(render.dumps(dataclasses.asdict(result)) if as_json else result.summary)
     calm = result.outcome in ("synced", "up-to-date", "off") or background is not None
     return 0 if calm and not result.waiting and not result.conflicts else 1
 
@@ -710,7 +710,7 @@ def run_daily(vault: str | None) -> int:
             return 0
         line = (
             f"{path}: {result.checked} bullets in {result.ms} ms, {len(result.applied)} applied, "
-            f"{len(result.proposed)} proposed, {result.waiting} waiting"
+            f"{len(result.proposed)} proposed, {result.waiting_count} waiting"
             + (f", stopped early: {result.stopped}" if result.stopped else "")
         )
     except BaseException as exc:

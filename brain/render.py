@@ -15,6 +15,7 @@ from brain.errors import UsageError
 from brain.files import printable
 
 if TYPE_CHECKING:
+    from brain.commands.sync import SyncStatus
     from brain.search import Hit  # annotations only: `brain pack` never loads the ranking
 
 T = TypeVar("T")
@@ -102,19 +103,20 @@ def raw_line(hit: Hit) -> str:
 
 
 def hit_json(hit: Hit) -> dict[str, Any]:
+    """A hit as JSON; what a paragraph does not have (a handle, a date...) is null."""
     return {
         "path": hit.path,
         "line": hit.line,
         "kind": hit.kind,
-        "handle": hit.handle,
+        "handle": hit.handle or None,
         "aliases": list(hit.aliases),
         "text": hit.text,
-        "section": hit.section,
-        "source": hit.source,
-        "date": hit.date,
+        "section": hit.section or None,
+        "source": hit.source or None,
+        "date": hit.date or None,
         "score": hit.score,
         "match": list(hit.match),
-        "superseded_by": hit.superseded_by,
+        "superseded_by": hit.superseded_by or None,
         "unreviewed": unreviewed(hit),
     }
 
@@ -214,7 +216,7 @@ def plural(n: int, word: str, many: str = "") -> str:
     return f"{n} {noun(n, word, many)}"
 
 
-def sync_status(s: Any) -> str:
+def sync_status(s: SyncStatus) -> str:
     """`brain sync status` for a person: on or off, the remote, what waits on either side."""
     state = "on" if s.sync == "on" else f"off ({s.why})"
     lines = [f"Sync: {state}"]
@@ -224,12 +226,12 @@ def sync_status(s: Any) -> str:
         lines.append("Remote: not connected (`brain sync connect URL`)")
     lines.append(f"Here: {s.changes} changed files not written down, {s.ahead} commits not sent")
     if s.remote:
-        when = f"as of the fetch at {s.fetched}" if s.fetched else "never fetched"
+        when = f"as of the fetch at {s.fetched_at}" if s.fetched_at else "never fetched"
         lines.append(f"Remote: {s.behind} commits not received ({when})")
-    if s.offline_until:
-        lines.append(f"Offline: background passes wait until {s.offline_until}")
-    if s.last:
-        lines.append(f"Last pass ({s.last_at}): {s.last}")
+    if s.retry_at:
+        lines.append(f"Offline: background passes wait until {s.retry_at}")
+    if s.last_summary:
+        lines.append(f"Last pass ({s.last_at}): {s.last_summary}")
     return "\n".join(lines)
 
 
@@ -264,9 +266,9 @@ def prime_json(result: Any, session: str, text: str, shown: int) -> str:
     """`brain prime --json`: the result, with the hits `text` holds and `text` itself."""
     hits = result.hits[:shown]
     doc = {
-        "query": result.query,
-        "mode": result.mode,
-        "session": session,
+        "query": result.query or None,
+        "mode": result.mode or None,
+        "session": session or None,
         "count": len(hits),
         "omitted": len(result.hits) - len(hits),
         "repeated": result.repeated,

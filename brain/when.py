@@ -6,7 +6,7 @@ from now (`24h`, `7d`, `2w`). Each command turns the one parsed start into what 
 an epoch (the usage log), a UTC ISO string (transcripts.db), a first calendar day (`brain week`).
 
 In JSON a calendar day is `date` (or `..._date`) as `YYYY-MM-DD`; an instant is `at` (or
-`..._at`) as ISO 8601 in UTC with its offset written `Z`. Import-light: `brain find` never
+`..._at`) as ISO 8601 with its offset (see `at`). Import-light: `brain find` never
 loads this, and nothing here imports more than the standard library.
 """
 
@@ -70,9 +70,16 @@ def parse_since(text: str, *, option: str = "--since", now: datetime | None = No
     return Since(start, None)
 
 
+def since_at(text: str) -> str | None:
+    """The instant a `--since` starts at, as JSON writes it (None when there is no --since)."""
+    return at(parse_since(text).start) if text else None
+
+
 def at(stamp: datetime) -> str:
-    """An instant as JSON writes it: ISO 8601, UTC, `Z` (to the second)."""
-    return stamp.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """An instant as JSON writes it when brain made it: ISO 8601, local time with its offset, to
+    the second (`2026-12-02T09:30:00+01:00`); times read from transcripts or the index stay in UTC
+    with `Z`, as stored."""
+    return stamp.astimezone().isoformat(timespec="seconds")
 
 
 def at_epoch(seconds: float) -> str:

@@ -231,7 +231,7 @@ def test_import_refuses_each_flagged_item_and_proposes_the_rest(
     )
     doc = brain("import", "--vault", str(vault), "--json", str(notes)).json()
     actions = {
-        item["bullet"].split("**")[1]: (item["action"], item["problem"]) for item in doc["items"]
+        item["markdown"].split("**")[1]: (item["action"], item["problem"]) for item in doc["items"]
     }
     assert actions["kettle"] == ("proposed", "")
     assert actions["diagram"][0] == "refused"
@@ -246,7 +246,7 @@ def test_import_refuses_each_flagged_item_and_proposes_the_rest(
     assert "evil.example" not in inbox
     assert ZWSP not in inbox
     assert CYRILLIC_A not in inbox
-    assert doc["proposed"] == 1
+    assert doc["proposed_count"] == 1
 
 
 def test_inbox_approve_refuses_a_proposal_edited_by_hand(vault: Path) -> None:

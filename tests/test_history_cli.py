@@ -18,7 +18,7 @@ HOWTO_HIT_KEYS = [
     "command",
     "ok",
     "code",
-    "ts",
+    "at",
     "cwd",
     "agent",
     "session",
@@ -28,7 +28,7 @@ HOWTO_HIT_KEYS = [
     "runs",
     "output",
 ]
-LESSONS_KEYS = ["since", "count", "moments", "proposals"]
+LESSONS_KEYS = ["since_at", "count", "moments", "proposals"]
 MOMENT_KEYS = [
     "kind",
     "key",
@@ -36,21 +36,30 @@ MOMENT_KEYS = [
     "session",
     "title",
     "cwd",
-    "ts",
+    "at",
     "lesson",
     "turns",
     "failed",
     "error",
     "worked",
 ]
-TURN_KEYS = ["id", "role", "ts", "text"]
-PROPOSAL_KEYS = ["key", "action", "number", "bullet", "problem"]
-DAY_KEYS = ["date", "sessions", "turns", "files", "commits", "repos"]
+TURN_KEYS = ["id", "role", "at", "text"]
+PROPOSAL_KEYS = ["key", "action", "number", "markdown", "problem"]
+DAY_KEYS = ["date", "session_count", "turn_count", "file_count", "commit_count", "repos"]
 REPO_KEYS = ["repo", "project", "git", "note", "sessions", "files", "commits"]
-SESSION_KEYS = ["agent", "session", "title", "start", "end", "turns"]
-FILE_KEYS = ["path", "writes", "last"]
-COMMIT_KEYS = ["sha", "ts", "author", "summary"]
-WEEK_KEYS = ["since", "until", "project", "sessions", "turns", "files", "commits", "days"]
+SESSION_KEYS = ["agent", "session", "title", "start_at", "end_at", "turn_count"]
+FILE_KEYS = ["path", "writes", "last_at"]
+COMMIT_KEYS = ["sha", "at", "author", "summary"]
+WEEK_KEYS = [
+    "first_date",
+    "last_date",
+    "project",
+    "session_count",
+    "turn_count",
+    "file_count",
+    "commit_count",
+    "days",
+]
 
 
 @pytest.fixture
@@ -115,7 +124,7 @@ def test_lessons_propose_through_the_inbox(env: dict[str, str], vault: Path) -> 
 def test_day_and_week_json(env: dict[str, str]) -> None:
     day = brain("day", "2026-11-17", "--json", env=env).json()
     assert list(day) == DAY_KEYS
-    assert day["sessions"] == 2
+    assert day["session_count"] == 2
     for repo in day["repos"]:
         assert list(repo) == REPO_KEYS
         assert repo["note"] == "no longer exists; commits skipped"  # /home/dev/... is made up

@@ -11,7 +11,7 @@ from conftest import brain, git
 from brain.commands import import_ as importmod
 from brain.commands import inbox as inboxmod
 
-IMPORT_KEYS = ["vault", "origin", "found", "proposed", "stripped", "items"]
+IMPORT_KEYS = ["vault", "origin", "found_count", "proposed_count", "stripped", "items"]
 
 LIST = """# Notes
 
@@ -59,7 +59,7 @@ def test_import_file_proposes_each_item_once(vault: Path, tmp_path: Path) -> Non
         == "- **deploy freeze** (aliases: freeze) — no deploys on Fridays — priya — 2025-01-03"
     )
     again = brain("import", "--vault", str(vault), "--json", str(notes)).json()
-    assert again["proposed"] == 0
+    assert again["proposed_count"] == 0
     assert len(inboxmod.proposals(vault)) == len(queued)
     assert "ghp_" not in (vault / "AI" / "INBOX.md").read_text(encoding="utf-8")
 
@@ -105,7 +105,7 @@ def test_import_claude_reads_the_memory_folder(vault: Path, tmp_path: Path) -> N
     doc = run.json()
     assert doc["origin"] == str(folder)
     assert (doc["found"], doc["proposed"]) == (2, 2)
-    bullets = [i["bullet"] for i in doc["items"]]
+    bullets = [i["markdown"] for i in doc["items"]]
     assert bullets[0] == (
         "- **integration tests** — Integration tests must hit a real database, not mocks. "
         "Why: a mocked test passed while the migration failed. — feedback — 2025-06-15"
@@ -114,7 +114,7 @@ def test_import_claude_reads_the_memory_folder(vault: Path, tmp_path: Path) -> N
         "- **User role** — The user is a backend engineer who prefers Go. — user — "
     )
     again = brain("import", "--vault", str(vault), "--json", "claude", cwd=repo, env=env).json()
-    assert again["proposed"] == 0
+    assert again["proposed_count"] == 0
     assert [i["action"] for i in again["items"]] == ["queued", "queued"]
 
 

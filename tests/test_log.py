@@ -6,7 +6,7 @@ from pathlib import Path
 
 from conftest import brain
 
-LOG_KEYS = ["vault", "since", "mode", "lookups", "misses", "open", "answered", "callers"]
+LOG_KEYS = ["vault", "since_at", "mode", "lookups", "misses", "open", "answered", "callers"]
 
 
 def test_empty_log(vault: Path) -> None:

@@ -60,7 +60,7 @@ def test_a_deleted_secret_is_found_with_the_commit_that_added_it(
     doc = brain("secrets", "--vault", str(repo), "--history", "--json").json()
     assert list(doc) == ["ok", "commits", "blobs", "findings", "skipped"]
     assert doc["ok"] is False
-    assert doc["commits"] == 4
+    assert doc["commit_count"] == 4
     (finding,) = doc["findings"]
     assert list(finding) == ["commit", "date", "path", "line", "rule", "masked"]
     assert finding["commit"] == added

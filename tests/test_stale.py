@@ -179,7 +179,7 @@ def test_pack_marks_a_handoff_a_newer_bullet_corrects(vault: Path) -> None:
         " (older than **paynova webhook deadline**)" in result.text
     )
     doc = brain("pack", "payments", "--vault", str(vault), "--json", "--fresh").json()
-    assert doc["superseded_by"] == ["paynova webhook deadline"]
+    assert doc["handoff_superseded_by"] == ["paynova webhook deadline"]
 
 
 # --- dates from git history ----------------------------------------------------------------------

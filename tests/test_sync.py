@@ -742,7 +742,7 @@ def test_status_says_what_waits_on_either_side(pair: tuple[Machine, Machine]) ->
     doc = b.brain("sync", "status", "--vault", str(b.vault), "--json").json()
     assert (doc["sync"], doc["changes"], doc["ahead"], doc["behind"]) == ("on", 0, 0, 1)
     doc = a.brain("sync", "status", "--vault", str(a.vault), "--json").json()
-    assert doc["last"] == "wrote down 1 change; sent 1"
+    assert doc["last_summary"] == "wrote down 1 change; sent 1"
 
 
 def test_sync_without_a_remote_writes_down_and_says_not_connected(git_vault: Path) -> None:

@@ -24,22 +24,22 @@ MAX_DAYS = 366
 @dataclass(frozen=True)
 class DayResult:
     date: str  # YYYY-MM-DD, local
-    sessions: int
-    turns: int
-    files: int
-    commits: int
+    session_count: int
+    turn_count: int
+    file_count: int
+    commit_count: int
     repos: tuple[RepoDay, ...]
 
 
 @dataclass(frozen=True)
 class WeekResult:
-    since: str  # YYYY-MM-DD, local
-    until: str
+    first_date: str  # YYYY-MM-DD, local
+    last_date: str
     project: str
-    sessions: int
-    turns: int
-    files: int
-    commits: int
+    session_count: int
+    turn_count: int
+    file_count: int
+    commit_count: int
     days: tuple[DayResult, ...]
 
 
@@ -80,7 +80,7 @@ class _Reader:
         return DayResult(
             when.isoformat(),
             sum(len(r.sessions) for r in repos),
-            sum(s.turns for r in repos for s in r.sessions),
+            sum(s.turn_count for r in repos for s in r.sessions),
             sum(len(r.files) for r in repos),
             sum(len(r.commits) for r in repos),
             tuple(repos),
@@ -107,10 +107,10 @@ def activity_in(
         first.isoformat(),
         last.isoformat(),
         project,
-        sum(d.sessions for d in found),
-        sum(d.turns for d in found),
-        sum(d.files for d in found),
-        sum(d.commits for d in found),
+        sum(d.session_count for d in found),
+        sum(d.turn_count for d in found),
+        sum(d.file_count for d in found),
+        sum(d.commit_count for d in found),
         found,
     )
     return Activity(week, report)

@@ -73,7 +73,7 @@ class OlderNote:
     date: str
     mentions: int
     phrase: str
-    bullet: str  # path:line of the bullet
+    bullet_locator: str  # path:line of the bullet
     handle: str
     bullet_date: str
 
@@ -89,7 +89,7 @@ class Duplicate:
 @dataclass(frozen=True)
 class Newer:
     handle: str  # cited as M#handle for a core file
-    bullet: str  # path:line
+    locator: str  # path:line
     date: str
 
 
@@ -109,14 +109,14 @@ class FailedClaim:
     line: int
     handle: str
     date: str
-    failed: tuple[str, ...]  # "kind text: detail" of each claim that failed
-    claims: int  # claims the bullet makes that this machine reads
+    failures: tuple[str, ...]  # "kind text: detail" of each claim that failed
+    claim_count: int  # claims the bullet makes that this machine reads
 
 
 @dataclass(frozen=True)
 class SameHandle:
     handle: str
-    bullets: tuple[str, ...]  # path:line, newest first
+    locators: tuple[str, ...]  # path:line, newest first
     dates: tuple[str, ...]
 
 
@@ -126,7 +126,7 @@ class Corrected:
     path: str
     line: int
     corrections: int  # corrections that followed a lookup serving it
-    sessions: int
+    session_count: int
     said: tuple[str, ...]  # what the person said, at most two
 
 
@@ -213,7 +213,7 @@ def keeping(vault: Path, conn: sqlite3.Connection, log: Path | None = None) -> K
         bad = tuple(f"{x.kind} {x.text}: {x.detail}" for x in c.claims if x.status == verify.FAILED)
         if bad:
             failed.append(FailedClaim(c.path, c.line, c.handle, c.date, bad, len(c.claims)))
-    failed.sort(key=lambda f: (-len(f.failed), f.path, f.line))
+    failed.sort(key=lambda f: (-len(f.failures), f.path, f.line))
     groups: dict[str, list[verify.Row]] = {}
     for r in rows:
         groups.setdefault(fold_handle(r.handle), []).append(r)
@@ -228,7 +228,7 @@ def keeping(vault: Path, conn: sqlite3.Connection, log: Path | None = None) -> K
                     tuple(r.date for r in rs),
                 )
             )
-    same.sort(key=lambda g: (-len(g.bullets), g.handle))
+    same.sort(key=lambda g: (-len(g.locators), g.handle))
     return Kept(tuple(failed), tuple(same), tuple(corrected(vault, log)))
 
 
@@ -260,7 +260,7 @@ def corrected(vault: Path, log: Path | None = None) -> list[Corrected]:
     by_session: dict[str, list[tuple[float, str]]] = {}
     for m in moments:
         try:
-            when = dt.datetime.fromisoformat(m.ts).timestamp()
+            when = dt.datetime.fromisoformat(m.at).timestamp()
         except ValueError:
             continue
         by_session.setdefault(m.session, []).append((when, m.lesson))
@@ -899,7 +899,8 @@ def text(result: DoctorResult) -> str:
         for n in result.older_notes[:SHOWN]:
             lines.append(
                 f"  {printable(n.path)}:{n.line} ({n.date}) says {n.phrase!r} {n.mentions}× — "
-                f"{cite(n.bullet.split(':')[0], n.handle)} {n.bullet} ({n.bullet_date})"
+                f"{cite(n.bullet_locator.split(':')[0], n.handle)} {n.bullet_locator}"
+                f" ({n.bullet_date})"
             )
     if result.superseded:
         lines += [
@@ -909,7 +910,7 @@ def text(result: DoctorResult) -> str:
         ]
         for note in result.superseded[:SHOWN]:
             said = "paragraph" if note.paragraphs == 1 else "paragraphs"
-            newer = "; ".join(f"{b.handle} {b.bullet} ({b.date})" for b in note.bullets)
+            newer = "; ".join(f"{b.handle} {b.locator} ({b.date})" for b in note.bullets)
             lines.append(
                 f"  {note.path}:{note.line} ({note.date}) {note.paragraphs} {said} — "
                 f"older than {newer}"
@@ -931,8 +932,9 @@ def _tend_text(result: DoctorResult) -> list[str]:
         lines += ["", "Bullets whose claims failed here (`brain verify HANDLE`; fix or drop them):"]
         for f in result.failed_claims[:SHOWN]:
             lines.append(
-                f"  {f.path}:{f.line} **{f.handle}** ({f.date}): {len(f.failed)} of {f.claims}"
-                f" failed: {'; '.join(f.failed)}"
+                f"  {f.path}:{f.line} **{f.handle}** ({f.date}): {len(f.failures)} of "
+                f"{f.claim_count}"
+                f" failed: {'; '.join(f.failures)}"
             )
     if result.duplicate_handles:
         lines += [
@@ -940,7 +942,7 @@ def _tend_text(result: DoctorResult) -> list[str]:
             "Handles that name several bullets (`brain tend` proposes keeping the newest):",
         ]
         for g in result.duplicate_handles[:SHOWN]:
-            at = ", ".join(f"{b} ({d})" for b, d in zip(g.bullets, g.dates, strict=True))
+            at = ", ".join(f"{b} ({d})" for b, d in zip(g.locators, g.dates, strict=True))
             lines.append(f"  **{g.handle}**: {at}")
     if result.corrected:
         lines += ["", "Bullets served just before a person corrected the agent (check they hold):"]
@@ -948,6 +950,6 @@ def _tend_text(result: DoctorResult) -> list[str]:
             said = "; ".join(repr(s) for s in c.said)
             lines.append(
                 f"  {c.path}:{c.line} **{c.handle}**: {c.corrections}× in "
-                f"{c.sessions} session(s): {said}"
+                f"{c.session_count} session(s): {said}"
             )
     return lines

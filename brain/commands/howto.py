@@ -31,7 +31,7 @@ class HowtoHit:
     command: str  # credentials masked
     ok: bool | None
     code: int | None
-    ts: str
+    at: str
     cwd: str
     agent: str
     session: str
@@ -180,7 +180,7 @@ def _fold(candidates: list[tuple[float, history.CallRow, str]], limit: int) -> l
                 history.one_line(call.output),
             )
         )
-    hits.sort(key=lambda h: (-h.score, _newest(h.ts)))
+    hits.sort(key=lambda h: (-h.score, _newest(h.at)))
     return hits[:limit]
 
 
@@ -201,7 +201,9 @@ def _propose(vault: Path, query: str, best: HowtoHit | None, to: str | None) -> 
     line = f"{handle} — `{' '.join(best.command.split())}`{where}"
     source = f"{best.agent} session {best.session[:8]}"
     if key in history.proposed(vault):
-        return ProposeResult(str(vault), line, (to or "").upper(), "remembered", 0, "", "", "")
+        return ProposeResult(
+            str(vault), line, to.upper() if to else None, "remembered", 0, None, None, None
+        )
     (result,) = propose_many(vault, [(line, source)], to=to)
     if result.action != "refused":
         history.remember(vault, [key])

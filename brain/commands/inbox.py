@@ -96,12 +96,12 @@ def journal_path(vault: Path) -> Path:
 class Proposal:
     number: int  # 1-based position in the queue (what approve and drop take)
     line: int  # 1-based line in AI/INBOX.md
-    text: str  # the bullet as proposed, without brain's destination marker
-    to: str  # MEMORY | LEARNINGS | TUNINGS as the proposal asked, "" for the default
-    handle: str
-    problem: str  # why the line does not parse as a bullet, "" when it does
-    updates: str  # "AI/MEMORY.md:12" when a core bullet has the same handle, else ""
-    current: str  # that bullet's line as it is now
+    markdown: str  # the bullet as proposed, without brain's destination marker
+    to: str | None  # MEMORY | LEARNINGS | TUNINGS as the proposal asked, None for the default
+    handle: str | None  # None for a line that does not parse
+    problem: str | None  # why the line does not parse as a bullet
+    updates: str | None  # "AI/MEMORY.md:12" when a core bullet has the same handle
+    current: str | None  # that bullet's line as it is now
     kind: str = "bullet"  # bullet (a proposed bullet) | hygiene (a `brain tend` item)
 
 
@@ -169,17 +169,25 @@ def proposals(vault: Path, text: str | None = None) -> list[Proposal]:
         item = parse_item(raw) if "<!-- brain:tend " in raw else None
         if item is not None:
             n = len(out) + 1
-            out.append(Proposal(n, number, f"tend: {item.summary}", "", "", "", "", "", "hygiene"))
+            out.append(
+                Proposal(
+                    n, number, f"tend: {item.summary}", None, None, None, None, None, "hygiene"
+                )
+            )
             continue
         bullet, to = split_marker(raw)
         try:
             b = parse_bullet(bullet)
         except ValueError as exc:
-            out.append(Proposal(len(out) + 1, number, bullet, to, "", str(exc), "", ""))
+            out.append(
+                Proposal(len(out) + 1, number, bullet, to or None, None, str(exc), None, None)
+            )
             continue
         old = by_handle.get(fold_handle(b.handle))
-        where, current = (f"{old.path}:{old.line}", old.raw) if old else ("", "")
-        out.append(Proposal(len(out) + 1, number, bullet, to, b.handle, "", where, current))
+        where, current = (f"{old.path}:{old.line}", old.raw) if old else (None, None)
+        out.append(
+            Proposal(len(out) + 1, number, bullet, to or None, b.handle, None, where, current)
+        )
     return out
 
 
@@ -191,17 +199,17 @@ class InboxResult:
     vault: str
     path: str  # AI/INBOX.md
     proposals: tuple[Proposal, ...]
-    recovered: str  # an interrupted approval this run finished, "" when there was none
+    recovered: str | None  # an interrupted approval this run finished
 
 
 @dataclass(frozen=True)
 class ApproveResult:
     vault: str
     number: int
-    bullet: str
+    markdown: str
     path: str  # the core file it went into
     line: int  # where it is there
-    replaced: str  # the bullet it replaced (an update), "" for a new one
+    replaced: str | None  # the bullet it replaced (an update), None for a new one
     remaining: int  # proposals still in the inbox
     commit: str  # the person commits: brain never does
 
@@ -210,7 +218,7 @@ class ApproveResult:
 class DropResult:
     vault: str
     number: int
-    bullet: str
+    markdown: str
     remaining: int
 
 
@@ -221,8 +229,11 @@ def inbox(vault: Path) -> InboxResult:
         recovered = recover(vault)
         found = proposals(vault)
     # a listing: a credential in a hand-edited inbox or in the bullet it updates is masked
-    shown = [replace(p, text=redact(p.text), current=redact(p.current)) for p in found]
-    return InboxResult(str(vault), INBOX, tuple(shown), recovered)
+    shown = [
+        replace(p, markdown=redact(p.markdown), current=p.current and redact(p.current))
+        for p in found
+    ]
+    return InboxResult(str(vault), INBOX, tuple(shown), recovered or None)
 
 
 def _stop_if_recovered(bullet: str) -> None:
@@ -259,7 +270,8 @@ def drop(vault: Path, number: int) -> DropResult:
         text, p = _pick(vault, number)
         write(vault, INBOX, _without_line(text, p.line))
         remaining = len(proposals(vault))
-    return DropResult(str(vault), number, redact(p.text), remaining)  # dropped for a credential?
+    # redacted: it may have been dropped for a credential
+    return DropResult(str(vault), number, redact(p.markdown), remaining)
 
 
 def approve(vault: Path, number: int, to: str | None = None) -> ApproveResult:
@@ -277,7 +289,7 @@ def approve(vault: Path, number: int, to: str | None = None) -> ApproveResult:
                 f"proposal {number} is not a valid bullet: {p.problem}",
                 f"fix line {p.line} of {INBOX}, or drop it with `brain inbox drop {number}`",
             )
-        _check_secret(p.text, number)
+        _check_secret(p.markdown, number)
         _check_guard(p, number)
         if p.updates:
             target = p.updates.rsplit(":", 1)[0]
@@ -285,8 +297,8 @@ def approve(vault: Path, number: int, to: str | None = None) -> ApproveResult:
             target = DESTINATIONS[(to or p.to or DEFAULT_DESTINATION).upper()]
         confine(vault / target, vault)  # before the journal: a refused write leaves none behind
         raw = read(vault, INBOX).split("\n")[p.line - 1]
-        bullet = _keep_aliases(p.text, p.current)
-        intent = {"bullet": bullet, "target": target, "replace": p.current, "inbox": raw}
+        bullet = _keep_aliases(p.markdown, p.current or "")
+        intent = {"bullet": bullet, "target": target, "replace": p.current or "", "inbox": raw}
         _write_journal(vault, intent)
         line = _apply(vault, intent)
         remaining = len(proposals(vault))
@@ -297,7 +309,7 @@ def approve(vault: Path, number: int, to: str | None = None) -> ApproveResult:
         bullet,
         target,
         line,
-        redact(p.current),
+        redact(p.current) if p.current else None,
         remaining,
         f"review and commit {target} in the vault yourself (git -C {vault} commit -p)",
     )
@@ -328,7 +340,7 @@ def _approve_item(vault: Path, number: int, p: Proposal, to: str | None) -> Appr
     return ApproveResult(
         str(vault),
         number,
-        p.text,
+        p.markdown,
         done.path,
         done.line,
         "",
@@ -367,7 +379,7 @@ def _check_guard(p: Proposal, number: int) -> None:
     """A proposal edited by hand is checked as `brain propose` checks a new one (brain/guard.py)."""
     from brain.guard import reason
 
-    why = reason(p.text)
+    why = reason(p.markdown)
     if why:
         raise BrainError(
             f"proposal {number} is not approved: {why}",

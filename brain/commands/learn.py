@@ -39,7 +39,7 @@ class AliasProposal:
     handle: str
     alias: str
     lookups: int  # logged lookups that reached the bullet by its body or vector only
-    sessions: int  # distinct sessions among them
+    session_count: int  # distinct sessions among them
     queries: tuple[str, ...]  # the queries, most frequent first (at most three)
 
 
@@ -55,11 +55,11 @@ class UnusedAlias:
 class LearnResult:
     vault: str
     lookups: int  # logged finds read
-    queries: int  # distinct queries asked again
+    query_count: int  # distinct queries asked again
     proposed: tuple[AliasProposal, ...]
     unused: tuple[UnusedAlias, ...]
     applied: tuple[str, ...]  # with --apply: "path:line alias"
-    stopped: str  # why the run stopped before asking every query ("" when it did not)
+    stopped: str | None  # why the run stopped before asking every query
 
 
 def _telling(text: str) -> list[str]:
@@ -109,7 +109,7 @@ def learn(
     if apply and proposed:
         applied = tuple(add_aliases(vault, proposed))
     return LearnResult(
-        str(vault), len(events), done, tuple(proposed), tuple(unheard), applied, stopped
+        str(vault), len(events), done, tuple(proposed), tuple(unheard), applied, stopped or None
     )
 
 
@@ -177,7 +177,7 @@ def _proposals(reached: Reached) -> list[AliasProposal]:
             top_q = tuple(q for q, _ in sorted(counts.items(), key=lambda kv: -kv[1])[:3])
             sessions = len({_session(e) for e in evs})
             proposed.append(AliasProposal(path, line, handle, alias, len(evs), sessions, top_q))
-    proposed.sort(key=lambda p: (-p.sessions, -p.lookups, p.path, p.line))
+    proposed.sort(key=lambda p: (-p.session_count, -p.lookups, p.path, p.line))
     return proposed
 
 
@@ -242,7 +242,7 @@ def text(result: LearnResult, *, shown: int = 20) -> str:
             asked = ", ".join(repr(q) for q in p.queries)
             lines.append(
                 f"  {p.path}:{p.line} **{p.handle}** + {p.alias!r}  "
-                f"({p.lookups} lookups, {p.sessions} sessions: {asked})"
+                f"({p.lookups} lookups, {p.session_count} sessions: {asked})"
             )
     if result.unused:
         lines.append(f"Aliases no logged query used ({len(result.unused)}):")
@@ -256,5 +256,5 @@ def text(result: LearnResult, *, shown: int = 20) -> str:
         lines.append("`brain learn --apply` writes them (a line edit each).")
     if result.stopped:
         lines.append(f"Stopped early: {result.stopped}.")
-    lines.append(f"{result.lookups} lookups read, {result.queries} queries asked again.")
+    lines.append(f"{result.lookups} lookups read, {result.query_count} queries asked again.")
     return "\n".join(lines)

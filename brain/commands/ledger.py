@@ -18,7 +18,7 @@ from brain import usage
 from brain.config import CORE_FILES
 from brain.render import noun
 from brain.text import repair
-from brain.when import parse_since
+from brain.when import at_epoch, parse_since, since_at
 
 BYTES_PER_TOKEN = 4
 SHOWN_SESSIONS = 10  # sessions the text lists; the JSON has all of them
@@ -41,12 +41,12 @@ class SessionRow:
     lookups: int
     tokens: int
     saved: int
-    last: str  # local time of the session's last lookup, YYYY-MM-DD HH:MM
+    last_at: str  # the session's last lookup (brain.when.at)
 
 
 @dataclass(frozen=True)
 class DayRow:
-    day: str
+    date: str
     lookups: int
     tokens: int
     saved: int
@@ -55,8 +55,8 @@ class DayRow:
 @dataclass(frozen=True)
 class Ledger:
     vault: str
-    since: str  # YYYY-MM-DD or ""
-    caller: str  # the --caller filter or ""
+    since_at: str | None  # where --since starts (brain.when.at), None without it
+    caller: str | None  # the --caller filter
     core_tokens: int  # one read of the three core files, now
     lookups: int
     tokens: int  # tokens returned
@@ -134,7 +134,7 @@ def _read(
         for who, n, b, _ in _group(conn, "caller", clause, params, "count(*) DESC, caller")
     )
     sessions = tuple(
-        SessionRow(str(sid), str(who), n, tokens(b), saved(n, b), _local(float(last)))
+        SessionRow(str(sid), str(who), n, tokens(b), saved(n, b), at_epoch(float(last)))
         for sid, who, n, b, last in _group(
             conn, "session, caller", clause, params, "max(ts) DESC, session, caller"
         )
@@ -147,7 +147,16 @@ def _read(
     )
     n, b = int(total[0]), int(total[1])
     return Ledger(
-        str(vault), since, caller, core, n, tokens(b), saved(n, b), callers, sessions, days
+        str(vault),
+        since_at(since),
+        caller or None,
+        core,
+        n,
+        tokens(b),
+        saved(n, b),
+        callers,
+        sessions,
+        days,
     )
 
 
@@ -156,7 +165,7 @@ class QueryRow:
     query: str  # as last asked (case and spacing folded for grouping), credentials masked
     lookups: int
     tokens: int
-    last: str  # local time of the latest, YYYY-MM-DD HH:MM
+    last_at: str  # the latest (brain.when.at)
 
 
 def top_queries(
@@ -176,7 +185,7 @@ def top_queries(
     finally:
         conn.close()
     return tuple(
-        QueryRow(redact(str(q)), int(n), tokens(int(b)), _local(float(last)))
+        QueryRow(redact(str(q)), int(n), tokens(int(b)), at_epoch(float(last)))
         for q, n, b, last in rows
     )
 
@@ -187,8 +196,9 @@ def _utc_offset() -> int:
     return int(time.localtime().tm_gmtoff)
 
 
-def _local(ts: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+def minute(at: str) -> str:
+    """An instant as a person reads it in a table: `YYYY-MM-DD HH:MM`, local."""
+    return at[:16].replace("T", " ")
 
 
 # --- text ----------------------------------------------------------------------------------------
@@ -206,8 +216,8 @@ def text(result: Ledger, *, chart: bool) -> str:
         return escape(s) if chart else s
 
     scope = []
-    if result.since:
-        scope.append(f"since {result.since}")
+    if result.since_at:
+        scope.append(f"since {minute(result.since_at)}")
     if result.caller:
         scope.append(f"caller {result.caller}")
     head = f"Ledger of {result.vault}" + (f" ({', '.join(scope)})" if scope else "")
@@ -245,7 +255,7 @@ def text(result: Ledger, *, chart: bool) -> str:
         name = s.session or "(no session)"
         lines.append(
             plain(
-                f"  {s.last}  {name[:24]:<24}  {s.caller[:16]:<16}  {_n(s.lookups):>7} "
+                f"  {minute(s.last_at)}  {name[:24]:<24}  {s.caller[:16]:<16}  {_n(s.lookups):>7} "
                 f"{noun(s.lookups, 'lookup'):<7}  {_n(s.tokens):>9} {noun(s.tokens, 'token')}"
             )
         )
@@ -259,7 +269,7 @@ def text(result: Ledger, *, chart: bool) -> str:
         )
         if chart:
             bar = "█" * max(1 if d.tokens else 0, round(BAR_WIDTH * d.tokens / top))
-            lines.append(f"  {d.day}  [cyan]{bar:<{BAR_WIDTH}}[/cyan]  {escape(figures)}")
+            lines.append(f"  {d.date}  [cyan]{bar:<{BAR_WIDTH}}[/cyan]  {escape(figures)}")
         else:
-            lines.append(f"  {d.day}  {figures}")
+            lines.append(f"  {d.date}  {figures}")
     return "\n".join(lines)

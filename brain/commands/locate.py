@@ -30,7 +30,7 @@ class Located:
     handle: str
     aliases: tuple[str, ...]
     date: str
-    raw: str  # the bullet's line as written
+    markdown: str  # the bullet's line as written
 
 
 @dataclass(frozen=True)
@@ -92,4 +92,4 @@ def missing(result: LocateResult) -> BrainError:
 
 
 def text(result: LocateResult) -> str:
-    return "\n".join(f"{m.path}:{m.line}: {m.raw}" for m in result.matches)
+    return "\n".join(f"{m.path}:{m.line}: {m.markdown}" for m in result.matches)

@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from brain import usage
-from brain.commands.ledger import where
+from brain.commands.ledger import minute, where
 from brain.errors import BrainError
 from brain.render import plural
+from brain.when import since_at
 
 LOOKUP = "find"
 
@@ -25,7 +26,7 @@ LOOKUP = "find"
 class Miss:
     query: str  # the latest spelling of the query
     count: int  # times it was asked and found nothing
-    last: str  # YYYY-MM-DD, local, of the latest miss
+    last_date: str  # YYYY-MM-DD, local, of the latest miss
     callers: tuple[str, ...]  # who asked it, most often first
 
 
@@ -33,8 +34,8 @@ class Miss:
 class Answered:
     query: str
     count: int
-    last: str
-    hits: int  # what it finds now
+    last_date: str
+    hit_count: int  # what it finds now
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,7 @@ class CallerMisses:
 @dataclass(frozen=True)
 class LogResult:
     vault: str
-    since: str
+    since_at: str | None  # where --since starts (brain.when.at), None without it
     mode: str  # the find mode the misses were asked again in
     lookups: int  # finds logged in scope
     misses: int  # of them, finds that returned nothing
@@ -110,14 +111,14 @@ def log(vault: Path, *, since: str = "", log_path: Path | None = None) -> LogRes
         open_.append(Miss(g.query, count, last, tuple(c for c, _ in ranked)))
         for c, n in ranked:
             asked[c] = asked.get(c, 0) + n
-    open_.sort(key=lambda m: (-m.count, _neg(m.last), m.query))
-    answered.sort(key=lambda m: (-m.count, _neg(m.last), m.query))
+    open_.sort(key=lambda m: (-m.count, _neg(m.last_date), m.query))
+    answered.sort(key=lambda m: (-m.count, _neg(m.last_date), m.query))
     by_caller = tuple(
         CallerMisses(c, n) for c, n in sorted(asked.items(), key=lambda kv: (-kv[1], kv[0]))
     )
     return LogResult(
         str(vault),
-        since,
+        since_at(since),
         mode,
         int(lookups),
         int(misses),
@@ -133,7 +134,7 @@ def _neg(day: str) -> str:
 
 
 def text(result: LogResult) -> str:
-    scope = f" since {result.since}" if result.since else ""
+    scope = f" since {minute(result.since_at)}" if result.since_at else ""
     if not result.misses:
         return (
             f"No misses{scope}: every one of {plural(result.lookups, 'logged find')} returned "
@@ -148,7 +149,7 @@ def text(result: LogResult) -> str:
         f"answered since by an edit, {len(result.open)} still open:"
     ]
     for m in result.open:
-        lines.append(f"  {m.count:>4}×  {m.last}  {m.query!r}  ({', '.join(m.callers)})")
+        lines.append(f"  {m.count:>4}×  {m.last_date}  {m.query!r}  ({', '.join(m.callers)})")
     if result.callers:
         asking = ", ".join(f"{c.caller} {c.misses}" for c in result.callers)
         lines.append(f"Who asks most: {asking}")

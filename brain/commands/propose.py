@@ -28,13 +28,13 @@ SEP = " — "
 @dataclass(frozen=True)
 class ProposeResult:
     vault: str
-    bullet: str  # the line as queued (or as it would have been)
-    to: str  # MEMORY | LEARNINGS | TUNINGS when the proposal names one, else ""
+    markdown: str  # the line as queued (or as it would have been)
+    to: str | None  # MEMORY | LEARNINGS | TUNINGS when the proposal names one
     action: str  # proposed | queued (already in the inbox) | known (in a core file) | refused
     number: int  # its number in `brain inbox`, 0 when nothing was added
-    updates: str  # "AI/MEMORY.md:12" when it would replace the bullet of the same handle
-    current: str  # that bullet as it is now
-    problem: str  # why it was refused, "" otherwise
+    updates: str | None  # "AI/MEMORY.md:12" when it would replace the bullet of the same handle
+    current: str | None  # that bullet as it is now
+    problem: str | None  # why it was refused
 
 
 def first_words(text: str, n: int = HANDLE_WORDS) -> str:
@@ -151,29 +151,31 @@ def _judge(v: str, q: _Queue, line: str, source: str, dest: str, date: str) -> P
     if why:
         from brain.guard import defuse
 
-        return ProposeResult(v, defuse(visible(line.strip())), dest, "refused", 0, "", "", why)
+        return ProposeResult(
+            v, defuse(visible(line.strip())), dest or None, "refused", 0, None, None, why
+        )
     try:
         bullet = complete(line, source, date)
         b = parse_bullet(bullet)
     except ValueError as exc:
-        return ProposeResult(v, line.strip(), dest, "refused", 0, "", "", str(exc))
+        return ProposeResult(v, line.strip(), dest or None, "refused", 0, None, None, str(exc))
     secret = scan_line(bullet)
     if secret:
         rule, masked = secret[0]
         why = f"it holds what looks like a credential ({rule}: {masked})"
-        return ProposeResult(v, bullet, dest, "refused", 0, "", "", why)
+        return ProposeResult(v, bullet, dest or None, "refused", 0, None, None, why)
     old = q.by_handle.get(inboxmod.fold_handle(b.handle))
-    updates, current = (f"{old.path}:{old.line}", redact(old.raw)) if old else ("", "")
+    updates, current = (f"{old.path}:{old.line}", redact(old.raw)) if old else (None, None)
     key = _key(b.handle, b.fact)
     seen = q.known.get(key)
     if seen:
-        return ProposeResult(v, bullet, dest, seen, 0, updates, current, "")
+        return ProposeResult(v, bullet, dest or None, seen, 0, updates, current, None)
     if q.pending + len(q.added) >= inboxmod.MAX_PENDING:
-        return ProposeResult(v, bullet, dest, "refused", 0, "", "", inboxmod.FULL)
+        return ProposeResult(v, bullet, dest or None, "refused", 0, None, None, inboxmod.FULL)
     q.known[key] = "queued"
     q.added.append(inboxmod.with_marker(bullet, dest))
     number = q.pending + len(q.added)
-    return ProposeResult(v, bullet, dest, "proposed", number, updates, current, "")
+    return ProposeResult(v, bullet, dest or None, "proposed", number, updates, current, None)
 
 
 def propose_many(

@@ -37,7 +37,7 @@ class FullTurn:
     session: str
     title: str
     role: str
-    ts: str
+    at: str
     cwd: str
     body: str
 
@@ -49,7 +49,7 @@ class Source:
     enabled: bool
     root: str
     exists: bool
-    turns: int
+    turn_count: int
 
 
 @dataclass(frozen=True)
@@ -57,7 +57,7 @@ class Toggle:
     agent: str
     enabled: bool
     sources: tuple[str, ...]  # every enabled agent after the change
-    removed: int  # turns deleted from transcripts.db (on --disable)
+    removed_count: int  # turns deleted from transcripts.db (on --disable)
 
 
 def _need_enabled() -> list[str]:

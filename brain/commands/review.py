@@ -23,9 +23,9 @@ _HEAD = "# brain's settings for this vault, shared by every machine (`brain revi
 class ReviewResult:
     vault: str
     mode: str  # before | after
-    changed: bool
+    mode_changed: bool
     path: str  # AI/config.yaml
-    unreviewed: int  # proposals answering finds now (0 in mode before)
+    unreviewed_count: int  # proposals answering finds now (0 in mode before)
 
 
 def review(vault: Path, mode: str | None = None) -> ReviewResult:
@@ -62,11 +62,11 @@ def review(vault: Path, mode: str | None = None) -> ReviewResult:
 def text(result: ReviewResult) -> str:
     if result.mode == "after":
         what = (
-            f"proposals answer finds at once, marked unreviewed ({result.unreviewed} now), "
+            f"proposals answer finds at once, marked unreviewed ({result.unreviewed_count} now), "
             "until approved or dropped"
         )
     else:
         what = "a proposal answers nothing until a person approves it"
-    verb = "now" if result.changed else "is"
-    tail = f"; commit {result.path} so every machine agrees" if result.changed else ""
+    verb = "now" if result.mode_changed else "is"
+    tail = f"; commit {result.path} so every machine agrees" if result.mode_changed else ""
     return f"Review mode {verb} `{result.mode}`: {what}{tail}."

@@ -165,9 +165,9 @@ class TendResult:
     ran: bool  # False: the daily sweep had already run today, or another sweep was running
     applied: tuple[Applied, ...]
     proposed: tuple[Proposed, ...]  # hygiene items added to the inbox (dry run: that would be)
-    waiting: int  # items found that already wait in the inbox (or were proposed before)
+    waiting_count: int  # items found that already wait in the inbox (or were proposed before)
     checked: int  # bullets read
-    stopped: str  # why the sweep stopped early ("" when it did not)
+    stopped: str | None  # why the sweep stopped early
     ms: int
 
 
@@ -223,8 +223,8 @@ def find_items(vault: Path, *, deadline: float | None = None, quick: bool = Fals
         found.stopped = "out of time before reading the usage log for aliases"
         return found
     learnt = learn.learn(vault, mode="keyword" if quick else "", deadline=deadline, unused=False)
-    found.aliases = [p for p in learnt.proposed if p.sessions >= learn.SESSIONS_MIN]
-    found.stopped = learnt.stopped
+    found.aliases = [p for p in learnt.proposed if p.session_count >= learn.SESSIONS_MIN]
+    found.stopped = learnt.stopped or ""
     return found
 
 
@@ -356,7 +356,7 @@ def tend(
     today = dt.date.today().isoformat()
     with locked(stamp.with_suffix(".lock"), wait=0 if daily else None) as got:
         if not got or (daily and _stamped(stamp) == today):
-            return TendResult(str(vault), dry_run, daily, False, (), (), 0, 0, "", _ms(start))
+            return TendResult(str(vault), dry_run, daily, False, (), (), 0, 0, None, _ms(start))
         found = find_items(vault, deadline=deadline, quick=daily)
         applied: list[Applied] = []
         # past its budget the quick sweep leaves even the free edits to another day: rewriting a
@@ -408,7 +408,7 @@ def tend(
         tuple(proposed),
         waiting,
         found.checked,
-        found.stopped,
+        found.stopped or None,
         _ms(start),
     )
 
@@ -472,7 +472,7 @@ def _apply_aliases(vault: Path, picked: list[AliasProposal]) -> list[Applied]:
                     p.path,
                     p.line,
                     p.handle,
-                    f"+ {p.alias!r} ({p.sessions} sessions asked by it)",
+                    f"+ {p.alias!r} ({p.session_count} sessions asked by it)",
                 )
             )
     log = [f"alias **{a.handle}** {a.detail} at {a.path}:{a.line}" for a in done]
@@ -683,8 +683,8 @@ def text(result: TendResult) -> str:
     verb = "would propose" if result.dry_run else "proposed"
     for p in result.proposed:
         lines.append(f"{verb}: {p.op}: {p.summary}\n    why: {p.why}")
-    if result.waiting:
-        lines.append(f"{result.waiting} item(s) already in the inbox or proposed before")
+    if result.waiting_count:
+        lines.append(f"{result.waiting_count} item(s) already in the inbox or proposed before")
     if result.stopped:
         lines.append(f"stopped early: {result.stopped}")
     n = len(result.proposed)

@@ -73,8 +73,8 @@ class VerifyResult:
     vault: str
     checked: int  # bullets read
     with_claims: int  # bullets that make a claim this machine reads
-    passed: int  # bullets whose every claim passed
-    failed: int  # bullets with a failed claim
+    passed_count: int  # bullets whose every claim passed
+    failed_count: int  # bullets with a failed claim
     bullets: tuple[Checked, ...]  # the bullets that make claims
     dated: tuple[str, ...]  # with --apply: path:line of the bullets dated today
     repositories: tuple[str, ...]  # where relative paths and commits were looked for
@@ -476,7 +476,7 @@ def text(result: VerifyResult, *, shown: int = 50) -> str:
         lines.append(f"… and {len(result.bullets) - shown} more (--json lists them all)")
     lines.append(
         f"{result.with_claims} of {result.checked} bullets make a claim this machine reads: "
-        f"{result.passed} passed, {result.failed} with a failed claim"
+        f"{result.passed_count} passed, {result.failed_count} with a failed claim"
     )
     if result.dated:
         lines.append(f"dated today: {', '.join(result.dated)} (not committed)")

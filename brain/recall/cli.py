@@ -30,8 +30,8 @@ def _show_sources(as_json: bool) -> int:
     for s in docs:
         state = "on " if s.enabled else "off"
         where = s.root if s.exists else f"{s.root} (not found)"
-        turns = render.noun(s.turns, "turn")
-        lines.append(f"{state} {s.name:<8} {s.label:<12} {s.turns:>8} {turns:<5}  {where}")
+        turns = render.noun(s.turn_count, "turn")
+        lines.append(f"{state} {s.name:<8} {s.label:<12} {s.turn_count:>8} {turns:<5}  {where}")
     render.out("\n".join(lines))
     if not any(s.enabled for s in docs):
         sys.stderr.write("none enabled; opt in with `brain recall --enable NAME`\n")
@@ -87,7 +87,8 @@ def run_recall(
             render.out(render.dumps(dataclasses.asdict(t)))
         else:
             state = "enabled" if t.enabled else "disabled"
-            gone = f"; {render.plural(t.removed, 'turn')} deleted from recall" if t.removed else ""
+            gone = render.plural(t.removed_count, "turn")
+            gone = f"; {gone} deleted from recall" if t.removed_count else ""
             on = ", ".join(t.sources) or "none"
             render.out(f"{t.agent} transcripts {state}{gone} (enabled: {on})")
         return 0
@@ -101,9 +102,10 @@ def run_recall(
             doc["agents"] = list(report.agents)
             render.out(render.dumps(doc))
         else:
-            skipped = f", {render.plural(report.skipped, 'line')} skipped" if report.skipped else ""
-            files = render.plural(report.files, "transcript")
-            new = render.plural(report.turns, "new turn")
+            skipped = render.plural(report.skipped_count, "line")
+            skipped = f", {skipped} skipped" if report.skipped_count else ""
+            files = render.plural(report.file_count, "transcript")
+            new = render.plural(report.turn_count, "new turn")
             render.out(
                 f"Read {report.read} of {files} ({report.bytes / 1e6:.1f} MB), {new}{skipped}, "
                 f"in {report.ms:.0f} ms."
@@ -119,7 +121,7 @@ def run_recall(
             head = " · ".join(
                 p
                 for p in (
-                    turn.ts[:16].replace("T", " "),
+                    turn.at[:16].replace("T", " "),
                     turn.agent,
                     turn.role,
                     turn.title,

@@ -41,7 +41,7 @@ def hit_json(hit: Hit) -> dict[str, Any]:
         "session": hit.session,
         "title": hit.title,
         "role": hit.role,
-        "ts": hit.ts,
+        "at": hit.at,
         "cwd": hit.cwd,
         "snippet": hit.snippet,
         "score": hit.score,
@@ -53,4 +53,4 @@ def hit_line(hit: Hit) -> str:
     """`id date role [title] snippet`: the id's shortest unique start, which --full takes."""
     hit = masked(hit)
     title = f" [{clip(hit.title, TITLE_CHARS)}]" if hit.title else ""
-    return f"{hit.short or hit.id} {hit.ts[:10]} {hit.role}{title} {hit.snippet}"
+    return f"{hit.short or hit.id} {hit.at[:10]} {hit.role}{title} {hit.snippet}"
