@@ -481,6 +481,7 @@ NESTED: dict[tuple[str, str], str] = {
 }
 FIND_KEYS = KEYS["`find`"]
 HIT_KEYS = KEYS["`find` hit"]
+PRIME_KEYS = KEYS["`prime`"]
 REINDEX_KEYS = KEYS["`reindex`"]
 LINT_KEYS = KEYS["`lint`"]
 PROBLEM_KEYS = KEYS["problem (`lint`, `secrets` skipped)"]

@@ -107,7 +107,7 @@ def test_propose_from_the_desk_goes_through_brain_propose(vault: Path) -> None:
     last = inboxmod.proposals(vault)[-1]
     assert last.handle == "desk port"
     assert last.to == "TUNINGS"
-    assert " — desk — " in last.text
+    assert " — desk — " in last.markdown
     with pytest.raises(BrainError, match="not proposed"):
         actions.propose(vault, "no handle")
 

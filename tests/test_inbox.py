@@ -134,8 +134,8 @@ def test_propose_appends_to_the_inbox_which_find_never_searches(vault: Path) -> 
     result = propose(vault, "zebra crossing — the zebra crossing on Elm St is the quick way")
     assert result.action == "proposed"
     assert result.number == 4  # the fixture's inbox holds three
-    assert lines_of(vault, "AI/INBOX.md")[-2] == result.bullet
-    assert result.bullet.endswith(f" — {TODAY}")
+    assert lines_of(vault, "AI/INBOX.md")[-2] == result.markdown
+    assert result.markdown.endswith(f" — {TODAY}")
     assert find(vault, "zebra crossing").hits == ()
 
 
@@ -321,7 +321,7 @@ def test_a_crash_between_the_two_writes_is_finished_next_time(
             inboxmod.approve(vault, 4)
     assert inboxmod.journal_path(vault).exists()
     listing = inboxmod.inbox(vault)  # any inbox command finishes the approval first
-    assert listing.recovered.startswith("- **zebra crossing**")
+    assert (listing.recovered or "").startswith("- **zebra crossing**")
     memory = lines_of(vault, "AI/MEMORY.md")
     assert sum(1 for line in memory if line.startswith("- **zebra crossing**")) == 1
     assert [p.handle for p in listing.proposals] == [

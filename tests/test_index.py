@@ -73,12 +73,12 @@ def all_tracked(vault: Path) -> set[str]:
 def test_first_reindex_reads_everything_then_nothing(vault: Path) -> None:
     first = reindex(vault)
     assert set(first["changed"]) == all_tracked(vault)  # type: ignore[arg-type]
-    assert first["files"] == len(all_tracked(vault))
+    assert first["file_count"] == len(all_tracked(vault))
     second = reindex(vault)
     assert second["changed"] == []
     assert second["removed"] == []
     assert second["unit_count"] == first["unit_count"]
-    assert second["bullets"] == first["bullets"]
+    assert second["bullet_count"] == first["bullet_count"]
     assert first["bullet_count"] == 151  # every bullet of the three fixture core files
 
 

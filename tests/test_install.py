@@ -117,7 +117,7 @@ def test_a_new_vault_gets_its_first_commit_and_a_next_step(isolated_env: Path) -
     last = run.out.splitlines()[-1]
     assert last.startswith("Next: write your first fact as a bullet in ")
     assert str(vault / "AI" / "MEMORY.md") in last
-    assert install_json()["commit"] == ""  # nothing new to commit the second time
+    assert install_json()["commit"] is None  # nothing new to commit the second time
 
 
 def test_init_commits_only_the_starter_files(tmp_path: Path) -> None:
@@ -135,7 +135,7 @@ def test_an_existing_repository_gets_no_commit_but_the_step_to_make_one(tmp_path
     repo.mkdir()
     git(repo, "init", "-q")
     doc = install_json(str(repo))
-    assert doc["commit"] == ""
+    assert doc["commit"] is None
     assert git(repo, "status", "--porcelain") == "?? AI/\n"  # brain commits only where it ran init
     assert doc["next"].startswith("Next: commit the starter files: git -C ")
 

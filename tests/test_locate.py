@@ -7,7 +7,7 @@ from pathlib import Path
 from conftest import brain
 
 LOCATE_KEYS = ["query", "count", "matches"]
-MATCH_KEYS = ["path", "line", "handle", "aliases", "date", "raw"]
+MATCH_KEYS = ["path", "line", "handle", "aliases", "date", "markdown"]
 
 
 def test_handle_alias_case_and_diacritics(vault: Path) -> None:

@@ -34,6 +34,7 @@ from brain import config, index, usage
 from brain.errors import BrainError
 from brain.render import plural
 from brain.search import STOPWORDS, words
+from brain.vault import Unit
 
 MIN_SQLITE = (3, 27, 0)  # FTS5's `remove_diacritics 2`
 TOP = 3  # hits of a frequent query that count as returned
@@ -214,7 +215,7 @@ def keeping(vault: Path, conn: sqlite3.Connection, log: Path | None = None) -> K
         if bad:
             failed.append(FailedClaim(c.path, c.line, c.handle, c.date, bad, len(c.claims)))
     failed.sort(key=lambda f: (-len(f.failures), f.path, f.line))
-    groups: dict[str, list[verify.Row]] = {}
+    groups: dict[str, list[Unit]] = {}
     for r in rows:
         groups.setdefault(fold_handle(r.handle), []).append(r)
     same = []

@@ -20,11 +20,15 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from brain.config import CORE_FILES, INBOX, index_path, state_dir
 from brain.errors import BrainError, UsageError
 from brain.files import confine
 from brain.secrets import redact
+
+if TYPE_CHECKING:
+    from brain.vault import Unit
 
 DESTINATIONS = {"MEMORY": CORE_FILES[0], "LEARNINGS": CORE_FILES[1], "TUNINGS": CORE_FILES[2]}
 DEFAULT_DESTINATION = "MEMORY"
@@ -127,20 +131,11 @@ def fold_handle(handle: str) -> str:
     return " ".join(fold(handle).split())
 
 
-@dataclass(frozen=True)
-class CoreBullet:
-    path: str
-    line: int
-    handle: str
-    fact: str
-    raw: str
+def core_bullets(vault: Path) -> list[Unit]:
+    """Every parseable bullet of the three core files, with where it is (its fact whole)."""
+    from brain.vault import Unit, parse_bullet
 
-
-def core_bullets(vault: Path) -> list[CoreBullet]:
-    """Every parseable bullet of the three core files, with where it is."""
-    from brain.vault import parse_bullet
-
-    out: list[CoreBullet] = []
+    out: list[Unit] = []
     for rel in CORE_FILES:
         for number, raw in enumerate(read(vault, rel).split("\n"), start=1):
             if not raw.startswith("- **"):
@@ -149,7 +144,9 @@ def core_bullets(vault: Path) -> list[CoreBullet]:
                 b = parse_bullet(raw)
             except ValueError:
                 continue
-            out.append(CoreBullet(rel, number, b.handle, b.fact, raw))
+            out.append(
+                Unit(rel, number, "bullet", b.fact, "", b.handle, b.aliases, b.source, b.date, raw)
+            )
     return out
 
 
@@ -157,7 +154,7 @@ def proposals(vault: Path, text: str | None = None) -> list[Proposal]:
     from brain.vault import parse_bullet
 
     text = read(vault, INBOX) if text is None else text
-    by_handle: dict[str, CoreBullet] = {}
+    by_handle: dict[str, Unit] = {}
     for cb in core_bullets(vault):
         by_handle.setdefault(fold_handle(cb.handle), cb)
     out: list[Proposal] = []

@@ -27,7 +27,7 @@ SESSIONS_MIN = 3  # sessions that asked so before `brain tend` applies it withou
 QUERIES_MAX = 200  # the most frequent distinct queries re-asked (each is a find)
 SINCE_DAYS = 90
 if TYPE_CHECKING:
-    from brain.commands.verify import Row
+    from brain.vault import Unit
 
 ALIAS_WORDS = 4  # an alias is a few words, not a sentence
 
@@ -181,7 +181,7 @@ def _proposals(reached: Reached) -> list[AliasProposal]:
     return proposed
 
 
-def _unused(rows: list[Row], events: list[usage.Event]) -> list[UnusedAlias]:
+def _unused(rows: list[Unit], events: list[usage.Event]) -> list[UnusedAlias]:
     """Aliases whose words never all stood in one logged query."""
     holders: dict[str, set[int]] = {}
     for k, e in enumerate(events):

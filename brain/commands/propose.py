@@ -14,11 +14,15 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from brain.commands import inbox as inboxmod
 from brain.config import INBOX
 from brain.errors import BrainError, UsageError
 from brain.text import controls, has_surrogates, undecodable, visible
+
+if TYPE_CHECKING:
+    from brain.vault import Unit
 
 HANDLE_WORDS = 4
 _CLAUSE = re.compile(r"[:;,.!?(—]\s|\s[—–-]\s")
@@ -119,7 +123,7 @@ class _Queue:
     text: str  # AI/INBOX.md
     pending: int  # proposals in it, parseable or not (they are numbered alike)
     known: dict[tuple[str, str], str]  # (handle, fact) key -> "known" (core file) | "queued"
-    by_handle: dict[str, inboxmod.CoreBullet]  # folded handle -> the core bullet of that handle
+    by_handle: dict[str, Unit]  # folded handle -> the core bullet of that handle
     added: list[str]  # inbox lines this call adds
 
 
@@ -133,7 +137,7 @@ def _queue(vault: Path) -> _Queue:
     waiting = [raw for raw in text.split("\n") if inboxmod.is_proposal(raw)]
     q = _Queue(text, len(waiting), {}, {}, [])
     for cb in inboxmod.core_bullets(vault):
-        q.known[_key(cb.handle, cb.fact)] = "known"
+        q.known[_key(cb.handle, cb.text)] = "known"
         q.by_handle.setdefault(inboxmod.fold_handle(cb.handle), cb)
     for raw in waiting if q.pending < inboxmod.MAX_PENDING else ():
         with contextlib.suppress(ValueError):

@@ -45,7 +45,7 @@ from brain.errors import BrainError
 if TYPE_CHECKING:
     from brain.commands.doctor import Superseded
     from brain.commands.learn import AliasProposal
-    from brain.commands.verify import Row
+    from brain.vault import Unit
 
 DATE_AFTER_DAYS = 30  # a bullet verified again within a month keeps its date
 DROP_MIN_FAILED = 2  # failed claims before a bullet whose every claim failed is proposed dropped
@@ -259,11 +259,11 @@ def _supersede_items(vault: Path, notes: list[Superseded]) -> list[Item]:
     return out
 
 
-def _merge_items(rows: list[Row], raw_at: RawAt) -> list[Item]:
+def _merge_items(rows: list[Unit], raw_at: RawAt) -> list[Item]:
     """One item per handle that several bullets share: keep the newest."""
     from brain.commands.inbox import fold_handle
 
-    groups: dict[str, list[Row]] = {}
+    groups: dict[str, list[Unit]] = {}
     for r in rows:
         groups.setdefault(fold_handle(r.handle), []).append(r)
     out = []
@@ -290,7 +290,7 @@ def _merge_items(rows: list[Row], raw_at: RawAt) -> list[Item]:
 
 
 def _claim_items(
-    vault: Path, rows: list[Row], raw_at: RawAt, deadline: float | None
+    vault: Path, rows: list[Unit], raw_at: RawAt, deadline: float | None
 ) -> tuple[list[Item], bool]:
     """Drop the bullets whose every claim failed (two at least); date, in one item, those whose
     every claim passed and whose date is older than DATE_AFTER_DAYS."""
