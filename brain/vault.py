@@ -44,7 +44,7 @@ OLD_STARTER = frozenset(
 class Unit(NamedTuple):
     """One searchable thing: a bullet, or a paragraph/list item of prose; the one row type for
     a bullet (the index's units, verify's and tend's sweep, the core bullets inbox matches).
-    A tuple, not a dataclass: a sweep of a large vault builds 10,000 of them, six times faster.
+    A tuple, not a dataclass: a sweep of a large vault builds 10,000 of them, 4-6x faster.
     """
 
     path: str  # vault-relative, '/'-separated

@@ -114,7 +114,7 @@ def test_propose_from_the_desk_goes_through_brain_propose(vault: Path) -> None:
 
 def test_the_inbox_page_shows_source_date_and_a_word_diff(vault: Path) -> None:
     existing = next(b for b in inboxmod.core_bullets(vault) if b.path == "AI/MEMORY.md")
-    changed = existing.raw.replace(existing.fact, existing.fact + " (checked again)")
+    changed = existing.raw.replace(existing.text, existing.text + " (checked again)")
     with (vault / "AI/INBOX.md").open("a", encoding="utf-8") as fh:
         fh.write(changed + "\n")
     items = pages.inbox(vault)["items"]

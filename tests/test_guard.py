@@ -170,7 +170,7 @@ def test_reindex_and_lint_name_each_flagged_line(vault: Path) -> None:
     assert RLO not in run.out
     assert "\U000e0069" not in run.out
     doc = brain("reindex", "--vault", str(vault), "--json").json()
-    assert doc["problems"] == len(out) == 6  # reindex counts what lint names
+    assert doc["problem_count"] == len(out) == 6  # reindex counts what lint names
 
 
 def test_lint_names_a_flagged_line_in_a_note_it_is_given(vault: Path) -> None:
@@ -233,7 +233,7 @@ def test_import_refuses_each_flagged_item_and_proposes_the_rest(
     actions = {
         item["markdown"].split("**")[1]: (item["action"], item["problem"]) for item in doc["items"]
     }
-    assert actions["kettle"] == ("proposed", "")
+    assert actions["kettle"] == ("proposed", None)
     assert actions["diagram"][0] == "refused"
     assert actions["diagram"][1].startswith("image: ")
     assert actions["banner"][0] == "refused"

@@ -162,7 +162,7 @@ def test_nested_json_key_orders(tmp_path: Path) -> None:
         "action",
         "message",
     ]
-    assert list(doc["index"]) == ["path", "files", "bullets", "built", "ms"]
+    assert list(doc["index"]) == ["path", "file_count", "bullet_count", "built_at", "ms"]
     assert list(doc["claude"]) == ["agent", "settings", "action", "hooks", "command", "message"]
     run = brain("uninstall", "--json")
     assert run.code == 0, run.err
@@ -211,7 +211,7 @@ def test_existing_repository_with_ai_is_used_as_it_is(git_vault: Path) -> None:
     doc = install_json(str(git_vault))
     assert (doc["created"], doc["git_init"], doc["starter"]) == (False, False, [])
     assert {p: p.read_bytes() for p in (git_vault / "AI").iterdir()} == before
-    assert doc["index"]["bullets"] > 100
+    assert doc["index"]["bullet_count"] > 100
 
 
 def test_existing_repository_without_ai_gets_the_starter(tmp_path: Path) -> None:
