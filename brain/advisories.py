@@ -26,6 +26,7 @@ from typing import Any
 
 from brain import config, index, usage
 from brain.errors import BrainError
+from brain.vault import Unit
 from brain.vocab import STOPWORDS, handle_key, words
 
 TOP = 3  # hits of a frequent query that count as returned
@@ -56,7 +57,7 @@ class OlderNote:
     date: str
     mentions: int
     phrase: str
-    bullet: str  # path:line of the bullet
+    bullet_locator: str  # path:line of the bullet
     handle: str
     bullet_date: str
 
@@ -72,7 +73,7 @@ class Duplicate:
 @dataclass(frozen=True)
 class Newer:
     handle: str  # cited as M#handle for a core file
-    bullet: str  # path:line
+    locator: str  # path:line
     date: str
 
 
@@ -92,14 +93,14 @@ class FailedClaim:
     line: int
     handle: str
     date: str
-    failed: tuple[str, ...]  # "kind text: detail" of each claim that failed
-    claims: int  # claims the bullet makes that this machine reads
+    failures: tuple[str, ...]  # "kind text: detail" of each claim that failed
+    claim_count: int  # claims the bullet makes that this machine reads
 
 
 @dataclass(frozen=True)
 class SameHandle:
     handle: str
-    bullets: tuple[str, ...]  # path:line, newest first
+    locators: tuple[str, ...]  # path:line, newest first
     dates: tuple[str, ...]
 
 
@@ -109,7 +110,7 @@ class Corrected:
     path: str
     line: int
     corrections: int  # corrections that followed a lookup serving it
-    sessions: int
+    session_count: int
     said: tuple[str, ...]  # what the person said, at most two
 
 
@@ -173,8 +174,8 @@ def keeping(vault: Path, conn: sqlite3.Connection, log: Path | None = None) -> K
         bad = tuple(f"{x.kind} {x.text}: {x.detail}" for x in c.claims if x.status == verify.FAILED)
         if bad:
             failed.append(FailedClaim(c.path, c.line, c.handle, c.date, bad, len(c.claims)))
-    failed.sort(key=lambda f: (-len(f.failed), f.path, f.line))
-    groups: dict[str, list[verify.Row]] = {}
+    failed.sort(key=lambda f: (-len(f.failures), f.path, f.line))
+    groups: dict[str, list[Unit]] = {}
     for r in rows:
         groups.setdefault(handle_key(r.handle), []).append(r)
     same = []
@@ -188,7 +189,7 @@ def keeping(vault: Path, conn: sqlite3.Connection, log: Path | None = None) -> K
                     tuple(r.date for r in rs),
                 )
             )
-    same.sort(key=lambda g: (-len(g.bullets), g.handle))
+    same.sort(key=lambda g: (-len(g.locators), g.handle))
     return Kept(tuple(failed), tuple(same), tuple(corrected(vault, log)))
 
 
@@ -220,7 +221,7 @@ def corrected(vault: Path, log: Path | None = None) -> list[Corrected]:
     by_session: dict[str, list[tuple[float, str]]] = {}
     for m in moments:
         try:
-            when = dt.datetime.fromisoformat(m.ts).timestamp()
+            when = dt.datetime.fromisoformat(m.at).timestamp()
         except ValueError:
             continue
         by_session.setdefault(m.session, []).append((when, m.lesson))

@@ -7,7 +7,7 @@ import inspect
 import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from typer.core import TyperGroup
@@ -17,6 +17,9 @@ from brain import run as runner
 from brain.errors import UsageError
 from brain.present import emit, setup, upkeep
 from brain.present import vault as present_vault
+
+if TYPE_CHECKING:
+    pass
 
 app = typer.Typer(
     name="brain",
@@ -493,7 +496,7 @@ def update_command(
 
 SinceOpt = Annotated[
     str | None,
-    typer.Option("--since", help="Only lookups from DATE (YYYY-MM-DD, local time) on."),
+    typer.Option("--since", help="Only lookups from DATE on (2026-05-01, 7d, 2w, 24h)."),
 ]
 
 
@@ -742,7 +745,7 @@ def inbox_command(ctx: typer.Context, vault: VaultOpt = None, as_json: JsonOpt =
     lines = []
     for p in listing.proposals:
         to_note = f"  (for {p.to})" if p.to else ""
-        lines.append(f"{p.number:>3}. {p.text}{to_note}")
+        lines.append(f"{p.number:>3}. {p.markdown}{to_note}")
         if p.problem:
             lines.append(f"     not a valid bullet: {p.problem}")
         elif p.updates:
@@ -795,7 +798,7 @@ def inbox_approve_command(
     for approved in results:
         verb = "Replaced" if approved.replaced else "Approved"
         lines.append(
-            f"{verb} #{approved.number} in {approved.path}:{approved.line}: {approved.bullet}"
+            f"{verb} #{approved.number} in {approved.path}:{approved.line}: {approved.markdown}"
         )
         if approved.replaced:
             lines.append(f"  was: {approved.replaced}")
@@ -826,9 +829,9 @@ def inbox_drop_command(
         present.out(present.dumps(docs[0] if _one_number(numbers) else {"dropped": docs}))
     elif _one_number(numbers):
         (dropped,) = results
-        present.out(f"Dropped #{dropped.number}: {dropped.bullet} ({dropped.remaining} left)")
+        present.out(f"Dropped #{dropped.number}: {dropped.markdown} ({dropped.remaining} left)")
     else:
-        lines = [f"Dropped #{r.number}: {r.bullet}" for r in results]
+        lines = [f"Dropped #{r.number}: {r.markdown}" for r in results]
         present.out("\n".join([*lines, f"{results[-1].remaining} left in the inbox."]))
 
 

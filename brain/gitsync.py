@@ -71,7 +71,7 @@ class SyncResult:
     vault: str
     mode: str  # full | receive | send
     outcome: str  # up-to-date | synced | waiting | off | not-connected | offline | busy
-    remote: str  # the remote's URL, "" when not connected
+    remote: str | None  # the remote's URL, None when not connected
     branch: str
     wrote: int  # files written down (committed) by this pass
     received: int  # commits received
@@ -79,11 +79,11 @@ class SyncResult:
     changed: tuple[str, ...]  # files the receive changed (reindexed)
     conflicts: tuple[Conflict, ...]
     waiting: tuple[str, ...]  # why changes stay here, one line each
-    recovered: str  # what the pass finished of an interrupted one, "" when nothing
-    joined: str  # joined a remote vault of another history: the ref keeping ours, or "fresh"
-    reason: str  # off, offline, busy: why
-    retry: str  # offline: when background passes try again (local ISO time)
-    line: str  # what happened, in one line
+    recovered: str | None  # what the pass finished of an interrupted one
+    joined: str | None  # joined a remote vault of another history: the ref keeping ours, or "fresh"
+    reason: str | None  # off, offline, busy: why
+    retry_at: str | None  # offline: when background passes try again (brain.when.at)
+    summary: str  # what happened, in one line
     ms: float
 
 
@@ -139,7 +139,7 @@ class _Pass:
             str(self.vault),
             self.mode,
             outcome,
-            self.remote,
+            self.remote or None,
             self.branch,
             self.wrote,
             self.received,
@@ -147,14 +147,14 @@ class _Pass:
             tuple(dict.fromkeys(self.changed)),
             tuple(self.conflicts),
             tuple(self.waiting),
-            self.recovered,
-            self.joined,
-            self.reason,
-            self.retry,
+            self.recovered or None,
+            self.joined or None,
+            self.reason or None,
+            self.retry or None,
             "",
             round((time.perf_counter() - self.started) * 1000, 1),
         )
-        return dataclasses.replace(result, line=describe(result))
+        return dataclasses.replace(result, summary=describe(result))
 
 
 def _plural(n: int, word: str) -> str:
@@ -163,11 +163,12 @@ def _plural(n: int, word: str) -> str:
 
 def describe(r: SyncResult) -> str:
     """The pass in one line: `up to date`, `wrote down 2 changes; sent 1`, `offline (...)`..."""
+    reason = r.reason or ""
     if r.outcome == "off":
-        back = "" if r.reason.startswith("BRAIN_SYNC") else "; `brain sync on` turns it back on"
-        return f"off ({r.reason}){back}"
+        back = "" if reason.startswith("BRAIN_SYNC") else "; `brain sync on` turns it back on"
+        return f"off ({reason}){back}"
     if r.outcome == "busy":
-        return f"busy: {r.reason}"
+        return f"busy: {reason}"
     parts = [r.recovered] if r.recovered else []
     if r.wrote:
         parts.append(f"wrote down {_plural(r.wrote, 'change')}")
@@ -181,8 +182,8 @@ def describe(r: SyncResult) -> str:
     if r.outcome == "not-connected":
         parts.append("not connected (`brain sync connect URL` says where the vault meets others)")
     if r.outcome == "offline":
-        when = f"; background passes try again after {r.retry[11:16]}" if r.retry else ""
-        parts.append(f"offline ({r.reason}): changes kept here{when}")
+        when = f"; background passes try again after {r.retry_at[11:16]}" if r.retry_at else ""
+        parts.append(f"offline ({reason}): changes kept here{when}")
     parts += [
         f"both sides changed {c.path}: both kept at line {c.line}; keep one and run brain sync"
         for c in r.conflicts
@@ -283,7 +284,7 @@ def run(vault: Path, mode: str = "full", *, background: bool = False) -> SyncRes
     if outcome == "offline":
         p.retry = iso(now + OFFLINE_BACKOFF)
     result = p.finish(outcome)
-    doc = {**state, "last": result.line, "last_at": iso(now)}
+    doc = {**state, "last": result.summary, "last_at": iso(now)}
     if outcome == "offline":
         doc.update(offline_until=now + OFFLINE_BACKOFF, offline_reason=p.reason)
     elif p.remote:
@@ -1000,4 +1001,4 @@ def connect(vault: Path, url: str) -> SyncResult:
     write_attributes(vault)
     was = f" (was {before})" if before and before != url else ""
     result = run(vault, "full")
-    return dataclasses.replace(result, line=f"connected to {url}{was}; {result.line}")
+    return dataclasses.replace(result, summary=f"connected to {url}{was}; {result.summary}")

@@ -16,7 +16,7 @@ import re
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -482,7 +482,7 @@ def note_date(rel: str, dates: dict[str, str], today: str) -> str:
 
 
 def _dated(units: list[vaultmod.Unit], date: str) -> list[vaultmod.Unit]:
-    return [replace(u, date=date) if u.kind == "prose" and u.date != date else u for u in units]
+    return [u._replace(date=date) if u.kind == "prose" and u.date != date else u for u in units]
 
 
 def _redate(conn: sqlite3.Connection, rel: str, date: str) -> set[int]:

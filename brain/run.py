@@ -438,7 +438,7 @@ def run_daily(vault: str | None) -> int:
             return 0
         line = (
             f"{path}: {result.checked} bullets in {result.ms} ms, {len(result.applied)} applied, "
-            f"{len(result.proposed)} proposed, {result.waiting} waiting"
+            f"{len(result.proposed)} proposed, {result.waiting_count} waiting"
             + (f", stopped early: {result.stopped}" if result.stopped else "")
         )
     except BaseException as exc:

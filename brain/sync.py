@@ -53,7 +53,10 @@ def write_state(vault: Path, doc: dict[str, Any]) -> None:
 
 
 def iso(ts: float) -> str:
-    return time.strftime("%Y-%m-%dT%H:%M:%S", time.localtime(ts))
+    """Local ISO 8601 with its offset (JSON's `..._at`, brain.when)."""
+    from brain.when import at_epoch
+
+    return at_epoch(ts)
 
 
 def _config_file(vault: Path) -> Path | None:

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from brain.config import CORE_FILES, NOT_SEARCHED, SYNONYMS
 from brain.files import outside
@@ -41,9 +42,11 @@ OLD_STARTER = frozenset(
 )
 
 
-@dataclass(frozen=True)
-class Unit:
-    """One searchable thing: a bullet, or a paragraph/list item of prose."""
+class Unit(NamedTuple):
+    """One searchable thing: a bullet, or a paragraph/list item of prose; the one row type for
+    a bullet (the index's units, verify's and tend's sweep, the core bullets inbox matches).
+    A tuple, not a dataclass: a sweep of a large vault builds 10,000 of them, 4-6x faster.
+    """
 
     path: str  # vault-relative, '/'-separated
     line: int  # 1-based line the unit starts on

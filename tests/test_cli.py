@@ -337,7 +337,7 @@ def test_empty_vault(tmp_path: Path, shape: str) -> None:
     assert (run.code, run.out, run.err) == (1, "", "")
     report = brain("reindex", "--vault", str(root), "--json")
     assert report.code == 0, report
-    assert (report.json()["units"], report.json()["bullets"]) == (0, 0)
+    assert (report.json()["unit_count"], report.json()["bullet_count"]) == (0, 0)
     lint = brain("lint", "--vault", str(root))
     assert lint.code == 0, lint
     for r in (run, report, lint):

@@ -6,7 +6,9 @@ and must show up here (and in README.md's JSON table) first.
 
 from __future__ import annotations
 
+import importlib
 import re
+import shutil
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -16,87 +18,505 @@ from conftest import FIXTURE_VAULT, ROOT, brain
 
 V = str(FIXTURE_VAULT)
 
-FIND_KEYS = ["query", "count", "omitted", "hits"]
-HIT_KEYS = [
-    "path",
-    "line",
-    "kind",
-    "handle",
-    "aliases",
-    "text",
-    "section",
-    "source",
-    "date",
-    "score",
-    "match",
-    "superseded_by",
-    "unreviewed",
-]
-REINDEX_KEYS = [
-    "vault",
-    "full",
-    "files",
-    "changed",
-    "removed",
-    "units",
-    "bullets",
-    "problems",
-    "built",
-    "model",
-    "embedded",
-    "ms",
-]
-LINT_KEYS = ["ok", "strict", "files", "bullets", "problems"]
-PRIME_KEYS = [
-    "query",
-    "mode",
-    "session",
-    "count",
-    "omitted",
-    "repeated",
-    "hint",
-    "tokens",
-    "hits",
-    "text",
-]
-PROBLEM_KEYS = ["path", "line", "message"]
-VERSION_KEYS = ["version", "commit", "package", "python"]
-SYNC_KEYS = [
-    "vault",
-    "mode",
-    "outcome",
-    "remote",
-    "branch",
-    "wrote",
-    "received",
-    "sent",
-    "changed",
-    "conflicts",
-    "waiting",
-    "recovered",
-    "joined",
-    "reason",
-    "retry",
-    "line",
-    "ms",
-]
-CONFLICT_KEYS = ["path", "line", "lines"]
-SYNC_STATUS_KEYS = [
-    "vault",
-    "sync",
-    "why",
-    "remote",
-    "url",
-    "branch",
-    "changes",
-    "ahead",
-    "behind",
-    "fetched",
-    "offline_until",
-    "last",
-    "last_at",
-]
-ERROR_KEYS = ["error"]
+# README row -> the keys of that JSON object, in order. One table: the README's `## JSON` table
+# must list the same rows with the same keys, and every command below answers with them.
+KEYS: dict[str, list[str]] = {
+    "`find`": ["query", "count", "omitted", "hits"],
+    "`find` hit": [
+        "path",
+        "line",
+        "kind",
+        "handle",
+        "aliases",
+        "text",
+        "section",
+        "source",
+        "date",
+        "score",
+        "match",
+        "superseded_by",
+        "unreviewed",
+    ],
+    "`reindex`": [
+        "vault",
+        "full",
+        "file_count",
+        "changed",
+        "removed",
+        "unit_count",
+        "bullet_count",
+        "problem_count",
+        "built_at",
+        "model",
+        "embedded",
+        "ms",
+    ],
+    "`sync` / `sync connect`": [
+        "vault",
+        "mode",
+        "outcome",
+        "remote",
+        "branch",
+        "wrote",
+        "received",
+        "sent",
+        "changed",
+        "conflicts",
+        "waiting",
+        "recovered",
+        "joined",
+        "reason",
+        "retry_at",
+        "summary",
+        "ms",
+    ],
+    "`sync` conflict": ["path", "line", "lines"],
+    "`sync status` / `on` / `off`": [
+        "vault",
+        "sync",
+        "why",
+        "remote",
+        "url",
+        "branch",
+        "changes",
+        "ahead",
+        "behind",
+        "fetched_at",
+        "retry_at",
+        "last_summary",
+        "last_at",
+    ],
+    "`lint`": ["ok", "strict", "files", "bullet_count", "problems"],
+    "problem (`lint`, `secrets` skipped)": ["path", "line", "message"],
+    "`secrets`": ["ok", "files", "findings", "gitleaks", "skipped"],
+    "`secrets` finding": ["path", "line", "rule", "masked"],
+    "`secrets --history`": ["ok", "commit_count", "blob_count", "findings", "skipped"],
+    "`secrets --history` finding": ["commit", "date", "path", "line", "rule", "masked"],
+    "`install`": [
+        "vault",
+        "origin",
+        "created",
+        "git_init",
+        "starter",
+        "commit",
+        "recorded",
+        "moved_from",
+        "path_link",
+        "git_hooks",
+        "index",
+        "claude",
+        "agents",
+        "sync",
+        "next",
+    ],
+    "`install` index": ["path", "file_count", "bullet_count", "built_at", "ms"],
+    "`uninstall`": [
+        "vault",
+        "recorded",
+        "path_link",
+        "git_hooks",
+        "indexes",
+        "claude",
+        "agents",
+        "workers",
+        "left",
+    ],
+    "agent hooks (`claude`, each of `agents`, each of `hooks on` / `off`'s `harnesses`)": [
+        "agent",
+        "settings",
+        "action",
+        "hooks",
+        "command",
+        "message",
+    ],
+    "`hooks on` / `off`": ["action", "harnesses"],
+    "`hooks status`": ["harnesses"],
+    "`hooks status` harness": [
+        "agent",
+        "label",
+        "found",
+        "settings",
+        "pack",
+        "prime",
+        "settle",
+        "problem",
+        "note",
+    ],
+    "`pack`": [
+        "project",
+        "vault",
+        "budget",
+        "tokens",
+        "bullets",
+        "rules",
+        "omitted",
+        "handoff",
+        "handoff_superseded_by",
+        "state_files",
+        "built_at",
+        "cached",
+        "text",
+    ],
+    "`pack` bullet": ["path", "line", "handle", "aliases", "text", "section", "source", "date"],
+    "`prime`": [
+        "query",
+        "mode",
+        "session",
+        "count",
+        "omitted",
+        "repeated",
+        "hint",
+        "tokens",
+        "hits",
+        "text",
+    ],
+    "`propose`": [
+        "vault",
+        "markdown",
+        "to",
+        "action",
+        "number",
+        "updates",
+        "current",
+        "problem",
+    ],
+    "`inbox`": ["vault", "path", "proposals", "recovered"],
+    "`inbox` proposal": [
+        "number",
+        "line",
+        "markdown",
+        "to",
+        "handle",
+        "problem",
+        "updates",
+        "current",
+        "kind",
+    ],
+    "`inbox approve`": [
+        "vault",
+        "number",
+        "markdown",
+        "path",
+        "line",
+        "replaced",
+        "remaining",
+        "commit",
+    ],
+    "`inbox drop`": ["vault", "number", "markdown", "remaining"],
+    "`export`": ["repo", "project", "check", "ok", "targets"],
+    "`export` target": ["agent", "path", "kind", "action"],
+    "`import`": ["vault", "origin", "found_count", "proposed_count", "stripped", "items"],
+    "`recall`": ["query", "count", "hits"],
+    "`recall` hit": ["id", "session", "title", "role", "at", "cwd", "snippet", "score", "agent"],
+    "`recall --full`": ["id", "agent", "session", "title", "role", "at", "cwd", "body"],
+    "`recall --sync`": [
+        "agents",
+        "full",
+        "file_count",
+        "read",
+        "turn_count",
+        "skipped_count",
+        "bytes",
+        "ms",
+    ],
+    "`recall --sources`": ["sources"],
+    "`recall --sources` source": ["name", "label", "enabled", "root", "exists", "turn_count"],
+    "`recall --enable` / `--disable`": ["agent", "enabled", "sources", "removed_count"],
+    "`howto`": ["query", "count", "hits", "proposal"],
+    "`howto` hit": [
+        "command",
+        "ok",
+        "code",
+        "at",
+        "cwd",
+        "agent",
+        "session",
+        "title",
+        "turn",
+        "score",
+        "runs",
+        "output",
+    ],
+    "`lessons`": ["since_at", "count", "moments", "proposals"],
+    "`lessons` moment": [
+        "kind",
+        "key",
+        "agent",
+        "session",
+        "title",
+        "cwd",
+        "at",
+        "lesson",
+        "turns",
+        "failed",
+        "error",
+        "worked",
+    ],
+    "`lessons` turn": ["id", "role", "at", "text"],
+    "`lessons` proposal": ["key", "action", "number", "markdown", "problem"],
+    "`day`": ["date", "session_count", "turn_count", "file_count", "commit_count", "repos"],
+    "`day` repo": ["repo", "project", "git", "note", "sessions", "files", "commits"],
+    "`day` session": ["agent", "session", "title", "start_at", "end_at", "turn_count"],
+    "`day` file": ["path", "writes", "last_at"],
+    "`day` commit": ["sha", "at", "author", "summary"],
+    "`week`": [
+        "first_date",
+        "last_date",
+        "project",
+        "session_count",
+        "turn_count",
+        "file_count",
+        "commit_count",
+        "days",
+    ],
+    "`ledger`": [
+        "vault",
+        "since_at",
+        "caller",
+        "core_tokens",
+        "lookups",
+        "tokens",
+        "saved",
+        "callers",
+        "sessions",
+        "days",
+    ],
+    "`ledger` caller": ["caller", "lookups", "tokens", "saved"],
+    "`ledger` session": ["session", "caller", "lookups", "tokens", "saved", "last_at"],
+    "`ledger` day": ["date", "lookups", "tokens", "saved"],
+    "`log`": ["vault", "since_at", "mode", "lookups", "misses", "open", "answered", "callers"],
+    "`log` open": ["query", "count", "last_date", "callers"],
+    "`log` answered": ["query", "count", "last_date", "hit_count"],
+    "`log` caller": ["caller", "misses"],
+    "`doctor`": [
+        "ok",
+        "vault",
+        "checks",
+        "frequent",
+        "older_notes",
+        "duplicates",
+        "superseded",
+        "failed_claims",
+        "duplicate_handles",
+        "corrected",
+    ],
+    "`doctor` check": ["name", "status", "detail", "fix"],
+    "`doctor` frequent": ["handle", "path", "line", "count", "queries"],
+    "`doctor` older note": [
+        "path",
+        "line",
+        "date",
+        "mentions",
+        "phrase",
+        "bullet_locator",
+        "handle",
+        "bullet_date",
+    ],
+    "`doctor` duplicate": ["handles", "locators", "score", "method"],
+    "`doctor` superseded": ["path", "date", "line", "paragraphs", "weight", "bullets"],
+    "`doctor` superseded bullet": ["handle", "locator", "date"],
+    "`doctor` failed claim": ["path", "line", "handle", "date", "failures", "claim_count"],
+    "`doctor` duplicate handle": ["handle", "locators", "dates"],
+    "`doctor` corrected": ["handle", "path", "line", "corrections", "session_count", "said"],
+    "`verify`": [
+        "vault",
+        "checked",
+        "with_claims",
+        "passed_count",
+        "failed_count",
+        "bullets",
+        "dated",
+        "repositories",
+    ],
+    "`verify` bullet": ["path", "line", "handle", "date", "claims", "verdict"],
+    "`verify` claim": ["kind", "text", "status", "detail"],
+    "`learn`": ["vault", "lookups", "query_count", "proposed", "unused", "applied", "stopped"],
+    "`learn` proposed": ["path", "line", "handle", "alias", "lookups", "session_count", "queries"],
+    "`learn` unused": ["path", "line", "handle", "alias"],
+    "`tend`": [
+        "vault",
+        "dry_run",
+        "daily",
+        "ran",
+        "applied",
+        "proposed",
+        "waiting_count",
+        "checked",
+        "stopped",
+        "ms",
+    ],
+    "`tend` proposed": ["op", "key", "summary", "why", "targets"],
+    "`tend` applied": ["kind", "path", "line", "handle", "detail"],
+    "`review`": ["vault", "mode", "mode_changed", "path", "unreviewed_count"],
+    "`locate`": ["query", "count", "matches"],
+    "`locate` match": ["path", "line", "handle", "aliases", "date", "markdown"],
+    "`update`": ["action", "previous", "current", "wheel", "check", "check_ok"],
+    "`version`": ["version", "commit", "package", "python"],
+    "error": ["error"],
+}
+
+# The rows whose object is a result dataclass's fields, in field order (a renamed field is a
+# renamed key: this pins them without running a command).
+DATACLASSES: dict[str, str] = {
+    "`reindex`": "brain.commands.reindex:ReindexResult",
+    "`sync` / `sync connect`": "brain.gitsync:SyncResult",
+    "`sync` conflict": "brain.gitsync:Conflict",
+    "`sync status` / `on` / `off`": "brain.commands.sync:SyncStatus",
+    "problem (`lint`, `secrets` skipped)": "brain.vault:Problem",
+    "`secrets`": "brain.commands.secrets:SecretsResult",
+    "`secrets` finding": "brain.secrets:Finding",
+    "`secrets --history`": "brain.commands.secrets:HistoryResult",
+    "`secrets --history` finding": "brain.commands.secrets:HistoryFinding",
+    "`install`": "brain.commands.install:InstallResult",
+    "`install` index": "brain.commands.install:IndexBuilt",
+    "`uninstall`": "brain.commands.install:UninstallResult",
+    "`hooks status` harness": "brain.agent_hooks:HarnessState",
+    "`pack`": "brain.commands.pack:PackResult",
+    "`pack` bullet": "brain.commands.pack:PackBullet",
+    "`propose`": "brain.commands.propose:ProposeResult",
+    "`inbox`": "brain.commands.inbox:InboxResult",
+    "`inbox` proposal": "brain.commands.inbox:Proposal",
+    "`inbox approve`": "brain.commands.inbox:ApproveResult",
+    "`inbox drop`": "brain.commands.inbox:DropResult",
+    "`export`": "brain.commands.export:ExportResult",
+    "`export` target": "brain.commands.export:ExportTarget",
+    "`import`": "brain.commands.import_:ImportResult",
+    "`recall --full`": "brain.commands.recall:FullTurn",
+    "`recall --sync`": "brain.recall.store:SyncReport",
+    "`recall --sources` source": "brain.commands.recall:Source",
+    "`recall --enable` / `--disable`": "brain.commands.recall:Toggle",
+    "`howto` hit": "brain.commands.howto:HowtoHit",
+    "`lessons` moment": "brain.recall.lessons:Moment",
+    "`lessons` turn": "brain.recall.lessons:TurnRef",
+    "`lessons` proposal": "brain.commands.lessons:Proposal",
+    "`day`": "brain.commands.day:DayResult",
+    "`day` repo": "brain.recall.activity:RepoDay",
+    "`day` session": "brain.recall.activity:SessionRow",
+    "`day` file": "brain.recall.activity:FileRow",
+    "`day` commit": "brain.recall.activity:CommitRow",
+    "`week`": "brain.commands.day:WeekResult",
+    "`ledger`": "brain.commands.ledger:Ledger",
+    "`ledger` caller": "brain.commands.ledger:CallerRow",
+    "`ledger` session": "brain.commands.ledger:SessionRow",
+    "`ledger` day": "brain.commands.ledger:DayRow",
+    "`log`": "brain.commands.log:LogResult",
+    "`log` open": "brain.commands.log:Miss",
+    "`log` answered": "brain.commands.log:Answered",
+    "`log` caller": "brain.commands.log:CallerMisses",
+    "`doctor`": "brain.commands.doctor:DoctorResult",
+    "`doctor` check": "brain.commands.doctor:Check",
+    "`doctor` frequent": "brain.commands.doctor:Frequent",
+    "`doctor` older note": "brain.commands.doctor:OlderNote",
+    "`doctor` superseded": "brain.commands.doctor:Superseded",
+    "`doctor` superseded bullet": "brain.commands.doctor:Newer",
+    "`doctor` failed claim": "brain.commands.doctor:FailedClaim",
+    "`doctor` duplicate handle": "brain.commands.doctor:SameHandle",
+    "`doctor` corrected": "brain.commands.doctor:Corrected",
+    "`verify`": "brain.commands.verify:VerifyResult",
+    "`verify` bullet": "brain.commands.verify:Checked",
+    "`verify` claim": "brain.commands.verify:Claim",
+    "`learn`": "brain.commands.learn:LearnResult",
+    "`learn` proposed": "brain.commands.learn:AliasProposal",
+    "`learn` unused": "brain.commands.learn:UnusedAlias",
+    "`tend`": "brain.commands.tend:TendResult",
+    "`tend` proposed": "brain.commands.tend:Proposed",
+    "`tend` applied": "brain.commands.tend:Applied",
+    "`review`": "brain.commands.review:ReviewResult",
+    "`locate`": "brain.commands.locate:LocateResult",
+    "`locate` match": "brain.commands.locate:Located",
+    "`update`": "brain.commands.update:UpdateResult",
+    "`version`": "brain.commands.version:VersionResult",
+}
+
+# Where an object's list holds objects of another row: (row, key) -> that row.
+NESTED: dict[tuple[str, str], str] = {
+    ("`find`", "hits"): "`find` hit",
+    ("`prime`", "hits"): "`find` hit",
+    ("`sync` / `sync connect`", "conflicts"): "`sync` conflict",
+    ("`lint`", "problems"): "problem (`lint`, `secrets` skipped)",
+    ("`secrets`", "findings"): "`secrets` finding",
+    ("`secrets`", "skipped"): "problem (`lint`, `secrets` skipped)",
+    ("`secrets --history`", "findings"): "`secrets --history` finding",
+    ("`secrets --history`", "skipped"): "problem (`lint`, `secrets` skipped)",
+    ("`hooks status`", "harnesses"): "`hooks status` harness",
+    ("`pack`", "bullets"): "`pack` bullet",
+    ("`pack`", "rules"): "`pack` bullet",
+    ("`inbox`", "proposals"): "`inbox` proposal",
+    ("`export`", "targets"): "`export` target",
+    ("`import`", "items"): "`propose`",
+    ("`recall`", "hits"): "`recall` hit",
+    ("`recall --sources`", "sources"): "`recall --sources` source",
+    ("`howto`", "hits"): "`howto` hit",
+    ("`lessons`", "moments"): "`lessons` moment",
+    ("`lessons`", "proposals"): "`lessons` proposal",
+    ("`lessons` moment", "turns"): "`lessons` turn",
+    ("`day`", "repos"): "`day` repo",
+    ("`day` repo", "sessions"): "`day` session",
+    ("`day` repo", "files"): "`day` file",
+    ("`day` repo", "commits"): "`day` commit",
+    ("`week`", "days"): "`day`",
+    ("`ledger`", "callers"): "`ledger` caller",
+    ("`ledger`", "sessions"): "`ledger` session",
+    ("`ledger`", "days"): "`ledger` day",
+    ("`log`", "open"): "`log` open",
+    ("`log`", "answered"): "`log` answered",
+    ("`log`", "callers"): "`log` caller",
+    ("`doctor`", "checks"): "`doctor` check",
+    ("`doctor`", "frequent"): "`doctor` frequent",
+    ("`doctor`", "older_notes"): "`doctor` older note",
+    ("`doctor`", "duplicates"): "`doctor` duplicate",
+    ("`doctor`", "superseded"): "`doctor` superseded",
+    ("`doctor` superseded", "bullets"): "`doctor` superseded bullet",
+    ("`doctor`", "failed_claims"): "`doctor` failed claim",
+    ("`doctor`", "duplicate_handles"): "`doctor` duplicate handle",
+    ("`doctor`", "corrected"): "`doctor` corrected",
+    ("`verify`", "bullets"): "`verify` bullet",
+    ("`verify` bullet", "claims"): "`verify` claim",
+    ("`learn`", "proposed"): "`learn` proposed",
+    ("`learn`", "unused"): "`learn` unused",
+    ("`learn`", "applied"): "`learn` proposed",
+    ("`tend`", "proposed"): "`tend` proposed",
+    ("`tend`", "applied"): "`tend` applied",
+    ("`locate`", "matches"): "`locate` match",
+}
+FIND_KEYS = KEYS["`find`"]
+HIT_KEYS = KEYS["`find` hit"]
+PRIME_KEYS = KEYS["`prime`"]
+REINDEX_KEYS = KEYS["`reindex`"]
+LINT_KEYS = KEYS["`lint`"]
+PROBLEM_KEYS = KEYS["problem (`lint`, `secrets` skipped)"]
+VERSION_KEYS = KEYS["`version`"]
+SYNC_KEYS = KEYS["`sync` / `sync connect`"]
+CONFLICT_KEYS = KEYS["`sync` conflict"]
+SYNC_STATUS_KEYS = KEYS["`sync status` / `on` / `off`"]
+ERROR_KEYS = KEYS["error"]
+DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
+# an instant: ISO 8601 with its offset (`Z` or +hh:mm), to the second or finer
+INSTANT = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})")
+
+
+def shape(doc: Any, row: str, seen: set[str] | None = None) -> set[str]:
+    """Assert `doc` (and every object nested in its lists) has its row's keys in order, days
+    and instants in their one format, and no count where a list belongs; the rows seen."""
+    seen = set() if seen is None else seen
+    assert isinstance(doc, dict), (row, doc)
+    assert list(doc) == KEYS[row], row
+    seen.add(row)
+    for key, value in doc.items():
+        if value is None:
+            continue
+        if key == "date" or key.endswith("_date"):
+            assert DAY.fullmatch(value), (row, key, value)
+        if key == "at" or key.endswith("_at"):
+            assert INSTANT.fullmatch(value) or value == "", (row, key, value)
+        if key.endswith("_count"):
+            assert isinstance(value, int), (row, key, value)
+        inner = NESTED.get((row, key))
+        if inner is not None:
+            assert isinstance(value, list), (row, key)
+            for item in value:
+                shape(item, inner, seen)
+    return seen
 
 
 def json_of(*args: str, code: int = 0) -> dict[str, Any]:
@@ -128,7 +548,7 @@ def test_find_json_keys_and_types() -> None:
         assert isinstance(hit["aliases"], list)
         assert isinstance(hit["score"], float)
         assert isinstance(hit["match"], list)
-        assert re.fullmatch(r"(\d{4}-\d{2}-\d{2})?", hit["date"])
+        assert hit["date"] is None or re.fullmatch(r"\d{4}-\d{2}-\d{2}", hit["date"])
         line = (
             (FIXTURE_VAULT / hit["path"]).read_text(encoding="utf-8").split("\n")[hit["line"] - 1]
         )
@@ -137,7 +557,7 @@ def test_find_json_keys_and_types() -> None:
             assert hit["text"] in line
             assert line.endswith(f" — {hit['date']}")
         else:
-            assert hit["handle"] == ""
+            assert hit["handle"] is None  # none is null
             assert line.strip()
             first_words = re.sub(r"^\s*(?:[-*+]|\d+[.)])\s+", "", line).split()[:3]
             assert hit["text"].split()[:3] == first_words
@@ -161,10 +581,11 @@ def test_reindex_json_keys(vault: Path, command: str) -> None:
     assert list(doc) == REINDEX_KEYS
     assert doc["vault"] == str(vault.resolve())
     assert isinstance(doc["full"], bool)
-    assert all(isinstance(doc[k], int) for k in ("files", "units", "bullets", "problems"))
+    counts = ("file_count", "unit_count", "bullet_count", "problem_count")
+    assert all(isinstance(doc[k], int) for k in counts)
     assert isinstance(doc["changed"], list)
     assert isinstance(doc["removed"], list)
-    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z", doc["built"])
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d+Z", doc["built_at"])
     assert isinstance(doc["ms"], float)
     assert list(json_of(command, "--vault", str(vault), "--json", "--full")) == REINDEX_KEYS
 
@@ -248,27 +669,135 @@ def _readme_table() -> dict[str, list[str]]:
     rows: dict[str, list[str]] = {}
     for line in section.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) == 2 and line.startswith("|") and not cells[1].startswith("---"):
+        if len(cells) == 2 and line.startswith("|") and cells[0] not in ("command", "---"):
             rows[cells[0]] = re.findall(r"`([a-z_]+)`", cells[1].split("(")[0])
     return rows
 
 
-@pytest.mark.parametrize(
-    ("row", "keys"),
-    [
-        ("`find`", FIND_KEYS),
-        ("`find` hit", HIT_KEYS),
-        ("`reindex`", REINDEX_KEYS),
-        ("`sync` / `sync connect`", SYNC_KEYS),
-        ("`sync` conflict", CONFLICT_KEYS),
-        ("`sync status` / `on` / `off`", SYNC_STATUS_KEYS),
-        ("`lint`", LINT_KEYS),
-        ("`prime`", PRIME_KEYS),
-        ("`version`", VERSION_KEYS),
-        ("error", ERROR_KEYS),
-    ],
-)
-def test_readme_documents_the_same_keys(row: str, keys: list[str]) -> None:
+def test_readme_documents_every_row() -> None:
+    """README.md's JSON table and KEYS list the same rows with the same keys."""
     table = _readme_table()
-    assert row in table, f"README.md's JSON table has no row {row}"
-    assert table[row] == keys
+    assert set(table) == set(KEYS), set(table) ^ set(KEYS)
+    for row, keys in KEYS.items():
+        assert table[row] == keys, row
+
+
+@pytest.mark.parametrize("row", sorted(DATACLASSES))
+def test_result_fields_are_the_keys(row: str) -> None:
+    """A result dataclass's fields are its JSON keys: renaming one is a contract change."""
+    module, name = DATACLASSES[row].split(":")
+    cls = getattr(importlib.import_module(module), name)
+    assert [f.name for f in fields(cls)] == KEYS[row]
+
+
+def test_one_name_one_kind() -> None:
+    """Across every result dataclass, a key that is a list somewhere is never a number or a
+    string elsewhere: a count is `<noun>_count`, never the plural that names a list. (An
+    object and a list of such objects may share a name: `install`'s `git_hooks` is the one
+    vault's, `uninstall`'s one per vault.)"""
+    kinds: dict[str, set[str]] = {}
+    for target in DATACLASSES.values():
+        module, name = target.split(":")
+        cls = getattr(importlib.import_module(module), name)
+        for f in fields(cls):
+            text = str(f.type)
+            if text.startswith(("tuple[", "list[")):
+                kinds.setdefault(f.name, set()).add("list")
+            elif text.split(" |", 1)[0] in ("int", "float", "str", "bool"):
+                kinds.setdefault(f.name, set()).add("scalar")
+    mixed = {k for k, v in kinds.items() if len(v) > 1}
+    assert not mixed
+
+
+def test_every_vault_command_answers_its_rows(git_vault: Path) -> None:
+    """Each reporting command on the fixture vault: its keys in order, nested objects too."""
+    v = ("--vault", str(git_vault), "--json")
+    seen: set[str] = set()
+
+    def check(row: str, *args: str, code: int | None = 0) -> dict[str, Any]:
+        run = brain(*args, *v)
+        assert code is None or run.code == code, run
+        doc: dict[str, Any] = run.json()
+        shape(doc, row, seen)
+        return doc
+
+    check("`reindex`", "reindex")
+    check("`find`", "find", "paynova timeout")
+    check("`find`", "find", "xylophonist", code=1)
+    check("`prime`", "prime", "paynova timeout")
+    pack = check("`pack`", "pack", "payments")
+    assert pack["bullets"]
+    assert pack["state_files"] is not None
+    none = check("`pack`", "pack", "no-such-project")
+    assert (none["state_files"], none["handoff"]) == (None, None)
+    proposed = check("`propose`", "propose", "- **contract kiwi** — a fact — 2026-12-01")
+    assert (proposed["to"], proposed["problem"]) == (None, None)
+    inbox = check("`inbox`", "inbox")
+    assert inbox["recovered"] is None
+    check("`inbox approve`", "inbox", "approve", str(proposed["number"]))
+    check("`inbox drop`", "inbox", "drop", "1")
+    check("`ledger`", "ledger", "--since", "7d")
+    check("`log`", "log")
+    check("`doctor`", "doctor", code=None)
+    check("`verify`", "verify", code=None)
+    check("`learn`", "learn")
+    check("`tend`", "tend", "--dry-run")
+    check("`review`", "review")
+    found = check("`locate`", "locate", "paynova timeouts")
+    assert found["count"] == 1
+    assert check("`locate`", "locate", "no such bullet", code=1)["matches"] == []
+    check("`lint`", "lint")
+    check("`secrets`", "secrets")
+    check("`secrets --history`", "secrets", "--history")
+    check("`sync` / `sync connect`", "sync", code=1)
+    check("`sync status` / `on` / `off`", "sync", "status")
+    nested = {row for (parent, _), row in NESTED.items() if parent in seen}
+    reached = {
+        "`find` hit",
+        "`pack` bullet",
+        "`inbox` proposal",
+        "`ledger` caller",
+        "`ledger` session",
+        "`ledger` day",
+        "`doctor` check",
+        "`doctor` older note",
+        "`verify` bullet",
+        "`verify` claim",
+        "`tend` proposed",
+        "`locate` match",
+    }
+    assert reached <= seen, reached - seen
+    assert seen <= set(KEYS)
+    assert nested
+
+
+def test_transcript_commands_answer_their_rows(tmp_path: Path, isolated_env: Path) -> None:
+    """recall, howto, lessons, day and week on the history fixtures, nested objects too."""
+    history = ROOT / "testdata" / "transcripts" / "history"
+    shutil.copytree(history / "claude", tmp_path / "claude")
+    shutil.copytree(history / "codex", tmp_path / "codex")
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude"), "CODEX_HOME": str(tmp_path / "codex")}
+    seen: set[str] = set()
+
+    def check(row: str, *args: str, code: int = 0) -> dict[str, Any]:
+        run = brain(*args, "--json", env=env)
+        assert run.code == code, run
+        doc: dict[str, Any] = run.json()
+        shape(doc, row, seen)
+        return doc
+
+    check("`recall --enable` / `--disable`", "recall", "--enable", "claude")
+    check("`recall --enable` / `--disable`", "recall", "--enable", "codex")
+    check("`recall --sync`", "recall", "--sync")
+    check("`recall --sources`", "recall", "--sources")
+    hits = check("`recall`", "recall", "database")["hits"]
+    assert hits
+    check("`recall --full`", "recall", "--full", hits[0]["id"])
+    assert check("`recall`", "recall", "xylophonist", code=1)["hits"] == []
+    check("`howto`", "howto", "connect", "to", "the", "dev", "database")
+    assert check("`howto`", "howto", "zyxwvut", "qwertz", code=1)["hits"] == []
+    check("`lessons`", "lessons", "--since", "2026-11-16")
+    check("`day`", "day", "2026-11-17")
+    check("`week`", "week", "--since", "2026-11-16")
+    want = {"`recall` hit", "`howto` hit", "`lessons` moment", "`lessons` turn", "`day` repo"}
+    assert want <= seen, want - seen

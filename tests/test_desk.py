@@ -107,14 +107,14 @@ def test_propose_from_the_desk_goes_through_brain_propose(vault: Path) -> None:
     last = inboxmod.proposals(vault)[-1]
     assert last.handle == "desk port"
     assert last.to == "TUNINGS"
-    assert " — desk — " in last.text
+    assert " — desk — " in last.markdown
     with pytest.raises(BrainError, match="not proposed"):
         actions.propose(vault, "no handle")
 
 
 def test_the_inbox_page_shows_source_date_and_a_word_diff(vault: Path) -> None:
     existing = next(b for b in inboxmod.core_bullets(vault) if b.path == "AI/MEMORY.md")
-    changed = existing.raw.replace(existing.fact, existing.fact + " (checked again)")
+    changed = existing.raw.replace(existing.text, existing.text + " (checked again)")
     with (vault / "AI/INBOX.md").open("a", encoding="utf-8") as fh:
         fh.write(changed + "\n")
     items = pages.inbox(vault)["items"]

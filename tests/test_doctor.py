@@ -112,7 +112,7 @@ def test_older_notes_that_name_a_newer_bullet(vault: Path) -> None:
         "date",
         "mentions",
         "phrase",
-        "bullet",
+        "bullet_locator",
         "handle",
         "bullet_date",
     ]

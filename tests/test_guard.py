@@ -171,7 +171,7 @@ def test_reindex_and_lint_name_each_flagged_line(vault: Path) -> None:
     assert RLO not in run.out
     assert "\U000e0069" not in run.out
     doc = brain("reindex", "--vault", str(vault), "--json").json()
-    assert doc["problems"] == len(out) == 6  # reindex counts what lint names
+    assert doc["problem_count"] == len(out) == 6  # reindex counts what lint names
 
 
 def test_lint_names_a_flagged_line_in_a_note_it_is_given(vault: Path) -> None:
@@ -232,9 +232,9 @@ def test_import_refuses_each_flagged_item_and_proposes_the_rest(
     )
     doc = brain("import", "--vault", str(vault), "--json", str(notes)).json()
     actions = {
-        item["bullet"].split("**")[1]: (item["action"], item["problem"]) for item in doc["items"]
+        item["markdown"].split("**")[1]: (item["action"], item["problem"]) for item in doc["items"]
     }
-    assert actions["kettle"] == ("proposed", "")
+    assert actions["kettle"] == ("proposed", None)
     assert actions["diagram"][0] == "refused"
     assert actions["diagram"][1].startswith("image: ")
     assert actions["banner"][0] == "refused"
@@ -247,7 +247,7 @@ def test_import_refuses_each_flagged_item_and_proposes_the_rest(
     assert "evil.example" not in inbox
     assert ZWSP not in inbox
     assert CYRILLIC_A not in inbox
-    assert doc["proposed"] == 1
+    assert doc["proposed_count"] == 1
 
 
 def test_inbox_approve_refuses_a_proposal_edited_by_hand(vault: Path) -> None:

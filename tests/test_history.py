@@ -371,7 +371,7 @@ def test_howto_propose_queues_the_best_once(fixture_agents: Path, vault: Path) -
     first = howtomod.howto("deploy the api to staging", propose_to=vault)
     assert first.proposal is not None
     assert first.proposal.action == "proposed"
-    assert "`make deploy ENV=staging`" in first.proposal.bullet
+    assert "`make deploy ENV=staging`" in first.proposal.markdown
     inbox = (vault / "AI" / "INBOX.md").read_text(encoding="utf-8")
     assert inbox.count("make deploy ENV=staging") == 1
     again = howtomod.howto("deploy the api to staging", propose_to=vault)
@@ -578,24 +578,24 @@ def worked(tmp_path: Path, isolated_env: Path, monkeypatch: pytest.MonkeyPatch, 
 
 def test_day_groups_sessions_files_and_commits_by_repository(worked: Path) -> None:
     result = daymod.day("2026-11-30")
-    assert (result.date, result.sessions, result.commits) == ("2026-11-30", 3, 3)
+    assert (result.date, result.session_count, result.commit_count) == ("2026-11-30", 3, 3)
     shop = next(r for r in result.repos if r.repo == str(worked))
     assert (shop.project, shop.git, shop.note) == ("shop", True, "")
-    assert [(s.agent, s.turns) for s in shop.sessions] == [("claude", 1), ("gemini", 1)]
+    assert [(s.agent, s.turn_count) for s in shop.sessions] == [("claude", 1), ("gemini", 1)]
     assert sorted(f.path for f in shop.files) == ["NOTES.md", "src/lock.py"]
     assert [c.summary for c in shop.commits] == [
         "On a side branch",  # every local branch, newest first
         "Retry the webhook",
         "Move the lock after the ack",
     ]
-    assert shop.commits[0].ts == "2026-11-30T12:00:00.000Z"
+    assert shop.commits[0].at == "2026-11-30T12:00:00.000Z"
     gone = next(r for r in result.repos if r.repo.endswith("deleted-project"))
     assert (gone.git, gone.note) == (False, "no longer exists; commits skipped")
 
 
 def test_day_without_git_and_for_one_project(worked: Path) -> None:
     result = daymod.day("2026-11-30", git=False)
-    assert result.commits == 0
+    assert result.commit_count == 0
     shop = next(r for r in result.repos if r.repo == str(worked))
     assert (shop.git, shop.note) == (False, "")
     only = daymod.day("2026-11-30", project="SHOP")
@@ -606,12 +606,12 @@ def test_week_is_the_days_one_by_one(worked: Path, monkeypatch: pytest.MonkeyPat
     today = datetime.now(UTC).date()
     span = f"{(today - datetime(2026, 11, 29, tzinfo=UTC).date()).days + 1}d"
     week = daymod.week(span, project="shop")
-    assert week.since == "2026-11-29"
+    assert week.first_date == "2026-11-29"
     by_day = {d.date: d for d in week.days}
-    assert by_day["2026-11-29"].sessions == 0  # a commit alone is not work in a session
-    assert (by_day["2026-11-30"].sessions, by_day["2026-11-30"].commits) == (2, 3)
-    assert (by_day["2026-12-01"].turns, by_day["2026-12-01"].commits) == (1, 0)
-    assert week.commits == 3
+    assert by_day["2026-11-29"].session_count == 0  # a commit alone is not work in a session
+    assert (by_day["2026-11-30"].session_count, by_day["2026-11-30"].commit_count) == (2, 3)
+    assert (by_day["2026-12-01"].turn_count, by_day["2026-12-01"].commit_count) == (1, 0)
+    assert week.commit_count == 3
 
 
 def test_a_repository_whose_history_cannot_be_read_is_a_note(

@@ -11,7 +11,7 @@ from conftest import brain, git
 from brain.commands import import_ as importmod
 from brain.commands import inbox as inboxmod
 
-IMPORT_KEYS = ["vault", "origin", "found", "proposed", "stripped", "items"]
+IMPORT_KEYS = ["vault", "origin", "found_count", "proposed_count", "stripped", "items"]
 
 LIST = """# Notes
 
@@ -48,18 +48,19 @@ def test_import_file_proposes_each_item_once(vault: Path, tmp_path: Path) -> Non
     assert run.code == 0, run
     doc = run.json()
     assert list(doc) == IMPORT_KEYS
-    assert (doc["found"], doc["proposed"]) == (6, 5)
+    assert (doc["found_count"], doc["proposed_count"]) == (6, 5)
     actions = [i["action"] for i in doc["items"]]
     assert actions == ["proposed"] * 4 + ["refused", "proposed"]
     assert "credential" in doc["items"][4]["problem"]
     queued = inboxmod.proposals(vault)
-    assert queued[3].text.endswith(" — import notes.md — " + queued[3].text.rsplit(" — ", 1)[1])
+    third = queued[3].markdown
+    assert third.endswith(" — import notes.md — " + third.rsplit(" — ", 1)[1])
     assert (
-        queued[6].text
+        queued[6].markdown
         == "- **deploy freeze** (aliases: freeze) — no deploys on Fridays — priya — 2025-01-03"
     )
     again = brain("import", "--vault", str(vault), "--json", str(notes)).json()
-    assert again["proposed"] == 0
+    assert again["proposed_count"] == 0
     assert len(inboxmod.proposals(vault)) == len(queued)
     assert "ghp_" not in (vault / "AI" / "INBOX.md").read_text(encoding="utf-8")
 
@@ -104,8 +105,8 @@ def test_import_claude_reads_the_memory_folder(vault: Path, tmp_path: Path) -> N
     assert run.code == 0, run
     doc = run.json()
     assert doc["origin"] == str(folder)
-    assert (doc["found"], doc["proposed"]) == (2, 2)
-    bullets = [i["bullet"] for i in doc["items"]]
+    assert (doc["found_count"], doc["proposed_count"]) == (2, 2)
+    bullets = [i["markdown"] for i in doc["items"]]
     assert bullets[0] == (
         "- **integration tests** — Integration tests must hit a real database, not mocks. "
         "Why: a mocked test passed while the migration failed. — feedback — 2025-06-15"
@@ -114,7 +115,7 @@ def test_import_claude_reads_the_memory_folder(vault: Path, tmp_path: Path) -> N
         "- **User role** — The user is a backend engineer who prefers Go. — user — "
     )
     again = brain("import", "--vault", str(vault), "--json", "claude", cwd=repo, env=env).json()
-    assert again["proposed"] == 0
+    assert again["proposed_count"] == 0
     assert [i["action"] for i in again["items"]] == ["queued", "queued"]
 
 
@@ -124,7 +125,7 @@ def test_import_claude_in_home_by_default(vault: Path, tmp_path: Path, isolated_
     git(repo, "init", "-q")
     _claude_memories(isolated_env / ".claude", repo)
     result = importmod.import_claude(vault, repo)
-    assert result.proposed == 2
+    assert result.proposed_count == 2
 
 
 def test_import_claude_without_memories(vault: Path, tmp_path: Path) -> None:
@@ -193,7 +194,7 @@ def test_control_characters_never_reach_the_inbox_or_the_terminal(
     run = brain("import", "--vault", str(vault), "--json", str(notes))
     assert run.code == 0, run
     doc = run.json()
-    assert (doc["proposed"], doc["stripped"]) == (3, 5)
+    assert (doc["proposed_count"], doc["stripped"]) == (3, 5)
     inbox = (vault / "AI" / "INBOX.md").read_text(encoding="utf-8")
     for bad in ("\x1b", "\x00", "\x07", "[31m", "owned"):
         assert bad not in inbox

@@ -18,12 +18,12 @@ from brain.commands.find import find
 from brain.commands.propose import complete, propose
 
 TODAY = dt.date.today().isoformat()
-PROPOSE_KEYS = ["vault", "bullet", "to", "action", "number", "updates", "current", "problem"]
+PROPOSE_KEYS = ["vault", "markdown", "to", "action", "number", "updates", "current", "problem"]
 INBOX_KEYS = ["vault", "path", "proposals", "recovered"]
 PROPOSAL_KEYS = [
     "number",
     "line",
-    "text",
+    "markdown",
     "to",
     "handle",
     "problem",
@@ -31,8 +31,8 @@ PROPOSAL_KEYS = [
     "current",
     "kind",
 ]
-APPROVE_KEYS = ["vault", "number", "bullet", "path", "line", "replaced", "remaining", "commit"]
-DROP_KEYS = ["vault", "number", "bullet", "remaining"]
+APPROVE_KEYS = ["vault", "number", "markdown", "path", "line", "replaced", "remaining", "commit"]
+DROP_KEYS = ["vault", "number", "markdown", "remaining"]
 
 
 def lines_of(vault: Path, rel: str) -> list[str]:
@@ -97,7 +97,7 @@ def test_propose_takes_the_readmes_forms_on_the_command_line(vault: Path) -> Non
     run = brain(
         "propose", "--vault", str(vault), "--json", "- okapi two — fact", "--to", "LEARNINGS"
     )
-    assert (run.json()["bullet"], run.json()["to"]) == (
+    assert (run.json()["markdown"], run.json()["to"]) == (
         f"- **okapi two** — fact — script — {TODAY}",
         "LEARNINGS",
     )
@@ -134,8 +134,8 @@ def test_propose_appends_to_the_inbox_which_find_never_searches(vault: Path) -> 
     result = propose(vault, "zebra crossing — the zebra crossing on Elm St is the quick way")
     assert result.action == "proposed"
     assert result.number == 4  # the fixture's inbox holds three
-    assert lines_of(vault, "AI/INBOX.md")[-2] == result.bullet
-    assert result.bullet.endswith(f" — {TODAY}")
+    assert lines_of(vault, "AI/INBOX.md")[-2] == result.markdown
+    assert result.markdown.endswith(f" — {TODAY}")
     assert find(vault, "zebra crossing").hits == ()
 
 
@@ -157,7 +157,7 @@ def test_the_caller_is_the_source(vault: Path) -> None:
     )
     doc = run.json()
     assert list(doc) == PROPOSE_KEYS
-    assert doc["bullet"] == f"- **kiwi** — a fact — codex — {TODAY}"
+    assert doc["markdown"] == f"- **kiwi** — a fact — codex — {TODAY}"
 
 
 def test_proposing_twice_adds_nothing(vault: Path) -> None:
@@ -197,7 +197,7 @@ def test_approve_moves_a_proposal_and_reindexes(vault: Path) -> None:
     assert doc["path"] == "AI/LEARNINGS.md"
     assert "commit" in doc["commit"]
     learnings = lines_of(vault, "AI/LEARNINGS.md")
-    assert learnings[doc["line"] - 1] == doc["bullet"]
+    assert learnings[doc["line"] - 1] == doc["markdown"]
     assert inboxmod.APPROVED_HEADING in learnings
     assert not any("zebra" in line for line in lines_of(vault, "AI/INBOX.md"))
     (hit,) = find(vault, "zebra crossing").hits  # the index followed without a reindex
@@ -412,7 +412,7 @@ def test_a_crash_between_the_two_writes_is_finished_next_time(
             inboxmod.approve(vault, 4)
     assert inboxmod.journal_path(vault).exists()
     listing = inboxmod.inbox(vault)  # any inbox command finishes the approval first
-    assert listing.recovered.startswith("- **zebra crossing**")
+    assert (listing.recovered or "").startswith("- **zebra crossing**")
     memory = lines_of(vault, "AI/MEMORY.md")
     assert sum(1 for line in memory if line.startswith("- **zebra crossing**")) == 1
     assert [p.handle for p in listing.proposals] == [

@@ -73,13 +73,13 @@ def all_tracked(vault: Path) -> set[str]:
 def test_first_reindex_reads_everything_then_nothing(vault: Path) -> None:
     first = reindex(vault)
     assert set(first["changed"]) == all_tracked(vault)  # type: ignore[arg-type]
-    assert first["files"] == len(all_tracked(vault))
+    assert first["file_count"] == len(all_tracked(vault))
     second = reindex(vault)
     assert second["changed"] == []
     assert second["removed"] == []
-    assert second["units"] == first["units"]
-    assert second["bullets"] == first["bullets"]
-    assert first["bullets"] == 151  # every bullet of the three fixture core files
+    assert second["unit_count"] == first["unit_count"]
+    assert second["bullet_count"] == first["bullet_count"]
+    assert first["bullet_count"] == 151  # every bullet of the three fixture core files
 
 
 def test_reindex_reads_only_the_edited_file(vault: Path) -> None:
@@ -119,7 +119,10 @@ def test_full_rebuild_reads_everything(vault: Path) -> None:
     assert full["full"] is True
     assert incremental["full"] is False or incremental["changed"]
     assert set(full["changed"]) == all_tracked(vault)  # type: ignore[arg-type]
-    assert (full["units"], full["bullets"]) == (incremental["units"], incremental["bullets"])
+    assert (full["unit_count"], full["bullet_count"]) == (
+        incremental["unit_count"],
+        incremental["bullet_count"],
+    )
     assert first_locator(vault, "libgit2") == LIBGIT2
 
 
@@ -134,8 +137,8 @@ def test_sync_no_longer_reindexes(vault: Path) -> None:
 
 
 def test_built_changes_on_every_sync(vault: Path) -> None:
-    stamps = [reindex(vault)["built"] for _ in range(3)]
-    stamps.append(reindex(vault, "--full")["built"])
+    stamps = [reindex(vault)["built_at"] for _ in range(3)]
+    stamps.append(reindex(vault, "--full")["built_at"])
     assert len(set(stamps)) == len(stamps)
     conn = sqlite3.connect(idx(vault))
     try:
@@ -402,6 +405,6 @@ def test_kill_mid_reindex_leaves_a_working_index(big_vault: Path, existing: bool
     assert first_locator(big_vault, "para799x9") == "gen/d15/note799.md:30"
     report = reindex(big_vault)
     assert report["changed"] == []
-    assert report["bullets"] == 151 + 15_000
+    assert report["bullet_count"] == 151 + 15_000
     reindex(big_vault, "--full")
     assert not list(path.parent.glob(f"{path.name}.tmp-*"))  # the killed build's leftovers

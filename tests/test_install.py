@@ -117,7 +117,7 @@ def test_a_new_vault_gets_its_first_commit_and_a_next_step(isolated_env: Path) -
     last = run.out.splitlines()[-1]
     assert last.startswith("Next: write your first fact as a bullet in ")
     assert str(vault / "AI" / "MEMORY.md") in last
-    assert install_json()["commit"] == ""  # nothing new to commit the second time
+    assert install_json()["commit"] is None  # nothing new to commit the second time
 
 
 def test_init_commits_only_the_starter_files(tmp_path: Path) -> None:
@@ -135,7 +135,7 @@ def test_an_existing_repository_gets_no_commit_but_the_step_to_make_one(tmp_path
     repo.mkdir()
     git(repo, "init", "-q")
     doc = install_json(str(repo))
-    assert doc["commit"] == ""
+    assert doc["commit"] is None
     assert git(repo, "status", "--porcelain") == "?? AI/\n"  # brain commits only where it ran init
     assert doc["next"].startswith("Next: commit the starter files: git -C ")
 
@@ -162,7 +162,7 @@ def test_nested_json_key_orders(tmp_path: Path) -> None:
         "action",
         "message",
     ]
-    assert list(doc["index"]) == ["path", "files", "bullets", "built", "ms"]
+    assert list(doc["index"]) == ["path", "file_count", "bullet_count", "built_at", "ms"]
     assert list(doc["claude"]) == ["agent", "settings", "action", "hooks", "command", "message"]
     run = brain("uninstall", "--json")
     assert run.code == 0, run.err
@@ -211,7 +211,7 @@ def test_existing_repository_with_ai_is_used_as_it_is(git_vault: Path) -> None:
     doc = install_json(str(git_vault))
     assert (doc["created"], doc["git_init"], doc["starter"]) == (False, False, [])
     assert {p: p.read_bytes() for p in (git_vault / "AI").iterdir()} == before
-    assert doc["index"]["bullets"] > 100
+    assert doc["index"]["bullet_count"] > 100
 
 
 def test_existing_repository_without_ai_gets_the_starter(tmp_path: Path) -> None:

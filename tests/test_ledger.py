@@ -14,7 +14,7 @@ from brain.usage import LOG_VERSION, connect, events, record
 
 LEDGER_KEYS = [
     "vault",
-    "since",
+    "since_at",
     "caller",
     "core_tokens",
     "lookups",
@@ -70,9 +70,19 @@ def test_tokens_and_savings_per_caller_session_and_day(vault: Path) -> None:
     ]
     assert list(doc["callers"][0]) == ["caller", "lookups", "tokens", "saved"]
     assert [s["session"] for s in doc["sessions"]] == ["s2", "s1"]
-    assert list(doc["sessions"][0]) == ["session", "caller", "lookups", "tokens", "saved", "last"]
-    assert [(d["day"], d["lookups"]) for d in doc["days"]] == [("2026-05-01", 2), ("2026-05-02", 1)]
-    assert list(doc["days"][0]) == ["day", "lookups", "tokens", "saved"]
+    assert list(doc["sessions"][0]) == [
+        "session",
+        "caller",
+        "lookups",
+        "tokens",
+        "saved",
+        "last_at",
+    ]
+    assert [(d["date"], d["lookups"]) for d in doc["days"]] == [
+        ("2026-05-01", 2),
+        ("2026-05-02", 1),
+    ]
+    assert list(doc["days"][0]) == ["date", "lookups", "tokens", "saved"]
     since = brain("ledger", "--vault", str(vault), "--json", "--since", "2026-05-02").json()
     assert since["lookups"] == 1
     only = brain("ledger", "--vault", str(vault), "--json", "--caller", "claude-code").json()

@@ -68,7 +68,7 @@ def test_a_note_linked_out_of_the_vault_is_not_indexed_and_each_walk_says_so(
     assert secret not in brain("find", "--vault", str(vault), "--json", "quokka token").out
 
     report = brain("reindex", "--vault", str(vault), "--full", "--json")
-    assert report.json()["problems"] == 1
+    assert report.json()["problem_count"] == 1
     lint = brain("lint", "--vault", str(vault))
     assert lint.code == 1, lint
     assert (

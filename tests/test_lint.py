@@ -171,7 +171,7 @@ def test_paths_limit_the_check(vault: Path, tmp_path: Path) -> None:
     doc = lint(vault, "--json", str(vault / "AI" / "TUNINGS.md")).json()
     assert doc["files"] == ["AI/TUNINGS.md"]
     tunings = (vault / "AI" / "TUNINGS.md").read_text(encoding="utf-8")
-    assert doc["bullets"] == tunings.count("\n- **")
+    assert doc["bullet_count"] == tunings.count("\n- **")
 
 
 @pytest.mark.parametrize("spelling", ["absolute", "dot-dot", "missing"])

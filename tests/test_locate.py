@@ -7,7 +7,7 @@ from pathlib import Path
 from conftest import brain
 
 LOCATE_KEYS = ["query", "count", "matches"]
-MATCH_KEYS = ["path", "line", "handle", "aliases", "date", "raw"]
+MATCH_KEYS = ["path", "line", "handle", "aliases", "date", "markdown"]
 
 
 def test_handle_alias_case_and_diacritics(vault: Path) -> None:
@@ -36,5 +36,5 @@ def test_not_found_is_exit_1_with_a_hint(vault: Path) -> None:
     assert run.err.count("\n") == 1
     assert "brain find 'green deploys'" in run.err
     as_json = brain("locate", "--vault", str(vault), "--json", "nothing here")
-    assert as_json.code == 1
-    assert list(as_json.json()) == ["error"]
+    assert as_json.code == 1  # no match: the empty list, as find and recall answer
+    assert as_json.json() == {"query": "nothing here", "count": 0, "matches": []}

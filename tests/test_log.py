@@ -6,7 +6,7 @@ from pathlib import Path
 
 from conftest import brain
 
-LOG_KEYS = ["vault", "since", "mode", "lookups", "misses", "open", "answered", "callers"]
+LOG_KEYS = ["vault", "since_at", "mode", "lookups", "misses", "open", "answered", "callers"]
 
 
 def test_empty_log(vault: Path) -> None:
@@ -31,7 +31,7 @@ def test_misses_a_later_edit_answered_are_set_aside(vault: Path) -> None:
         ("Xylophonist  quokka", 2),
         ("zanzibar ferry", 1),
     ]
-    assert list(doc["open"][0]) == ["query", "count", "last", "callers"]
+    assert list(doc["open"][0]) == ["query", "count", "last_date", "callers"]
     assert doc["open"][0]["callers"] == ["a", "b"]
     assert doc["callers"] == [{"caller": "a", "misses": 2}, {"caller": "b", "misses": 1}]
     core = vault / "AI" / "MEMORY.md"
@@ -42,8 +42,8 @@ def test_misses_a_later_edit_answered_are_set_aside(vault: Path) -> None:
     )
     doc = brain("log", "--vault", v, "--json").json()
     assert [m["query"] for m in doc["open"]] == ["Xylophonist  quokka"]
-    assert [(m["query"], m["hits"]) for m in doc["answered"]] == [("zanzibar ferry", 1)]
-    assert list(doc["answered"][0]) == ["query", "count", "last", "hits"]
+    assert [(m["query"], m["hit_count"]) for m in doc["answered"]] == [("zanzibar ferry", 1)]
+    assert list(doc["answered"][0]) == ["query", "count", "last_date", "hit_count"]
     text = brain("log", "--vault", v).out
     assert "Xylophonist" in text
     assert "synonyms.tsv" in text

@@ -237,7 +237,7 @@ def test_one_odd_transcript_line_never_breaks_recall(claude: dict[str, str], kin
     zebra = brain("recall", "zebra crossing", "--json", env=claude)
     assert_one_clean_line(zebra)
     if kind.startswith("deep"):
-        assert sync["skipped"] == 1  # the line is skipped and counted
+        assert sync["skipped_count"] == 1  # the line is skipped and counted
         assert zebra.code == 1
     elif kind == "surrogate-title":
         assert brain("recall", "paynova", "--json", env=claude).json()["hits"][0]["title"] == (
@@ -249,7 +249,7 @@ def test_one_odd_transcript_line_never_breaks_recall(claude: dict[str, str], kin
         if kind.startswith("surrogate"):
             assert "\ufffd" in full["body"]
         else:
-            assert full["ts"] == ""
+            assert full["at"] == ""
 
 
 def test_gemini_documents_with_odd_values(tmp_path: Path, isolated_env: Path) -> None:
@@ -268,7 +268,7 @@ def test_gemini_documents_with_odd_values(tmp_path: Path, isolated_env: Path) ->
     run = brain("recall", "zebra", "--json")
     assert_one_clean_line(run)
     assert {h["id"] for h in run.json()["hits"]} == {"g1-1", "g1-2"}
-    assert brain("recall", "--sync", "--json").json()["skipped"] == 1
+    assert brain("recall", "--sync", "--json").json()["skipped_count"] == 1
 
 
 def test_recall_with_undecodable_bytes_in_argv(claude: dict[str, str]) -> None:

@@ -97,7 +97,7 @@ def test_a_name_that_is_not_utf8_is_skipped_with_a_line(vault: Path) -> None:
         fh.write(b"# Bad\n\nThe ocelot naps here.\n")
     report = brain("reindex", "--vault", str(vault), "--json")
     assert report.code == 0, report
-    assert report.json()["problems"] == 1
+    assert report.json()["problem_count"] == 1
     found = brain("find", "--vault", str(vault), "--terse", "libgit2 hooks")
     assert found.code == 0, found
     assert brain("find", "--vault", str(vault), "ocelot").code == 1

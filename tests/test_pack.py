@@ -24,9 +24,9 @@ PACK_KEYS = [
     "rules",
     "omitted",
     "handoff",
-    "superseded_by",
+    "handoff_superseded_by",
     "state_files",
-    "built",
+    "built_at",
     "cached",
     "text",
 ]
@@ -230,7 +230,7 @@ def test_cached_pack_follows_the_vault(vault: Path) -> None:
     )
     third = brain("pack", "--vault", v, "--json", "payments", input="").json()
     assert third["cached"] is False
-    assert third["built"] != first["built"]
+    assert third["built_at"] != first["built_at"]
     assert third["bullets"][0]["handle"] == "payments freeze"
     fresh = brain("pack", "--vault", v, "--json", "--fresh", "payments", input="").json()
     assert fresh["cached"] is False

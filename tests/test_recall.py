@@ -84,9 +84,9 @@ def _find(query: str, **kw: str) -> list[search.Hit]:
 
 def test_sync_is_incremental_and_idempotent(agents: Path) -> None:
     first = _sync("claude", "codex", "gemini")
-    assert first.turns == 3 + 2 + 3
+    assert first.turn_count == 3 + 2 + 3
     again = _sync("claude", "codex", "gemini")
-    assert (again.read, again.turns) == (0, 0)
+    assert (again.read, again.turn_count) == (0, 0)
     (hit,) = _find("paynova lock acknowledgement")[:1]
     assert hit.id == "c1000000-0000-4000-8000-000000000003"
     assert hit.title == "Checkout webhook fix"
@@ -117,12 +117,12 @@ def test_append_resumes_and_truncated_line_waits(agents: Path) -> None:
         fh.write(_line("c1000000-0000-4000-8000-00000000000b", "wombat deploy notes") + "\n")
         fh.write(half[:40])  # a record still being written
     report = _sync("claude")
-    assert (report.read, report.turns, report.skipped) == (1, 1, 0)
+    assert (report.read, report.turn_count, report.skipped_count) == (1, 1, 0)
     assert _find("wombat")
     assert not _find("quokka")
     with path.open("a", encoding="utf-8") as fh:
         fh.write(half[40:] + "\n")
-    assert _sync("claude").turns == 1
+    assert _sync("claude").turn_count == 1
     assert _find("quokka")
     # the turn before the appended ones now has them as context: found through its neighbour
     assert any(h.id.endswith("0009") for h in _find("wombat quokka"))
@@ -134,7 +134,7 @@ def test_resumed_session_in_a_new_file_inserts_nothing_twice(agents: Path) -> No
     copy = src.with_name("9d9d9d9d-0000-4000-8000-000000000002.jsonl")
     copy.write_bytes(src.read_bytes())
     report = _sync("claude")
-    assert (report.read, report.turns) == (1, 0)
+    assert (report.read, report.turn_count) == (1, 0)
 
 
 def test_bad_input_is_skipped_with_a_count(agents: Path) -> None:
@@ -148,7 +148,7 @@ def test_bad_input_is_skipped_with_a_count(agents: Path) -> None:
             (_line("c1000000-0000-4000-8000-0000000000cc", "capybara " + huge) + "\n").encode()
         )
     report = _sync("claude")
-    assert report.skipped == 3
+    assert report.skipped_count == 3
     (hit,) = [h for h in _find("capybara") if h.id.endswith("00cc")]
     assert not _find("platypus")  # past the cap
     conn = store.connect()
@@ -166,8 +166,8 @@ def test_vanished_file_is_skipped(agents: Path, monkeypatch: pytest.MonkeyPatch)
 
     monkeypatch.setattr(type(ad), "files", lambda self: files())
     report = _sync("claude")
-    assert report.skipped == 1
-    assert report.turns == 3
+    assert report.skipped_count == 1
+    assert report.turn_count == 3
 
 
 def test_filters_and_current_session(agents: Path) -> None:
@@ -213,7 +213,7 @@ def test_turns_take_their_place_in_time_order(agents: Path) -> None:
     early["timestamp"] = "2025-05-08T08:00:00.000Z"  # before every turn stored so far
     with path.open("a", encoding="utf-8") as fh:
         fh.write(json.dumps(early) + "\n")
-    assert _sync("claude").turns == 1
+    assert _sync("claude").turn_count == 1
     conn = store.connect()
     rows = conn.execute("SELECT pos, tid FROM turns WHERE session = ? ORDER BY pos", (SESSION,))
     positions, order = zip(*rows, strict=True)
@@ -271,7 +271,7 @@ def test_an_old_schema_is_rebuilt_silently(agents: Path) -> None:
         "PRAGMA user_version = 1;"
     )
     old.close()
-    assert _sync("claude").turns == 3
+    assert _sync("claude").turn_count == 3
     conn = store.connect()
     assert conn.execute("PRAGMA user_version").fetchone()[0] == store.SCHEMA_VERSION
     assert conn.execute("SELECT count(*) FROM turns WHERE tid = 'stale'").fetchone()[0] == 0

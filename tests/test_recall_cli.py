@@ -14,11 +14,20 @@ from conftest import ROOT, brain
 FIXTURES = ROOT / "testdata" / "transcripts"
 SESSION = "5b0c1f7e-0000-4000-8000-000000000001"
 RECALL_KEYS = ["query", "count", "hits"]
-RECALL_HIT_KEYS = ["id", "session", "title", "role", "ts", "cwd", "snippet", "score", "agent"]
-FULL_KEYS = ["id", "agent", "session", "title", "role", "ts", "cwd", "body"]
-SYNC_KEYS = ["agents", "full", "files", "read", "turns", "skipped", "bytes", "ms"]
-SOURCE_KEYS = ["name", "label", "enabled", "root", "exists", "turns"]
-TOGGLE_KEYS = ["agent", "enabled", "sources", "removed"]
+RECALL_HIT_KEYS = ["id", "session", "title", "role", "at", "cwd", "snippet", "score", "agent"]
+FULL_KEYS = ["id", "agent", "session", "title", "role", "at", "cwd", "body"]
+SYNC_KEYS = [
+    "agents",
+    "full",
+    "file_count",
+    "read",
+    "turn_count",
+    "skipped_count",
+    "bytes",
+    "ms",
+]
+SOURCE_KEYS = ["name", "label", "enabled", "root", "exists", "turn_count"]
+TOGGLE_KEYS = ["agent", "enabled", "sources", "removed_count"]
 
 
 @pytest.fixture
@@ -48,7 +57,7 @@ def test_enable_query_full_disable(env: dict[str, str]) -> None:
         assert isinstance(hit["score"], float)
     first = doc["hits"][0]
     assert first["title"] == "Checkout webhook fix"
-    assert first["ts"].startswith("2025-05-08T")
+    assert first["at"].startswith("2025-05-08T")
     terse = brain("recall", "paynova webhook", env=env)
     assert terse.code == 0
     short = terse.out.split()[0]  # the fixture's ids differ only in their last characters
@@ -60,7 +69,7 @@ def test_enable_query_full_disable(env: dict[str, str]) -> None:
     assert full["id"] == first["id"]
     assert "webhook" in full["body"].lower()
     off = brain("recall", "--disable", "claude", "--json", env=env).json()
-    assert off["removed"] == 3
+    assert off["removed_count"] == 3
     assert brain("recall", "paynova", env=env).code == 1
 
 
@@ -107,7 +116,7 @@ def test_sources_sync_and_agent_filter(env: dict[str, str]) -> None:
     assert all(s["enabled"] and s["exists"] for s in srcs)
     sync = brain("recall", "--sync", "--json", env=env).json()
     assert list(sync) == SYNC_KEYS
-    assert (sync["files"], sync["turns"]) == (4, 8)
+    assert (sync["file_count"], sync["turn_count"]) == (4, 8)
     doc = brain("recall", "ledger", "--agent", "codex", "--json", env=env).json()
     assert {h["agent"] for h in doc["hits"]} == {"codex"}
     assert brain("recall", "ledger", "--since", "2025-06-01", env=env).code == 1

@@ -58,9 +58,9 @@ def test_a_deleted_secret_is_found_with_the_commit_that_added_it(
     assert secret not in run.out + run.err
     assert "revoke it" in run.err
     doc = brain("secrets", "--vault", str(repo), "--history", "--json").json()
-    assert list(doc) == ["ok", "commits", "blobs", "findings", "skipped"]
+    assert list(doc) == ["ok", "commit_count", "blob_count", "findings", "skipped"]
     assert doc["ok"] is False
-    assert doc["commits"] == 4
+    assert doc["commit_count"] == 4
     (finding,) = doc["findings"]
     assert list(finding) == ["commit", "date", "path", "line", "rule", "masked"]
     assert finding["commit"] == added
@@ -84,7 +84,7 @@ def test_every_ref_is_read_and_each_blob_once(repo: Path, monkeypatch: pytest.Mo
     result = secretscmd.history(repo)
     assert [(f.commit, f.path) for f in result.findings] == [(branch, "branch.md")]
     assert read.count(b"plain\n") == 1
-    assert result.blobs == len(read)
+    assert result.blob_count == len(read)
 
 
 def test_binary_blobs_are_skipped_and_a_clean_history_passes(repo: Path) -> None:

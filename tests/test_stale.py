@@ -108,7 +108,7 @@ def test_the_cli_marks_the_note_in_every_format(stale_vault: Path) -> None:
     assert lines[1].startswith("notes/stale/2026-01-12-support-sync.md:5 ")
     assert lines[1].endswith(" — 2026-01-12 — older than **refund window**")
     doc = brain("find", "--vault", str(stale_vault), "--json", query).json()
-    assert [h["superseded_by"] for h in doc["hits"][:2]] == ["", "refund window"]
+    assert [h["superseded_by"] for h in doc["hits"][:2]] == [None, "refund window"]
     raw = brain("find", "--vault", str(stale_vault), "--raw", query).out.splitlines()
     assert raw[1].startswith(
         "notes/stale/2026-01-12-support-sync.md:5 (older than **refund window**): The refund"
@@ -173,13 +173,13 @@ def test_pack_marks_a_handoff_a_newer_bullet_corrects(vault: Path) -> None:
     )
     result = pack(vault, "payments")
     assert result.handoff == "projects/payments/handoffs/2026-11-28-webhooks.md"
-    assert result.superseded_by == ("paynova webhook deadline",)
+    assert result.handoff_superseded_by == ("paynova webhook deadline",)
     assert (
         "Newest handoff: projects/payments/handoffs/2026-11-28-webhooks.md"
         " (older than **paynova webhook deadline**)" in result.text
     )
     doc = brain("pack", "payments", "--vault", str(vault), "--json", "--fresh").json()
-    assert doc["superseded_by"] == ["paynova webhook deadline"]
+    assert doc["handoff_superseded_by"] == ["paynova webhook deadline"]
 
 
 # --- dates from git history ----------------------------------------------------------------------

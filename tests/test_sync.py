@@ -193,7 +193,7 @@ def test_both_add_bullets_and_sync_in_either_order(
     assert a.text() == b.text()
     assert a.git("rev-parse", "HEAD") == b.git("rev-parse", "HEAD")
     again = a.sync()
-    assert (again["outcome"], again["line"]) == ("up-to-date", "up to date")
+    assert (again["outcome"], again["summary"]) == ("up-to-date", "up to date")
 
 
 def test_a_receive_keeps_changes_not_written_down_yet(pair: tuple[Machine, Machine]) -> None:
@@ -242,8 +242,8 @@ def test_both_edit_the_same_bullet_keeps_both_lines_and_names_the_next_step(
     lines = b.text().split("\n")
     assert lines[conflict["line"] - 1] == bullet("deploy window", "wednesdays, said a").strip()
     assert lines[conflict["line"]] == bullet("deploy window", "thursdays, said b").strip()
-    assert "both sides changed AI/MEMORY.md: both kept at line" in doc["line"]
-    assert "keep one and run brain sync" in doc["line"]
+    assert "both sides changed AI/MEMORY.md: both kept at line" in doc["summary"]
+    assert "keep one and run brain sync" in doc["summary"]
     assert "<<<<<<<" not in b.text()
     assert a.sync()["received"] == 1
     assert a.text() == b.text()
@@ -265,8 +265,8 @@ def test_an_offline_machine_keeps_its_changes_and_backs_off(
     doc = a.sync(code=1)
     assert (doc["outcome"], doc["wrote"], doc["sent"]) == ("offline", 1, 0)
     assert "does not appear to be a git repository" in doc["reason"]
-    assert doc["line"].startswith("wrote down 1 change; offline (")
-    assert "changes kept here; background passes try again after" in doc["line"]
+    assert doc["summary"].startswith("wrote down 1 change; offline (")
+    assert "changes kept here; background passes try again after" in doc["summary"]
     assert a.git("status", "--porcelain") == ""  # written down, waiting to be sent
     a.activate(monkeypatch)
     until = syncmod.read_state(a.vault)["offline_until"]
@@ -377,7 +377,7 @@ def test_a_sync_stopped_with_sigterm_undoes_its_own_rebase(
     assert a.git("status", "--porcelain") == ""
     hold.unlink()
     doc = a.sync()
-    assert (doc["recovered"], doc["received"], doc["sent"]) == ("", 1, 1)
+    assert (doc["recovered"], doc["received"], doc["sent"]) == (None, 1, 1)
     assert bullet("written before the kill") in git(remote, "show", "main:AI/MEMORY.md")
 
 
@@ -398,7 +398,7 @@ def test_a_sync_killed_mid_rebase_is_finished_by_the_next_one(
     doc = a.sync()
     wait_for(lambda: not alive(driver), "the orphaned git to be stopped", timeout=5)
     assert doc["recovered"] == "finished an interrupted sync (its rebase undone, nothing lost)"
-    assert doc["line"].startswith("finished an interrupted sync")
+    assert doc["summary"].startswith("finished an interrupted sync")
     assert (doc["wrote"], doc["received"], doc["sent"]) == (0, 1, 1)
     assert not (gd / "rebase-merge").exists()
     assert not (gd / "brain-sync").exists()
@@ -426,7 +426,7 @@ def test_a_refused_line_is_never_sent_and_says_why(
     [why] = doc["waiting"]
     assert why.startswith("AI/MEMORY.md:")
     assert ("credential" if kind == "credential" else "YYYY-MM-DD") in why
-    assert "changes waiting: AI/MEMORY.md:" in doc["line"]
+    assert "changes waiting: AI/MEMORY.md:" in doc["summary"]
     assert a.git("status", "--porcelain").strip() == "M AI/MEMORY.md"  # kept here
     assert bad in a.text()
     assert b.sync()["received"] == 1
@@ -635,7 +635,7 @@ def test_nothing_is_spawned_when_sync_is_off_or_not_connected(
     a.activate(monkeypatch)
     monkeypatch.setenv("BRAIN_SYNC", "off")
     assert syncmod.background(a.vault) is False
-    assert a.sync()["line"] == "off (BRAIN_SYNC=off)"
+    assert a.sync()["summary"] == "off (BRAIN_SYNC=off)"
     monkeypatch.delenv("BRAIN_SYNC")
     run = a.brain("sync", "off", "--vault", str(a.vault), "--json")
     assert (run.code, run.json()["sync"]) == (0, "off")
@@ -643,7 +643,7 @@ def test_nothing_is_spawned_when_sync_is_off_or_not_connected(
     a.add("AI/MEMORY.md", bullet("not sent while off"))
     doc = a.sync()
     assert (doc["outcome"], doc["wrote"]) == ("off", 0)
-    assert "`brain sync on` turns it back on" in doc["line"]
+    assert "`brain sync on` turns it back on" in doc["summary"]
     assert a.brain("sync", "on", "--vault", str(a.vault), "--json").json()["sync"] == "on"
     assert a.sync()["sent"] == 1
     lonely = tmp_path / "lonely"
@@ -672,7 +672,7 @@ def test_connect_joins_an_existing_vault_keeping_local_bullets(
     run = c.brain("sync", "connect", str(remote), "--vault", str(c.vault), "--json")
     assert run.code == 0, run
     doc = run.json()
-    assert doc["line"].startswith(f"connected to {remote}; wrote down ")
+    assert doc["summary"].startswith(f"connected to {remote}; wrote down ")
     assert doc["joined"].startswith("refs/brain/before-joining/")
     assert doc["sent"] == 1
     text = c.text()
@@ -742,7 +742,7 @@ def test_status_says_what_waits_on_either_side(pair: tuple[Machine, Machine]) ->
     doc = b.brain("sync", "status", "--vault", str(b.vault), "--json").json()
     assert (doc["sync"], doc["changes"], doc["ahead"], doc["behind"]) == ("on", 0, 0, 1)
     doc = a.brain("sync", "status", "--vault", str(a.vault), "--json").json()
-    assert doc["last"] == "wrote down 1 change; sent 1"
+    assert doc["last_summary"] == "wrote down 1 change; sent 1"
 
 
 def test_sync_without_a_remote_writes_down_and_says_not_connected(git_vault: Path) -> None:

@@ -407,7 +407,7 @@ def test_dated_note_date_reaches_the_hit(tmp_path: Path) -> None:
     dated = brain("find", "--vault", str(root), "--json", "capybara").json()["hits"][0]
     undated = brain("find", "--vault", str(root), "--json", "axolotl").json()["hits"][0]
     assert (dated["path"], dated["date"]) == ("notes/2026-02-03-standup.md", "2026-02-03")
-    assert (undated["path"], undated["date"]) == ("notes/standup.md", "")
+    assert (undated["path"], undated["date"]) == ("notes/standup.md", None)  # none is null
 
 
 def test_inbox_is_never_searched(vault: Path) -> None:

@@ -7,15 +7,15 @@ repository for the whole window.
 
 from __future__ import annotations
 
-import re
 import sqlite3
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 
 from brain.errors import UsageError
 from brain.recall import activity, history, store
 from brain.recall.activity import CommitRow, Place, RepoDay
 from brain.recall.store import SyncReport
+from brain.when import parse_since
 
 DEFAULT_WEEK = "7d"
 MAX_DAYS = 366
@@ -24,22 +24,22 @@ MAX_DAYS = 366
 @dataclass(frozen=True)
 class DayResult:
     date: str  # YYYY-MM-DD, local
-    sessions: int
-    turns: int
-    files: int
-    commits: int
+    session_count: int
+    turn_count: int
+    file_count: int
+    commit_count: int
     repos: tuple[RepoDay, ...]
 
 
 @dataclass(frozen=True)
 class WeekResult:
-    since: str  # YYYY-MM-DD, local
-    until: str
+    first_date: str  # YYYY-MM-DD, local
+    last_date: str
     project: str
-    sessions: int
-    turns: int
-    files: int
-    commits: int
+    session_count: int
+    turn_count: int
+    file_count: int
+    commit_count: int
     days: tuple[DayResult, ...]
 
 
@@ -80,22 +80,11 @@ class _Reader:
         return DayResult(
             when.isoformat(),
             sum(len(r.sessions) for r in repos),
-            sum(s.turns for r in repos for s in r.sessions),
+            sum(s.turn_count for r in repos for s in r.sessions),
             sum(len(r.files) for r in repos),
             sum(len(r.commits) for r in repos),
             tuple(repos),
         )
-
-
-def span_start(text: str, today: date) -> date:
-    """`--since` as the first day: `7d` (today and the 6 before), `2w`, or a date."""
-    m = re.fullmatch(r"\s*(\d+)\s*([dw])\s*", text)
-    if m:
-        n = int(m[1]) * (7 if m[2] == "w" else 1)
-        if n < 1:
-            raise UsageError("--since must be at least 1d", "pass e.g. --since 7d")
-        return today - timedelta(days=n - 1)
-    return history.local_day(text, today)
 
 
 def activity_in(
@@ -118,10 +107,10 @@ def activity_in(
         first.isoformat(),
         last.isoformat(),
         project,
-        sum(d.sessions for d in found),
-        sum(d.turns for d in found),
-        sum(d.files for d in found),
-        sum(d.commits for d in found),
+        sum(d.session_count for d in found),
+        sum(d.turn_count for d in found),
+        sum(d.file_count for d in found),
+        sum(d.commit_count for d in found),
         found,
     )
     return Activity(week, report)
@@ -137,5 +126,5 @@ def week(
     since: str = DEFAULT_WEEK, *, git: bool = True, project: str = "", agent: str = ""
 ) -> WeekResult:
     today = datetime.now().astimezone().date()
-    first = span_start(since or DEFAULT_WEEK, today)
+    first = parse_since(since or DEFAULT_WEEK).first_day(today)
     return activity_in(first, today, git=git, project=project, agent=agent).week

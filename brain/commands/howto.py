@@ -32,7 +32,7 @@ class HowtoHit:
     command: str  # credentials masked
     ok: bool | None
     code: int | None
-    ts: str
+    at: str
     cwd: str
     agent: str
     session: str
@@ -65,7 +65,7 @@ def howto(
 ) -> HowtoResult:
     """The commands that did what `query` asks, best first; with `propose_to` (a vault) the best
     one is queued in its inbox as a bullet (once per command)."""
-    from brain.commands.recall import parse_since
+    from brain.when import parse_since
 
     if not 1 <= limit <= MAX_LIMIT:
         raise UsageError(f"--limit must be 1 to {MAX_LIMIT}", "pass e.g. --limit 10")
@@ -75,7 +75,7 @@ def howto(
     names, _ = history.enabled_agents(agent)
     filters = search.Filters(
         agent=agent,
-        since=parse_since(since) if since else "",
+        since=parse_since(since).utc if since else "",
         cwd=str(Path(cwd).expanduser().absolute()) if cwd else "",
         agents=tuple(names),
     )
@@ -181,7 +181,7 @@ def _fold(candidates: list[tuple[float, history.CallRow, str]], limit: int) -> l
                 history.one_line(call.output),
             )
         )
-    hits.sort(key=lambda h: (-h.score, _newest(h.ts)))
+    hits.sort(key=lambda h: (-h.score, _newest(h.at)))
     return hits[:limit]
 
 
@@ -202,7 +202,9 @@ def _propose(vault: Path, query: str, best: HowtoHit | None, to: str | None) -> 
     line = f"{handle}{SEP}`{' '.join(best.command.split())}`{where}"
     source = f"{best.agent} session {best.session[:8]}"
     if key in history.proposed(vault):
-        return ProposeResult(str(vault), line, (to or "").upper(), "remembered", 0, "", "", "")
+        return ProposeResult(
+            str(vault), line, to.upper() if to else None, "remembered", 0, None, None, None
+        )
     (result,) = propose_many(vault, [(line, source)], to=to)
     if result.action != "refused":
         history.remember(vault, [key])

@@ -35,8 +35,8 @@ MAX_BYTES = 1 << 20
 class ImportResult:
     vault: str
     origin: str  # the memory folder or file read
-    found: int  # memories or list items read
-    proposed: int  # of them, added to the inbox
+    found_count: int  # memories or list items read
+    proposed_count: int  # of them, added to the inbox
     stripped: int  # control characters and ESC sequences removed from what was read
     items: tuple[ProposeResult, ...]
 

@@ -20,12 +20,16 @@ import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from brain.config import CORE_FILES, INBOX, index_path, state_dir
 from brain.errors import BrainError, UsageError
 from brain.files import confine
 from brain.secrets import redact
 from brain.vocab import handle_key
+
+if TYPE_CHECKING:
+    from brain.vault import Unit
 
 DESTINATIONS = {"MEMORY": CORE_FILES[0], "LEARNINGS": CORE_FILES[1], "TUNINGS": CORE_FILES[2]}
 DEFAULT_DESTINATION = "MEMORY"
@@ -97,12 +101,12 @@ def journal_path(vault: Path) -> Path:
 class Proposal:
     number: int  # 1-based position in the queue (what approve and drop take)
     line: int  # 1-based line in AI/INBOX.md
-    text: str  # the bullet as proposed, without brain's destination marker
-    to: str  # MEMORY | LEARNINGS | TUNINGS as the proposal asked, "" for the default
-    handle: str
-    problem: str  # why the line does not parse as a bullet, "" when it does
-    updates: str  # "AI/MEMORY.md:12" when a core bullet has the same handle, else ""
-    current: str  # that bullet's line as it is now
+    markdown: str  # the bullet as proposed, without brain's destination marker
+    to: str | None  # MEMORY | LEARNINGS | TUNINGS as the proposal asked, None for the default
+    handle: str | None  # None for a line that does not parse
+    problem: str | None  # why the line does not parse as a bullet
+    updates: str | None  # "AI/MEMORY.md:12" when a core bullet has the same handle
+    current: str | None  # that bullet's line as it is now
     kind: str = "bullet"  # bullet (a proposed bullet) | hygiene (a `brain tend` item)
 
 
@@ -122,20 +126,11 @@ def is_proposal(line: str) -> bool:
     return line.startswith("- ")
 
 
-@dataclass(frozen=True)
-class CoreBullet:
-    path: str
-    line: int
-    handle: str
-    fact: str
-    raw: str
+def core_bullets(vault: Path) -> list[Unit]:
+    """Every parseable bullet of the three core files, with where it is (its fact whole)."""
+    from brain.vault import Unit, parse_bullet
 
-
-def core_bullets(vault: Path) -> list[CoreBullet]:
-    """Every parseable bullet of the three core files, with where it is."""
-    from brain.vault import parse_bullet
-
-    out: list[CoreBullet] = []
+    out: list[Unit] = []
     for rel in CORE_FILES:
         for number, raw in enumerate(read(vault, rel).split("\n"), start=1):
             if not raw.startswith("- **"):
@@ -144,7 +139,9 @@ def core_bullets(vault: Path) -> list[CoreBullet]:
                 b = parse_bullet(raw)
             except ValueError:
                 continue
-            out.append(CoreBullet(rel, number, b.handle, b.fact, raw))
+            out.append(
+                Unit(rel, number, "bullet", b.fact, "", b.handle, b.aliases, b.source, b.date, raw)
+            )
     return out
 
 
@@ -152,7 +149,7 @@ def proposals(vault: Path, text: str | None = None) -> list[Proposal]:
     from brain.vault import parse_bullet
 
     text = read(vault, INBOX) if text is None else text
-    by_handle: dict[str, CoreBullet] = {}
+    by_handle: dict[str, Unit] = {}
     for cb in core_bullets(vault):
         by_handle.setdefault(handle_key(cb.handle), cb)
     out: list[Proposal] = []
@@ -164,17 +161,25 @@ def proposals(vault: Path, text: str | None = None) -> list[Proposal]:
         item = parse_item(raw) if "<!-- brain:tend " in raw else None
         if item is not None:
             n = len(out) + 1
-            out.append(Proposal(n, number, f"tend: {item.summary}", "", "", "", "", "", "hygiene"))
+            out.append(
+                Proposal(
+                    n, number, f"tend: {item.summary}", None, None, None, None, None, "hygiene"
+                )
+            )
             continue
         bullet, to = split_marker(raw)
         try:
             b = parse_bullet(bullet)
         except ValueError as exc:
-            out.append(Proposal(len(out) + 1, number, bullet, to, "", str(exc), "", ""))
+            out.append(
+                Proposal(len(out) + 1, number, bullet, to or None, None, str(exc), None, None)
+            )
             continue
         old = by_handle.get(handle_key(b.handle))
-        where, current = (f"{old.path}:{old.line}", old.raw) if old else ("", "")
-        out.append(Proposal(len(out) + 1, number, bullet, to, b.handle, "", where, current))
+        where, current = (f"{old.path}:{old.line}", old.raw) if old else (None, None)
+        out.append(
+            Proposal(len(out) + 1, number, bullet, to or None, b.handle, None, where, current)
+        )
     return out
 
 
@@ -186,17 +191,17 @@ class InboxResult:
     vault: str
     path: str  # AI/INBOX.md
     proposals: tuple[Proposal, ...]
-    recovered: str  # an interrupted approval this run finished, "" when there was none
+    recovered: str | None  # an interrupted approval this run finished
 
 
 @dataclass(frozen=True)
 class ApproveResult:
     vault: str
     number: int
-    bullet: str
+    markdown: str
     path: str  # the core file it went into
     line: int  # where it is there
-    replaced: str  # the bullet it replaced (an update), "" for a new one
+    replaced: str | None  # the bullet it replaced (an update), None for a new one
     remaining: int  # proposals still in the inbox
     commit: str  # the person commits: brain never does
 
@@ -205,7 +210,7 @@ class ApproveResult:
 class DropResult:
     vault: str
     number: int
-    bullet: str
+    markdown: str
     remaining: int
 
 
@@ -216,8 +221,11 @@ def inbox(vault: Path) -> InboxResult:
         recovered = recover(vault)
         found = proposals(vault)
     # a listing: a credential in a hand-edited inbox or in the bullet it updates is masked
-    shown = [replace(p, text=redact(p.text), current=redact(p.current)) for p in found]
-    return InboxResult(str(vault), INBOX, tuple(shown), recovered)
+    shown = [
+        replace(p, markdown=redact(p.markdown), current=p.current and redact(p.current))
+        for p in found
+    ]
+    return InboxResult(str(vault), INBOX, tuple(shown), recovered or None)
 
 
 def _stop_if_recovered(bullet: str) -> None:
@@ -275,7 +283,9 @@ def drop_many(vault: Path, words: Sequence[str]) -> tuple[DropResult, ...]:
         write(vault, INBOX, "\n".join(kept))
         remaining = len(proposals(vault))
     # redacted: a proposal may be dropped for holding a credential
-    return tuple(DropResult(str(vault), n, redact(found[n - 1].text), remaining) for n in numbers)
+    return tuple(
+        DropResult(str(vault), n, redact(found[n - 1].markdown), remaining) for n in numbers
+    )
 
 
 def approve(vault: Path, number: int, to: str | None = None) -> ApproveResult:
@@ -344,7 +354,7 @@ def _check(vault: Path, number: int, p: Proposal, to: str | None) -> None:
             f"proposal {number} is not a valid bullet: {p.problem}",
             f"fix line {p.line} of {INBOX}, or drop it with `brain inbox drop {number}`",
         )
-    _check_secret(p.text, number)
+    _check_secret(p.markdown, number)
     _check_guard(p, number)
     confine(vault / _target(p, to), vault)  # before any journal: a refused write leaves none
 
@@ -356,8 +366,8 @@ def _approve_one(vault: Path, number: int, p: Proposal, to: str | None) -> Appro
     _check(vault, number, p, to)
     target = _target(p, to)
     raw = read(vault, INBOX).split("\n")[p.line - 1]
-    bullet = _keep_aliases(p.text, p.current)
-    intent = {"bullet": bullet, "target": target, "replace": p.current, "inbox": raw}
+    bullet = _keep_aliases(p.markdown, p.current or "")
+    intent = {"bullet": bullet, "target": target, "replace": p.current or "", "inbox": raw}
     _write_journal(vault, intent)
     line = _apply(vault, intent)
     remaining = len(proposals(vault))
@@ -367,7 +377,7 @@ def _approve_one(vault: Path, number: int, p: Proposal, to: str | None) -> Appro
         bullet,
         target,
         line,
-        redact(p.current),
+        redact(p.current) if p.current else None,
         remaining,
         f"review and commit {target} in the vault yourself (git -C {vault} commit -p)",
     )
@@ -395,7 +405,7 @@ def _approve_item(vault: Path, number: int, p: Proposal) -> ApproveResult:
     return ApproveResult(
         str(vault),
         number,
-        p.text,
+        p.markdown,
         done.path,
         done.line,
         "",
@@ -434,7 +444,7 @@ def _check_guard(p: Proposal, number: int) -> None:
     """A proposal edited by hand is checked as `brain propose` checks a new one (brain/guard.py)."""
     from brain.guard import reason
 
-    why = reason(p.text)
+    why = reason(p.markdown)
     if why:
         raise BrainError(
             f"proposal {number} is not approved: {why}",

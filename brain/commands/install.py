@@ -55,9 +55,9 @@ class PathLink:
 @dataclass(frozen=True)
 class IndexBuilt:
     path: str
-    files: int
-    bullets: int
-    built: str
+    file_count: int
+    bullet_count: int
+    built_at: str
     ms: float
 
 
@@ -68,7 +68,7 @@ class InstallResult:
     created: bool  # the folder did not exist
     git_init: bool  # `git init` ran
     starter: tuple[str, ...]  # starter files added (vault-relative)
-    commit: str  # the first commit brain made of them in the repository it created ("" if none)
+    commit: str | None  # the first commit brain made of them in the repository it created
     recorded: str  # the file that records the vault
     moved_from: str | None  # the vault recorded before, when it was another one
     path_link: PathLink
@@ -414,7 +414,7 @@ def install(choice: VaultChoice, *, init: bool = False) -> InstallResult:
         not choice.exists,
         not choice.is_repo,
         starter,
-        commit,
+        commit or None,
         str(recorded),
         moved_from,
         link,
@@ -423,7 +423,7 @@ def install(choice: VaultChoice, *, init: bool = False) -> InstallResult:
         claude,
         agents,
         synced,
-        _next_step(vault, starter, commit, problem, built.bullets),
+        _next_step(vault, starter, commit, problem, built.bullet_count),
     )
 
 
@@ -437,7 +437,7 @@ def _sync_setup(vault: Path) -> str:
     if not url:
         return ""
     try:
-        return gitsync.connect(vault, url).line
+        return gitsync.connect(vault, url).summary
     except BrainError as exc:
         return f"not connected: {exc}"
 

@@ -27,7 +27,7 @@ SESSIONS_MIN = 3  # sessions that asked so before `brain tend` applies it withou
 QUERIES_MAX = 200  # the most frequent distinct queries re-asked (each is a find)
 SINCE_DAYS = 90
 if TYPE_CHECKING:
-    from brain.commands.verify import Row
+    from brain.vault import Unit
 
 ALIAS_WORDS = 4  # an alias is a few words, not a sentence
 
@@ -39,7 +39,7 @@ class AliasProposal:
     handle: str
     alias: str
     lookups: int  # logged lookups that reached the bullet by its body or vector only
-    sessions: int  # distinct sessions among them
+    session_count: int  # distinct sessions among them
     queries: tuple[str, ...]  # the queries, most frequent first (at most three)
 
 
@@ -55,11 +55,11 @@ class UnusedAlias:
 class LearnResult:
     vault: str
     lookups: int  # logged finds read
-    queries: int  # distinct queries asked again
+    query_count: int  # distinct queries asked again
     proposed: tuple[AliasProposal, ...]
     unused: tuple[UnusedAlias, ...]
     applied: tuple[str, ...]  # with --apply: "path:line alias"
-    stopped: str  # why the run stopped before asking every query ("" when it did not)
+    stopped: str | None  # why the run stopped before asking every query
 
 
 def _telling(text: str) -> list[str]:
@@ -109,7 +109,7 @@ def learn(
     if apply and proposed:
         applied = tuple(add_aliases(vault, proposed))
     return LearnResult(
-        str(vault), len(events), done, tuple(proposed), tuple(unheard), applied, stopped
+        str(vault), len(events), done, tuple(proposed), tuple(unheard), applied, stopped or None
     )
 
 
@@ -177,11 +177,11 @@ def _proposals(reached: Reached) -> list[AliasProposal]:
             top_q = tuple(q for q, _ in sorted(counts.items(), key=lambda kv: -kv[1])[:3])
             sessions = len({_session(e) for e in evs})
             proposed.append(AliasProposal(path, line, handle, alias, len(evs), sessions, top_q))
-    proposed.sort(key=lambda p: (-p.sessions, -p.lookups, p.path, p.line))
+    proposed.sort(key=lambda p: (-p.session_count, -p.lookups, p.path, p.line))
     return proposed
 
 
-def _unused(rows: list[Row], events: list[usage.Event]) -> list[UnusedAlias]:
+def _unused(rows: list[Unit], events: list[usage.Event]) -> list[UnusedAlias]:
     """Aliases whose words never all stood in one logged query."""
     holders: dict[str, set[int]] = {}
     for k, e in enumerate(events):

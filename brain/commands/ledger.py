@@ -9,7 +9,6 @@ read in one pass per grouping.
 
 from __future__ import annotations
 
-import datetime as dt
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -18,9 +17,9 @@ from typing import Any
 
 from brain import usage
 from brain.config import CORE_FILES
-from brain.errors import UsageError
 from brain.text import repair
 from brain.vocab import tokens
+from brain.when import at_epoch, parse_since, since_at
 
 
 @dataclass(frozen=True)
@@ -38,12 +37,12 @@ class SessionRow:
     lookups: int
     tokens: int
     saved: int
-    last: str  # local time of the session's last lookup, YYYY-MM-DD HH:MM
+    last_at: str  # the session's last lookup (brain.when.at)
 
 
 @dataclass(frozen=True)
 class DayRow:
-    day: str
+    date: str
     lookups: int
     tokens: int
     saved: int
@@ -52,8 +51,8 @@ class DayRow:
 @dataclass(frozen=True)
 class Ledger:
     vault: str
-    since: str  # YYYY-MM-DD or ""
-    caller: str  # the --caller filter or ""
+    since_at: str | None  # where --since starts (brain.when.at), None without it
+    caller: str | None  # the --caller filter
     core_tokens: int  # one read of the three core files, now
     lookups: int
     tokens: int  # tokens returned
@@ -73,23 +72,12 @@ def core_tokens(vault: Path) -> int:
     return tokens(size)
 
 
-def since_timestamp(since: str) -> float:
-    """Local midnight at the start of `since` (YYYY-MM-DD)."""
-    try:
-        day = dt.date.fromisoformat(since)
-    except ValueError:
-        raise UsageError(
-            f"--since {since!r} is not a date", "write it as YYYY-MM-DD, e.g. --since 2026-05-01"
-        ) from None
-    return time.mktime(day.timetuple())
-
-
 def where(vault: Path, since: str, caller: str) -> tuple[str, list[object]]:
     """The WHERE clause (constants only) and its parameters for the log rows in scope."""
     # Without --since every row is in scope: `+ts` keeps SQLite from walking the ts index row by
     # row (ten times slower than a table scan on 100,000 rows).
     clause = "vault = ? AND ts >= ?" if since else "vault = ? AND +ts >= ?"
-    params: list[object] = [usage.vault_key(vault), since_timestamp(since) if since else 0.0]
+    params: list[object] = [usage.vault_key(vault), parse_since(since).epoch if since else 0.0]
     if caller:
         clause += " AND caller = ?"
         params.append(repair(caller))  # --caller from argv may hold bytes that are not UTF-8
@@ -138,7 +126,7 @@ def _read(
         for who, n, b, _ in _group(conn, "caller", clause, params, "count(*) DESC, caller")
     )
     sessions = tuple(
-        SessionRow(str(sid), str(who), n, tokens(b), saved(n, b), _local(float(last)))
+        SessionRow(str(sid), str(who), n, tokens(b), saved(n, b), at_epoch(float(last)))
         for sid, who, n, b, last in _group(
             conn, "session, caller", clause, params, "max(ts) DESC, session, caller"
         )
@@ -151,7 +139,16 @@ def _read(
     )
     n, b = int(total[0]), int(total[1])
     return Ledger(
-        str(vault), since, caller, core, n, tokens(b), saved(n, b), callers, sessions, days
+        str(vault),
+        since_at(since),
+        caller or None,
+        core,
+        n,
+        tokens(b),
+        saved(n, b),
+        callers,
+        sessions,
+        days,
     )
 
 
@@ -160,7 +157,7 @@ class QueryRow:
     query: str  # as last asked (case and spacing folded for grouping), credentials masked
     lookups: int
     tokens: int
-    last: str  # local time of the latest, YYYY-MM-DD HH:MM
+    last_at: str  # the latest (brain.when.at)
 
 
 def top_queries(
@@ -180,7 +177,7 @@ def top_queries(
     finally:
         conn.close()
     return tuple(
-        QueryRow(redact(str(q)), int(n), tokens(int(b)), _local(float(last)))
+        QueryRow(redact(str(q)), int(n), tokens(int(b)), at_epoch(float(last)))
         for q, n, b, last in rows
     )
 
@@ -191,8 +188,9 @@ def _utc_offset() -> int:
     return int(time.localtime().tm_gmtoff)
 
 
-def _local(ts: float) -> str:
-    return time.strftime("%Y-%m-%d %H:%M", time.localtime(ts))
+def minute(at: str) -> str:
+    """An instant as a person reads it in a table: `YYYY-MM-DD HH:MM`, local."""
+    return at[:16].replace("T", " ")
 
 
 # --- text ----------------------------------------------------------------------------------------

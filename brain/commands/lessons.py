@@ -26,13 +26,13 @@ class Proposal:
     key: str  # the moment's key
     action: str  # proposed | queued | known | refused (as `brain propose`) | remembered
     number: int  # its number in `brain inbox`, 0 when nothing was added
-    bullet: str
-    problem: str
+    markdown: str | None  # None when it was proposed before (remembered)
+    problem: str | None
 
 
 @dataclass(frozen=True)
 class LessonsResult:
-    since: str  # ISO UTC: moments at or after it
+    since_at: str  # moments at or after it (brain.when.at)
     count: int
     moments: tuple[Moment, ...]
     proposals: tuple[Proposal, ...]
@@ -48,12 +48,13 @@ def find_lessons(
 ) -> LessonsResult:
     """The moments since `since` (`7d`, a date), oldest first; with `propose_to` (a vault) each
     one not proposed before is queued in its inbox for LEARNINGS."""
-    from brain.commands.recall import parse_since
+    from brain.when import at, parse_since
 
     if kind and kind not in KINDS:
         raise UsageError(f"--kind {kind} is not one of {', '.join(KINDS)}", "drop --kind")
     names, agents = history.enabled_agents(agent)
-    window = history.Window(since=parse_since(since or DEFAULT_SINCE), agents=agents)
+    start = parse_since(since or DEFAULT_SINCE)
+    window = history.Window(since=start.utc, agents=agents)
     conn = store.connect()
     try:
         report = store.sync(conn, names)
@@ -64,9 +65,9 @@ def find_lessons(
             found += lessons.retries_in(conn, window)
     finally:
         conn.close()
-    found.sort(key=lambda m: (m.ts, m.key))
+    found.sort(key=lambda m: (m.at, m.key))
     made = _propose(propose_to, found) if propose_to is not None else ()
-    return LessonsResult(window.since, len(found), tuple(found), made, report)
+    return LessonsResult(at(start.start), len(found), tuple(found), made, report)
 
 
 def bullet(moment: Moment) -> tuple[str, str]:
@@ -99,9 +100,9 @@ def _propose(vault: Path, moments: list[Moment]) -> tuple[Proposal, ...]:
     for m in moments:
         r = made.get(m.key)
         if r is None:
-            out.append(Proposal(m.key, "remembered", 0, "", ""))
+            out.append(Proposal(m.key, "remembered", 0, None, None))
         else:
-            out.append(Proposal(m.key, r.action, r.number, r.bullet, r.problem))
+            out.append(Proposal(m.key, r.action, r.number, r.markdown, r.problem))
     return tuple(out)
 
 

@@ -38,7 +38,7 @@ LINT_MODES = ("standard", "strict")
 @dataclass(frozen=True)
 class LintResult:
     files: tuple[str, ...]  # what was checked
-    bullets: int
+    bullet_count: int
     problems: tuple[vaultmod.Problem, ...]
     strict: bool = False  # strict mode applied (--strict, or the policy file)
 

@@ -3,7 +3,8 @@
 The handle or any alias matches by its handle key (brain.vocab: case, diacritics and what stands
 between words do not count: `odeme durumu` finds `Ödeme durumu`, `foo bar` finds `foo-bar`). A
 prefix `M#`, `L#` or `T#` (MEMORY, LEARNINGS, TUNINGS) narrows it to one file, the way bullets
-are cited (`M#blue green deploys`).
+are cited (`M#blue green deploys`). No match is an empty `matches` and exit 1, as for find
+and recall.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ class Located:
     handle: str
     aliases: tuple[str, ...]
     date: str
-    raw: str  # the bullet's line as written
+    markdown: str  # the bullet's line as written
 
 
 @dataclass(frozen=True)
@@ -72,10 +73,14 @@ def locate(vault: Path, query: str) -> LocateResult:
         elif any(handle_key(a) == key for a in names):
             by_alias.append(found)
     matches = tuple(by_handle + by_alias)  # a handle outranks an alias that spells the same
-    if not matches:
-        where = f" in {path}" if path else ""
-        raise BrainError(
-            f"no bullet is named {name.strip()!r}{where}",
-            f"search for it: brain find {shlex.quote(name.strip())}",
-        )
     return LocateResult(query, len(matches), matches)
+
+
+def missing(result: LocateResult) -> BrainError:
+    """What a person reads when nothing matched (JSON answers the empty list instead)."""
+    path, name = split_prefix(result.query)
+    where = f" in {path}" if path else ""
+    return BrainError(
+        f"no bullet is named {name.strip()!r}{where}",
+        f"search for it: brain find {shlex.quote(name.strip())}",
+    )

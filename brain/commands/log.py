@@ -16,6 +16,7 @@ from pathlib import Path
 from brain import usage
 from brain.commands.ledger import where
 from brain.errors import BrainError
+from brain.when import since_at
 
 LOOKUP = "find"
 
@@ -24,7 +25,7 @@ LOOKUP = "find"
 class Miss:
     query: str  # the latest spelling of the query
     count: int  # times it was asked and found nothing
-    last: str  # YYYY-MM-DD, local, of the latest miss
+    last_date: str  # YYYY-MM-DD, local, of the latest miss
     callers: tuple[str, ...]  # who asked it, most often first
 
 
@@ -32,8 +33,8 @@ class Miss:
 class Answered:
     query: str
     count: int
-    last: str
-    hits: int  # what it finds now
+    last_date: str
+    hit_count: int  # what it finds now
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ class CallerMisses:
 @dataclass(frozen=True)
 class LogResult:
     vault: str
-    since: str
+    since_at: str | None  # where --since starts (brain.when.at), None without it
     mode: str  # the find mode the misses were asked again in
     lookups: int  # finds logged in scope
     misses: int  # of them, finds that returned nothing
@@ -109,14 +110,14 @@ def log(vault: Path, *, since: str = "", log_path: Path | None = None) -> LogRes
         open_.append(Miss(g.query, count, last, tuple(c for c, _ in ranked)))
         for c, n in ranked:
             asked[c] = asked.get(c, 0) + n
-    open_.sort(key=lambda m: (-m.count, _neg(m.last), m.query))
-    answered.sort(key=lambda m: (-m.count, _neg(m.last), m.query))
+    open_.sort(key=lambda m: (-m.count, _neg(m.last_date), m.query))
+    answered.sort(key=lambda m: (-m.count, _neg(m.last_date), m.query))
     by_caller = tuple(
         CallerMisses(c, n) for c, n in sorted(asked.items(), key=lambda kv: (-kv[1], kv[0]))
     )
     return LogResult(
         str(vault),
-        since,
+        since_at(since),
         mode,
         int(lookups),
         int(misses),

@@ -28,7 +28,7 @@ from brain.errors import UsageError
 from brain.vocab import BYTES_PER_TOKEN, SEP, fold, fts_phrase, tokens, words
 
 DEFAULT_BUDGET = 1500  # tokens; a token is 4 bytes of output
-PACK_FORMAT = "2"  # bump when the text or the cached shape changes
+PACK_FORMAT = "3"  # bump when the text or the cached shape changes
 RULES_FILE = CORE_FILES[2]  # AI/TUNINGS.md: how the agent should work, every session
 
 
@@ -57,10 +57,10 @@ class PackResult:
     bullets: tuple[PackBullet, ...]  # the project's bullets that fit
     rules: tuple[PackBullet, ...]  # working rules (AI/TUNINGS.md) that fit after them
     omitted: int  # matching bullets and rules left out to stay within the budget
-    handoff: str  # vault-relative path of the newest handoff, "" when there is none
-    superseded_by: tuple[str, ...]  # handles of newer bullets that say otherwise than the handoff
-    state_files: int  # files in projects/<name>/state/ (-1 when there is no such folder)
-    built: str  # the index build the pack was made from
+    handoff: str | None  # vault-relative path of the newest handoff
+    handoff_superseded_by: tuple[str, ...]  # handles of newer bullets the handoff is older than
+    state_files: int | None  # files in projects/<name>/state/ (None: no such folder)
+    built_at: str | None  # the index build the pack was made from (None: no pack was made)
     cached: bool  # served from the cache
     text: str  # the briefing itself; "" when the vault knows nothing about the project
 
@@ -307,7 +307,7 @@ def _load(path: Path, key: str) -> PackResult | None:
         data = doc["pack"]
         data["bullets"] = tuple(_from_doc(b) for b in data["bullets"])
         data["rules"] = tuple(_from_doc(b) for b in data["rules"])
-        data["superseded_by"] = tuple(data["superseded_by"])
+        data["handoff_superseded_by"] = tuple(data["handoff_superseded_by"])
         data["cached"] = True
         return PackResult(**data)
     except (OSError, ValueError, KeyError, TypeError):
@@ -372,10 +372,10 @@ def pack(
         bullets=tuple(kept),
         rules=tuple(kept_rules),
         omitted=omitted,
-        handoff=handoff,
-        superseded_by=newer,
-        state_files=state,
-        built=built,
+        handoff=handoff or None,
+        handoff_superseded_by=newer,
+        state_files=state if state >= 0 else None,
+        built_at=built,
         cached=False,
         text=text,
     )
@@ -397,7 +397,7 @@ def repo_root(start: Path) -> Path | None:
 
 def empty(project: str, vault: str, budget: int) -> PackResult:
     """The pack of a repository the vault knows nothing about (or of no repository)."""
-    return PackResult(project, vault, budget, 0, (), (), 0, "", (), -1, "", False, "")
+    return PackResult(project, vault, budget, 0, (), (), 0, None, (), None, None, False, "")
 
 
 # --- Claude Code's SessionStart hook -------------------------------------------------------------

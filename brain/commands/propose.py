@@ -14,12 +14,16 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from brain.commands import inbox as inboxmod
 from brain.config import INBOX
 from brain.errors import BrainError, UsageError
 from brain.text import controls, has_surrogates, undecodable, visible
 from brain.vocab import SEP, fold, handle_key
+
+if TYPE_CHECKING:
+    from brain.vault import Unit
 
 HANDLE_WORDS = 4
 _CLAUSE = re.compile(r"[:;,.!?(—]\s|\s[—–-]\s")
@@ -28,13 +32,13 @@ _CLAUSE = re.compile(r"[:;,.!?(—]\s|\s[—–-]\s")
 @dataclass(frozen=True)
 class ProposeResult:
     vault: str
-    bullet: str  # the line as queued (or as it would have been)
-    to: str  # MEMORY | LEARNINGS | TUNINGS when the proposal names one, else ""
+    markdown: str  # the line as queued (or as it would have been)
+    to: str | None  # MEMORY | LEARNINGS | TUNINGS when the proposal names one
     action: str  # proposed | queued (already in the inbox) | known (in a core file) | refused
     number: int  # its number in `brain inbox`, 0 when nothing was added
-    updates: str  # "AI/MEMORY.md:12" when it would replace the bullet of the same handle
-    current: str  # that bullet as it is now
-    problem: str  # why it was refused, "" otherwise
+    updates: str | None  # "AI/MEMORY.md:12" when it would replace the bullet of the same handle
+    current: str | None  # that bullet as it is now
+    problem: str | None  # why it was refused
 
 
 def first_words(text: str, n: int = HANDLE_WORDS) -> str:
@@ -117,7 +121,7 @@ class _Queue:
     text: str  # AI/INBOX.md
     pending: int  # proposals in it, parseable or not (they are numbered alike)
     known: dict[tuple[str, str], str]  # (handle, fact) key -> "known" (core file) | "queued"
-    by_handle: dict[str, inboxmod.CoreBullet]  # folded handle -> the core bullet of that handle
+    by_handle: dict[str, Unit]  # folded handle -> the core bullet of that handle
     added: list[str]  # inbox lines this call adds
 
 
@@ -131,7 +135,7 @@ def _queue(vault: Path) -> _Queue:
     waiting = [raw for raw in text.split("\n") if inboxmod.is_proposal(raw)]
     q = _Queue(text, len(waiting), {}, {}, [])
     for cb in inboxmod.core_bullets(vault):
-        q.known[_key(cb.handle, cb.fact)] = "known"
+        q.known[_key(cb.handle, cb.text)] = "known"
         q.by_handle.setdefault(handle_key(cb.handle), cb)
     for raw in waiting if q.pending < inboxmod.MAX_PENDING else ():
         with contextlib.suppress(ValueError):
@@ -149,29 +153,31 @@ def _judge(v: str, q: _Queue, line: str, source: str, dest: str, date: str) -> P
     if why:
         from brain.guard import defuse
 
-        return ProposeResult(v, defuse(visible(line.strip())), dest, "refused", 0, "", "", why)
+        return ProposeResult(
+            v, defuse(visible(line.strip())), dest or None, "refused", 0, None, None, why
+        )
     try:
         bullet = complete(line, source, date)
         b = parse_bullet(bullet)
     except ValueError as exc:
-        return ProposeResult(v, line.strip(), dest, "refused", 0, "", "", str(exc))
+        return ProposeResult(v, line.strip(), dest or None, "refused", 0, None, None, str(exc))
     secret = scan_line(bullet)
     if secret:
         rule, masked = secret[0]
         why = f"it holds what looks like a credential ({rule}: {masked})"
-        return ProposeResult(v, bullet, dest, "refused", 0, "", "", why)
+        return ProposeResult(v, bullet, dest or None, "refused", 0, None, None, why)
     old = q.by_handle.get(handle_key(b.handle))
-    updates, current = (f"{old.path}:{old.line}", redact(old.raw)) if old else ("", "")
+    updates, current = (f"{old.path}:{old.line}", redact(old.raw)) if old else (None, None)
     key = _key(b.handle, b.fact)
     seen = q.known.get(key)
     if seen:
-        return ProposeResult(v, bullet, dest, seen, 0, updates, current, "")
+        return ProposeResult(v, bullet, dest or None, seen, 0, updates, current, None)
     if q.pending + len(q.added) >= inboxmod.MAX_PENDING:
-        return ProposeResult(v, bullet, dest, "refused", 0, "", "", inboxmod.FULL)
+        return ProposeResult(v, bullet, dest or None, "refused", 0, None, None, inboxmod.FULL)
     q.known[key] = "queued"
     q.added.append(inboxmod.with_marker(bullet, dest))
     number = q.pending + len(q.added)
-    return ProposeResult(v, bullet, dest, "proposed", number, updates, current, "")
+    return ProposeResult(v, bullet, dest or None, "proposed", number, updates, current, None)
 
 
 def propose_many(

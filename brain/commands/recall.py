@@ -7,9 +7,7 @@ output. A query first brings transcripts.db up to date with the enabled agents' 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from brain.errors import BrainError, UsageError
@@ -17,6 +15,7 @@ from brain.recall import search, store
 from brain.recall.search import Hit
 from brain.recall.store import Progress, SyncReport
 from brain.text import repair
+from brain.when import parse_since
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 1000
@@ -37,7 +36,7 @@ class FullTurn:
     session: str
     title: str
     role: str
-    ts: str
+    at: str
     cwd: str
     body: str
 
@@ -49,7 +48,7 @@ class Source:
     enabled: bool
     root: str
     exists: bool
-    turns: int
+    turn_count: int
 
 
 @dataclass(frozen=True)
@@ -57,7 +56,7 @@ class Toggle:
     agent: str
     enabled: bool
     sources: tuple[str, ...]  # every enabled agent after the change
-    removed: int  # turns deleted from transcripts.db (on --disable)
+    removed_count: int  # turns deleted from transcripts.db (on --disable)
 
 
 def _need_enabled() -> list[str]:
@@ -68,29 +67,6 @@ def _need_enabled() -> list[str]:
             "opt in with `brain recall --enable claude`; `brain recall --sources` lists agents",
         )
     return names
-
-
-def parse_since(text: str, now: datetime | None = None) -> str:
-    """`2025-05-01`, an ISO datetime, or a span back from now (`3d`, `2w`, `12h`) as ISO UTC."""
-    text = text.strip()
-    span = re.fullmatch(r"(\d+)\s*([hdw])", text)
-    if span:
-        hours = int(span[1]) * {"h": 1, "d": 24, "w": 168}[span[2]]
-        then = (now or datetime.now(UTC)) - timedelta(hours=hours)
-        return then.strftime("%Y-%m-%dT%H:%M:%S")
-    if re.fullmatch(r"\d{4}-\d{2}", text):
-        return text
-    try:
-        stamp = datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        raise UsageError(
-            f"--since {text!r} is not a date", "pass e.g. --since 2025-05-01 or --since 7d"
-        ) from None
-    if stamp.tzinfo is not None:
-        stamp = stamp.astimezone(UTC)
-    if len(text) == 10:
-        return stamp.strftime("%Y-%m-%d")
-    return stamp.strftime("%Y-%m-%dT%H:%M:%S")
 
 
 def sync(*, full: bool = False, progress: Progress | None = None) -> SyncReport:
@@ -129,7 +105,7 @@ def recall(
     folder = repair(str(Path(cwd).expanduser().absolute())) if cwd else ""
     filters = search.Filters(
         agent=agent,
-        since=parse_since(since) if since else "",
+        since=parse_since(since).utc if since else "",
         cwd=folder,
         exclude_session=repair(exclude_session),
         agents=tuple(names),

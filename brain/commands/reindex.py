@@ -14,13 +14,13 @@ from brain.semantic import Progress
 class ReindexResult:
     vault: str
     full: bool
-    files: int
+    file_count: int
     changed: tuple[str, ...]
     removed: tuple[str, ...]
-    units: int
-    bullets: int
-    problems: int
-    built: str
+    unit_count: int
+    bullet_count: int
+    problem_count: int
+    built_at: str
     model: str  # the embedding model of the vectors, "" for keyword only
     embedded: int  # units embedded by this run (unchanged ones keep their vectors)
     ms: float

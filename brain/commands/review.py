@@ -23,9 +23,9 @@ _HEAD = "# brain's settings for this vault, shared by every machine (`brain revi
 class ReviewResult:
     vault: str
     mode: str  # before | after
-    changed: bool
+    mode_changed: bool
     path: str  # AI/config.yaml
-    unreviewed: int  # proposals answering finds now (0 in mode before)
+    unreviewed_count: int  # proposals answering finds now (0 in mode before)
 
 
 def review(vault: Path, mode: str | None = None) -> ReviewResult:

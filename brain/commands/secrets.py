@@ -182,8 +182,8 @@ class HistoryFinding:
 @dataclass(frozen=True)
 class HistoryResult:
     ok: bool  # no finding, and no blob left unread
-    commits: int  # commits walked, from every ref
-    blobs: int  # distinct blobs read
+    commit_count: int  # commits walked, from every ref
+    blob_count: int  # distinct blobs read
     findings: tuple[HistoryFinding, ...]
     skipped: tuple[vaultmod.Problem, ...] = ()  # blobs not read, and why
 

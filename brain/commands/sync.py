@@ -22,17 +22,17 @@ ACTIONS = ("status", "connect", "on", "off")
 class SyncStatus:
     vault: str
     sync: str  # on | off
-    why: str  # why it is off
-    remote: str  # the remote's name, "" when not connected
-    url: str
+    why: str | None  # why it is off
+    remote: str | None  # the remote's name, None when not connected
+    url: str | None
     branch: str
     changes: int  # files changed here and not written down yet
     ahead: int  # commits written down and not sent yet
     behind: int  # commits on the remote not received yet, as of the last fetch
-    fetched: str  # when the remote was last fetched (local ISO time), "" for never
-    offline_until: str  # background passes wait until then, ""
-    last: str  # the last pass, in one line
-    last_at: str
+    fetched_at: str | None  # when the remote was last fetched (brain.when.at), None for never
+    retry_at: str | None  # background passes wait until then
+    last_summary: str | None  # the last pass, in one line
+    last_at: str | None
 
 
 def sync(vault: Path, *, mode: str = "full", background: bool = False) -> SyncResult:
@@ -72,17 +72,17 @@ def status(vault: Path) -> SyncStatus:
     return SyncStatus(
         str(vault),
         "on" if on else "off",
-        why,
-        name,
-        url,
+        why or None,
+        name or None,
+        url or None,
         branch,
         changes,
         ahead,
         behind,
-        fetched,
-        hookside.iso(until) if until > time.time() else "",
-        str(state.get("last", "")),
-        str(state.get("last_at", "")),
+        fetched or None,
+        hookside.iso(until) if until > time.time() else None,
+        str(state.get("last") or "") or None,
+        str(state.get("last_at") or "") or None,
     )
 
 

@@ -45,7 +45,7 @@ from brain.errors import BrainError
 if TYPE_CHECKING:
     from brain.advisories import Superseded
     from brain.commands.learn import AliasProposal
-    from brain.commands.verify import Row
+    from brain.vault import Unit
 
 DATE_AFTER_DAYS = 30  # a bullet verified again within a month keeps its date
 DROP_MIN_FAILED = 2  # failed claims before a bullet whose every claim failed is proposed dropped
@@ -165,9 +165,9 @@ class TendResult:
     ran: bool  # False: the daily sweep had already run today, or another sweep was running
     applied: tuple[Applied, ...]
     proposed: tuple[Proposed, ...]  # hygiene items added to the inbox (dry run: that would be)
-    waiting: int  # items found that already wait in the inbox (or were proposed before)
+    waiting_count: int  # items found that already wait in the inbox (or were proposed before)
     checked: int  # bullets read
-    stopped: str  # why the sweep stopped early ("" when it did not)
+    stopped: str | None  # why the sweep stopped early
     ms: int
 
 
@@ -223,8 +223,8 @@ def find_items(vault: Path, *, deadline: float | None = None, quick: bool = Fals
         found.stopped = "out of time before reading the usage log for aliases"
         return found
     learnt = learn.learn(vault, mode="keyword" if quick else "", deadline=deadline, unused=False)
-    found.aliases = [p for p in learnt.proposed if p.sessions >= learn.SESSIONS_MIN]
-    found.stopped = learnt.stopped
+    found.aliases = [p for p in learnt.proposed if p.session_count >= learn.SESSIONS_MIN]
+    found.stopped = learnt.stopped or ""
     return found
 
 
@@ -259,11 +259,11 @@ def _supersede_items(vault: Path, notes: list[Superseded]) -> list[Item]:
     return out
 
 
-def _merge_items(rows: list[Row], raw_at: RawAt) -> list[Item]:
+def _merge_items(rows: list[Unit], raw_at: RawAt) -> list[Item]:
     """One item per handle that several bullets share: keep the newest."""
     from brain.vocab import handle_key
 
-    groups: dict[str, list[Row]] = {}
+    groups: dict[str, list[Unit]] = {}
     for r in rows:
         groups.setdefault(handle_key(r.handle), []).append(r)
     out = []
@@ -290,7 +290,7 @@ def _merge_items(rows: list[Row], raw_at: RawAt) -> list[Item]:
 
 
 def _claim_items(
-    vault: Path, rows: list[Row], raw_at: RawAt, deadline: float | None
+    vault: Path, rows: list[Unit], raw_at: RawAt, deadline: float | None
 ) -> tuple[list[Item], bool]:
     """Drop the bullets whose every claim failed (two at least); date, in one item, those whose
     every claim passed and whose date is older than DATE_AFTER_DAYS."""
@@ -356,7 +356,7 @@ def tend(
     today = dt.date.today().isoformat()
     with locked(stamp.with_suffix(".lock"), wait=0 if daily else None) as got:
         if not got or (daily and _stamped(stamp) == today):
-            return TendResult(str(vault), dry_run, daily, False, (), (), 0, 0, "", _ms(start))
+            return TendResult(str(vault), dry_run, daily, False, (), (), 0, 0, None, _ms(start))
         found = find_items(vault, deadline=deadline, quick=daily)
         applied: list[Applied] = []
         # past its budget the quick sweep leaves even the free edits to another day: rewriting a
@@ -408,7 +408,7 @@ def tend(
         tuple(proposed),
         waiting,
         found.checked,
-        found.stopped,
+        found.stopped or None,
         _ms(start),
     )
 
@@ -472,7 +472,7 @@ def _apply_aliases(vault: Path, picked: list[AliasProposal]) -> list[Applied]:
                     p.path,
                     p.line,
                     p.handle,
-                    f"+ {p.alias!r} ({p.sessions} sessions asked by it)",
+                    f"+ {p.alias!r} ({p.session_count} sessions asked by it)",
                 )
             )
     log = [f"alias **{a.handle}** {a.detail} at {a.path}:{a.line}" for a in done]

@@ -28,9 +28,10 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from brain.config import CORE_FILES
+from brain.vault import Unit
 from brain.vocab import fold
 
 PASSED, FAILED, UNKNOWN = "passed", "failed", "cannot check"
@@ -73,25 +74,11 @@ class VerifyResult:
     vault: str
     checked: int  # bullets read
     with_claims: int  # bullets that make a claim this machine reads
-    passed: int  # bullets whose every claim passed
-    failed: int  # bullets with a failed claim
+    passed_count: int  # bullets whose every claim passed
+    failed_count: int  # bullets with a failed claim
     bullets: tuple[Checked, ...]  # the bullets that make claims
     dated: tuple[str, ...]  # with --apply: path:line of the bullets dated today
     repositories: tuple[str, ...]  # where relative paths and commits were looked for
-
-
-class Row(NamedTuple):
-    """A bullet as verify reads it from the index (a tuple: a sweep makes 10,000 of them)."""
-
-    path: str
-    line: int
-    handle: str
-    aliases: tuple[str, ...]
-    text: str
-    section: str
-    source: str
-    date: str
-    raw: str
 
 
 @dataclass
@@ -108,19 +95,25 @@ class Context:
     _which: dict[str, bool] = field(default_factory=dict)
 
 
-def bullets(conn: sqlite3.Connection) -> list[Row]:
+def bullets(conn: sqlite3.Connection) -> list[Unit]:
     """The core files' bullets in the index, in file order."""
-    from brain.index import ALIAS_SEP
-
     marks = ",".join("?" * len(CORE_FILES))
     rows = conn.execute(
-        "SELECT path, line, handle, aliases, text, section, source, date, raw FROM units"  # noqa: S608
+        "SELECT path, line, kind, text, section, handle, aliases, source, date, raw FROM units"  # noqa: S608
         f" WHERE kind = 'bullet' AND path IN ({marks}) ORDER BY path, line",
         CORE_FILES,
     ).fetchall()
     return [
-        Row(r[0], r[1], r[2], tuple(a for a in r[3].split(ALIAS_SEP) if a), *r[4:]) for r in rows
+        Unit(path, line, kind, text, section, handle, names(aliases), source, date, raw)
+        for path, line, kind, text, section, handle, aliases, source, date, raw in rows
     ]
+
+
+def names(aliases: str) -> tuple[str, ...]:
+    """The aliases column as the tuple a Unit holds."""
+    from brain.index import ALIAS_SEP
+
+    return tuple(a for a in aliases.split(ALIAS_SEP) if a)
 
 
 def repositories(vault: Path) -> dict[str, Path]:
@@ -180,7 +173,7 @@ def _commands() -> frozenset[str]:
 # --- reading claims ------------------------------------------------------------------------------
 
 
-def claims_of(row: Row) -> list[tuple[str, str]]:
+def claims_of(row: Unit) -> list[tuple[str, str]]:
     """(kind, text) of each claim the bullet makes, each once, in order."""
     text = row.text
     spans = [m.group(1).strip() for m in _SPAN.finditer(text)] if "`" in text else []
@@ -226,7 +219,7 @@ def claims_of(row: Row) -> list[tuple[str, str]]:
 # --- checking ------------------------------------------------------------------------------------
 
 
-def named_repos(row: Row, ctx: Context) -> list[Path]:
+def named_repos(row: Unit, ctx: Context) -> list[Path]:
     """The repositories here that the bullet names (a word of its handle, aliases, fact or
     section that is a repository's folder name)."""
     if not ctx.repos:
@@ -237,7 +230,7 @@ def named_repos(row: Row, ctx: Context) -> list[Path]:
     return [path for name, path in ctx.repos.items() if name in said]
 
 
-def check(kind: str, token: str, row: Row, ctx: Context) -> Claim:
+def check(kind: str, token: str, row: Unit, ctx: Context) -> Claim:
     if kind == "brain":
         sub = token.split()[1]
         if ctx.commands is None:
@@ -272,7 +265,7 @@ def _exists(path: str) -> bool:
         return False
 
 
-def _path(token: str, row: Row, ctx: Context) -> Claim:
+def _path(token: str, row: Unit, ctx: Context) -> Claim:
     clean = token.rstrip("/")
     if token.startswith(("/", "~/")):
         target = os.path.expanduser(clean)  # noqa: PTH111
@@ -353,7 +346,7 @@ def _has_commit(root: Path, sha: str, ctx: Context) -> bool:
         return False
 
 
-def _commit(sha: str, row: Row, ctx: Context) -> Claim:
+def _commit(sha: str, row: Unit, ctx: Context) -> Claim:
     repos = named_repos(row, ctx)
     order = repos + [r for r in ctx.repos.values() if r not in repos]
     for root in order:
@@ -378,7 +371,7 @@ def verdict(claims: Iterable[Claim]) -> str:
 
 
 def check_rows(
-    rows: Iterable[Row], ctx: Context, deadline: float | None = None
+    rows: Iterable[Unit], ctx: Context, deadline: float | None = None
 ) -> tuple[list[Checked], bool]:
     """The bullets that make claims, checked; and whether `deadline` (monotonic) stopped it."""
     import time
@@ -398,7 +391,7 @@ def check_rows(
 # --- the command ---------------------------------------------------------------------------------
 
 
-def select(rows: list[Row], handles: list[str]) -> list[Row]:
+def select(rows: list[Unit], handles: list[str]) -> list[Unit]:
     """The rows whose handle or an alias is one of `handles` (folded); all when none given."""
     if not handles:
         return rows

@@ -40,7 +40,7 @@ def editable(p: inboxmod.Proposal) -> bool:
 def number_of(vault: Path, key: str) -> int:
     """The current number of the proposal the page showed as `key`."""
     for p in inboxmod.inbox(vault).proposals:
-        if p.text == key:
+        if p.markdown == key:
             return p.number
     raise BrainError(
         f"that proposal is no longer in the inbox (approved, dropped or changed elsewhere): {key}",
@@ -56,12 +56,12 @@ def _destination(to: str) -> str | None:
 def approve(vault: Path, key: str, to: str = "") -> Done:
     r = inboxmod.approve(vault, number_of(vault, key), _destination(to))
     verb = "Replaced" if r.replaced else "Approved"
-    return Done(f"{verb} in {r.path}:{r.line}: {r.bullet}. Not committed: {r.commit}.")
+    return Done(f"{verb} in {r.path}:{r.line}: {r.markdown}. Not committed: {r.commit}.")
 
 
 def drop(vault: Path, key: str) -> Done:
     r = inboxmod.drop(vault, number_of(vault, key))
-    return Done(f"Dropped: {r.bullet} ({r.remaining} left)")
+    return Done(f"Dropped: {r.markdown} ({r.remaining} left)")
 
 
 def edit_then_approve(vault: Path, key: str, text: str, to: str = "") -> Done:
@@ -76,7 +76,7 @@ def edit_then_approve(vault: Path, key: str, text: str, to: str = "") -> Done:
         raise UsageError(f"the edited bullet was not saved: {problem}", "fix it and try again")
     with inboxmod.locked(vault):
         found = inboxmod.proposals(vault)
-        match = [p for p in found if redact(p.text) == key]
+        match = [p for p in found if redact(p.markdown) == key]
         if not match:
             raise BrainError(f"that proposal is no longer in the inbox: {key}", GONE_HINT)
         p = match[0]
@@ -85,7 +85,7 @@ def edit_then_approve(vault: Path, key: str, text: str, to: str = "") -> Done:
                 "only a proposed bullet can be edited", "approve or drop this item as it is"
             )
         try:
-            old = parse_bullet(p.text)
+            old = parse_bullet(p.markdown)
             source, date = old.source, old.date
         except ValueError:
             source, date = DESK_SOURCE, dt.date.today().isoformat()
@@ -94,11 +94,12 @@ def edit_then_approve(vault: Path, key: str, text: str, to: str = "") -> Done:
         except ValueError as exc:
             raise UsageError(f"the edited bullet was not saved: {exc}", "fix it") from None
         lines = inboxmod.read(vault, INBOX).split("\n")
-        lines[p.line - 1] = inboxmod.with_marker(bullet, p.to)
+        lines[p.line - 1] = inboxmod.with_marker(bullet, p.to or "")
         inboxmod.write(vault, INBOX, "\n".join(lines))
         number = p.number
     r = inboxmod.approve(vault, number, _destination(to))
-    return Done(f"Edited and approved in {r.path}:{r.line}: {r.bullet}. Not committed: {r.commit}.")
+    where = f"{r.path}:{r.line}"
+    return Done(f"Edited and approved in {where}: {r.markdown}. Not committed: {r.commit}.")
 
 
 def bulk(vault: Path, keys: Sequence[str], action: str, to: str = "") -> Done:
@@ -131,9 +132,9 @@ def propose(vault: Path, line: str, to: str = "") -> Done:
 
     r = propose_line(vault, line, to=_destination(to), source=DESK_SOURCE)
     if r.action == "proposed":
-        return Done(f"Proposed as #{r.number}: {r.bullet}")
+        return Done(f"Proposed as #{r.number}: {r.markdown}")
     where = "the inbox" if r.action == "queued" else "the vault"
-    return Done(f"Already in {where}: {r.bullet}", ok=False)
+    return Done(f"Already in {where}: {r.markdown}", ok=False)
 
 
 def add_synonym(vault: Path, term: str, expansion: str) -> Done:

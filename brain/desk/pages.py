@@ -156,13 +156,14 @@ def inbox(vault: Path) -> dict[str, Any]:
     items = []
     for p in listing.proposals:
         try:
-            b = parse_bullet(p.text)
+            b = parse_bullet(p.markdown)
             source, date = b.source, b.date
         except ValueError:
             source = date = ""
         # an update shows the line approve will write: it keeps the old aliases when it names none
-        written = inboxmod._keep_aliases(p.text, p.current) if p.current and not p.problem else ""
-        old, new = side_by_side(p.current, written) if written else ((), ())
+        current = p.current or ""
+        written = inboxmod._keep_aliases(p.markdown, current) if current and not p.problem else ""
+        old, new = side_by_side(current, written) if written else ((), ())
         extra = tuple(
             (f.name, str(getattr(p, f.name)))
             for f in dataclasses.fields(p)
@@ -170,15 +171,15 @@ def inbox(vault: Path) -> dict[str, Any]:
         )
         items.append(
             Item(
-                p.text,
+                p.markdown,
                 p.number,
-                p.text,
-                p.to,
-                p.handle,
+                p.markdown,
+                p.to or "",
+                p.handle or "",
                 source,
                 date,
-                p.problem,
-                p.updates,
+                p.problem or "",
+                p.updates or "",
                 old,
                 new,
                 extra,
@@ -207,7 +208,7 @@ def ledger(vault: Path) -> dict[str, Any]:
 
     result = read_ledger(vault)
     chart = {
-        "days": [d.day for d in result.days],
+        "days": [d.date for d in result.days],
         "served": [d.tokens for d in result.days],
         "saved": [d.saved for d in result.days],
         "callers": [c.caller for c in result.callers],

@@ -56,7 +56,7 @@ class HowtoDoc:
 
 @dataclass(frozen=True)
 class LessonsDoc:
-    since: str
+    since_at: str | None
     count: int
     moments: tuple[Moment, ...]
     proposals: tuple[Proposal, ...]
@@ -67,7 +67,7 @@ def howto_json(result: HowtoResult) -> str:
 
 
 def lessons_json(result: LessonsResult) -> str:
-    return json_text(LessonsDoc(result.since, result.count, result.moments, result.proposals))
+    return json_text(LessonsDoc(result.since_at, result.count, result.moments, result.proposals))
 
 
 def day_json(day: DayResult) -> str:
@@ -86,16 +86,16 @@ def howto_lines(result: HowtoResult) -> str:
     lines = []
     for h in result.hits:
         status = "" if h.ok else f"  [{'exit ' + str(h.code) if h.code is not None else 'failed'}]"
-        when = history.local_date(h.ts)
+        when = history.local_date(h.at)
         lines.append(f"{when} {h.agent} {_where(h.cwd)} {short(h.turn)} $ {h.command}{status}")
     if result.proposal:
         lines.append(
-            _proposal_line(result.proposal.action, result.proposal.number, result.proposal.bullet)
+            _proposal_line(result.proposal.action, result.proposal.number, result.proposal.markdown)
         )
     return "\n".join(lines)
 
 
-def _proposal_line(action: str, number: int, bullet: str) -> str:
+def _proposal_line(action: str, number: int, bullet: str | None) -> str:
     if action == "proposed":
         return f"proposed #{number}: {bullet}"
     if action == "remembered":
@@ -109,18 +109,18 @@ def lessons_lines(result: LessonsResult) -> str:
     lines = []
     for m in result.moments:
         ids = " ".join(short(t.id) for t in m.turns)
-        head = f"{history.local_date(m.ts)} {m.kind} {m.agent} {m.session[:8]} {_where(m.cwd)}"
+        head = f"{history.local_date(m.at)} {m.kind} {m.agent} {m.session[:8]} {_where(m.cwd)}"
         lines.append(f"{head}: {m.lesson}" + (f" (turns {ids})" if ids else ""))
         p = proposals.get(m.key)
         if p:
-            lines.append("  " + _proposal_line(p.action, p.number, p.bullet))
+            lines.append("  " + _proposal_line(p.action, p.number, p.markdown))
     return "\n".join(lines)
 
 
 def day_lines(day: DayResult) -> str:
     head = (
-        f"day {day.date}: {len(day.repos)} repositories, {day.sessions} sessions, "
-        f"{day.turns} turns, {day.files} files, {day.commits} commits"
+        f"day {day.date}: {len(day.repos)} repositories, {day.session_count} sessions, "
+        f"{day.turn_count} turns, {day.file_count} files, {day.commit_count} commits"
     )
     return "\n".join([head, *(line for r in day.repos for line in _repo_lines(r))])
 
@@ -128,8 +128,9 @@ def day_lines(day: DayResult) -> str:
 def week_lines(week: WeekResult) -> str:
     scope = f" ({week.project})" if week.project else ""
     head = (
-        f"week {week.since}..{week.until}{scope}: {week.sessions} sessions, {week.turns} turns, "
-        f"{week.files} files, {week.commits} commits"
+        f"week {week.first_date}..{week.last_date}{scope}: {week.session_count} sessions, "
+        f"{week.turn_count} turns, "
+        f"{week.file_count} files, {week.commit_count} commits"
     )
     return "\n".join([head, *(day_lines(d) for d in week.days if d.repos)])
 
@@ -139,11 +140,12 @@ def _repo_lines(r: RepoDay) -> list[str]:
     if r.note:
         lines.append(f"note {r.note}")
     for s in r.sessions:
-        span = f"{history.local_time(s.start)}-{history.local_time(s.end)}"
-        lines.append(f"session {span} {s.agent} {s.session[:8]} {s.turns} turns {s.title}".rstrip())
+        span = f"{history.local_time(s.start_at)}-{history.local_time(s.end_at)}"
+        head = f"session {span} {s.agent} {s.session[:8]} {s.turn_count} turns"
+        lines.append(f"{head} {s.title}".rstrip())
     lines += [f"file {f.path} {f.writes}" for f in r.files]
     for c in r.commits:
-        lines.append(f"commit {history.local_time(c.ts)} {c.sha[:10]} {c.author}: {c.summary}")
+        lines.append(f"commit {history.local_time(c.at)} {c.sha[:10]} {c.author}: {c.summary}")
     return lines
 
 
@@ -190,14 +192,14 @@ def howto_table(result: HowtoResult) -> str:
         table.add_row(
             mark,
             escape(clip(h.command, COMMAND_CHARS)) + runs,
-            history.local_date(h.ts),
+            history.local_date(h.at),
             escape(_where(h.cwd)),
             short(h.turn),
         )
     parts: list[Any] = [table]
     if result.proposal:
         p = result.proposal
-        parts.append(escape(_proposal_line(p.action, p.number, p.bullet)))
+        parts.append(escape(_proposal_line(p.action, p.number, p.markdown)))
     parts.append("[dim]`brain recall --full ID` shows the turn a command followed[/dim]")
     return _capture(*parts)
 
@@ -212,8 +214,8 @@ def lessons_table(result: LessonsResult) -> str:
         cell = "\n".join([escape(m.lesson), *said])
         p = proposals.get(m.key)
         if p:
-            cell += f"\n[cyan]{escape(_proposal_line(p.action, p.number, p.bullet))}[/cyan]"
-        table.add_row(history.local_date(m.ts), m.kind, escape(_where(m.cwd)), cell)
+            cell += f"\n[cyan]{escape(_proposal_line(p.action, p.number, p.markdown))}[/cyan]"
+        table.add_row(history.local_date(m.at), m.kind, escape(_where(m.cwd)), cell)
     return _capture(table)
 
 
@@ -225,7 +227,8 @@ def week_table(week: WeekResult) -> str:
     busy = [d for d in week.days if d.repos]
     scope = f" in {week.project}" if week.project else ""
     return _capture(
-        _day_grid(busy, with_day=True), _summary(f"{week.since} to {week.until}{scope}", week)
+        _day_grid(busy, with_day=True),
+        _summary(f"{week.first_date} to {week.last_date}{scope}", week),
     )
 
 
@@ -233,8 +236,8 @@ def _summary(label: str, totals: DayResult | WeekResult) -> str:
     from rich.markup import escape
 
     return (
-        f"[dim]{escape(label)}: {totals.sessions} sessions, {totals.turns} turns, "
-        f"{totals.files} files written, {totals.commits} commits[/dim]"
+        f"[dim]{escape(label)}: {totals.session_count} sessions, {totals.turn_count} turns, "
+        f"{totals.file_count} files written, {totals.commit_count} commits[/dim]"
     )
 
 
@@ -261,8 +264,8 @@ def _day_grid(days: list[DayResult], *, with_day: bool) -> Any:
     for d in days:
         for r in d.repos:
             sessions = [
-                f"{history.local_time(s.start)}-{history.local_time(s.end)} {s.agent} "
-                f"{s.title or s.session[:8]} ({s.turns})"
+                f"{history.local_time(s.start_at)}-{history.local_time(s.end_at)} {s.agent} "
+                f"{s.title or s.session[:8]} ({s.turn_count})"
                 for s in r.sessions
             ]
             files = [f.path + (f" ×{f.writes}" if f.writes > 1 else "") for f in r.files]

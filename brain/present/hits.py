@@ -65,20 +65,21 @@ def raw_line(hit: Hit) -> str:
 
 @dataclass(frozen=True)
 class HitDoc:
-    """A hit as `find --json` and `prime --json` give it (README: JSON keys)."""
+    """A hit as `find --json` and `prime --json` give it (README: JSON keys); what a paragraph
+    does not have (a handle, a date...) is null."""
 
     path: str
     line: int
     kind: str
-    handle: str
+    handle: str | None
     aliases: tuple[str, ...]
     text: str
-    section: str
-    source: str
-    date: str
+    section: str | None
+    source: str | None
+    date: str | None
     score: float
     match: tuple[str, ...]
-    superseded_by: str
+    superseded_by: str | None
     unreviewed: bool
 
 
@@ -87,15 +88,15 @@ def hit_json(hit: Hit) -> dict[str, Any]:
         hit.path,
         hit.line,
         hit.kind,
-        hit.handle,
+        hit.handle or None,
         hit.aliases,
         hit.text,
-        hit.section,
-        hit.source,
-        hit.date,
+        hit.section or None,
+        hit.source or None,
+        hit.date or None,
         hit.score,
         hit.match,
-        hit.superseded_by,
+        hit.superseded_by or None,
         unreviewed(hit),
     )
     return data(doc)  # type: ignore[no-any-return]
@@ -216,9 +217,9 @@ def prime_text(hits: Sequence[Hit], budget: int, *, hint: bool) -> tuple[str, in
 class PrimeDoc:
     """`brain prime --json`: the result, with the hits `text` holds and `text` itself."""
 
-    query: str
-    mode: str
-    session: str
+    query: str | None
+    mode: str | None
+    session: str | None
     count: int
     omitted: int
     repeated: int
@@ -231,9 +232,9 @@ class PrimeDoc:
 def prime_json(result: PrimeResult, session: str, text: str, shown: int) -> str:
     hits = result.hits[:shown]
     doc = PrimeDoc(
-        query=result.query,
-        mode=result.mode,
-        session=session,
+        query=result.query or None,
+        mode=result.mode or None,
+        session=session or None,
         count=len(hits),
         omitted=len(result.hits) - len(hits),
         repeated=result.repeated,

@@ -42,7 +42,7 @@ def hit_line(hit: Hit) -> str:
     """`id date role [title] snippet`: the id's shortest unique start, which --full takes."""
     hit = masked(hit)
     title = f" [{clip(hit.title, TITLE_CHARS)}]" if hit.title else ""
-    return f"{hit.short or hit.id} {hit.ts[:10]} {hit.role}{title} {hit.snippet}"
+    return f"{hit.short or hit.id} {hit.at[:10]} {hit.role}{title} {hit.snippet}"
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ class HitDoc:
     session: str
     title: str
     role: str
-    ts: str
+    at: str
     cwd: str
     snippet: str
     score: float
@@ -94,7 +94,7 @@ def recall(result: RecallResult, who: Caller, query: str, *, as_json: bool = Fal
 
 def _hit_doc(hit: Hit) -> HitDoc:
     h = masked(hit)
-    return HitDoc(h.id, h.session, h.title, h.role, h.ts, h.cwd, h.snippet, h.score, h.agent)
+    return HitDoc(h.id, h.session, h.title, h.role, h.at, h.cwd, h.snippet, h.score, h.agent)
 
 
 def full(turn: FullTurn, *, as_json: bool = False) -> Answer:
@@ -102,7 +102,7 @@ def full(turn: FullTurn, *, as_json: bool = False) -> Answer:
     turn = masked_turn(turn)
     if as_json:
         return Answer(json_text(turn))
-    parts = (turn.ts[:16].replace("T", " "), turn.agent, turn.role, turn.title, turn.cwd)
+    parts = (turn.at[:16].replace("T", " "), turn.agent, turn.role, turn.title, turn.cwd)
     head = " · ".join(p for p in parts if p)
     return Answer(f"{turn.id}\n{head}\n\n{turn.body}")
 
@@ -115,8 +115,8 @@ def sources(docs: Sequence[Source], *, as_json: bool = False) -> Answer:
     for s in docs:
         state = "on " if s.enabled else "off"
         where = s.root if s.exists else f"{s.root} (not found)"
-        turns = noun(s.turns, "turn")
-        lines.append(f"{state} {s.name:<8} {s.label:<12} {s.turns:>8} {turns:<5}  {where}")
+        turns = noun(s.turn_count, "turn")
+        lines.append(f"{state} {s.name:<8} {s.label:<12} {s.turn_count:>8} {turns:<5}  {where}")
     note = (
         ""
         if any(s.enabled for s in docs)
@@ -129,7 +129,7 @@ def toggle(t: Toggle, *, as_json: bool = False) -> Answer:
     if as_json:
         return Answer(json_text(t))
     state = "enabled" if t.enabled else "disabled"
-    gone = f"; {plural(t.removed, 'turn')} deleted from recall" if t.removed else ""
+    gone = f"; {plural(t.removed_count, 'turn')} deleted from recall" if t.removed_count else ""
     on = ", ".join(t.sources) or "none"
     return Answer(f"{t.agent} transcripts {state}{gone} (enabled: {on})")
 
@@ -137,9 +137,9 @@ def toggle(t: Toggle, *, as_json: bool = False) -> Answer:
 def sync(report: SyncReport, *, as_json: bool = False) -> Answer:
     if as_json:
         return Answer(json_text(report))
-    skipped = f", {plural(report.skipped, 'line')} skipped" if report.skipped else ""
-    files = plural(report.files, "transcript")
-    new = plural(report.turns, "new turn")
+    skipped = f", {plural(report.skipped_count, 'line')} skipped" if report.skipped_count else ""
+    files = plural(report.file_count, "transcript")
+    new = plural(report.turn_count, "new turn")
     return Answer(
         f"Read {report.read} of {files} ({report.bytes / 1e6:.1f} MB), {new}{skipped}, "
         f"in {report.ms:.0f} ms."

@@ -99,7 +99,7 @@ def install_lines(r: InstallResult) -> list[str]:
     before = f"another tool's {gh.previous}" if gh.previous else gh.chains
     lines.append(f"  hooks in {before} and the global core.hooksPath still run first")
     ix = r.index
-    bullets, files = plural(ix.bullets, "bullet"), plural(ix.files, "file")
+    bullets, files = plural(ix.bullet_count, "bullet"), plural(ix.file_count, "file")
     lines.append(f"Index: {bullets} from {files} in {ix.ms:.0f} ms")
     lines += [agent_line(h) for h in (r.claude, *r.agents)]
     if r.sync:

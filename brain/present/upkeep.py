@@ -40,7 +40,7 @@ def verify_text(result: VerifyResult, *, shown: int = 50) -> str:
         lines.append(f"… and {len(result.bullets) - shown} more (--json lists them all)")
     lines.append(
         f"{result.with_claims} of {result.checked} bullets make a claim this machine reads: "
-        f"{result.passed} passed, {result.failed} with a failed claim"
+        f"{result.passed_count} passed, {result.failed_count} with a failed claim"
     )
     if result.dated:
         lines.append(f"dated today: {', '.join(result.dated)} (not committed)")
@@ -48,7 +48,7 @@ def verify_text(result: VerifyResult, *, shown: int = 50) -> str:
 
 
 def log_text(result: LogResult) -> str:
-    scope = f" since {result.since}" if result.since else ""
+    scope = f" since {result.since_at}" if result.since_at else ""
     if not result.misses:
         return (
             f"No misses{scope}: every one of {plural(result.lookups, 'logged find')} returned "
@@ -63,7 +63,7 @@ def log_text(result: LogResult) -> str:
         f"answered since by an edit, {len(result.open)} still open:"
     ]
     for m in result.open:
-        lines.append(f"  {m.count:>4}×  {m.last}  {m.query!r}  ({', '.join(m.callers)})")
+        lines.append(f"  {m.count:>4}×  {m.last_date}  {m.query!r}  ({', '.join(m.callers)})")
     if result.callers:
         asking = ", ".join(f"{c.caller} {c.misses}" for c in result.callers)
         lines.append(f"Who asks most: {asking}")
@@ -78,13 +78,13 @@ def log_text(result: LogResult) -> str:
 def review_text(result: ReviewResult) -> str:
     if result.mode == "after":
         what = (
-            f"proposals answer finds at once, marked unreviewed ({result.unreviewed} now), "
+            f"proposals answer finds at once, marked unreviewed ({result.unreviewed_count} now), "
             "until approved or dropped"
         )
     else:
         what = "a proposal answers nothing until a person approves it"
-    verb = "now" if result.changed else "is"
-    tail = f"; commit {result.path} so every machine agrees" if result.changed else ""
+    verb = "now" if result.mode_changed else "is"
+    tail = f"; commit {result.path} so every machine agrees" if result.mode_changed else ""
     return f"Review mode {verb} `{result.mode}`: {what}{tail}."
 
 
@@ -96,8 +96,8 @@ def ledger_text(result: Ledger, *, chart: bool) -> str:
         return escape(s) if chart else s
 
     scope = []
-    if result.since:
-        scope.append(f"since {result.since}")
+    if result.since_at:
+        scope.append(f"since {result.since_at}")
     if result.caller:
         scope.append(f"caller {result.caller}")
     head = f"Ledger of {result.vault}" + (f" ({', '.join(scope)})" if scope else "")
@@ -135,7 +135,7 @@ def ledger_text(result: Ledger, *, chart: bool) -> str:
         name = s.session or "(no session)"
         lines.append(
             plain(
-                f"  {s.last}  {name[:24]:<24}  {s.caller[:16]:<16}  {_n(s.lookups):>7} "
+                f"  {s.last_at}  {name[:24]:<24}  {s.caller[:16]:<16}  {_n(s.lookups):>7} "
                 f"{noun(s.lookups, 'lookup'):<7}  {_n(s.tokens):>9} {noun(s.tokens, 'token')}"
             )
         )
@@ -149,9 +149,9 @@ def ledger_text(result: Ledger, *, chart: bool) -> str:
         )
         if chart:
             bar = "█" * max(1 if d.tokens else 0, round(BAR_WIDTH * d.tokens / top))
-            lines.append(f"  {d.day}  [cyan]{bar:<{BAR_WIDTH}}[/cyan]  {escape(figures)}")
+            lines.append(f"  {d.date}  [cyan]{bar:<{BAR_WIDTH}}[/cyan]  {escape(figures)}")
         else:
-            lines.append(f"  {d.day}  {figures}")
+            lines.append(f"  {d.date}  {figures}")
     return "\n".join(lines)
 
 
@@ -182,7 +182,8 @@ def doctor_text(result: DoctorResult) -> str:
         for n in result.older_notes[:SHOWN]:
             lines.append(
                 f"  {printable(n.path)}:{n.line} ({n.date}) says {n.phrase!r} {n.mentions}× — "
-                f"{cite(n.bullet.split(':')[0], n.handle)} {n.bullet} ({n.bullet_date})"
+                f"{cite(n.bullet_locator.split(':')[0], n.handle)} {n.bullet_locator}"
+                f" ({n.bullet_date})"
             )
     if result.superseded:
         lines += [
@@ -192,7 +193,7 @@ def doctor_text(result: DoctorResult) -> str:
         ]
         for note in result.superseded[:SHOWN]:
             said = "paragraph" if note.paragraphs == 1 else "paragraphs"
-            newer = "; ".join(f"{b.handle} {b.bullet} ({b.date})" for b in note.bullets)
+            newer = "; ".join(f"{b.handle} {b.locator} ({b.date})" for b in note.bullets)
             lines.append(
                 f"  {note.path}:{note.line} ({note.date}) {note.paragraphs} {said} — "
                 f"older than {newer}"
@@ -215,8 +216,9 @@ def _doctor_tend_text(result: DoctorResult) -> list[str]:
         lines += ["", "Bullets whose claims failed here (`brain verify HANDLE`; fix or drop them):"]
         for f in result.failed_claims[:SHOWN]:
             lines.append(
-                f"  {f.path}:{f.line} **{f.handle}** ({f.date}): {len(f.failed)} of {f.claims}"
-                f" failed: {'; '.join(f.failed)}"
+                f"  {f.path}:{f.line} **{f.handle}** ({f.date}): {len(f.failures)} of "
+                f"{f.claim_count}"
+                f" failed: {'; '.join(f.failures)}"
             )
     if result.duplicate_handles:
         lines += [
@@ -224,7 +226,7 @@ def _doctor_tend_text(result: DoctorResult) -> list[str]:
             "Handles that name several bullets (`brain tend` proposes keeping the newest):",
         ]
         for g in result.duplicate_handles[:SHOWN]:
-            at = ", ".join(f"{b} ({d})" for b, d in zip(g.bullets, g.dates, strict=True))
+            at = ", ".join(f"{b} ({d})" for b, d in zip(g.locators, g.dates, strict=True))
             lines.append(f"  **{g.handle}**: {at}")
     if result.corrected:
         lines += ["", "Bullets served just before a person corrected the agent (check they hold):"]
@@ -232,7 +234,7 @@ def _doctor_tend_text(result: DoctorResult) -> list[str]:
             said = "; ".join(repr(s) for s in c.said)
             lines.append(
                 f"  {c.path}:{c.line} **{c.handle}**: {c.corrections}× in "
-                f"{c.sessions} session(s): {said}"
+                f"{c.session_count} session(s): {said}"
             )
     return lines
 
@@ -246,8 +248,8 @@ def tend_text(result: TendResult) -> str:
     verb = "would propose" if result.dry_run else "proposed"
     for p in result.proposed:
         lines.append(f"{verb}: {p.op}: {p.summary}\n    why: {p.why}")
-    if result.waiting:
-        lines.append(f"{result.waiting} item(s) already in the inbox or proposed before")
+    if result.waiting_count:
+        lines.append(f"{result.waiting_count} item(s) already in the inbox or proposed before")
     if result.stopped:
         lines.append(f"stopped early: {result.stopped}")
     n = len(result.proposed)
@@ -268,7 +270,7 @@ def learn_text(result: LearnResult, *, shown: int = 20) -> str:
             asked = ", ".join(repr(q) for q in p.queries)
             lines.append(
                 f"  {p.path}:{p.line} **{p.handle}** + {p.alias!r}  "
-                f"({p.lookups} lookups, {p.sessions} sessions: {asked})"
+                f"({p.lookups} lookups, {p.session_count} sessions: {asked})"
             )
     if result.unused:
         lines.append(f"Aliases no logged query used ({len(result.unused)}):")
@@ -282,7 +284,7 @@ def learn_text(result: LearnResult, *, shown: int = 20) -> str:
         lines.append("`brain learn --apply` writes them (a line edit each).")
     if result.stopped:
         lines.append(f"Stopped early: {result.stopped}.")
-    lines.append(f"{result.lookups} lookups read, {result.queries} queries asked again.")
+    lines.append(f"{result.lookups} lookups read, {result.query_count} queries asked again.")
     return "\n".join(lines)
 
 
@@ -294,7 +296,7 @@ def doctor(result: DoctorResult, *, as_json: bool = False) -> Answer:
 def verify(result: VerifyResult, *, as_json: bool = False) -> Answer:
     """Each bullet's claims and verdict; exit 1 when a claim failed."""
     text = json_text(result) if as_json else verify_text(result)
-    return Answer(text, code=1 if result.failed else 0)
+    return Answer(text, code=1 if result.failed_count else 0)
 
 
 def learn(result: LearnResult, *, as_json: bool = False) -> Answer:

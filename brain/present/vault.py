@@ -28,17 +28,18 @@ def reindex(result: ReindexResult, *, as_json: bool = False) -> Answer:
     if as_json:
         return Answer(json_text(result))
     what = "rebuilt" if result.full else "updated"
-    bullets = plural(result.bullets, "bullet")
-    notes = plural(result.units - result.bullets, "note paragraph")
+    bullets = plural(result.bullet_count, "bullet")
+    notes = plural(result.unit_count - result.bullet_count, "note paragraph")
     line = (
-        f"Index {what}: {bullets} and {notes} from {plural(result.files, 'file')} "
+        f"Index {what}: {bullets} and {notes} from {plural(result.file_count, 'file')} "
         f"({len(result.changed)} changed, {len(result.removed)} removed)"
     )
     if result.embedded:
         line += f", {result.embedded} embedded"
     note = ""
-    if result.problems:
-        note = f"{plural(result.problems, 'problem')} in the vault; run `brain lint` to see them"
+    if result.problem_count:
+        found = plural(result.problem_count, "problem")
+        note = f"{found} in the vault; run `brain lint` to see them"
     return Answer(f"{line} in {result.ms:.0f} ms.", note)
 
 
@@ -54,12 +55,12 @@ def sync_status(s: SyncStatus, *, as_json: bool = False) -> Answer:
         lines.append("Remote: not connected (`brain sync connect URL`)")
     lines.append(f"Here: {s.changes} changed files not written down, {s.ahead} commits not sent")
     if s.remote:
-        when = f"as of the fetch at {s.fetched}" if s.fetched else "never fetched"
+        when = f"as of the fetch at {s.fetched_at}" if s.fetched_at else "never fetched"
         lines.append(f"Remote: {s.behind} commits not received ({when})")
-    if s.offline_until:
-        lines.append(f"Offline: background passes wait until {s.offline_until}")
-    if s.last:
-        lines.append(f"Last pass ({s.last_at}): {s.last}")
+    if s.retry_at:
+        lines.append(f"Offline: background passes wait until {s.retry_at}")
+    if s.last_summary:
+        lines.append(f"Last pass ({s.last_at}): {s.last_summary}")
     return Answer("\n".join(lines))
 
 
@@ -68,7 +69,7 @@ def sync(result: SyncResult, *, as_json: bool = False, background: bool = False)
     started never fails)."""
     calm = result.outcome in ("synced", "up-to-date", "off") or background
     code = 0 if calm and not result.waiting and not result.conflicts else 1
-    return Answer(json_text(result) if as_json else result.line, code=code)
+    return Answer(json_text(result) if as_json else result.summary, code=code)
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,7 @@ def lint(result: LintResult, *, as_json: bool = False) -> Answer:
     """Every problem on its own line (exit 1), or one line that all is good."""
     code = 0 if result.ok else 1
     if as_json:
-        doc = LintDoc(result.ok, result.strict, result.files, result.bullets, result.problems)
+        doc = LintDoc(result.ok, result.strict, result.files, result.bullet_count, result.problems)
         return Answer(json_text(doc), code=code)
     if result.problems:
         found = plural(len(result.problems), "problem")
@@ -95,7 +96,7 @@ def lint(result: LintResult, *, as_json: bool = False) -> Answer:
             f"{found}; fix them and run `brain lint` again",
             code,
         )
-    bullets = plural(result.bullets, "bullet")
+    bullets = plural(result.bullet_count, "bullet")
     strictly = " (strict)" if result.strict else ""
     return Answer(f"{bullets} in {plural(len(result.files), 'file')}: all good{strictly}.")
 
@@ -134,7 +135,8 @@ def secrets_history(result: HistoryResult, *, as_json: bool = False) -> Answer:
     )
     notes = [str(skipped) for skipped in result.skipped]
     read = (
-        f"{plural(result.commits, 'commit')}, {plural(result.blobs, 'distinct file version')} read"
+        f"{plural(result.commit_count, 'commit')}, "
+        f"{plural(result.blob_count, 'distinct file version')} read"
     )
     if result.findings:
         found = plural(len(result.findings), "possible secret")
@@ -149,21 +151,26 @@ def secrets_history(result: HistoryResult, *, as_json: bool = False) -> Answer:
 
 def locate(result: LocateResult, *, as_json: bool = False) -> Answer:
     """Where each matching bullet lives and its line as written."""
+    code = 0 if result.matches else 1  # no match: the empty list under --json, as find answers
     if as_json:
-        return Answer(json_text(result))
-    return Answer("\n".join(f"{m.path}:{m.line}: {m.raw}" for m in result.matches))
+        return Answer(json_text(result), code=code)
+    if not result.matches:
+        from brain.commands.locate import missing
+
+        raise missing(result)
+    return Answer("\n".join(f"{m.path}:{m.line}: {m.markdown}" for m in result.matches))
 
 
 def propose_line(r: ProposeResult) -> str:
     to = f" (for {r.to})" if r.to else ""
     if r.action == "proposed":
-        head = f"Proposed as #{r.number}{to}: {r.bullet}"
+        head = f"Proposed as #{r.number}{to}: {r.markdown}"
     elif r.action == "queued":
-        head = f"Already in the inbox: {r.bullet}"
+        head = f"Already in the inbox: {r.markdown}"
     elif r.action == "known":
-        head = f"Already in the vault: {r.bullet}"
+        head = f"Already in the vault: {r.markdown}"
     else:
-        head = f"Refused ({r.problem}): {r.bullet}"
+        head = f"Refused ({r.problem}): {r.markdown}"
     if r.updates and r.action == "proposed":
         head += f"\n  updates {r.updates}: {r.current}"
     return head
@@ -189,8 +196,8 @@ def import_(result: ImportResult, *, as_json: bool = False) -> Answer:
             f"left out of what {result.origin} holds"
         )
     lines.append(
-        f"{plural(result.proposed, 'proposal')} added to the inbox from {result.origin} "
-        f"({result.found} found); review them with `brain inbox`"
+        f"{plural(result.proposed_count, 'proposal')} added to the inbox from {result.origin} "
+        f"({result.found_count} found); review them with `brain inbox`"
     )
     return Answer("\n".join(lines))
 

@@ -27,22 +27,22 @@ class SessionRow:
     agent: str
     session: str
     title: str
-    start: str  # its first turn in the window (UTC ISO)
-    end: str  # its last
-    turns: int  # in the window
+    start_at: str  # its first turn in the window (UTC ISO)
+    end_at: str  # its last
+    turn_count: int  # in the window
 
 
 @dataclass(frozen=True)
 class FileRow:
     path: str  # relative to the repository when inside it, else as the agent wrote it
     writes: int
-    last: str
+    last_at: str
 
 
 @dataclass(frozen=True)
 class CommitRow:
     sha: str
-    ts: str  # committer time, UTC ISO
+    at: str  # committer time, UTC ISO
     author: str
     summary: str
 
@@ -214,7 +214,7 @@ def gather(
             if repo not in history_cache:
                 history_cache[repo] = commits(repo, *(commit_window or (start, end)))
             got, note = history_cache[repo]
-            found = [c for c in got if start <= c.ts < end]
+            found = [c for c in got if start <= c.at < end]
         elif where.is_git:
             note = ""
         file_rows = sorted(
@@ -232,7 +232,7 @@ def gather(
                 tuple(found),
             )
         )
-    out.sort(key=lambda r: (-sum(s.turns for s in r.sessions), r.repo))
+    out.sort(key=lambda r: (-sum(s.turn_count for s in r.sessions), r.repo))
     return out
 
 

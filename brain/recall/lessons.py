@@ -237,7 +237,7 @@ def lesson_text(user: str) -> str:
 class TurnRef:
     id: str
     role: str
-    ts: str
+    at: str
     text: str  # one line, clipped, credentials masked
 
 
@@ -249,7 +249,7 @@ class Moment:
     session: str
     title: str
     cwd: str
-    ts: str
+    at: str
     lesson: str  # what was learnt, one line
     turns: tuple[TurnRef, ...]  # the turns it came from
     failed: str  # a retry's command that failed ('' for a correction)

@@ -74,7 +74,7 @@ class Hit:
     session: str
     title: str
     role: str
-    ts: str
+    at: str
     cwd: str
     snippet: str
     score: float

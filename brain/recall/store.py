@@ -183,10 +183,10 @@ def forget(conn: sqlite3.Connection, agent: str) -> int:
 class SyncReport:
     agents: tuple[str, ...]
     full: bool
-    files: int  # transcripts found
+    file_count: int  # transcripts found
     read: int  # of those, read this time (new or changed)
-    turns: int  # turns added
-    skipped: int  # malformed lines, undecodable bytes, vanished files
+    turn_count: int  # turns added
+    skipped_count: int  # malformed lines, undecodable bytes, vanished files
     bytes: int  # bytes read
     ms: float
 
