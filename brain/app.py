@@ -671,7 +671,7 @@ def locate_command(
     from brain.config import resolve_vault
 
     result = locate(resolve_vault(vault), runner.argv_text(" ".join(handle), "the handle"))
-    emit(present_vault.locate(result, as_json=as_json))
+    raise typer.Exit(emit(present_vault.locate(result, as_json=as_json)))
 
 
 @app.command("mcp")

@@ -79,7 +79,7 @@ class LintDoc:
     ok: bool
     strict: bool
     files: tuple[str, ...]
-    bullets: int
+    bullet_count: int
     problems: tuple[Problem, ...]
 
 
