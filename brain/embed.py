@@ -205,7 +205,7 @@ class _OnnxEmbedder:
         self._path = path
         self._folded = False
 
-    def fold(self) -> None:
+    def fold_weights(self) -> None:
         """Fold the int8 weights into fp32 constants once, for a process that embeds many
         queries (the warm worker): ~170 ms more at load and ~70 MB more memory, and each query
         after costs a third (~3 ms instead of ~11, quiet). Prepacking stays off so that every
@@ -258,7 +258,7 @@ class _OnnxEmbedder:
 
 
 def _session(path: Path, threads: int, *, fold: bool = False) -> Any:
-    """An ONNX Runtime session of the model, on `threads` threads; `fold`: see fold()."""
+    """An ONNX Runtime session of the model, on `threads` threads; `fold`: see fold_weights()."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()

@@ -1017,7 +1017,7 @@ class _Worker:
             if loaded is None:
                 self._fail("")  # semantic.load said why on stderr
                 return
-            fold = getattr(loaded, "fold", None)  # onnx: queries cost a third from now on
+            fold = getattr(loaded, "fold_weights", None)  # onnx: queries cost a third from now on
             if fold is not None:
                 fold()
             embedder: Embedder = _Remembered(loaded)

@@ -294,7 +294,7 @@ def test_approve_a_range_in_one_command(vault: Path) -> None:
     assert [list(d) for d in doc["approved"]] == [APPROVE_KEYS] * 2
     memory = lines_of(vault, "AI/MEMORY.md")
     for d in doc["approved"]:
-        assert d["bullet"] in memory
+        assert d["markdown"] in memory
     assert [p.handle for p in inboxmod.proposals(vault)] == ["zanzibar quota"]
     assert len(find(vault, "helm diff upgrade staging").hits) >= 1  # the index followed
 

@@ -96,7 +96,7 @@ def test_modes_are_subcommands_and_the_old_spellings_still_work(env: dict[str, s
         "full webhook"
     )
     off = brain("recall", "disable", "claude", "--json", env=env).json()
-    assert off["removed"] == 3
+    assert off["removed_count"] == 3
     assert brain("recall", "full", env=env).code == 2  # no id: one usage line
     assert brain("recall", env=env).out.count("search") >= 1  # bare: the help, with the modes
 

@@ -357,7 +357,7 @@ def test_the_workers_folded_model_embeds_bit_for_bit_as_a_fresh_process() -> Non
 
     plain = embed._OnnxEmbedder(embed.model_path())
     folded = embed._OnnxEmbedder(embed.model_path())
-    folded.fold()
+    folded.fold_weights()
     texts = [
         line.strip()
         for path in sorted((ROOT / "testdata" / "vault").rglob("*.md"))
