@@ -19,6 +19,7 @@ KNOWN: dict[tuple[str, str], str] = {
     ("brain.config", "brain.thin"): "xdg_dir is shared with the thin client (#16, thin)",
     ("brain.thin", "brain.cli"): "the thin client falls back to the CLI in-process (#16, thin)",
     ("brain.worker", "brain.cli"): "the worker serves commands through cli.execute (#16, thin)",
+    ("brain.worker", "brain.run"): "the worker gives prime a gate without the watchdog (#16, thin)",
     ("brain.worker", "brain.thin"): "the worker's wire format lives in brain.thin (#16, thin)",
     ("brain.commands.verify", "brain.app"): (
         "verify reads brain's command names from the Typer app; the neutral declaration "
