@@ -733,29 +733,7 @@ def inbox_command(ctx: typer.Context, vault: VaultOpt = None, as_json: JsonOpt =
     from brain.commands import inbox as inboxmod
     from brain.config import resolve_vault
 
-    listing = inboxmod.inbox(resolve_vault(vault))
-    if as_json:
-        present.out(present.json_text(listing))
-        return
-    if listing.recovered:
-        sys.stderr.write(f"finished an interrupted approval: {listing.recovered}\n")
-    if not listing.proposals:
-        present.out("The inbox is empty.")
-        return
-    lines = []
-    for p in listing.proposals:
-        to_note = f"  (for {p.to})" if p.to else ""
-        lines.append(f"{p.number:>3}. {p.markdown}{to_note}")
-        if p.problem:
-            lines.append(f"     not a valid bullet: {p.problem}")
-        elif p.updates:
-            lines.append(f"     updates {p.updates}: {p.current}")
-    n = len(listing.proposals)
-    lines.append(
-        f"{present.plural(n, 'proposal')} in {listing.path}: `brain inbox approve N "
-        "[--to MEMORY|LEARNINGS|TUNINGS]` or `brain inbox drop N`"
-    )
-    present.out("\n".join(lines))
+    emit(present_vault.inbox(inboxmod.inbox(resolve_vault(vault)), as_json=as_json))
 
 
 def _inbox_context(ctx: typer.Context, vault: str | None, as_json: bool) -> tuple[Path, bool]:
@@ -790,23 +768,7 @@ def inbox_approve_command(
 
     path, as_json = _inbox_context(ctx, vault, as_json)
     results = inboxmod.approve_many(path, numbers, to)
-    if as_json:
-        docs = [present.data(r) for r in results]
-        present.out(present.dumps(docs[0] if _one_number(numbers) else {"approved": docs}))
-        return
-    lines = []
-    for approved in results:
-        verb = "Replaced" if approved.replaced else "Approved"
-        lines.append(
-            f"{verb} #{approved.number} in {approved.path}:{approved.line}: {approved.markdown}"
-        )
-        if approved.replaced:
-            lines.append(f"  was: {approved.replaced}")
-    commit = "; ".join(dict.fromkeys(r.commit for r in results))
-    lines.append(
-        f"Index updated; {results[-1].remaining} left in the inbox. Not committed: {commit}."
-    )
-    present.out("\n".join(lines))
+    emit(present_vault.approved(results, one=_one_number(numbers), as_json=as_json))
 
 
 @inbox_app.command("drop")
@@ -824,15 +786,7 @@ def inbox_drop_command(
 
     path, as_json = _inbox_context(ctx, vault, as_json)
     results = inboxmod.drop_many(path, numbers)
-    if as_json:
-        docs = [present.data(r) for r in results]
-        present.out(present.dumps(docs[0] if _one_number(numbers) else {"dropped": docs}))
-    elif _one_number(numbers):
-        (dropped,) = results
-        present.out(f"Dropped #{dropped.number}: {dropped.markdown} ({dropped.remaining} left)")
-    else:
-        lines = [f"Dropped #{r.number}: {r.markdown}" for r in results]
-        present.out("\n".join([*lines, f"{results[-1].remaining} left in the inbox."]))
+    emit(present_vault.dropped(results, one=_one_number(numbers), as_json=as_json))
 
 
 @app.command("export")

@@ -8,12 +8,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from brain.present import Answer, json_text, plural
+from brain.present import Answer, data, dumps, json_text, plural
 from brain.text import printable
 
 if TYPE_CHECKING:
     from brain.commands.export import ExportResult
     from brain.commands.import_ import ImportResult
+    from brain.commands.inbox import ApproveResult, DropResult, InboxResult
     from brain.commands.lint import LintResult
     from brain.commands.locate import LocateResult
     from brain.commands.propose import ProposeResult
@@ -222,3 +223,57 @@ def export(
         else:
             lines.append("nothing exported here yet; `brain export AGENT` writes one")
     return Answer("\n".join(lines), code=code)
+
+
+def inbox(listing: InboxResult, *, as_json: bool = False) -> Answer:
+    """The queue, a proposal a line (with what it updates or why it is not a bullet)."""
+    recovered = (
+        f"finished an interrupted approval: {listing.recovered}" if listing.recovered else ""
+    )
+    if as_json:
+        return Answer(json_text(listing))
+    if not listing.proposals:
+        return Answer("The inbox is empty.", recovered)
+    lines = []
+    for p in listing.proposals:
+        to_note = f"  (for {p.to})" if p.to else ""
+        lines.append(f"{p.number:>3}. {p.markdown}{to_note}")
+        if p.problem:
+            lines.append(f"     not a valid bullet: {p.problem}")
+        elif p.updates:
+            lines.append(f"     updates {p.updates}: {p.current}")
+    lines.append(
+        f"{plural(len(listing.proposals), 'proposal')} in {listing.path}: `brain inbox approve N "
+        "[--to MEMORY|LEARNINGS|TUNINGS]` or `brain inbox drop N`"
+    )
+    return Answer("\n".join(lines), recovered)
+
+
+def approved(results: Sequence[ApproveResult], *, one: bool, as_json: bool = False) -> Answer:
+    """What `inbox approve` did; `one` (a single number given) answers as one object."""
+    if as_json:
+        docs = [data(r) for r in results]
+        return Answer(dumps(docs[0] if one else {"approved": docs}))
+    lines = []
+    for r in results:
+        verb = "Replaced" if r.replaced else "Approved"
+        lines.append(f"{verb} #{r.number} in {r.path}:{r.line}: {r.markdown}")
+        if r.replaced:
+            lines.append(f"  was: {r.replaced}")
+    commit = "; ".join(dict.fromkeys(r.commit for r in results))
+    lines.append(
+        f"Index updated; {results[-1].remaining} left in the inbox. Not committed: {commit}."
+    )
+    return Answer("\n".join(lines))
+
+
+def dropped(results: Sequence[DropResult], *, one: bool, as_json: bool = False) -> Answer:
+    """What `inbox drop` did; `one` (a single number given) answers as one object."""
+    if as_json:
+        docs = [data(r) for r in results]
+        return Answer(dumps(docs[0] if one else {"dropped": docs}))
+    if one:
+        (r,) = results
+        return Answer(f"Dropped #{r.number}: {r.markdown} ({r.remaining} left)")
+    lines = [f"Dropped #{r.number}: {r.markdown}" for r in results]
+    return Answer("\n".join([*lines, f"{results[-1].remaining} left in the inbox."]))
