@@ -8,20 +8,10 @@ from pathlib import Path
 
 import pytest
 from conftest import brain
+from test_contract import KEYS
 
-DOCTOR_KEYS = [
-    "ok",
-    "vault",
-    "checks",
-    "frequent",
-    "older_notes",
-    "duplicates",
-    "superseded",
-    "failed_claims",
-    "duplicate_handles",
-    "corrected",
-]
-CHECK_KEYS = ["name", "status", "detail", "fix"]
+DOCTOR_KEYS = KEYS["`doctor`"]
+CHECK_KEYS = KEYS["`doctor` check"]
 KNOWN_PAIRS = {
     ("L#go race detector", "T#race tests"),
     ("L#migration locks", "T#migration safety"),

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from conftest import Run, brain
+from test_contract import KEYS
 
 from brain import agent_hooks
 
@@ -196,17 +197,7 @@ def test_status_lists_the_harnesses_found(isolated_env: Path) -> None:
     assert list(doc) == ["harnesses"]
     assert [h["agent"] for h in doc["harnesses"]] == ["codex", "gemini"]
     first = doc["harnesses"][0]
-    assert list(first) == [
-        "agent",
-        "label",
-        "found",
-        "settings",
-        "pack",
-        "prime",
-        "settle",
-        "problem",
-        "note",
-    ]
+    assert list(first) == KEYS["`hooks status` harness"]
     assert (first["pack"], first["prime"], first["settle"]) == ("off", "off", "off")
     assert "hooks = false" in first["note"]
     text = hooks("status").out

@@ -12,27 +12,18 @@ from pathlib import Path
 
 import pytest
 from conftest import brain
+from test_contract import KEYS
 
 from brain.commands import inbox as inboxmod
 from brain.commands.find import find
 from brain.commands.propose import complete, propose
 
 TODAY = dt.date.today().isoformat()
-PROPOSE_KEYS = ["vault", "markdown", "to", "action", "number", "updates", "current", "problem"]
-INBOX_KEYS = ["vault", "path", "proposals", "recovered"]
-PROPOSAL_KEYS = [
-    "number",
-    "line",
-    "markdown",
-    "to",
-    "handle",
-    "problem",
-    "updates",
-    "current",
-    "kind",
-]
-APPROVE_KEYS = ["vault", "number", "markdown", "path", "line", "replaced", "remaining", "commit"]
-DROP_KEYS = ["vault", "number", "markdown", "remaining"]
+PROPOSE_KEYS = KEYS["`propose`"]
+INBOX_KEYS = KEYS["`inbox`"]
+PROPOSAL_KEYS = KEYS["`inbox` proposal"]
+APPROVE_KEYS = KEYS["`inbox approve`"]
+DROP_KEYS = KEYS["`inbox drop`"]
 
 
 def lines_of(vault: Path, rel: str) -> list[str]:

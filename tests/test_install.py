@@ -17,39 +17,14 @@ from typing import Any
 
 import pytest
 from conftest import ROOT, Run, brain, git
+from test_contract import KEYS
 
 from brain import agent_hooks, config, shipped
 from brain.commands import install as installmod
 
 STARTER = ["AI/INBOX.md", "AI/LEARNINGS.md", "AI/MEMORY.md", "AI/TUNINGS.md", "AI/synonyms.tsv"]
-INSTALL_KEYS = [
-    "vault",
-    "origin",
-    "created",
-    "git_init",
-    "starter",
-    "commit",
-    "recorded",
-    "moved_from",
-    "path_link",
-    "git_hooks",
-    "index",
-    "claude",
-    "agents",
-    "sync",
-    "next",
-]
-UNINSTALL_KEYS = [
-    "vault",
-    "recorded",
-    "path_link",
-    "git_hooks",
-    "indexes",
-    "claude",
-    "agents",
-    "workers",
-    "left",
-]
+INSTALL_KEYS = KEYS["`install`"]
+UNINSTALL_KEYS = KEYS["`uninstall`"]
 
 
 def _path_without_brain() -> str:

@@ -7,23 +7,13 @@ import time
 from pathlib import Path
 
 from conftest import brain
+from test_contract import KEYS
 
 from brain.commands.ledger import ledger
 from brain.config import CORE_FILES, usage_log_path
 from brain.usage import LOG_VERSION, connect, events, record
 
-LEDGER_KEYS = [
-    "vault",
-    "since_at",
-    "caller",
-    "core_tokens",
-    "lookups",
-    "tokens",
-    "saved",
-    "callers",
-    "sessions",
-    "days",
-]
+LEDGER_KEYS = KEYS["`ledger`"]
 
 
 def _seed(vault: Path, rows: list[tuple[float, str, str, str, int, int]]) -> None:

@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import brain
+from test_contract import KEYS
 
-LOCATE_KEYS = ["query", "count", "matches"]
-MATCH_KEYS = ["path", "line", "handle", "aliases", "date", "markdown"]
+LOCATE_KEYS = KEYS["`locate`"]
+MATCH_KEYS = KEYS["`locate` match"]
 
 
 def test_handle_alias_case_and_diacritics(vault: Path) -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from conftest import brain
+from test_contract import KEYS
 
-LOG_KEYS = ["vault", "since_at", "mode", "lookups", "misses", "open", "answered", "callers"]
+LOG_KEYS = KEYS["`log`"]
 
 
 def test_empty_log(vault: Path) -> None:

@@ -10,27 +10,14 @@ from pathlib import Path
 
 import pytest
 from conftest import FIXTURE_VAULT, ROOT, brain, brain_process, git
+from test_contract import KEYS
 
 from brain.commands import pack as packmod
 from brain.config import usage_log_path
 from brain.usage import Event, connect, events
 
-PACK_KEYS = [
-    "project",
-    "vault",
-    "budget",
-    "tokens",
-    "bullets",
-    "rules",
-    "omitted",
-    "handoff",
-    "handoff_superseded_by",
-    "state_files",
-    "built_at",
-    "cached",
-    "text",
-]
-BULLET_KEYS = ["path", "line", "handle", "aliases", "text", "section", "source", "date"]
+PACK_KEYS = KEYS["`pack`"]
+BULLET_KEYS = KEYS["`pack` bullet"]
 HEAVY: tuple[str, ...] = ("typer", "click", "rich", "numpy", "onnxruntime", "tokenizers", "httpx")
 HEAVY += ("pygit2", "yaml", "mcp", "mistune")
 

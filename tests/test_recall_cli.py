@@ -10,24 +10,16 @@ from pathlib import Path
 
 import pytest
 from conftest import ROOT, brain
+from test_contract import KEYS
 
 FIXTURES = ROOT / "testdata" / "transcripts"
 SESSION = "5b0c1f7e-0000-4000-8000-000000000001"
-RECALL_KEYS = ["query", "count", "hits"]
-RECALL_HIT_KEYS = ["id", "session", "title", "role", "at", "cwd", "snippet", "score", "agent"]
-FULL_KEYS = ["id", "agent", "session", "title", "role", "at", "cwd", "body"]
-SYNC_KEYS = [
-    "agents",
-    "full",
-    "file_count",
-    "read",
-    "turn_count",
-    "skipped_count",
-    "bytes",
-    "ms",
-]
-SOURCE_KEYS = ["name", "label", "enabled", "root", "exists", "turn_count"]
-TOGGLE_KEYS = ["agent", "enabled", "sources", "removed_count"]
+RECALL_KEYS = KEYS["`recall`"]
+RECALL_HIT_KEYS = KEYS["`recall` hit"]
+FULL_KEYS = KEYS["`recall --full`"]
+SYNC_KEYS = KEYS["`recall --sync`"]
+SOURCE_KEYS = KEYS["`recall --sources` source"]
+TOGGLE_KEYS = KEYS["`recall --enable` / `--disable`"]
 
 
 @pytest.fixture

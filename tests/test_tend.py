@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from conftest import FIXTURE_VAULT, brain, git
+from test_contract import KEYS
 
 from brain import config, usage
 from brain.commands import inbox as inboxmod
@@ -411,19 +412,8 @@ def test_tend_json_keys(tended: Path) -> None:
     run = brain("tend", "--dry-run", "--json", "--vault", str(tended))
     assert run.code == 0, run.err
     doc = run.json()
-    assert list(doc) == [
-        "vault",
-        "dry_run",
-        "daily",
-        "ran",
-        "applied",
-        "proposed",
-        "waiting_count",
-        "checked",
-        "stopped",
-        "ms",
-    ]
-    assert list(doc["proposed"][0]) == ["op", "key", "summary", "why", "targets"]
+    assert list(doc) == KEYS["`tend`"]
+    assert list(doc["proposed"][0]) == KEYS["`tend` proposed"]
 
 
 # --- the daily sweep -----------------------------------------------------------------------------
