@@ -51,8 +51,6 @@ from brain.crash import crash_report
 from brain.errors import BrainError
 from brain.present import Answer, data, record, size
 
-# Tools served by command modules other engineers own; a tool whose module is absent says so.
-OPTIONAL = ("recall", "pack", "propose")
 INSTRUCTIONS = (
     "brain is the user's memory: facts (bullets) and notes from a git vault of Markdown. "
     "Call `find` before guessing about the user's projects, machines, people or preferences; "

@@ -11,15 +11,12 @@ from typing import Any
 import anyio
 import pytest
 from conftest import ROOT, brain
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.types import Implementation
 
 from brain.config import usage_log_path
 from brain.usage import connect, events
-
-mcp = pytest.importorskip("mcp")
-
-from mcp import ClientSession  # noqa: E402
-from mcp.client.stdio import StdioServerParameters, stdio_client  # noqa: E402
-from mcp.types import Implementation  # noqa: E402
 
 TOOLS = {"find", "recall", "pack", "propose", "locate"}
 

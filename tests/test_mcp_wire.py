@@ -9,11 +9,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import pytest
 from conftest import brain
-
-pytest.importorskip("mcp")
-
 from test_mcp import TOOLS, _params
 
 
