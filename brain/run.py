@@ -165,7 +165,14 @@ def _serve_prime(
     from brain.vocab import BYTES_PER_TOKEN
 
     cap = budget * BYTES_PER_TOKEN
-    answer = hits.prime(result, name, session, path, cap, as_json=as_json, person=who.person)
+    form = None
+    if hook and isinstance(hook.get("hook_event_name"), str):
+        from brain.hook_event import harness_of
+
+        form = (harness_of(hook), str(hook["hook_event_name"]))
+    answer = hits.prime(
+        result, name, session, path, cap, as_json=as_json, person=who.person, hook=form
+    )
     with gate.lock:  # the output and its log row together, or (past the deadline) neither
         if gate.left() <= 0:
             return

@@ -142,6 +142,23 @@ def test_the_hook_serves_the_answer_under_one_header_once_per_session(ivault: Pa
     assert POOL in other.out
 
 
+def test_gemini_gets_the_context_as_the_json_its_hooks_must_print(ivault: Path) -> None:
+    """Gemini CLI parses a hook's stdout as JSON (plain text is an error there): its BeforeAgent
+    event gets the same lines as hookSpecificOutput.additionalContext; Claude Code's plain."""
+    doc = json.loads((HOOK.parent / "gemini-before-agent.json").read_text(encoding="utf-8"))
+    doc["prompt"] = json.loads(event())["prompt"]
+    _, run = hook(ivault, json.dumps(doc))
+    assert run.code == 0, run.err
+    out = json.loads(run.out)
+    assert list(out) == ["hookSpecificOutput"]
+    assert out["hookSpecificOutput"]["hookEventName"] == "BeforeAgent"
+    lines = out["hookSpecificOutput"]["additionalContext"].splitlines()
+    assert lines[0] == hits.PRIME_HEADER
+    assert any(line.startswith(POOL) for line in lines[1:])
+    _, again = hook(ivault, json.dumps(doc))  # nothing new to say: nothing at all, not "{}"
+    assert (again.code, again.out) == (0, "")
+
+
 def test_what_find_or_pack_gave_the_session_is_not_served_again(ivault: Path) -> None:
     session = "s-find-first"
     found = brain(
