@@ -28,7 +28,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("brain.commands.inbox", "brain.commands.tend"): (
         "approving a hygiene proposal applies tend's item, and tend queues them in the inbox"
     ),
-    ("brain.index", "brain.retell"): "retell reads index's ALIAS_SEP and cjk_terms (#15 item 3)",
 }
 
 

@@ -32,7 +32,7 @@ from typing import Any
 
 from brain.config import CORE_FILES
 from brain.vault import Unit
-from brain.vocab import fold
+from brain.vocab import fold, split_aliases
 
 PASSED, FAILED, UNKNOWN = "passed", "failed", "cannot check"
 
@@ -104,16 +104,9 @@ def bullets(conn: sqlite3.Connection) -> list[Unit]:
         CORE_FILES,
     ).fetchall()
     return [
-        Unit(path, line, kind, text, section, handle, names(aliases), source, date, raw)
+        Unit(path, line, kind, text, section, handle, split_aliases(aliases), source, date, raw)
         for path, line, kind, text, section, handle, aliases, source, date, raw in rows
     ]
-
-
-def names(aliases: str) -> tuple[str, ...]:
-    """The aliases column as the tuple a Unit holds."""
-    from brain.index import ALIAS_SEP
-
-    return tuple(a for a in aliases.split(ALIAS_SEP) if a)
 
 
 def repositories(vault: Path) -> dict[str, Path]:
