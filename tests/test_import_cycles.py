@@ -25,9 +25,6 @@ KNOWN: dict[tuple[str, str], str] = {
         "verify reads brain's command names from the Typer app; the neutral declaration "
         "module of #15 item 2 (declare) will hold them"
     ),
-    ("brain.commands.inbox", "brain.commands.tend"): (
-        "approving a hygiene proposal applies tend's item, and tend queues them in the inbox"
-    ),
 }
 
 

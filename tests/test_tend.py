@@ -15,6 +15,7 @@ from conftest import FIXTURE_VAULT, brain, git
 from test_contract import KEYS
 
 from brain import config, usage
+from brain.commands import hygiene
 from brain.commands import inbox as inboxmod
 from brain.commands import learn as learnmod
 from brain.commands import tend as tendmod
@@ -325,7 +326,7 @@ def test_a_crash_in_the_middle_of_an_apply_leaves_before_or_after(
         raise KeyboardInterrupt  # the process dies between two files
 
     with monkeypatch.context() as patch:
-        patch.setattr(tendmod, "_between_writes", crash)
+        patch.setattr(hygiene, "_between_writes", crash)
         with pytest.raises(KeyboardInterrupt):
             inboxmod.approve(tended, merge.number)
     middle = snapshot(tended)

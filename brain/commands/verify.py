@@ -433,7 +433,7 @@ def date_bullets(vault: Path, checked: list[Checked]) -> list[str]:
     path:line of those changed."""
     import datetime as dt
 
-    from brain.commands import inbox
+    from brain.edits import edit_lines
 
     today = dt.date.today().isoformat()
 
@@ -441,7 +441,7 @@ def date_bullets(vault: Path, checked: list[Checked]) -> list[str]:
         return lambda line: redate(line, today) if line.endswith(c.date) else None
 
     edits = [(c.path, c.line, edit(c)) for c in checked if c.date != today]
-    return [f"{rel}:{line}" for rel, line in inbox.edit_lines(vault, edits)]
+    return [f"{rel}:{line}" for rel, line in edit_lines(vault, edits)]
 
 
 def redate(line: str, date: str) -> str:
