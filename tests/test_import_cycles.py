@@ -21,10 +21,6 @@ KNOWN: dict[tuple[str, str], str] = {
     ("brain.worker", "brain.cli"): "the worker serves commands through cli.execute (#16, thin)",
     ("brain.worker", "brain.run"): "the worker gives prime a gate without the watchdog (#16, thin)",
     ("brain.worker", "brain.thin"): "the worker's wire format lives in brain.thin (#16, thin)",
-    ("brain.commands.verify", "brain.app"): (
-        "verify reads brain's command names from the Typer app; the neutral declaration "
-        "module of #15 item 2 (declare) will hold them"
-    ),
 }
 
 

@@ -63,6 +63,14 @@ def history_vault(git_vault: Path) -> Path:
 # --- verify --------------------------------------------------------------------------------------
 
 
+def test_verify_knows_brains_own_commands(vault: Path) -> None:
+    add(vault, f"- **brain cmds** — run `brain find x`, not `brain frobnicate --now` — me — {OLD}")
+    assert claims(vault, "brain cmds") == {
+        "brain find": verifymod.PASSED,
+        "brain frobnicate": verifymod.FAILED,
+    }
+
+
 def test_verify_paths_pass_fail_and_cannot_check(history_vault: Path, tmp_path: Path) -> None:
     here = tmp_path / "tool.sh"
     here.write_text("echo\n")

@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from brain.config import CORE_FILES
+from brain.options import NAMES
 from brain.vault import Unit
 from brain.vocab import fold, split_aliases
 
@@ -87,7 +88,6 @@ class Context:
 
     vault: Path
     repos: dict[str, Path]  # folder name (folded) -> repository root
-    commands: frozenset[str] | None = None  # brain's subcommands, read on the first `brain X`
     vault_dirs: frozenset[str] = frozenset()
     vault_names: frozenset[str] = frozenset()  # basenames of the vault's Markdown files
     _git: dict[Path, Any] = field(default_factory=dict)  # pygit2.Repository, imported late
@@ -149,18 +149,7 @@ def context(vault: Path, repos: dict[str, Path] | None = None) -> Context:
     files = vault_files(vault)
     dirs = frozenset(f.split("/", 1)[0] for f in files if "/" in f)
     names = frozenset(f.rsplit("/", 1)[-1].casefold() for f in files)
-    return Context(vault, repositories(vault) if repos is None else repos, None, dirs, names)
-
-
-def _commands() -> frozenset[str]:
-    """brain's subcommands, as the Typer app registers them (imported only here: verify is not
-    on a hot path, and a second list of names would drift)."""
-    import typer
-
-    from brain.app import app
-
-    group = typer.main.get_command(app)
-    return frozenset(getattr(group, "commands", {}))
+    return Context(vault, repositories(vault) if repos is None else repos, dirs, names)
 
 
 # --- reading claims ------------------------------------------------------------------------------
@@ -226,9 +215,7 @@ def named_repos(row: Unit, ctx: Context) -> list[Path]:
 def check(kind: str, token: str, row: Unit, ctx: Context) -> Claim:
     if kind == "brain":
         sub = token.split()[1]
-        if ctx.commands is None:
-            ctx.commands = _commands()
-        if sub in ctx.commands:
+        if sub in NAMES:
             return Claim(kind, token, PASSED, "a brain command")
         return Claim(kind, token, FAILED, f"brain has no `{sub}` command")
     if kind == "command":
