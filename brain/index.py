@@ -636,7 +636,7 @@ def sync(vault: Path, *, history: bool = False) -> SyncReport:
         conn.close()
 
 
-def _stale(conn: sqlite3.Connection, vault: Path) -> bool:
+def is_stale(conn: sqlite3.Connection, vault: Path) -> bool:
     """Whether any file changed since the last sync, judged by size and mtime alone (cheap)."""
     known = {
         row[0]: (row[1], row[2]) for row in conn.execute("SELECT path, size, mtime_ns FROM files")
@@ -647,9 +647,9 @@ def _stale(conn: sqlite3.Connection, vault: Path) -> bool:
     return any(known.get(rel) != _stat(vault, rel) for rel in present)
 
 
-# How open_index tells whether the vault changed since the last sync: `_stale`, or in the worker
-# (brain/worker.py) `_stale` behind a file-system watch that skips it while nothing moved.
-stale_check: Callable[[sqlite3.Connection, Path], bool] = _stale
+# How open_index tells whether the vault changed since the last sync: `is_stale`, or in the worker
+# (brain/worker.py) `is_stale` behind a file-system watch that skips it while nothing moved.
+stale_check: Callable[[sqlite3.Connection, Path], bool] = is_stale
 
 
 def open_index(vault: Path) -> sqlite3.Connection:
