@@ -364,7 +364,7 @@ def _pass(p: _Pass) -> str:
 @contextlib.contextmanager
 def _core_files_locked(vault: Path) -> Iterator[None]:
     """The inbox's lock: `brain inbox approve` never edits a core file while sync rewrites it."""
-    from brain.commands.inbox import locked
+    from brain.edits import locked
 
     with locked(vault):
         yield

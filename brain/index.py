@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import functools
 import hashlib
 import os
-import re
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -31,6 +29,7 @@ from brain.config import (
     review_mode,
 )
 from brain.errors import BrainError
+from brain.vocab import ALIAS_SEP, cjk_split
 
 if TYPE_CHECKING:
     from brain import retell
@@ -73,8 +72,6 @@ CREATE TABLE shadows(
 ) WITHOUT ROWID;
 CREATE INDEX shadows_bullet ON shadows(bullet);
 """
-
-ALIAS_SEP = "\x1f"  # aliases may contain commas; store them with a separator no one types
 
 
 @dataclass
@@ -192,69 +189,6 @@ def _neighbours(units: list[vaultmod.Unit], i: int) -> str:
     lo, hi = max(0, i - NEAR), min(len(units), i + NEAR + 1)
     return " ".join(
         units[k].text[:NEAR_CHARS] for k in range(lo, hi) if k != i and units[k].kind == "prose"
-    )
-
-
-# Chinese and Japanese are written without spaces: FTS5's unicode61 tokenizer makes a whole run
-# of such characters one token, so no word inside it could be found. Such runs are indexed as
-# their overlapping character pairs (bigrams, as Lucene's CJK analyzer does: most Chinese words
-# are two characters, and a trigram index cannot find a two-character word), plus the run's last
-# character, so a one-character query can match as a prefix. Hangul is included (its particles
-# attach to words).
-_CJK_CLASS = (
-    "[\u1100-\u11ff\u3005-\u3007\u3040-\u30fa\u30fc-\u30ff\u3130-\u318f\u31f0-\u31ff"
-    "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f]+"
-)
-
-
-@functools.cache
-def _cjk() -> re.Pattern[str]:
-    return re.compile(_CJK_CLASS)  # compiling it costs a few ms: only for text that is not ASCII
-
-
-def _bigrams(run: str) -> list[str]:
-    return [run[i : i + 2] for i in range(len(run) - 1)] or [run]
-
-
-def cjk_split(text: str) -> str:
-    """`text` as the index stores it for FTS5: each CJK run as its bigrams and last character,
-    folded the way queries are (see vocab.fold), so both sides tokenize alike."""
-    if text.isascii():
-        return text
-    from brain.vocab import fold
-
-    def grams(m: re.Match[str]) -> str:
-        run = fold(m.group())
-        pieces = _bigrams(run) + ([run[-1]] if len(run) > 1 else [])
-        return " " + " ".join(pieces) + " "
-
-    return _cjk().sub(grams, text)
-
-
-def cjk_terms(word: str) -> list[str]:
-    """A folded query word as terms: a CJK run becomes its bigrams (a lone character stays one
-    term, matched as a prefix), other letters stay as they are."""
-    if word.isascii():
-        return [word]
-    out: list[str] = []
-    at = 0
-    for m in _cjk().finditer(word):
-        if m.start() > at:
-            out.append(word[at : m.start()])
-        out += _bigrams(m.group())
-        at = m.end()
-    if at < len(word):
-        out.append(word[at:])
-    return out
-
-
-def lone_cjk(term: tuple[str, ...]) -> bool:
-    """A one-character CJK term: it matches as the start of the index's bigrams."""
-    return (
-        len(term) == 1
-        and len(term[0]) == 1
-        and not term[0].isascii()
-        and bool(_cjk().match(term[0]))
     )
 
 
@@ -703,7 +637,7 @@ def sync(vault: Path, *, history: bool = False) -> SyncReport:
         conn.close()
 
 
-def _stale(conn: sqlite3.Connection, vault: Path) -> bool:
+def is_stale(conn: sqlite3.Connection, vault: Path) -> bool:
     """Whether any file changed since the last sync, judged by size and mtime alone (cheap)."""
     known = {
         row[0]: (row[1], row[2]) for row in conn.execute("SELECT path, size, mtime_ns FROM files")
@@ -714,9 +648,9 @@ def _stale(conn: sqlite3.Connection, vault: Path) -> bool:
     return any(known.get(rel) != _stat(vault, rel) for rel in present)
 
 
-# How open_index tells whether the vault changed since the last sync: `_stale`, or in the worker
-# (brain/worker.py) `_stale` behind a file-system watch that skips it while nothing moved.
-stale_check: Callable[[sqlite3.Connection, Path], bool] = _stale
+# How open_index tells whether the vault changed since the last sync: `is_stale`, or in the worker
+# (brain/worker.py) `is_stale` behind a file-system watch that skips it while nothing moved.
+stale_check: Callable[[sqlite3.Connection, Path], bool] = is_stale
 
 
 def open_index(vault: Path) -> sqlite3.Connection:

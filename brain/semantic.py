@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from brain import config
 from brain.errors import BrainError
-from brain.index import ALIAS_SEP, embed_text, transaction
+from brain.index import embed_text, transaction
 from brain.vault import Unit
+from brain.vocab import ALIAS_SEP
 
 if TYPE_CHECKING:
     import numpy as np

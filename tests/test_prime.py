@@ -22,7 +22,7 @@ from test_imports import HEAVY, imported_modules
 from test_thin import start
 from test_worker import _alive, _kill, start_worker, stop_workers, wait_for, wvault  # noqa: F401
 
-from brain import config, worker
+from brain import config, worker_client
 from brain.commands import prime as primemod
 from brain.present import hits
 
@@ -67,7 +67,7 @@ def ivault(
         assert _alive(pid), "the worker did not outlive the test's primes"
     finally:
         _kill(pid)
-        stop_workers(worker._base(vault))
+        stop_workers(worker_client.base_of(vault))
 
 
 # --- the prompt read as a sentence ---------------------------------------------------------------
@@ -344,13 +344,13 @@ def test_a_cold_worker_is_started_and_the_prompt_gets_keywords(
     wvault: Path,  # noqa: F811
 ) -> None:
     env = {"BRAIN_EMBED": "onnx", "BRAIN_WORKER": "1", "BRAIN_WORKER_IDLE": "120"}
-    base = worker._base(wvault)
-    assert worker._record(base) is None
+    base = worker_client.base_of(wvault)
+    assert worker_client.read_record(base) is None
     run = brain("prime", "--vault", str(wvault), "--json", "pods out of db connections", env=env)
     assert run.code == 0, run.err
     assert run.json()["mode"] == "keyword"
     assert "onnxruntime" not in run.err
-    wait_for("the worker prime started", lambda: worker._record(base) is not None, 30)
+    wait_for("the worker prime started", lambda: worker_client.read_record(base) is not None, 30)
 
 
 # --- the fast path -------------------------------------------------------------------------------
@@ -388,7 +388,7 @@ def test_the_hook_is_answered_by_the_worker_as_by_a_process_of_its_own(
         assert _alive(pid)
     finally:
         _kill(pid)
-        stop_workers(worker._base(vault))
+        stop_workers(worker_client.base_of(vault))
 
 
 def test_help_comes_from_typer() -> None:

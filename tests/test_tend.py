@@ -15,6 +15,7 @@ from conftest import FIXTURE_VAULT, brain, git
 from test_contract import KEYS
 
 from brain import config, usage
+from brain.commands import hygiene
 from brain.commands import inbox as inboxmod
 from brain.commands import learn as learnmod
 from brain.commands import tend as tendmod
@@ -60,6 +61,14 @@ def history_vault(git_vault: Path) -> Path:
 
 
 # --- verify --------------------------------------------------------------------------------------
+
+
+def test_verify_knows_brains_own_commands(vault: Path) -> None:
+    add(vault, f"- **brain cmds** — run `brain find x`, not `brain frobnicate --now` — me — {OLD}")
+    assert claims(vault, "brain cmds") == {
+        "brain find": verifymod.PASSED,
+        "brain frobnicate": verifymod.FAILED,
+    }
 
 
 def test_verify_paths_pass_fail_and_cannot_check(history_vault: Path, tmp_path: Path) -> None:
@@ -325,7 +334,7 @@ def test_a_crash_in_the_middle_of_an_apply_leaves_before_or_after(
         raise KeyboardInterrupt  # the process dies between two files
 
     with monkeypatch.context() as patch:
-        patch.setattr(tendmod, "_between_writes", crash)
+        patch.setattr(hygiene, "_between_writes", crash)
         with pytest.raises(KeyboardInterrupt):
             inboxmod.approve(tended, merge.number)
     middle = snapshot(tended)

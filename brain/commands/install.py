@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from brain import agent_hooks, config, githooks, gitutil, index, shipped, worker
+from brain import agent_hooks, config, githooks, gitutil, index, shipped, worker_client
 from brain.errors import BrainError
 from brain.files import write_atomic
 
@@ -481,7 +481,7 @@ def uninstall() -> UninstallResult:
     vaults = [(v.expanduser().resolve(), folder) for v, folder in githooks.installed_vaults()]
     if current is not None and current not in {v for v, _ in vaults}:
         vaults.append((current, githooks.hooks_dir(current)))
-    workers = worker.stop_all(v for v, _ in vaults)  # before their index goes
+    workers = worker_client.stop_all(v for v, _ in vaults)  # before their index goes
     results = []
     indexes: list[str] = []
     for vault, folder in vaults:

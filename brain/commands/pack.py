@@ -25,7 +25,7 @@ from typing import Any
 from brain import index
 from brain.config import CORE_FILES, index_path
 from brain.errors import UsageError
-from brain.vocab import BYTES_PER_TOKEN, SEP, fold, fts_phrase, tokens, words
+from brain.vocab import BYTES_PER_TOKEN, SEP, fold, fts_phrase, split_aliases, tokens, words
 
 DEFAULT_BUDGET = 1500  # tokens; a token is 4 bytes of output
 PACK_FORMAT = "3"  # bump when the text or the cached shape changes
@@ -126,7 +126,7 @@ _COLUMNS = "u.path, u.line, u.handle, u.aliases, u.text, u.section, u.source, u.
 
 def _bullet(row: tuple[Any, ...]) -> PackBullet:
     path, line, handle, aliases, text, section, source, date = row
-    names = tuple(a for a in str(aliases).split(index.ALIAS_SEP) if a)
+    names = split_aliases(str(aliases))
     return PackBullet(path, line, handle, names, text, section, source, date)
 
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from brain import edits
 from brain.commands import inbox as inboxmod
 from brain.config import INBOX
 from brain.errors import BrainError, UsageError
@@ -131,7 +132,7 @@ def _queue(vault: Path) -> _Queue:
     is nothing to find duplicates of), so a hand-grown inbox of any size costs a line count."""
     from brain.vault import parse_bullet
 
-    text = inboxmod.read(vault, INBOX)
+    text = edits.read(vault, INBOX)
     waiting = [raw for raw in text.split("\n") if inboxmod.is_proposal(raw)]
     q = _Queue(text, len(waiting), {}, {}, [])
     for cb in inboxmod.core_bullets(vault):
@@ -189,7 +190,7 @@ def propose_many(
     if dest and dest not in inboxmod.DESTINATIONS:
         raise UsageError(f"--to {to} is not a core file", "use MEMORY, LEARNINGS or TUNINGS")
     date = date or dt.date.today().isoformat()
-    with inboxmod.locked(vault):
+    with edits.locked(vault):
         inboxmod.recover(vault)
         q = _queue(vault)
         results = [_judge(str(vault), q, line, source, dest, date) for line, source in items]
@@ -202,7 +203,7 @@ def propose_many(
             body = text.rstrip("\n")
             last = body.rsplit("\n", 1)[-1]
             gap = "" if not body else "\n" if inboxmod.is_proposal(last) else "\n\n"
-            inboxmod.write(vault, INBOX, body + gap + "\n".join(q.added) + "\n")
+            edits.write(vault, INBOX, body + gap + "\n".join(q.added) + "\n")
     return results
 
 

@@ -59,7 +59,8 @@ class Toggle:
     removed_count: int  # turns deleted from transcripts.db (on --disable)
 
 
-def _need_enabled() -> list[str]:
+def need_enabled() -> list[str]:
+    """The agents whose transcripts recall reads; a BrainError with the next step when none."""
     names = store.enabled()
     if not names:
         raise BrainError(
@@ -70,7 +71,7 @@ def _need_enabled() -> list[str]:
 
 
 def sync(*, full: bool = False, progress: Progress | None = None) -> SyncReport:
-    names = _need_enabled()
+    names = need_enabled()
     conn = store.connect()
     try:
         return store.sync(conn, names, full=full, progress=progress)
@@ -94,7 +95,7 @@ def recall(
     words = search.terms(query)
     if not words:
         raise UsageError("the query has no words to search for", "ask in plain words")
-    names = _need_enabled()
+    names = need_enabled()
     if agent:
         store.adapter(agent)
         if agent not in names:

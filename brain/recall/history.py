@@ -259,11 +259,11 @@ class Window:
 def enabled_agents(agent: str = "") -> tuple[list[str], tuple[str, ...]]:
     """(the enabled agents, the ones to read): all of them, or the one asked for when it is
     enabled."""
-    from brain.commands.recall import _need_enabled
+    from brain.commands.recall import need_enabled
     from brain.errors import UsageError
     from brain.recall import store
 
-    names = _need_enabled()
+    names = need_enabled()
     if not agent:
         return names, tuple(names)
     store.adapter(agent)
