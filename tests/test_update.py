@@ -297,6 +297,7 @@ def test_update_installs_the_new_release_and_rollback_restores(
     doc = json.loads(again.stdout)
     assert list(doc) == ["action", "previous", "current", "wheel", "check", "check_ok"]
     assert doc["action"] == "current"
+    assert (doc["wheel"], doc["check"], doc["check_ok"]) == (None, None, None)  # none is null
 
     back = inst.brain("update", "--rollback", env=update_env(srv))
     assert back.returncode == 0, back.stderr
