@@ -712,6 +712,22 @@ def test_error_object(args: list[str], code: int) -> None:
     assert "\n" not in doc["error"]
 
 
+def test_a_problem_with_a_whole_file_has_a_null_line(vault: Path, tmp_path: Path) -> None:
+    """A file lint cannot read as a whole (a link out of the vault, bytes that are no text) is a
+    problem with no line: null, never 0; every other problem names its line from 1."""
+    import random
+
+    (tmp_path / "away.md").write_text("# Away\n", encoding="utf-8")
+    (vault / "notes" / "away.md").symlink_to(tmp_path / "away.md")
+    noise = random.Random(7).randbytes(20_000)  # noqa: S311 - reproducible, not crypto
+    (vault / "notes" / "blob.md").write_bytes(noise)
+    doc = json_of("lint", "--vault", str(vault), "--json", code=1)
+    shape(doc, "`lint`")
+    lines = {p["path"]: p["line"] for p in doc["problems"]}
+    assert lines["notes/away.md"] is None
+    assert "notes/blob.md" in lines
+
+
 def test_lint_staged_outside_git_is_an_error_object(vault: Path) -> None:
     run = brain("lint", "--vault", str(vault), "--staged", "--json")
     assert run.code == 1
