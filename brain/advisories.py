@@ -221,7 +221,7 @@ def corrected(vault: Path, log: Path | None = None) -> list[Corrected]:
     by_session: dict[str, list[tuple[float, str]]] = {}
     for m in moments:
         try:
-            when = dt.datetime.fromisoformat(m.at).timestamp()
+            when = dt.datetime.fromisoformat(m.at or "").timestamp()
         except ValueError:
             continue
         by_session.setdefault(m.session, []).append((when, m.lesson))

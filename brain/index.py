@@ -285,7 +285,7 @@ def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool, history: bool) -
         try:
             data = (vault / rel).read_bytes()
         except OSError as exc:
-            report.problems.append(vaultmod.Problem(rel, 0, f"cannot read it ({exc.strerror})"))
+            report.problems.append(vaultmod.Problem(rel, None, f"cannot read it ({exc.strerror})"))
             continue
         digest = hashlib.blake2b(data, digest_size=16).hexdigest()
         if old and old[0] == digest:
@@ -457,7 +457,7 @@ def _read_history(conn: sqlite3.Connection, vault: Path, present: list[str]) -> 
 
 
 def _encode_problems(problems: list[vaultmod.Problem]) -> str:
-    return "\n".join(f"{p.line}\t{p.path}\t{p.message}" for p in problems)
+    return "\n".join(f"{p.line or 0}\t{p.path}\t{p.message}" for p in problems)  # 0: None
 
 
 def _decode_problems(text: str) -> list[vaultmod.Problem]:
@@ -465,7 +465,7 @@ def _decode_problems(text: str) -> list[vaultmod.Problem]:
     for row in text.split("\n"):
         if row:
             line, path, message = row.split("\t", 2)
-            out.append(vaultmod.Problem(path, int(line), message))
+            out.append(vaultmod.Problem(path, int(line) or None, message))
     return out
 
 

@@ -380,7 +380,7 @@ def pack_for(
     budget = packmod.DEFAULT_BUDGET if budget is None else budget
     if budget < 1:
         raise UsageError("--budget must be a positive number of tokens", "pass e.g. --budget 1500")
-    empty = packmod.empty("", "", budget)
+    empty = packmod.empty(budget)
     if project is None:
         root = packmod.repo_root(cwd)
         if root is None:

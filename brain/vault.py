@@ -63,7 +63,7 @@ class Unit(NamedTuple):
 @dataclass(frozen=True)
 class Problem:
     path: str
-    line: int  # 0: the file as a whole (a link skipped, a file that cannot be read)
+    line: int | None  # None: the file as a whole (a link skipped, a file that cannot be read)
     message: str
 
     def __str__(self) -> str:
@@ -192,7 +192,7 @@ def decode(data: bytes, path: str) -> tuple[str, list[Problem]]:
     file (or UTF-16) reads as empty, named once rather than as thousands of odd lines."""
     if binary(data):
         why = "not a UTF-8 text file (binary, or UTF-16); skipped: re-save it as UTF-8 text"
-        return "", [Problem(path, 0, why)]
+        return "", [Problem(path, None, why)]
     try:
         return data.decode("utf-8"), []
     except UnicodeDecodeError as exc:
@@ -461,7 +461,7 @@ def walk(vault: Path, keep: Callable[[str, bool], bool], start: str = "") -> Wal
                 entries = list(it)
         except OSError as exc:
             why = f"cannot read this folder ({exc.strerror}); its files are skipped"
-            found.skipped.append(Problem(rel_dir or ".", 0, why))
+            found.skipped.append(Problem(rel_dir or ".", None, why))
             continue
         for entry in entries:
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
@@ -474,12 +474,12 @@ def walk(vault: Path, keep: Callable[[str, bool], bool], start: str = "") -> Wal
                 continue
             if not _utf8(entry.name):
                 why = "the name is not valid UTF-8; skipped (rename it to index it)"
-                found.skipped.append(Problem(rel, 0, why))
+                found.skipped.append(Problem(rel, None, why))
                 continue
             if link:
                 why = link_problem(Path(entry.path), vault)
                 if why:
-                    found.skipped.append(Problem(rel, 0, why))
+                    found.skipped.append(Problem(rel, None, why))
                 elif not is_dir and Path(entry.path).is_file():
                     found.files.append(rel)
             elif is_dir:

@@ -283,7 +283,7 @@ def test_one_odd_transcript_line_never_breaks_recall(claude: dict[str, str], kin
         if kind.startswith("surrogate"):
             assert "\ufffd" in full["body"]
         else:
-            assert full["at"] == ""
+            assert full["at"] is None  # undated: null (README: JSON)
 
 
 def test_gemini_documents_with_odd_values(tmp_path: Path, isolated_env: Path) -> None:

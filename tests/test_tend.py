@@ -242,6 +242,7 @@ def test_tend_queues_items_once_and_approve_applies_each(tended: Path) -> None:
     # merge: the newest stays (with the older one's aliases), the older goes to AI/DROPPED.md
     done = inboxmod.approve(tended, items[0].number)
     assert done.path == "AI/MEMORY.md"
+    assert done.replaced is None  # a hygiene item replaces no one bullet: null in JSON, not ""
     text = memory.read_text(encoding="utf-8")
     assert text.count("**payments service**") == 1
     assert (

@@ -364,7 +364,7 @@ def _approve_item(vault: Path, number: int, p: Proposal) -> ApproveResult:
         p.markdown,
         done.path,
         done.line,
-        "",
+        None,  # a hygiene item replaces no one bullet
         remaining,
         f"review and commit {files} in the vault yourself (git -C {vault} commit -p)",
     )

@@ -31,13 +31,15 @@ class RecallResult:
 
 @dataclass(frozen=True)
 class FullTurn:
+    """One turn whole; as a recall hit, what the transcript lacks is None."""
+
     id: str
     agent: str
     session: str
-    title: str
+    title: str | None
     role: str
-    at: str
-    cwd: str
+    at: str | None
+    cwd: str | None
     body: str
 
 
@@ -143,7 +145,8 @@ def full(turn_id: str) -> FullTurn:
         body = conn.execute("SELECT body FROM fts WHERE rowid = ?", (rowid,)).fetchone()
     finally:
         conn.close()
-    return FullTurn(tid, agent, session, title, role, ts, cwd, body[0] if body else "")
+    text = body[0] if body else ""
+    return FullTurn(tid, agent, session, title or None, role, ts or None, cwd or None, text)
 
 
 def sources() -> list[Source]:

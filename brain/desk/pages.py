@@ -263,6 +263,8 @@ def others(result: Any) -> tuple[Table, ...]:
 
 
 def _cell(value: Any) -> str:
+    if value is None:  # JSON's null: nothing to show
+        return ""
     if isinstance(value, tuple | list):
         return ", ".join(_cell(v) for v in value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
