@@ -36,7 +36,8 @@ if TYPE_CHECKING:
 
 # 4: units hold their text with credentials masked (vault.parse); CJK bigrams in fts and names;
 # notes dated from git history (`dates`); `shadows`. 5: lines the guard flags are defused.
-# 6: credentials said in prose ("the password is X") are masked too: units are re-read.
+# 6: credentials said in prose ("the password is X") are masked too: units are re-read; vectors of
+# bullets with no aliases are made again (they were embedded as `handle (): fact`).
 SCHEMA_VERSION = 6
 BUSY_TIMEOUT_MS = 10_000
 
@@ -547,6 +548,17 @@ def _old(conn: sqlite3.Connection, old: Path) -> Iterator[bool]:
         conn.execute("DETACH DATABASE old")
 
 
+_CARRY_SQL = (
+    "INSERT OR IGNORE INTO vectors(hash, vec) SELECT hash, vec FROM old.vectors"
+    " WHERE hash IN (SELECT vhash FROM units)"
+)
+# before schema 6, a bullet with no aliases was embedded as `handle (): fact`: it is made again
+_CARRY_BEFORE_6_SQL = (
+    "INSERT OR IGNORE INTO vectors(hash, vec) SELECT hash, vec FROM old.vectors"
+    " WHERE hash IN (SELECT vhash FROM units WHERE NOT (kind = 'bullet' AND aliases = ''))"
+)
+
+
 def _carry_vectors(conn: sqlite3.Connection, old: Path) -> None:
     """Keep the old index's vectors that still match a unit: a full rebuild re-reads the Markdown,
     but re-embedding unchanged text would cost minutes on a large vault for nothing."""
@@ -555,13 +567,11 @@ def _carry_vectors(conn: sqlite3.Connection, old: Path) -> None:
             return
         try:
             model = conn.execute("SELECT value FROM old.meta WHERE key = 'model'").fetchone()
+            version = conn.execute("PRAGMA old.user_version").fetchone()[0]
             if model:
                 with transaction(conn):
                     conn.execute("INSERT INTO meta(key, value) VALUES ('model', ?)", (model[0],))
-                    conn.execute(
-                        "INSERT OR IGNORE INTO vectors(hash, vec) SELECT hash, vec FROM old.vectors"
-                        " WHERE hash IN (SELECT vhash FROM units)"
-                    )
+                    conn.execute(_CARRY_SQL if version >= 6 else _CARRY_BEFORE_6_SQL)
         except sqlite3.DatabaseError:
             pass  # an unreadable old index has nothing worth keeping
 
