@@ -1,11 +1,148 @@
-"""brain: a local-first memory for coding agents."""
+"""brain: a local-first memory for coding agents.
+
+The package also holds what brain needs before it knows which command it runs, shared by the thin
+client (brain/thin.py), the worker (brain/worker.py, brain/worker_client.py) and the commands run
+in-process: the clock prime's deadline counts from, brain's folders by the XDG rules, numbers from
+the environment, the one reader of a hook's stdin, and the worker's name and the limits of its
+wire. Here rather than in a module of their own because every process imports the package anyway:
+`brain find` answered by the worker imports brain and brain.thin and nothing more of brain's
+(tests/test_imports.py), and a module more would cost each call a file to find and load. Builtin
+modules only (`os`, `sys`, `time`), and nothing of brain's: every module may import these, and
+they close no import cycle (tests/test_import_cycles.py).
+"""
 
 from __future__ import annotations
 
 import os
+import sys
+import time
 
 __version__ = "0.1.0"
 
 # onnxruntime writes a device id under ~/.cache unless this is set before its first import;
 # setting it here covers every path that might load the model.
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+
+STARTED = time.monotonic()  # prime's deadline counts from here: the first import of a process
+
+PROTOCOL = 1
+CONNECT_TIMEOUT = 0.1
+DEADLINE = 0.3  # seconds after the connect; a worker that has not acknowledged is replaced
+SILENCE = 10.0  # a worker running a command sends a heartbeat every HEARTBEAT seconds
+HEARTBEAT = 1.0
+HOOK_WAIT_S = 0.2  # a hook's stdin is read until this much silence (the agent wrote it first)
+STDIN_MAX = 1_000_000  # bytes of a hook's event
+PRIME_STDIN_MAX = 4 * 1024 * 1024  # bytes of prime's event: a prompt with big pastes is cut
+PRIME_DEADLINE = 1.0  # seconds from the start; `BRAIN_PRIME_DEADLINE` overrides
+PAYLOAD_MAX = 4 * 1024 * 1024  # bytes of one forwarded command (argv and environment)
+SOCKET_PATH_MAX = 100  # sun_path holds 104 bytes on macOS, 108 on Linux
+
+# Linux's XDG base directories: (variable, default under HOME) per kind.
+XDG = {
+    "config": ("XDG_CONFIG_HOME", ".config"),
+    "state": ("XDG_STATE_HOME", ".local/state"),
+    "data": ("XDG_DATA_HOME", ".local/share"),
+}
+
+
+def xdg_dir(kind: str) -> str | None:
+    """brain's folder of `kind` by the XDG rules on Linux; None elsewhere (platformdirs decides,
+    in brain.config)."""
+    if sys.platform != "linux" or "ANDROID_DATA" in os.environ:
+        return None
+    var, default = XDG[kind]
+    base = os.environ.get(var, "")
+    if os.path.isabs(base):
+        return os.path.join(base, "brain")
+    home = os.environ.get("HOME", "")
+    if os.path.isabs(home):
+        return os.path.join(home, default, "brain")
+    return None
+
+
+def env_number(name: str, default: float) -> float:
+    """A number from the environment, or `default` when it is unset or not a positive number."""
+    try:
+        value = float(os.environ.get(name, ""))
+    except ValueError:
+        return default
+    return value if 0 < value < float("inf") else default
+
+
+def prime_seconds() -> float:
+    """How long after its start `brain prime` must have answered, or given up."""
+    return env_number("BRAIN_PRIME_DEADLINE", PRIME_DEADLINE)
+
+
+def prime_deadline() -> float:
+    """When `brain prime` in this process must have answered, or given up (time.monotonic)."""
+    return STARTED + prime_seconds()
+
+
+def read_stdin(
+    fd: int, limit: int = STDIN_MAX, wait: float = HOOK_WAIT_S, until: float | None = None
+) -> tuple[bytes, bool]:
+    """What stdin holds, the one reader of every hook's stdin (brain.hook_event's, prime's and
+    the thin client's for the worker): until it closes, `limit` bytes, `wait` seconds of silence
+    or the monotonic time `until`; and False when the read stopped at `until` with stdin still
+    open (prime then prints nothing), True otherwise. Never blocks past those, never raises."""
+    data = b""
+    try:
+        if os.name != "posix":  # no select on Windows pipes: the agents close stdin after the event
+            return os.read(fd, limit), True
+        import select
+
+        while len(data) < limit:
+            left = wait if until is None else min(wait, until - time.monotonic())
+            ready, _, _ = select.select([fd], [], [], max(0.0, left))
+            if not ready:
+                return data, until is None or time.monotonic() < until
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            data += chunk
+    except (OSError, ValueError):
+        pass
+    return data, True
+
+
+# --- the worker's name and folder ----------------------------------------------------------------
+
+
+def _fnv(data: bytes) -> str:
+    """A 64-bit FNV-1a digest in hex: names a worker without importing hashlib (a name that
+    collides only makes the worker decline: it checks the vault it is asked about)."""
+    h = 0xCBF29CE484222325
+    for byte in data:
+        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return f"{h:016x}"
+
+
+def worker_name(vault: str) -> str:
+    """`worker-<digest>`: one worker per vault, embedding settings (BRAIN_EMBED, brain.yaml as it
+    was when the worker started), installation (sys.prefix: `python` and `python3` of one venv
+    are one) and brain version."""
+    config = xdg_dir("config")
+    stamp = ""
+    if config is not None:
+        try:
+            st = os.stat(os.path.join(config, "brain.yaml"))
+            stamp = f"{st.st_mtime_ns}:{st.st_size}"
+        except OSError:
+            stamp = "-"
+    parts = (vault, os.environ.get("BRAIN_EMBED", "").strip(), stamp, sys.prefix, __version__)
+    return "worker-" + _fnv("\0".join(parts).encode("utf-8", "surrogateescape"))
+
+
+def run_dirs() -> list[str]:
+    """Where a worker's socket may live, in order: `$XDG_RUNTIME_DIR/brain`, the state dir's
+    `run/`; brain.worker_client.run_dir adds `$TMPDIR/brain-<uid>` and picks the first short
+    enough."""
+    folders = []
+    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    if runtime and os.path.isabs(runtime):
+        folders.append(os.path.join(runtime, "brain"))
+    state = xdg_dir("state")
+    if state is not None:
+        folders.append(os.path.join(state, "run"))
+    return folders

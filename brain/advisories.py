@@ -27,7 +27,7 @@ from typing import Any
 from brain import config, index, usage
 from brain.errors import BrainError
 from brain.vault import Unit
-from brain.vocab import STOPWORDS, handle_key, words
+from brain.vocab import STOPWORDS, handle_key, split_aliases, words
 
 TOP = 3  # hits of a frequent query that count as returned
 FREQUENT_MIN = 5  # lookups that returned a bullet before doctor suggests carrying it
@@ -221,7 +221,7 @@ def corrected(vault: Path, log: Path | None = None) -> list[Corrected]:
     by_session: dict[str, list[tuple[float, str]]] = {}
     for m in moments:
         try:
-            when = dt.datetime.fromisoformat(m.at).timestamp()
+            when = dt.datetime.fromisoformat(m.at or "").timestamp()
         except ValueError:
             continue
         by_session.setdefault(m.session, []).append((when, m.lesson))
@@ -297,7 +297,7 @@ def _bullets(conn: sqlite3.Connection) -> list[_Bullet]:
             r[1],
             r[2],
             r[3],
-            tuple(a for a in r[4].split(index.ALIAS_SEP) if a),
+            split_aliases(r[4]),
             r[5],
             r[6],
             r[7],

@@ -126,8 +126,8 @@ class AgentHooks:
     settings: str
     action: str  # added | updated | present | removed | absent | unparseable | read-only | failed
     hooks: tuple[str, ...]  # the hooks added or removed: `Event` or `Event:matcher`
-    command: str
-    message: str = ""
+    command: str | None  # the hook command brain wrote or removed (None when none)
+    message: str | None = None  # what went wrong, when something did
 
     @property
     def failed(self) -> bool:
@@ -290,7 +290,8 @@ def _entries(doc: dict[str, Any], event: str) -> list[tuple[int, int, Any, dict[
 
 
 def _refused(name: str, path: Path, action: str, reason: str, cmd: str, fix: str) -> AgentHooks:
-    return AgentHooks(name, str(path), action, (), cmd, f"{path} {reason}; left untouched. {fix}")
+    message = f"{path} {reason}; left untouched. {fix}"
+    return AgentHooks(name, str(path), action, (), cmd or None, message)
 
 
 def _label(event: str, matcher: str) -> str:
@@ -354,7 +355,7 @@ def register(name: str, launch: Sequence[str] | None = None) -> AgentHooks:
                 added.append(_label(row.event, matcher))
             updated = updated or how == "updated"
     if not added and not updated:
-        return AgentHooks(name, str(path), "present", (), first)
+        return AgentHooks(name, str(path), "present", (), first or None)
     problem = _write(loaded, text)
     if problem:
         action = "read-only" if problem == "is read-only" else "failed"
@@ -366,7 +367,7 @@ def register(name: str, launch: Sequence[str] | None = None) -> AgentHooks:
     if added or str(path) in record:  # only updated: an older brain's entries, history unknown
         record[str(path)] = sorted(set(record.get(str(path), [])) | set(created))
         _save_record(record)
-    return AgentHooks(name, str(path), "added" if added else "updated", tuple(added), first)
+    return AgentHooks(name, str(path), "added" if added else "updated", tuple(added), first or None)
 
 
 def _has_ours(text: str) -> bool:
@@ -429,10 +430,10 @@ def unregister(name: str) -> AgentHooks:
     if not loaded.text:
         record.pop(str(path), None)
         _save_record(record)
-        return AgentHooks(name, str(path), "absent", (), "")
+        return AgentHooks(name, str(path), "absent", (), None)
     text, removed, first, emptied = _remove_ours(loaded.text)
     if not removed:
-        return AgentHooks(name, str(path), "absent", (), "")
+        return AgentHooks(name, str(path), "absent", (), None)
     for event in sorted(emptied):
         # brain's record says it made the list; without a record (an older brain) the list
         # held only brain's entries: gone either way
@@ -459,7 +460,7 @@ def unregister(name: str) -> AgentHooks:
             return _refused(name, path, action, problem, first, "Remove brain's entries by hand")
     record.pop(str(path), None)
     _save_record(record)
-    return AgentHooks(name, str(path), "removed", tuple(removed), first)
+    return AgentHooks(name, str(path), "removed", tuple(removed), first or None)
 
 
 # --- an agent that reads a folder of hook files: brain's own file there ---------------------------
@@ -520,7 +521,7 @@ def _register_own(agent: Agent, launch: Sequence[str] | None) -> AgentHooks:
     text, doc = loaded
     new = json.dumps(wanted, indent=2) + "\n"
     if text == new:
-        return AgentHooks(agent.name, str(path), "present", (), first)
+        return AgentHooks(agent.name, str(path), "present", (), first or None)
     had = {e for e, _ in _own_commands(doc) or []}
     added = tuple(e for e in wanted["hooks"] if e not in had)
     made = [d for d in (path.parent, agent.folder()) if not d.exists()]  # deepest first
@@ -534,7 +535,7 @@ def _register_own(agent: Agent, launch: Sequence[str] | None) -> AgentHooks:
         record = _record()
         record[str(path)] = ["file", *(f"dir:{d}" for d in made)]
         _save_record(record)
-    return AgentHooks(agent.name, str(path), "added" if added else "updated", added, first)
+    return AgentHooks(agent.name, str(path), "added" if added else "updated", added, first or None)
 
 
 def _unregister_own(agent: Agent) -> AgentHooks:
@@ -546,7 +547,7 @@ def _unregister_own(agent: Agent) -> AgentHooks:
     record = _record()
     created = record.pop(str(path), [])
     if doc is None:
-        return AgentHooks(agent.name, str(path), "absent", (), "")
+        return AgentHooks(agent.name, str(path), "absent", (), None)
     commands = _own_commands(doc) or []
     try:
         path.unlink()
@@ -557,7 +558,9 @@ def _unregister_own(agent: Agent) -> AgentHooks:
             Path(folder).rmdir()  # only when empty
     _save_record(record)
     first = str(commands[0][1]) if commands else ""
-    return AgentHooks(agent.name, str(path), "removed", tuple(e for e, _ in commands), first)
+    return AgentHooks(
+        agent.name, str(path), "removed", tuple(e for e, _ in commands), first or None
+    )
 
 
 # --- what is on ----------------------------------------------------------------------------------
@@ -572,8 +575,8 @@ class HarnessState:
     pack: str  # on | off | partial | n/a (the harness cannot carry it)
     prime: str
     settle: str
-    problem: str  # why the file cannot be read ("" when it can)
-    note: str  # what the harness needs besides (a flag, a trust step), or cannot carry
+    problem: str | None  # why the file cannot be read (None when it can)
+    note: str | None  # what the harness needs besides (a flag, a trust step), or cannot carry
 
 
 def _row_state(row: HookRow, doc: dict[str, Any]) -> str:
@@ -587,7 +590,7 @@ def _row_state(row: HookRow, doc: dict[str, Any]) -> str:
     return "on" if all(covered) else "partial" if any(covered) else "off"
 
 
-def _note(agent: Agent) -> str:
+def _note(agent: Agent) -> str | None:
     """What the agent needs besides brain's entries, read from its own config."""
     if agent.name == "codex":
         text = _read_text(agent.folder() / "config.toml")
@@ -598,12 +601,12 @@ def _note(agent: Agent) -> str:
         try:
             doc = json.loads(_read_text(agent.settings_path()) or "{}")
         except ValueError:
-            return ""
+            return None
         for key in ("hooksConfig", "hooks"):
             block = doc.get(key) if isinstance(doc, dict) else None
             if isinstance(block, dict) and block.get("enabled") is False:
                 return f"hooks are off in settings.json ({key}.enabled = false)"
-    return "; ".join(v for (a, _), v in CANNOT.items() if a == agent.name)
+    return "; ".join(v for (a, _), v in CANNOT.items() if a == agent.name) or None
 
 
 def _read_text(path: Path) -> str:
@@ -619,7 +622,7 @@ def state(name: str) -> HarnessState:
     path = agent.settings_path()
     rows = {r.args[0]: r for r in HOOKS if r.agent == name}
     roles = {role: "n/a" if role not in rows else "off" for role in ROLES}
-    problem = ""
+    problem: str | None = None
     if agent.own_file:
         loaded = _load_own(path)
         if isinstance(loaded, str):

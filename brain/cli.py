@@ -64,7 +64,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         reconfigure(errors="backslashreplace")
     code = execute(args)
     if code in (0, 1):
-        _update_notice(args)
+        update_notice(args)
     sys.exit(code)
 
 
@@ -97,7 +97,7 @@ def execute(args: list[str], *, typer: bool = True) -> int:
     return code
 
 
-def _update_notice(args: list[str]) -> None:
+def update_notice(args: list[str]) -> None:
     """After the output, at a terminal only: the daily release check and its notice (stderr)."""
     if os.environ.get("BRAIN_NO_UPDATE") or not sys.stderr.isatty():
         return  # agents, hooks and pipes never pay for the import

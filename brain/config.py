@@ -33,10 +33,10 @@ REVIEW_MODES = ("before", "after")
 
 def _user_dir(kind: str) -> Path:
     """platformdirs' user folder of `kind` for brain. On Linux it is worked out by the same XDG
-    rules (brain.thin.xdg_dir, which the thin client shares), because importing platformdirs
+    rules (brain.xdg_dir, in the package: the thin client shares it), because importing platformdirs
     (tempfile, shutil, lzma, bz2, random) is a fifth of a cached `brain pack`;
     tests/test_config.py checks that both agree."""
-    from brain.thin import xdg_dir
+    from brain import xdg_dir
 
     found = xdg_dir(kind)
     if found is not None:

@@ -54,9 +54,9 @@ class GitHooks:
     dir: str  # where brain's hooks are (the vault's core.hooksPath while installed)
     hooks: tuple[str, ...]  # hook names written (install) or deleted (uninstall)
     previous: str | None  # another tool's core.hooksPath that brain chains to / restored
-    chains: str  # the folder whose hooks brain's hooks run first ("" when none)
+    chains: str | None  # the folder whose hooks brain's hooks run first (None when none)
     action: str  # "installed" | "updated" | "removed" | "absent" | "left"
-    message: str = ""
+    message: str | None = None  # why brain left them, when it did
 
 
 def hooks_root() -> Path:
@@ -206,7 +206,7 @@ def uninstall_git_hooks(vault: Path, folder: Path | None = None) -> GitHooks:
     """Point `vault` back at the hooks it had before brain and delete brain's generated hooks."""
     ours = folder or hooks_dir(vault)
     previous: str | None = None
-    action, message = "absent", ""
+    action, message = "absent", None
     if vault.is_dir() and gitutil.is_repo(vault):
         current = _config(vault, "--get", "core.hooksPath")
         previous = _config(vault, "--get", PREVIOUS_KEY)
@@ -221,7 +221,7 @@ def uninstall_git_hooks(vault: Path, folder: Path | None = None) -> GitHooks:
     removed = _delete_generated(ours)
     if removed and action == "absent":
         action = "removed"
-    return GitHooks(str(vault), str(ours), removed, previous, "", action, message)
+    return GitHooks(str(vault), str(ours), removed, previous, None, action, message)
 
 
 def installed_vaults() -> list[tuple[Path, Path]]:

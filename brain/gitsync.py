@@ -72,7 +72,7 @@ class SyncResult:
     mode: str  # full | receive | send
     outcome: str  # up-to-date | synced | waiting | off | not-connected | offline | busy
     remote: str | None  # the remote's URL, None when not connected
-    branch: str
+    branch: str | None  # None: not on a branch (or not connected)
     wrote: int  # files written down (committed) by this pass
     received: int  # commits received
     sent: int  # commits sent
@@ -140,7 +140,7 @@ class _Pass:
             self.mode,
             outcome,
             self.remote or None,
-            self.branch,
+            self.branch or None,
             self.wrote,
             self.received,
             self.sent,
@@ -364,7 +364,7 @@ def _pass(p: _Pass) -> str:
 @contextlib.contextmanager
 def _core_files_locked(vault: Path) -> Iterator[None]:
     """The inbox's lock: `brain inbox approve` never edits a core file while sync rewrites it."""
-    from brain.commands.inbox import locked
+    from brain.edits import locked
 
     with locked(vault):
         yield
@@ -637,7 +637,7 @@ def _write_down(p: _Pass) -> None:
 
     why: dict[str, str] = {}
     for problem in lint(vault, staged=True).problems:
-        why.setdefault(problem.path, f"{problem.path}:{problem.line}: {problem.message}")
+        why.setdefault(problem.path, f"{problem.path}:{problem.line or 0}: {problem.message}")
     for f in scan(vault, staged=True).findings:
         why[f.path] = (
             f"{f.path}:{f.line}: looks like a credential ({f.rule}: {f.masked}); it stays here "

@@ -30,7 +30,7 @@ class Check:
     name: str
     status: str  # "ok" | "warn" | "fail"
     detail: str
-    fix: str  # the command or step that fixes it ("" when ok)
+    fix: str | None  # the command or step that fixes it (None when there is nothing to fix)
 
 
 def checks(vault_option: str | None = None) -> tuple[Path | None, list[Check]]:
@@ -38,10 +38,10 @@ def checks(vault_option: str | None = None) -> tuple[Path | None, list[Check]]:
     found: list[Check] = []
     try:
         vault: Path | None = config.resolve_vault(vault_option)
-        found.append(Check("vault", "ok", str(vault), ""))
+        found.append(Check("vault", "ok", str(vault), None))
     except BrainError as exc:
         vault = None
-        found.append(Check("vault", "fail", exc.message, exc.hint))
+        found.append(Check("vault", "fail", exc.message, exc.hint or None))
     if vault is not None:
         found += _git_checks(vault)
         found.append(_index_check(vault))
@@ -81,7 +81,7 @@ def _git_checks(vault: Path) -> list[Check]:
             "commit -m 'notes'",
         )
     else:
-        git = Check("git", "ok", "clean", "")
+        git = Check("git", "ok", "clean", None)
     return [git, _hooks_check(vault)]
 
 
@@ -112,7 +112,7 @@ def _hooks_check(vault: Path) -> Check:
             "hooks", "fail", f"core.hooksPath is {current}: " + "; ".join(problems), "brain install"
         )
     return Check(
-        "hooks", "ok", f"core.hooksPath is {current} ({', '.join(githooks.BRAIN_HOOKS)})", ""
+        "hooks", "ok", f"core.hooksPath is {current} ({', '.join(githooks.BRAIN_HOOKS)})", None
     )
 
 
@@ -175,7 +175,7 @@ def _index_check(vault: Path) -> Check:
         return Check("index", "warn", f"built {built}, before the last commit", "brain reindex")
     if newest > when:
         return Check("index", "warn", f"built {built}, before the last edit", "brain reindex")
-    return Check("index", "ok", f"{plural(units, 'unit')}, built {built}", "")
+    return Check("index", "ok", f"{plural(units, 'unit')}, built {built}", None)
 
 
 def _model_check(vault: Path | None) -> Check:
@@ -184,9 +184,9 @@ def _model_check(vault: Path | None) -> Check:
     try:
         provider, options = semantic.embed_settings()
     except BrainError as exc:
-        return Check("model", "fail", exc.message, exc.hint)
+        return Check("model", "fail", exc.message, exc.hint or None)
     if provider == "none":
-        return Check("model", "ok", "keyword search only (embedding provider: none)", "")
+        return Check("model", "ok", "keyword search only (embedding provider: none)", None)
     from brain.embed import EmbedError, load_embedder
 
     try:
@@ -201,7 +201,7 @@ def _model_check(vault: Path | None) -> Check:
             "fix the model as the message says, or set BRAIN_EMBED=none for keyword search",
         )
     if embedder is None:
-        return Check("model", "ok", "keyword search only (embedding provider: none)", "")
+        return Check("model", "ok", "keyword search only (embedding provider: none)", None)
     detail = f"{provider}: {embedder.model_id} loads"
     if vault is not None and config.index_path(vault).exists():
         try:
@@ -212,7 +212,7 @@ def _model_check(vault: Path | None) -> Check:
             finally:
                 conn.close()
         except sqlite3.DatabaseError:
-            return Check("model", "ok", detail, "")
+            return Check("model", "ok", detail, None)
         if model is None or model[0] != embedder.model_id:
             return Check(
                 "model", "warn", f"{detail}; the index has no vectors for it", "brain reindex"
@@ -224,7 +224,7 @@ def _model_check(vault: Path | None) -> Check:
                 f"{detail}; {plural(missing, 'unit has', 'units have')} no vector yet",
                 "brain reindex",
             )
-    return Check("model", "ok", detail, "")
+    return Check("model", "ok", detail, None)
 
 
 def _sqlite_check() -> Check:
@@ -248,7 +248,7 @@ def _sqlite_check() -> Check:
         return Check(
             "sqlite", "fail", f"SQLite {version} is older than 3.27", "use a newer Python build"
         )
-    return Check("sqlite", "ok", f"SQLite {version} with FTS5", "")
+    return Check("sqlite", "ok", f"SQLite {version} with FTS5", None)
 
 
 def _session_start_check() -> Check:
@@ -258,7 +258,10 @@ def _session_start_check() -> Check:
     if not path.exists():
         if not path.parent.is_dir():
             return Check(
-                "session-start", "warn", f"Claude Code not found ({path.parent} does not exist)", ""
+                "session-start",
+                "warn",
+                f"Claude Code not found ({path.parent} does not exist)",
+                None,
             )
         return Check(
             "session-start", "fail", f"no {path}: brain pack is not registered", "brain install"
@@ -308,5 +311,5 @@ def _session_start_check() -> Check:
         "session-start",
         "ok",
         f"brain pack at {', '.join(agent_hooks.SESSION_MATCHERS)} in {path}",
-        "",
+        None,
     )

@@ -18,10 +18,10 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from brain import thin
+from brain import HOOK_WAIT_S, STDIN_MAX, read_stdin
 
-WAIT_S = thin.HOOK_WAIT_S  # the agent writes the event before the hook has even started Python
-MAX_BYTES = thin.STDIN_MAX
+WAIT_S = HOOK_WAIT_S  # the agent writes the event before the hook has even started Python
+MAX_BYTES = STDIN_MAX
 
 # native event name -> internal kind (Claude Code, Codex CLI, Gemini CLI, Copilot in Claude form)
 KINDS = {
@@ -110,7 +110,7 @@ def read_bytes(stream: Any = None) -> bytes:
         fd = stream.fileno()
     except (AttributeError, OSError, ValueError):
         return b""
-    return thin.read_stdin(fd, MAX_BYTES, WAIT_S)[0]
+    return read_stdin(fd, MAX_BYTES, WAIT_S)[0]
 
 
 def read(stream: Any = None) -> Event | None:

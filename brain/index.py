@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import functools
 import hashlib
 import os
-import re
 import sqlite3
 import time
 from collections.abc import Callable, Iterator
@@ -31,13 +29,16 @@ from brain.config import (
     review_mode,
 )
 from brain.errors import BrainError
+from brain.vocab import ALIAS_SEP, cjk_split
 
 if TYPE_CHECKING:
     from brain import retell
 
 # 4: units hold their text with credentials masked (vault.parse); CJK bigrams in fts and names;
 # notes dated from git history (`dates`); `shadows`. 5: lines the guard flags are defused.
-SCHEMA_VERSION = 5
+# 6: credentials said in prose ("the password is X") are masked too: units are re-read; vectors of
+# bullets with no aliases are made again (they were embedded as `handle (): fact`).
+SCHEMA_VERSION = 6
 BUSY_TIMEOUT_MS = 10_000
 
 _SCHEMA = """
@@ -72,8 +73,6 @@ CREATE TABLE shadows(
 ) WITHOUT ROWID;
 CREATE INDEX shadows_bullet ON shadows(bullet);
 """
-
-ALIAS_SEP = "\x1f"  # aliases may contain commas; store them with a separator no one types
 
 
 @dataclass
@@ -194,69 +193,6 @@ def _neighbours(units: list[vaultmod.Unit], i: int) -> str:
     )
 
 
-# Chinese and Japanese are written without spaces: FTS5's unicode61 tokenizer makes a whole run
-# of such characters one token, so no word inside it could be found. Such runs are indexed as
-# their overlapping character pairs (bigrams, as Lucene's CJK analyzer does: most Chinese words
-# are two characters, and a trigram index cannot find a two-character word), plus the run's last
-# character, so a one-character query can match as a prefix. Hangul is included (its particles
-# attach to words).
-_CJK_CLASS = (
-    "[\u1100-\u11ff\u3005-\u3007\u3040-\u30fa\u30fc-\u30ff\u3130-\u318f\u31f0-\u31ff"
-    "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f]+"
-)
-
-
-@functools.cache
-def _cjk() -> re.Pattern[str]:
-    return re.compile(_CJK_CLASS)  # compiling it costs a few ms: only for text that is not ASCII
-
-
-def _bigrams(run: str) -> list[str]:
-    return [run[i : i + 2] for i in range(len(run) - 1)] or [run]
-
-
-def cjk_split(text: str) -> str:
-    """`text` as the index stores it for FTS5: each CJK run as its bigrams and last character,
-    folded the way queries are (see vocab.fold), so both sides tokenize alike."""
-    if text.isascii():
-        return text
-    from brain.vocab import fold
-
-    def grams(m: re.Match[str]) -> str:
-        run = fold(m.group())
-        pieces = _bigrams(run) + ([run[-1]] if len(run) > 1 else [])
-        return " " + " ".join(pieces) + " "
-
-    return _cjk().sub(grams, text)
-
-
-def cjk_terms(word: str) -> list[str]:
-    """A folded query word as terms: a CJK run becomes its bigrams (a lone character stays one
-    term, matched as a prefix), other letters stay as they are."""
-    if word.isascii():
-        return [word]
-    out: list[str] = []
-    at = 0
-    for m in _cjk().finditer(word):
-        if m.start() > at:
-            out.append(word[at : m.start()])
-        out += _bigrams(m.group())
-        at = m.end()
-    if at < len(word):
-        out.append(word[at:])
-    return out
-
-
-def lone_cjk(term: tuple[str, ...]) -> bool:
-    """A one-character CJK term: it matches as the start of the index's bigrams."""
-    return (
-        len(term) == 1
-        and len(term[0]) == 1
-        and not term[0].isascii()
-        and bool(_cjk().match(term[0]))
-    )
-
-
 def _insert_units(conn: sqlite3.Connection, units: list[vaultmod.Unit]) -> range:
     """Insert one file's units; ids are assigned here so that all three tables take one batch."""
     first = conn.execute("SELECT coalesce(max(id), 0) + 1 FROM units").fetchone()[0]
@@ -350,7 +286,7 @@ def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool, history: bool) -
         try:
             data = (vault / rel).read_bytes()
         except OSError as exc:
-            report.problems.append(vaultmod.Problem(rel, 0, f"cannot read it ({exc.strerror})"))
+            report.problems.append(vaultmod.Problem(rel, None, f"cannot read it ({exc.strerror})"))
             continue
         digest = hashlib.blake2b(data, digest_size=16).hexdigest()
         if old and old[0] == digest:
@@ -522,7 +458,7 @@ def _read_history(conn: sqlite3.Connection, vault: Path, present: list[str]) -> 
 
 
 def _encode_problems(problems: list[vaultmod.Problem]) -> str:
-    return "\n".join(f"{p.line}\t{p.path}\t{p.message}" for p in problems)
+    return "\n".join(f"{p.line or 0}\t{p.path}\t{p.message}" for p in problems)  # 0: None
 
 
 def _decode_problems(text: str) -> list[vaultmod.Problem]:
@@ -530,7 +466,7 @@ def _decode_problems(text: str) -> list[vaultmod.Problem]:
     for row in text.split("\n"):
         if row:
             line, path, message = row.split("\t", 2)
-            out.append(vaultmod.Problem(path, int(line), message))
+            out.append(vaultmod.Problem(path, int(line) or None, message))
     return out
 
 
@@ -612,6 +548,17 @@ def _old(conn: sqlite3.Connection, old: Path) -> Iterator[bool]:
         conn.execute("DETACH DATABASE old")
 
 
+_CARRY_SQL = (
+    "INSERT OR IGNORE INTO vectors(hash, vec) SELECT hash, vec FROM old.vectors"
+    " WHERE hash IN (SELECT vhash FROM units)"
+)
+# before schema 6, a bullet with no aliases was embedded as `handle (): fact`: it is made again
+_CARRY_BEFORE_6_SQL = (
+    "INSERT OR IGNORE INTO vectors(hash, vec) SELECT hash, vec FROM old.vectors"
+    " WHERE hash IN (SELECT vhash FROM units WHERE NOT (kind = 'bullet' AND aliases = ''))"
+)
+
+
 def _carry_vectors(conn: sqlite3.Connection, old: Path) -> None:
     """Keep the old index's vectors that still match a unit: a full rebuild re-reads the Markdown,
     but re-embedding unchanged text would cost minutes on a large vault for nothing."""
@@ -620,13 +567,11 @@ def _carry_vectors(conn: sqlite3.Connection, old: Path) -> None:
             return
         try:
             model = conn.execute("SELECT value FROM old.meta WHERE key = 'model'").fetchone()
+            version = conn.execute("PRAGMA old.user_version").fetchone()[0]
             if model:
                 with transaction(conn):
                     conn.execute("INSERT INTO meta(key, value) VALUES ('model', ?)", (model[0],))
-                    conn.execute(
-                        "INSERT OR IGNORE INTO vectors(hash, vec) SELECT hash, vec FROM old.vectors"
-                        " WHERE hash IN (SELECT vhash FROM units)"
-                    )
+                    conn.execute(_CARRY_SQL if version >= 6 else _CARRY_BEFORE_6_SQL)
         except sqlite3.DatabaseError:
             pass  # an unreadable old index has nothing worth keeping
 
@@ -702,7 +647,7 @@ def sync(vault: Path, *, history: bool = False) -> SyncReport:
         conn.close()
 
 
-def _stale(conn: sqlite3.Connection, vault: Path) -> bool:
+def is_stale(conn: sqlite3.Connection, vault: Path) -> bool:
     """Whether any file changed since the last sync, judged by size and mtime alone (cheap)."""
     known = {
         row[0]: (row[1], row[2]) for row in conn.execute("SELECT path, size, mtime_ns FROM files")
@@ -713,9 +658,9 @@ def _stale(conn: sqlite3.Connection, vault: Path) -> bool:
     return any(known.get(rel) != _stat(vault, rel) for rel in present)
 
 
-# How open_index tells whether the vault changed since the last sync: `_stale`, or in the worker
-# (brain/worker.py) `_stale` behind a file-system watch that skips it while nothing moved.
-stale_check: Callable[[sqlite3.Connection, Path], bool] = _stale
+# How open_index tells whether the vault changed since the last sync: `is_stale`, or in the worker
+# (brain/worker.py) `is_stale` behind a file-system watch that skips it while nothing moved.
+stale_check: Callable[[sqlite3.Connection, Path], bool] = is_stale
 
 
 def open_index(vault: Path) -> sqlite3.Connection:

@@ -32,6 +32,43 @@ TO: Option = (
     "The core file it belongs in: MEMORY (default), LEARNINGS or TUNINGS.",
 )
 
+# Every subcommand of brain's, by name: what `brain verify` checks a bullet's `brain X` against
+# without importing Typer. tests/test_options.py checks it is the Typer app's list.
+NAMES = (
+    "day",
+    "desk",
+    "doctor",
+    "export",
+    "find",
+    "hooks",
+    "howto",
+    "import",
+    "inbox",
+    "install",
+    "learn",
+    "ledger",
+    "lessons",
+    "lint",
+    "locate",
+    "log",
+    "mcp",
+    "pack",
+    "prime",
+    "propose",
+    "recall",
+    "reindex",
+    "review",
+    "secrets",
+    "settle",
+    "sync",
+    "tend",
+    "uninstall",
+    "update",
+    "verify",
+    "version",
+    "week",
+)
+
 COMMANDS: dict[str, Command] = {
     "find": (
         (("query", "+", "What to look for, in plain words."),),

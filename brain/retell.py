@@ -27,9 +27,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from brain.config import CORE_FILES
-from brain.index import ALIAS_SEP, cjk_terms
 from brain.vault import Unit
-from brain.vocab import STOPWORDS, fold, fts_phrase, words
+from brain.vocab import ALIAS_SEP, STOPWORDS, cjk_terms, fold, fts_phrase, words
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
 _TOKEN = re.compile(r"\d+(?:[.,:/]\d+)+|[^\W_]+|%")

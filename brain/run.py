@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from brain import thin
+from brain import DEADLINE, PRIME_STDIN_MAX, env_number, prime_deadline, read_stdin
 from brain.crash import crash_report
 from brain.errors import BrainError, UsageError
 
@@ -73,11 +73,11 @@ def run_prime(
 ) -> int:
     """`brain prime`: the UserPromptSubmit hook, or by hand with the prompt as TEXT. Never in
     the way: exit 0 whatever happens (an error is a line in the state dir's `logs/prime.log`,
-    and on stderr by hand), and nothing at all rather than late (thin.PRIME_DEADLINE)."""
+    and on stderr by hand), and nothing at all rather than late (brain.PRIME_DEADLINE)."""
     from brain.commands.prime import DEFAULT_BUDGET
 
     if budget is None:
-        budget = int(thin.env_number("BRAIN_PRIME_BUDGET", DEFAULT_BUDGET))
+        budget = int(env_number("BRAIN_PRIME_BUDGET", DEFAULT_BUDGET))
     if budget < 1:
         raise UsageError("--budget must be a positive number of tokens", "pass e.g. --budget 600")
     gate = prime_gate()
@@ -102,7 +102,7 @@ def _no_piped_stdin() -> bool:
         return True
 
 
-class _Gate:
+class Gate:
     """The prime deadline. In a process of its own (`watchdog`), at `deadline` a watchdog thread
     ends the process (exit 0) unless output is being written, which it waits for at most
     PRIME_GRACE: a thread, not a signal, as a hung socket or SQLite's busy wait would hold a
@@ -128,17 +128,17 @@ class _Gate:
         os._exit(0)
 
 
-def _process_gate() -> _Gate:
-    """Prime's deadline in a process of its own: counted from the start of brain.thin."""
-    return _Gate(thin.prime_deadline())
+def _process_gate() -> Gate:
+    """Prime's deadline in a process of its own: counted from its start (brain.STARTED)."""
+    return Gate(prime_deadline())
 
 
 # brain.worker swaps in a gate with no watchdog, counted from its client's start
-prime_gate: Callable[[], _Gate] = _process_gate
+prime_gate: Callable[[], Gate] = _process_gate
 
 
 def _serve_prime(
-    prompt: Sequence[str], vault: str | None, budget: int, as_json: bool, gate: _Gate
+    prompt: Sequence[str], vault: str | None, budget: int, as_json: bool, gate: Gate
 ) -> None:
     from brain import caller as callermod
     from brain.commands import prime as primemod
@@ -165,19 +165,26 @@ def _serve_prime(
     from brain.vocab import BYTES_PER_TOKEN
 
     cap = budget * BYTES_PER_TOKEN
-    answer = hits.prime(result, name, session, path, cap, as_json=as_json, person=who.person)
+    form = None
+    if hook and isinstance(hook.get("hook_event_name"), str):
+        from brain.hook_event import harness_of
+
+        form = (harness_of(hook), str(hook["hook_event_name"]))
+    answer = hits.prime(
+        result, name, session, path, cap, as_json=as_json, person=who.person, hook=form
+    )
     with gate.lock:  # the output and its log row together, or (past the deadline) neither
         if gate.left() <= 0:
             return
         emit(answer)
 
 
-def _read_prime_event(gate: _Gate) -> dict[str, object] | None:
+def _read_prime_event(gate: Gate) -> dict[str, object] | None:
     """The hook's JSON event from stdin (read until it closes or the deadline), or, when stdin
     holds plain text, that text as the prompt; None when there is nothing to read."""
     import json
 
-    data, whole = thin.read_stdin(sys.stdin.fileno(), thin.PRIME_STDIN_MAX, math.inf, gate.deadline)
+    data, whole = read_stdin(sys.stdin.fileno(), PRIME_STDIN_MAX, math.inf, gate.deadline)
     if not whole:
         return None  # the deadline passed with stdin still open
     raw = data.decode("utf-8", errors="replace")
@@ -217,22 +224,23 @@ def _index_ready(vault: Path) -> bool:
     return False
 
 
-def _warm(vault: Path, gate: _Gate) -> Callable[[Any, str], list[tuple[int, float]] | None] | None:
+def _warm(vault: Path, gate: Gate) -> Callable[[Any, str], list[tuple[int, float]] | None] | None:
     """The vector half as prime may have it: from a warm worker only. A cold one is started in
-    the background (worker.ask does) and this prompt gets keywords; no model is ever loaded here."""
+    the background (worker_client.ask does) and this prompt gets keywords; no model is ever
+    loaded here."""
     from brain import semantic
 
     if semantic.embed_settings()[0] == "none" or os.environ.get("BRAIN_WORKER", "1") == "0":
         return None
 
     def ask(conn: Any, text: str) -> list[tuple[int, float]] | None:
-        from brain import search, worker
+        from brain import search, worker_client
 
         wait = gate.left() - 0.15  # kept for ranking, rendering and the log row
-        if wait < worker.DEADLINE:
+        if wait < DEADLINE:
             return None
         query = search.vector_query(conn, text)
-        return worker.ask(vault, query, search.VECTOR_DEPTH, answer_seconds=wait).hits
+        return worker_client.ask(vault, query, search.VECTOR_DEPTH, answer_seconds=wait).hits
 
     return ask
 
@@ -372,7 +380,7 @@ def pack_for(
     budget = packmod.DEFAULT_BUDGET if budget is None else budget
     if budget < 1:
         raise UsageError("--budget must be a positive number of tokens", "pass e.g. --budget 1500")
-    empty = packmod.empty("", "", budget)
+    empty = packmod.empty(budget)
     if project is None:
         root = packmod.repo_root(cwd)
         if root is None:

@@ -27,8 +27,18 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from brain.index import ALIAS_SEP, cjk_terms, lone_cjk
-from brain.vocab import COMMON_MIN_UNITS, STOPWORDS, common, fts_phrase, idf, words
+from brain.vocab import (
+    ALIAS_SEP,
+    COMMON_MIN_UNITS,
+    STOPWORDS,
+    cjk_terms,
+    common,
+    fts_phrase,
+    idf,
+    lone_cjk,
+    split_aliases,
+    words,
+)
 
 TOKENIZER = Path(__file__).parent / "data" / "tokenizer.json"
 
@@ -181,7 +191,7 @@ def _hit(row: tuple[Any, ...], score: float, match: tuple[str, ...], covered: fl
         line,
         kind,
         handle,
-        tuple(a for a in aliases.split(ALIAS_SEP) if a),
+        split_aliases(aliases),
         text,
         section,
         source,

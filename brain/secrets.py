@@ -243,8 +243,10 @@ def _acceptable(secret: str, min_length: int, min_entropy: float) -> bool:
 # --- rules -------------------------------------------------------------------------
 
 # Between a key name and its value: closing quotes/brackets, markdown bold, then
-# `=`, `:`, `:=` or `=>`.  Horizontal whitespace only: a rule never spans lines.
-_OPEN = r"""(?![A-Za-z0-9_])[ \t"'`*\]]{0,5}(?::=|=>|=|:)[ \t"'`*]{0,5}"""
+# `=`, `:`, `:=` or `=>`, or the prose a note says it in ("the staging password is X", "token
+# was X"): the value's own gate (length, entropy, a digit or symbol) keeps "the secret is
+# important" out.  Horizontal whitespace only: a rule never spans lines.
+_OPEN = r"""(?![A-Za-z0-9_])[ \t"'`*\]]{0,5}(?::=|=>|=|:|(?<=[ \t])(?:is|was)[ \t])[ \t"'`*]{0,5}"""
 # A value: no whitespace, quotes, brackets or separators; it must end cleanly so
 # "os.environ['X']" and "get_token()" (code, not a literal) do not match.
 _VALUE = r"""([^\s"'`<>(){}\[\],;|\\]{8,200}+)(?=[\s"'`,;|)\\]|$)"""
@@ -497,8 +499,10 @@ RULES: tuple[Rule, ...] = (
     _generic(
         "generic-api-key",
         "API key assigned a literal value",
-        r"(?:api|access|auth)[_.-]?key",
-        tuple(f"{w}{sep}key" for w in ("api", "access", "auth") for sep in ("", "_", "-", ".")),
+        r"(?:api|access|auth)[ _.-]?key",
+        tuple(
+            f"{w}{sep}key" for w in ("api", "access", "auth") for sep in ("", " ", "_", "-", ".")
+        ),
     ),
     _generic(
         "generic-token",

@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 from brain import config
 from brain.errors import BrainError
-from brain.index import ALIAS_SEP, embed_text, transaction
+from brain.index import embed_text, transaction
 from brain.vault import Unit
+from brain.vocab import split_aliases
 
 if TYPE_CHECKING:
     import numpy as np
@@ -112,7 +113,7 @@ def update(
         "SELECT u.vhash, u.path, u.line, u.kind, u.handle, u.aliases, u.text, u.section"
         " FROM units u LEFT JOIN vectors v ON v.hash = u.vhash WHERE v.hash IS NULL"
     ):
-        unit = Unit(path, line, kind, text, section, handle, tuple(aliases.split(ALIAS_SEP)))
+        unit = Unit(path, line, kind, text, section, handle, split_aliases(aliases))
         todo.setdefault(vhash, embed_text(unit))
     items = list(todo.items())
     done = 0

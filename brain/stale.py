@@ -13,8 +13,8 @@ import sqlite3
 from collections.abc import Iterable
 from typing import Any
 
-from brain.index import ALIAS_SEP
 from brain.search import Hit
+from brain.vocab import split_aliases
 
 # --- serving -------------------------------------------------------------------------------------
 
@@ -90,7 +90,7 @@ def serve(conn: sqlite3.Connection, hits: list[Hit], limit: int) -> list[Hit]:
 
 def _hit(row: tuple[Any, ...], score: float) -> Hit:
     uid, path, line, kind, handle, aliases, text, section, source, date, raw = row
-    names = tuple(a for a in str(aliases).split(ALIAS_SEP) if a)
+    names = split_aliases(str(aliases))
     return Hit(
         uid, path, line, kind, handle, names, text, section, source, date, raw, score, ("newer",)
     )

@@ -2,8 +2,9 @@
 
 A fresh `brain find` spends most of its time importing (typing, dataclasses, re, brain's modules)
 and checking the vault before any work. For the commands in FORWARD this module, which imports only
-builtin modules (`_socket`, `marshal`, `select`), finds the vault's worker (brain/worker.py), sends
-it the command as it stands (argv, cwd, the environment, which of stdin/stdout/stderr are
+builtin modules (`_socket`, `marshal`, `select`) and the package's helpers (brain/__init__.py:
+the wire's limits, the worker's name, stdin's reader), finds the vault's worker (brain/worker.py),
+sends it the command as it stands (argv, cwd, the environment, which of stdin/stdout/stderr are
 terminals) and writes back what the worker's run of the very same code wrote to stdout and stderr,
 in order, and exits with its code. stdin goes over only when the command reads it (the worker asks).
 
@@ -21,85 +22,25 @@ import os
 import sys
 import time
 
-STARTED = time.monotonic()  # prime's deadline counts from here (brain.cli's too: the same clock)
+from brain import (
+    CONNECT_TIMEOUT,
+    DEADLINE,
+    PAYLOAD_MAX,
+    PRIME_STDIN_MAX,
+    PROTOCOL,
+    SILENCE,
+    SOCKET_PATH_MAX,
+    STARTED,
+    prime_deadline,
+    read_stdin,
+    run_dirs,
+    worker_name,
+    xdg_dir,
+)
 
 # The commands the worker runs; adding one is one entry (its fast path must be in brain.cli).
 FORWARD = ("find", "pack", "prime", "reindex")
-
-PROTOCOL = 1
-CONNECT_TIMEOUT = 0.1
-DEADLINE = 0.3  # seconds after the connect for the worker's acknowledgement
-SILENCE = 10.0  # a worker running a command sends a heartbeat every HEARTBEAT seconds
-HEARTBEAT = 1.0
-HOOK_WAIT_S = 0.2  # a hook's stdin is read until this much silence (the agent wrote it first)
-STDIN_MAX = 1_000_000  # bytes of a hook's event
-PRIME_STDIN_MAX = 4 * 1024 * 1024  # bytes of prime's event: a prompt with big pastes is cut
-PRIME_DEADLINE = 1.0  # seconds from the start; `BRAIN_PRIME_DEADLINE` overrides
-PAYLOAD_MAX = 4 * 1024 * 1024  # bytes of one command request (argv and environment)
 REPLY_MAX = 64 * 1024 * 1024  # bytes of one command's output
-SOCKET_PATH_MAX = 100  # sun_path holds 104 bytes on macOS, 108 on Linux
-
-# Linux's XDG base directories: (variable, default under HOME) per kind.
-XDG = {
-    "config": ("XDG_CONFIG_HOME", ".config"),
-    "state": ("XDG_STATE_HOME", ".local/state"),
-    "data": ("XDG_DATA_HOME", ".local/share"),
-}
-
-
-def xdg_dir(kind: str) -> str | None:
-    """brain's folder of `kind` by the XDG rules on Linux; None elsewhere (platformdirs decides,
-    in brain.config)."""
-    if sys.platform != "linux" or "ANDROID_DATA" in os.environ:
-        return None
-    var, default = XDG[kind]
-    base = os.environ.get(var, "")
-    if os.path.isabs(base):
-        return os.path.join(base, "brain")
-    home = os.environ.get("HOME", "")
-    if os.path.isabs(home):
-        return os.path.join(home, default, "brain")
-    return None
-
-
-def _fnv(data: bytes) -> str:
-    """A 64-bit FNV-1a digest in hex: names a worker without importing hashlib (a name that
-    collides only makes the worker decline: it checks the vault it is asked about)."""
-    h = 0xCBF29CE484222325
-    for byte in data:
-        h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
-    return f"{h:016x}"
-
-
-def worker_name(vault: str) -> str:
-    """`worker-<digest>`: one worker per vault, embedding settings (BRAIN_EMBED, brain.yaml as it
-    was when the worker started), installation (sys.prefix: `python` and `python3` of one venv
-    are one) and brain version."""
-    from brain import __version__
-
-    config = xdg_dir("config")
-    stamp = ""
-    if config is not None:
-        try:
-            st = os.stat(os.path.join(config, "brain.yaml"))
-            stamp = f"{st.st_mtime_ns}:{st.st_size}"
-        except OSError:
-            stamp = "-"
-    parts = (vault, os.environ.get("BRAIN_EMBED", "").strip(), stamp, sys.prefix, __version__)
-    return "worker-" + _fnv("\0".join(parts).encode("utf-8", "surrogateescape"))
-
-
-def run_dirs() -> list[str]:
-    """Where a worker's socket may live, in order: `$XDG_RUNTIME_DIR/brain`, the state dir's
-    `run/`; brain.worker.run_dir adds `$TMPDIR/brain-<uid>` and picks the first short enough."""
-    folders = []
-    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
-    if runtime and os.path.isabs(runtime):
-        folders.append(os.path.join(runtime, "brain"))
-    state = xdg_dir("state")
-    if state is not None:
-        folders.append(os.path.join(state, "run"))
-    return folders
 
 
 def guess_vault(args: list[str]) -> str | None:
@@ -130,44 +71,8 @@ def guess_vault(args: list[str]) -> str | None:
     return os.path.realpath(os.path.expanduser(raw))
 
 
-def read_stdin(
-    fd: int, limit: int = STDIN_MAX, wait: float = HOOK_WAIT_S, until: float | None = None
-) -> tuple[bytes, bool]:
-    """What stdin holds, the one reader of every hook's stdin (brain.hook_event's, prime's and
-    this client's for the worker): until it closes, `limit` bytes, `wait` seconds of silence or
-    the monotonic time `until`; and False when the read stopped at `until` with stdin still open
-    (prime then prints nothing), True otherwise. Never blocks past those, never raises."""
-    data = b""
-    try:
-        if os.name != "posix":  # no select on Windows pipes: the agents close stdin after the event
-            return os.read(fd, limit), True
-        import select
-
-        while len(data) < limit:
-            left = wait if until is None else min(wait, until - time.monotonic())
-            ready, _, _ = select.select([fd], [], [], max(0.0, left))
-            if not ready:
-                return data, until is None or time.monotonic() < until
-            chunk = os.read(fd, 65536)
-            if not chunk:
-                break
-            data += chunk
-    except (OSError, ValueError):
-        pass
-    return data, True
-
-
-def env_number(name: str, default: float) -> float:
-    """A number from the environment, or `default` when it is unset or not a positive number."""
-    try:
-        value = float(os.environ.get(name, ""))
-    except ValueError:
-        return default
-    return value if 0 < value < float("inf") else default
-
-
 def _private(folder: str) -> bool | None:
-    """Whether `folder` is this user's and closed to others (0700), as brain.worker.check_dir
+    """Whether `folder` is this user's and closed to others (0700), as brain.worker_client.check_dir
     demands: another user's folder could read the commands and forge the answers. None when it
     does not exist (yet: the first worker makes it)."""
     import stat
@@ -298,16 +203,6 @@ def _payload(args: list[str]) -> tuple[bytes, int]:
     return payload, ttys[0]
 
 
-def prime_seconds() -> float:
-    """How long after its start `brain prime` must have answered, or given up."""
-    return env_number("BRAIN_PRIME_DEADLINE", PRIME_DEADLINE)
-
-
-def prime_deadline() -> float:
-    """When `brain prime` in this process must have answered, or given up (time.monotonic)."""
-    return STARTED + prime_seconds()
-
-
 def forward(args: list[str], base: str) -> tuple[int, list[tuple[int, bytes]]]:
     """Run `args` in the worker at `base`: its exit code and its output as (fd, bytes) chunks in
     the order written. _Gone when the command is to run here instead: the worker did not run it
@@ -401,12 +296,12 @@ def main() -> None:
         in_process(args)
     finally:
         if after is not None:  # once answered (a hybrid find may have seen to the worker itself)
-            from brain import worker
+            from brain import worker_client
 
             if after[0] == "start":
-                worker.start(after[1])
+                worker_client.start(after[1])
             else:
-                worker.replace(after[1], after[2])
+                worker_client.replace(after[1], after[2])
 
 
 def _try(args: list[str], vault: str) -> tuple[int | None, tuple[str, str, int] | None]:
@@ -419,7 +314,10 @@ def _try(args: list[str], vault: str) -> tuple[int | None, tuple[str, str, int] 
         if len(os.fsencode(base)) + 5 <= SOCKET_PATH_MAX:
             break
     else:
-        return None, None  # a long path: brain.worker picks the folder (and says why it cannot)
+        return (
+            None,
+            None,
+        )  # a long path: brain.worker_client picks the folder (and says why it cannot)
     private = _private(folder)
     if private is False:
         return None, None  # brain.worker says why, and refuses it too
@@ -445,7 +343,7 @@ def _try(args: list[str], vault: str) -> tuple[int | None, tuple[str, str, int] 
         os.dup2(devnull, 1)
         code = 0
     if code in (0, 1) and _tty(sys.stderr) == 1 and not os.environ.get("BRAIN_NO_UPDATE"):
-        from brain.cli import _update_notice
+        from brain.cli import update_notice
 
-        _update_notice(args)
+        update_notice(args)
     return code, None

@@ -63,7 +63,7 @@ class Unit(NamedTuple):
 @dataclass(frozen=True)
 class Problem:
     path: str
-    line: int  # 0: the file as a whole (a link skipped, a file that cannot be read)
+    line: int | None  # None: the file as a whole (a link skipped, a file that cannot be read)
     message: str
 
     def __str__(self) -> str:
@@ -168,8 +168,31 @@ def file_date(path: str) -> str:
     return m.group(1) if m and valid_date(m.group(1)) else ""
 
 
+# A file is binary, not text, when this share of its first bytes is what no text holds: NUL and
+# the other control bytes, and bytes that are not UTF-8 (random data: about half; UTF-16: a NUL
+# every other byte). A text file with a stray byte or two stays text and gets its line named.
+BINARY_SAMPLE = 8192  # git's own look is the first 8000 bytes
+BINARY_SHARE = 0.10
+_NOT_TEXT = re.compile(rb"[\x00-\x08\x0e-\x1a\x1c-\x1f\x7f]")
+
+
+def binary(data: bytes) -> bool:
+    sample = data[:BINARY_SAMPLE]
+    if not sample:
+        return False
+    odd = len(_NOT_TEXT.findall(sample))
+    # a multi-byte character cut at the sample's end is not a bad byte
+    text = sample.decode("utf-8", errors="replace").rstrip("\ufffd")
+    odd += text.count("\ufffd")
+    return odd > BINARY_SHARE * len(sample)
+
+
 def decode(data: bytes, path: str) -> tuple[str, list[Problem]]:
-    """Text of a file; bytes that are not UTF-8 are replaced and reported, never fatal."""
+    """Text of a file; bytes that are not UTF-8 are replaced and reported, never fatal. A binary
+    file (or UTF-16) reads as empty, named once rather than as thousands of odd lines."""
+    if binary(data):
+        why = "not a UTF-8 text file (binary, or UTF-16); skipped: re-save it as UTF-8 text"
+        return "", [Problem(path, None, why)]
     try:
         return data.decode("utf-8"), []
     except UnicodeDecodeError as exc:
@@ -438,7 +461,7 @@ def walk(vault: Path, keep: Callable[[str, bool], bool], start: str = "") -> Wal
                 entries = list(it)
         except OSError as exc:
             why = f"cannot read this folder ({exc.strerror}); its files are skipped"
-            found.skipped.append(Problem(rel_dir or ".", 0, why))
+            found.skipped.append(Problem(rel_dir or ".", None, why))
             continue
         for entry in entries:
             rel = f"{rel_dir}/{entry.name}" if rel_dir else entry.name
@@ -451,12 +474,12 @@ def walk(vault: Path, keep: Callable[[str, bool], bool], start: str = "") -> Wal
                 continue
             if not _utf8(entry.name):
                 why = "the name is not valid UTF-8; skipped (rename it to index it)"
-                found.skipped.append(Problem(rel, 0, why))
+                found.skipped.append(Problem(rel, None, why))
                 continue
             if link:
                 why = link_problem(Path(entry.path), vault)
                 if why:
-                    found.skipped.append(Problem(rel, 0, why))
+                    found.skipped.append(Problem(rel, None, why))
                 elif not is_dir and Path(entry.path).is_file():
                     found.files.append(rel)
             elif is_dir:

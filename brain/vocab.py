@@ -13,6 +13,8 @@ so it imports only the standard library and compiles one small pattern.
 - **handle key**: a handle's or alias's words joined by one space. Two names with the same key
   are one handle (`Foo-Bar`, `foo bar`, `FOO_BAR`): lint reports them as duplicates, propose and
   the inbox as an update of the core bullet, locate, verify, tend and doctor find them alike.
+- **CJK run**: Chinese, Japanese and Korean are written without spaces, so a run of them is
+  indexed and queried as its character pairs (cjk_split, cjk_terms).
 - **stopword**: a word that names no topic (`the`, `how`, the `s` of `it's`). `STOPWORDS` is the
   plain list (find, synonyms, learn, doctor, retell); the lists for chat build on it:
   `CHAT_STOPWORDS` for reading a prompt to an agent (`brain prime`) is a superset of it,
@@ -25,6 +27,7 @@ so it imports only the standard library and compiles one small pattern.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
@@ -32,6 +35,7 @@ from collections.abc import Iterable
 
 SEP = " — "  # between a bullet's fields: an em dash with a space each side
 BYTES_PER_TOKEN = 4  # what a token costs in brain's budgets and ledger (bytes of UTF-8 output)
+ALIAS_SEP = "\x1f"  # between a unit's aliases in the index: they may hold commas, never this
 
 
 def tokens(nbytes: int) -> int:
@@ -75,6 +79,11 @@ def handle_key(name: str) -> str:
     return " ".join(words(name))
 
 
+def split_aliases(stored: str) -> tuple[str, ...]:
+    """A unit's aliases as the index stores them (joined by ALIAS_SEP)."""
+    return tuple(a for a in stored.split(ALIAS_SEP) if a)
+
+
 # --- stopwords -----------------------------------------------------------------------------------
 
 # Words that carry no topic; dropped from a query unless nothing else is left.
@@ -110,6 +119,67 @@ CHAT_STOPWORDS = STOPWORDS | frozenset(
 
 
 # --- FTS5 ----------------------------------------------------------------------------------------
+
+# Chinese and Japanese are written without spaces: FTS5's unicode61 tokenizer makes a whole run
+# of such characters one token, so no word inside it could be found. Such runs are indexed as
+# their overlapping character pairs (bigrams, as Lucene's CJK analyzer does: most Chinese words
+# are two characters, and a trigram index cannot find a two-character word), plus the run's last
+# character, so a one-character query can match as a prefix. Hangul is included (its particles
+# attach to words).
+_CJK_CLASS = (
+    "[\u1100-\u11ff\u3005-\u3007\u3040-\u30fa\u30fc-\u30ff\u3130-\u318f\u31f0-\u31ff"
+    "\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff\uff66-\uff9f\U00020000-\U0003134f]+"
+)
+
+
+@functools.cache
+def _cjk() -> re.Pattern[str]:
+    return re.compile(_CJK_CLASS)  # compiling it costs a few ms: only for text that is not ASCII
+
+
+def _bigrams(run: str) -> list[str]:
+    return [run[i : i + 2] for i in range(len(run) - 1)] or [run]
+
+
+def cjk_split(text: str) -> str:
+    """`text` as the index stores it for FTS5: each CJK run as its bigrams and last character,
+    folded the way queries are (see fold), so both sides tokenize alike."""
+    if text.isascii():
+        return text
+
+    def grams(m: re.Match[str]) -> str:
+        run = fold(m.group())
+        pieces = _bigrams(run) + ([run[-1]] if len(run) > 1 else [])
+        return " " + " ".join(pieces) + " "
+
+    return _cjk().sub(grams, text)
+
+
+def cjk_terms(word: str) -> list[str]:
+    """A folded query word as terms: a CJK run becomes its bigrams (a lone character stays one
+    term, matched as a prefix), other letters stay as they are."""
+    if word.isascii():
+        return [word]
+    out: list[str] = []
+    at = 0
+    for m in _cjk().finditer(word):
+        if m.start() > at:
+            out.append(word[at : m.start()])
+        out += _bigrams(m.group())
+        at = m.end()
+    if at < len(word):
+        out.append(word[at:])
+    return out
+
+
+def lone_cjk(term: tuple[str, ...]) -> bool:
+    """A one-character CJK term: it matches as the start of the index's bigrams."""
+    return (
+        len(term) == 1
+        and len(term[0]) == 1
+        and not term[0].isascii()
+        and bool(_cjk().match(term[0]))
+    )
 
 
 def fts_phrase(terms: Iterable[str], *, prefix: bool = False) -> str:

@@ -1,4 +1,5 @@
-"""A warm helper process for the vector half of `brain find`.
+"""The worker: a warm process per vault for the vector half of `brain find` and for the commands
+the thin client forwards (brain/thin.py).
 
 A fresh `brain find` would pay ~100 ms for numpy and ~300 ms to build the ONNX session before its
 first query, every time. The first hybrid find starts this worker in the background (and answers
@@ -7,19 +8,9 @@ back, so the find process itself never imports numpy or the model. The worker ho
 the vectors, embeds units that changed since the last reindex, and exits after some idle minutes.
 Results are the same with or without it: both call `semantic.search`.
 
-A find never waits on it for long: the worker listens before it loads the model and embeds in a
-thread, so it answers at once, with the neighbours or with `busy` (the find then answers from
-keywords and says so). It acknowledges each request before working on it; one that has not done
-so DEADLINE after the connect (stopped, wedged) is killed by the pid it recorded and replaced, and
-a live one slower than ANSWER_SECONDS (a machine under load) leaves that find to keywords.
-
-Transport, shaped to carry whole commands later: one request and one reply per connection, each
-one line of JSON, bounded in size and in the time it may take to arrive. A Unix socket (loopback
-TCP where the platform has none) in a folder that must belong to this user and be closed to others
-(0700): `$XDG_RUNTIME_DIR/brain`, else the state dir's `run/`, else, when that path is too long
-for a socket, `$TMPDIR/brain-<uid>`; any other folder is refused. Every request carries the
-worker's token, a secret it writes with its pid (and port) to a 0600 file beside the socket; a
-request without it gets no answer.
+This module is the worker's side: serving, the file-system watch, running forwarded commands.
+Finding, asking, starting and stopping a worker from outside is brain/worker_client.py's, which
+this module imports and nothing it serves imports back.
 """
 
 from __future__ import annotations
@@ -30,16 +21,31 @@ import io
 import json
 import os
 import socket
-import stat
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from brain import config, files, thin
+from brain import (
+    HEARTBEAT,
+    PAYLOAD_MAX,
+    PRIME_STDIN_MAX,
+    PROTOCOL,
+    SILENCE,
+    prime_seconds,
+    worker_client,
+)
+from brain.worker_client import (
+    UNIX,
+    LineReader,
+    base_of,
+    check_dir,
+    send_line,
+    take_lock,
+    with_suffix,
+)
 
 if TYPE_CHECKING:
     import ctypes
@@ -47,410 +53,21 @@ if TYPE_CHECKING:
 
     from brain.embed import Embedder
 
-PROTOCOL = 1
 IDLE_SECONDS = 600.0
-CONNECT_TIMEOUT = 0.1
-DEADLINE = 0.3  # seconds after the connect; a worker that has not acknowledged is replaced
-ANSWER_SECONDS = 2.0  # after the connect; a live worker slower than this leaves keywords alone
 READ_SECONDS = 1.0  # the worker's limit on the time one request may take to arrive
 REQUEST_MAX = 64 * 1024  # bytes of one request line
-REPLY_MAX = 16 * 1024 * 1024  # bytes of one reply line
 EMBED_WAIT = 0.1  # a query waits this long for the worker to embed a few changed units
 MAX_CLIENTS = 16  # connections served at once; more are closed unanswered
 COMMAND_WAIT = 1.0  # a forwarded command waits this long for the one before it (else in-process)
-STARTING_SECONDS = 30.0  # a worker not listening this long after its spawn is not waited for
-FAILED_BACKOFF = 600.0  # after a worker failed to start, do not respawn for this long
 QUERIES_KEPT = 256  # query vectors the worker keeps (_Remembered)
-INLINE_EMBED_MAX = 64  # units a find embeds itself; more is left to the worker or a reindex
-SOCKET_PATH_MAX = 100  # sun_path holds 104 bytes on macOS, 108 on Linux
-_UNIX = hasattr(socket, "AF_UNIX")
 
 
-@dataclass(frozen=True)
-class Answer:
-    """What asking the worker came to: its neighbours, or what the find does instead."""
-
-    hits: list[tuple[int, float]] | None = None
-    inline: bool = True  # without hits: compute them in this process (False: keywords only)
-    note: str = ""  # one line for stderr
-    background: bool = True  # a worker runs or is starting, and will embed what is missing
-
-
-# --- where the worker lives ----------------------------------------------------------------------
-
-
-def run_dir() -> Path:
-    """The folder for the worker's socket and files: `$XDG_RUNTIME_DIR/brain`, else the state
-    dir's `run/`, else (a path too long for a Unix socket) `$TMPDIR/brain-<uid>`."""
-    candidates = []
-    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
-    if runtime and Path(runtime).is_absolute():
-        candidates.append(Path(runtime) / "brain")
-    candidates.append(config.state_dir() / "run")
-    if not _UNIX:
-        return candidates[0]
-    import tempfile
-
-    candidates.append(Path(tempfile.gettempdir()) / f"brain-{os.getuid()}")
-    for folder in candidates:
-        if len(os.fsencode(folder / "worker-0123456789abcdef.sock")) <= SOCKET_PATH_MAX:
-            return folder
-    return candidates[-1]
-
-
-def _base(vault: Path) -> Path:
-    """The worker's files, less their suffix: named as brain.thin names them, so that the thin
-    client finds the socket without importing anything."""
-    return run_dir() / thin.worker_name(str(vault))
-
-
-def check_dir(folder: Path) -> str:
-    """'' when `folder` (created 0700 if missing) is a folder of this user's that no one else can
-    enter; else why not, in words. Another user's folder there could read every query and forge
-    the answers."""
-    try:
-        try:
-            st = folder.lstat()
-        except FileNotFoundError:
-            folder.parent.mkdir(parents=True, exist_ok=True)
-            with contextlib.suppress(FileExistsError):
-                folder.mkdir(mode=0o700)
-                folder.chmod(0o700)  # whatever the umask
-            st = folder.lstat()
-    except OSError as exc:
-        return f"cannot create {folder}: {exc.strerror}"
-    if not stat.S_ISDIR(st.st_mode):
-        return f"{folder} is not a folder"
-    if _UNIX:
-        if st.st_uid != os.getuid():
-            return f"{folder} belongs to another user (uid {st.st_uid})"
-        if stat.S_IMODE(st.st_mode) != 0o700:
-            return f"{folder} has mode {stat.S_IMODE(st.st_mode):o}, not 700"
-    return ""
-
-
-def _suffix(base: Path, suffix: str) -> Path:
-    return base.with_name(base.name + suffix)
-
-
-def _record(base: Path) -> dict[str, Any] | None:
-    """The running worker's pid, token and port, as it wrote them when it started listening."""
-    try:
-        doc = json.loads(_suffix(base, ".json").read_bytes())
-    except (OSError, ValueError):
-        return None
-    if not isinstance(doc, dict) or not isinstance(doc.get("token"), str):
-        return None
-    return doc
-
-
-# --- framing: one bounded line of JSON each way --------------------------------------------------
-
-
-def send_line(sock: socket.socket, doc: dict[str, Any]) -> None:
-    sock.sendall(json.dumps(doc).encode("utf-8") + b"\n")
-
-
-class LineReader:
-    """Reads JSON objects, one per line, from a socket: ValueError for a line longer than its
-    limit or not an object, TimeoutError past the deadline, ConnectionError if the peer left."""
-
-    def __init__(self, sock: socket.socket) -> None:
-        self.sock = sock
-        self.buf = bytearray()
-
-    def read(self, limit: int, deadline: float) -> dict[str, Any]:
-        scanned = 0
-        while (end := self.buf.find(b"\n", scanned)) < 0:
-            if len(self.buf) > limit:
-                raise ValueError(f"a line longer than {limit} bytes")
-            scanned = len(self.buf)
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError("no complete line in time")
-            self.sock.settimeout(left)
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise ConnectionError("the peer closed the connection")
-            self.buf += chunk
-        if end > limit:
-            raise ValueError(f"a line longer than {limit} bytes")
-        line = bytes(self.buf[:end])
-        del self.buf[: end + 1]
-        doc = json.loads(line)
-        if not isinstance(doc, dict):
-            raise ValueError("not a JSON object")
-        return doc
-
-    def exact(self, n: int, deadline: float) -> bytes:
-        """The next `n` bytes, as they follow a line."""
-        while len(self.buf) < n:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError("not all the bytes in time")
-            self.sock.settimeout(left)
-            chunk = self.sock.recv(max(65536, n - len(self.buf)))
-            if not chunk:
-                raise ConnectionError("the peer closed the connection")
-            self.buf += chunk
-        data = bytes(self.buf[:n])
-        del self.buf[:n]
-        return data
-
-    def number(self, deadline: float) -> int:
-        """A line that holds a decimal count (the thin client's length prefix)."""
-        while (end := self.buf.find(b"\n")) < 0:
-            if len(self.buf) > 32:
-                raise ValueError("not a count")
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise TimeoutError("no count in time")
-            self.sock.settimeout(left)
-            chunk = self.sock.recv(65536)
-            if not chunk:
-                raise ConnectionError("the peer closed the connection")
-            self.buf += chunk
-        text = bytes(self.buf[:end])
-        del self.buf[: end + 1]
-        return int(text)
-
-
-# --- the find's side -----------------------------------------------------------------------------
-
-
-def ask(vault: Path, text: str, k: int, answer_seconds: float = ANSWER_SECONDS) -> Answer:
-    """The worker's nearest units for `text`, or what to do without them. Starts a worker when
-    none runs and replaces one that does not acknowledge within DEADLINE; a live one gets
-    `answer_seconds` after the connect to answer (`brain prime` has less time than `find`)."""
-    base = _base(vault)
-    request = {"protocol": PROTOCOL, "op": "neighbours", "vault": str(vault), "text": text, "k": k}
-    if _SERVING and _SERVING[0].base == base:  # a command this worker runs: no socket
-        return _answer(_SERVING[0].handle(request))
-    why = check_dir(base.parent)
-    if why:
-        note = f"no background worker: {why}; remove it or set XDG_RUNTIME_DIR to a private folder"
-        return Answer(note=note, background=False)
-    record = _record(base)
-    if record is None:
-        return _absent(vault, base)
-    try:
-        sock = _connect(base, record)
-    except (OSError, ValueError, TypeError):
-        return _absent(vault, base)
-    with sock:
-        request["token"] = record["token"]
-        lines = LineReader(sock)
-        connected = time.monotonic()
-        try:
-            sock.settimeout(DEADLINE)
-            send_line(sock, request)
-            lines.read(REPLY_MAX, connected + DEADLINE)  # the acknowledgement: it is alive
-        except TimeoutError:
-            _replace(vault, base, record, sock)
-            note = f"the background worker did not answer within {DEADLINE:g} s; started a new one"
-            return Answer(inline=False, note=f"keyword results for now: {note}")
-        except (OSError, ValueError):
-            return Answer()  # it hung up (a stale token) or said nothing usable
-        try:
-            reply = lines.read(REPLY_MAX, connected + answer_seconds)
-        except TimeoutError:
-            note = "keyword results for now: the background worker is slow to answer"
-            return Answer(inline=False, note=note)
-        except (OSError, ValueError):
-            return Answer()
-    return _answer(reply)
-
-
-def _answer(reply: dict[str, Any]) -> Answer:
-    hits, busy = reply.get("hits"), reply.get("busy")
-    if isinstance(hits, list):
-        try:
-            return Answer(hits=[(int(uid), float(cos)) for uid, cos in hits])
-        except (TypeError, ValueError):
-            return Answer()
-    if isinstance(busy, str):
-        return Answer(inline=False, note=f"keyword results for now: {busy}")
-    return Answer()
-
-
-def _connect(base: Path, record: dict[str, Any]) -> socket.socket:
-    if _UNIX:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(CONNECT_TIMEOUT)
-        try:
-            sock.connect(str(_suffix(base, ".sock")))
-        except OSError:
-            sock.close()
-            raise
-        return sock
-    return socket.create_connection(("127.0.0.1", int(record["port"])), timeout=CONNECT_TIMEOUT)
-
-
-def _absent(vault: Path, base: Path) -> Answer:
-    """No worker answers: wait for one that is starting, say (once) why the last one could not
-    start, or start one and answer in this process meanwhile."""
-    log = _suffix(base, ".log")
-    lock = _lock(base)
-    if lock is None:  # a worker process holds it but is not listening yet
-        with contextlib.suppress(OSError):
-            if time.time() - log.stat().st_mtime < STARTING_SECONDS:
-                note = "keyword results for now: the background worker is starting"
-                return Answer(inline=False, note=note)
-        return Answer()  # wedged before it listened: answer without it
-    lock.close()
-    reason = _failure(log, _suffix(base, ".failed"))
-    if reason:
-        minutes = FAILED_BACKOFF / 60
-        note = f"the background worker failed: {reason} (next try in {minutes:g} minutes)"
-        return Answer(note=note, background=False)
-    return Answer(background=spawn(vault, base))
-
-
-def _failure(log: Path, failed: Path) -> str:
-    """The last line an exited worker wrote on stderr (its log), or ''. The log then becomes the
-    `failed` marker, so the reason is said once and the back-off starts now."""
-    try:
-        lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return ""
-    said = [line.strip() for line in lines if line.strip()]
-    if not said:
-        return ""
-    with contextlib.suppress(OSError):
-        log.replace(failed)
-    reason = said[-1].removeprefix("brain: ")
-    return "".join(ch if ch.isprintable() else "?" for ch in reason)[:300]
-
-
-def _replace(vault: Path, base: Path, record: dict[str, Any], sock: socket.socket) -> None:
-    """Kill the worker that did not answer (by the pid it recorded, when the socket's peer is that
-    very process) and start another."""
-    import signal
-
-    pid = record.get("pid")
-    if isinstance(pid, int) and pid > 0 and pid != os.getpid() and _peer_is(sock, pid):
-        with contextlib.suppress(OSError):
-            os.kill(pid, getattr(signal, "SIGKILL", signal.SIGTERM))  # a stopped one too
-    spawn(vault, base)
-
-
-def _peer_is(sock: socket.socket, pid: int) -> bool:
-    """Whether the process listening on `sock` is `pid` of this user, where the system can tell
-    (Linux); elsewhere the record, in a folder only this user can write, is trusted."""
-    option = getattr(socket, "SO_PEERCRED", None)
-    if option is None or sock.family != getattr(socket, "AF_UNIX", None):
-        return True
-    import struct
-
-    try:
-        raw = sock.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i"))
-    except OSError:
-        return False
-    peer, uid, _gid = struct.unpack("3i", raw)
-    return bool(peer == pid and uid == os.getuid())
-
-
-def start(vault: str) -> None:
-    """Start a worker for `vault` unless one runs, is starting or failed lately (the thin client
-    calls this once it has answered in-process: the next call finds the worker)."""
-    with contextlib.suppress(Exception):  # a broken brain.yaml: the command said so already
-        path = Path(vault)
-        base = _base(path)
-        if check_dir(base.parent):
-            return
-        with contextlib.suppress(OSError):
-            if time.time() - _suffix(base, ".log").stat().st_mtime < STARTING_SECONDS:
-                return  # spawned lately (by this very find, say): it is starting or it failed
-        lock = _lock(base)
-        if lock is None:
-            return
-        lock.close()
-        _failure(_suffix(base, ".log"), _suffix(base, ".failed"))  # starts the back-off
-        spawn(path, base)
-
-
-def replace(vault: str, pid: int) -> None:
-    """Kill the worker `pid` that did not answer the thin client in time, if it is still the
-    vault's worker (a find may have replaced it already), and start another."""
-    with contextlib.suppress(Exception):
-        path = Path(vault)
-        base = _base(path)
-        record = _record(base)
-        if record is None or record.get("pid") != pid:
-            return
-        with _connect(base, record) as sock:
-            _replace(path, base, record, sock)
-
-
-def spawn(vault: Path, base: Path | None = None) -> bool:
-    """Start a worker for `vault` in the background (its stderr kept in a log, so that a start
-    that fails can say why). False when the back-off after a failure holds it back."""
-    base = base or _base(vault)
-    with contextlib.suppress(OSError):
-        if time.time() - _suffix(base, ".failed").stat().st_mtime < FAILED_BACKOFF:
-            return False
-    import subprocess  # only here: a find that reaches a live worker never pays for it
-
-    try:
-        log = os.open(_suffix(base, ".log"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    except OSError:
-        return False
-    try:
-        subprocess.Popen(
-            config.python_command("brain.worker", str(vault)),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=log,
-            start_new_session=True,
-            close_fds=True,
-        )
-    except OSError:
-        return False
-    finally:
-        os.close(log)
-    return True
-
-
-# --- the worker's side ---------------------------------------------------------------------------
-
-
-def _lock(base: Path, wait: float = 0.0) -> files.Held | None:
-    """An exclusive lock so that two finds starting workers at once end with one worker; `wait`
-    seconds for one that is exiting (just killed) to let go."""
-    return files.hold(_suffix(base, ".lock"), wait)
-
-
-def stop_all(vaults: Iterable[Path] = ()) -> list[int]:
-    """Stop this user's workers (those of `vaults`, and any in the run folder): each by the pid
-    it recorded, and only while it still holds its lock, so a pid the system has reused is never
-    hit."""
-    import signal
-
-    folders = {run_dir()}
-    for vault in vaults:
-        with contextlib.suppress(Exception):  # a broken brain.yaml must not stop an uninstall
-            folders.add(_base(vault).parent)
-    stopped = []
-    for folder in sorted(folders):
-        for lock_file in sorted(folder.glob("worker-*.lock")):
-            base = lock_file.with_name(lock_file.name.removesuffix(".lock"))
-            free = _lock(base)
-            if free is not None:  # nobody holds it: no worker behind this file
-                free.close()
-                continue
-            record = _record(base)
-            pid = record.get("pid") if record else None
-            if not isinstance(pid, int) or pid <= 0 or pid == os.getpid():
-                continue
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGTERM)
-                stopped.append(pid)
-    return stopped
+# --- the worker's socket and record --------------------------------------------------------------
 
 
 def _listen(base: Path) -> tuple[socket.socket, int]:
-    if _UNIX:
-        path = _suffix(base, ".sock")
+    if UNIX:
+        path = with_suffix(base, ".sock")
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         server.bind(str(path))
         path.chmod(0o600)
@@ -464,13 +81,13 @@ def _listen(base: Path) -> tuple[socket.socket, int]:
 
 def _write_record(base: Path, doc: dict[str, Any]) -> None:
     """Write the record 0600 from the first byte, then move it into place in one step."""
-    tmp = _suffix(base, ".json.tmp")
+    tmp = with_suffix(base, ".json.tmp")
     with contextlib.suppress(FileNotFoundError):
         tmp.unlink()
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     with os.fdopen(fd, "w", encoding="utf-8") as out:
         out.write(json.dumps(doc))
-    tmp.replace(_suffix(base, ".json"))
+    tmp.replace(with_suffix(base, ".json"))
 
 
 # --- freshness: a file-system watch instead of a walk per command ---------------------------------
@@ -481,10 +98,10 @@ _IN_NONBLOCK_CLOEXEC = 0o4000 | 0o2000000
 
 
 class _Watch:
-    """Tells index.open_index that a vault has not changed since `_stale` last found the index
-    fresh, so that a command skips the walk and the stat of every file: inotify on every folder
-    the index walks (Linux). Any event, a new folder, an overflowed queue or a failure means one
-    full check, as a fresh process makes; elsewhere every check is the full one."""
+    """Tells index.open_index that a vault has not changed since index.is_stale last found the
+    index fresh, so that a command skips the walk and the stat of every file: inotify on every
+    folder the index walks (Linux). Any event, a new folder, an overflowed queue or a failure means
+    one full check, as a fresh process makes; elsewhere every check is the full one."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
@@ -498,7 +115,7 @@ class _Watch:
         with self.lock:
             if self._quiet(vault):
                 return False
-            stale = index._stale(conn, vault)
+            stale = index.is_stale(conn, vault)
             if not stale and self.fds.get(vault, -1) >= 0:
                 self.clean.add(vault)
             return stale
@@ -721,7 +338,7 @@ _STREAMS = threading.local()
 
 class _Command:
     """Runs one forwarded command in this thread as brain.cli would in a fresh process: with the
-    client's argv, environment, cwd and streams (a heartbeat line every thin.HEARTBEAT seconds
+    client's argv, environment, cwd and streams (a heartbeat line every HEARTBEAT seconds
     tells the client it is still running)."""
 
     def __init__(self, client: socket.socket, lines: LineReader, job: _Job) -> None:
@@ -731,7 +348,7 @@ class _Command:
         self.done = threading.Event()
 
     def _beat(self) -> None:
-        while not self.done.wait(thin.HEARTBEAT):
+        while not self.done.wait(HEARTBEAT):
             with self.sending, contextlib.suppress(OSError):
                 self.client.sendall(b"\n")
 
@@ -743,7 +360,7 @@ class _Command:
                 self.client.sendall(b'{"stdin": 1}\n')
             deadline = time.monotonic() + 30.0
             size = self.lines.number(deadline)
-            if not 0 <= size <= thin.PRIME_STDIN_MAX:
+            if not 0 <= size <= PRIME_STDIN_MAX:
                 return b""
             return self.lines.exact(size, deadline)
         except (OSError, ValueError):
@@ -825,7 +442,7 @@ def _prime_gate() -> Any:
     from brain import run as runmod
 
     started = getattr(_STREAMS, "started", time.monotonic())
-    return runmod._Gate(started + thin.prime_seconds(), watchdog=False)
+    return runmod.Gate(started + prime_seconds(), watchdog=False)
 
 
 def _defer_usage() -> None:
@@ -851,7 +468,7 @@ class _Worker:
 
     def __init__(self, vault: Path, token: str, base: Path | None = None) -> None:
         self.vault, self.token = vault, token
-        self.base = base or _base(vault)
+        self.base = base or base_of(vault)
         self.command = threading.Lock()  # commands run one at a time: they swap cwd and env
         self.embedder: Embedder | None = None
         self.ready = ""  # the index build whose units all have vectors
@@ -961,7 +578,7 @@ class _Worker:
         import marshal
 
         size = request.get("size")
-        if not isinstance(size, int) or not 0 <= size <= thin.PAYLOAD_MAX:
+        if not isinstance(size, int) or not 0 <= size <= PAYLOAD_MAX:
             return
         try:
             # marshal only past the token check: the sender is this user's brain (thin.py)
@@ -982,7 +599,7 @@ class _Worker:
                 client.sendall(b'{"decline": "not for the fast path"}\n')
                 return
             blob = marshal.dumps(outcome)
-            client.settimeout(thin.SILENCE)
+            client.settimeout(SILENCE)
             client.sendall(b'{"done": %d}\n' % len(blob) + blob)
         finally:
             command.finish()
@@ -1084,19 +701,16 @@ class _Remembered:
         return vectors
 
 
-_SERVING: list[_Worker] = []  # in the worker process: the worker, which its own commands ask
-
-
 def serve(vault: Path, idle: float = IDLE_SECONDS) -> int:
     """Run the worker for `vault` until it has been idle for `idle` seconds."""
     import secrets
 
-    base = _base(vault)
+    base = base_of(vault)
     why = check_dir(base.parent)
     if why:
         sys.stderr.write(f"brain: {why}\n")
         return 1
-    lock = _lock(base, wait=2.0)
+    lock = take_lock(base, wait=2.0)
     if lock is None:
         return 0  # another worker serves this vault
     import signal
@@ -1107,10 +721,10 @@ def serve(vault: Path, idle: float = IDLE_SECONDS) -> int:
     try:
         for suffix in (".sock", ".json"):  # stale: we hold the lock, so no live worker owns them
             with contextlib.suppress(FileNotFoundError):
-                _suffix(base, suffix).unlink()
+                with_suffix(base, suffix).unlink()
         server, port = _listen(base)
         worker = _Worker(vault, secrets.token_hex(16), base)
-        _SERVING.append(worker)
+        worker_client.serving = (base, worker.handle)
         _install_streams()
         _defer_usage()
         from brain import run as runmod
@@ -1119,7 +733,12 @@ def serve(vault: Path, idle: float = IDLE_SECONDS) -> int:
         from brain import index
 
         index.stale_check = _Watch().stale
-        record = {"protocol": PROTOCOL, "pid": os.getpid(), "port": port, "token": worker.token}
+        record = {
+            "protocol": PROTOCOL,
+            "pid": os.getpid(),
+            "port": port,
+            "token": worker.token,
+        }
         _write_record(base, record)
         with server:
             code = worker.run(server, idle)
@@ -1131,7 +750,7 @@ def serve(vault: Path, idle: float = IDLE_SECONDS) -> int:
         cleanup = (".sock", ".json", ".log") if code == 0 else (".sock", ".json")
         for suffix in cleanup:  # a clean exit leaves nothing to report
             with contextlib.suppress(FileNotFoundError):
-                _suffix(base, suffix).unlink()
+                with_suffix(base, suffix).unlink()
         lock.close()
 
 
@@ -1148,8 +767,8 @@ def main(argv: list[str]) -> NoReturn:
 
 
 if __name__ == "__main__":
-    # Run as brain.worker, not as __main__: the finds the worker runs import brain.worker, and
-    # must find the worker there (_SERVING) to ask it directly rather than over its own socket.
+    # Run as brain.worker, not as __main__: one copy of the module's state (_STREAMS, which every
+    # command's output goes through) should anything the worker runs import brain.worker.
     import importlib
 
     importlib.import_module("brain.worker").main(sys.argv[1:])

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURE_VAULT, brain
 
-from brain import index
+from brain import vocab
 from brain.commands.find import find
 
 BULLETS = "\n".join(
@@ -92,7 +92,7 @@ def test_the_cli_finds_a_two_character_word(cjk_vault: Path) -> None:
 
 
 def test_index_and_query_split_runs_alike() -> None:
-    assert index.cjk_split("退款期限为180天") == " 退款 款期 期限 限为 为 180 天 "
-    assert index.cjk_terms("退款期限为180天") == ["退款", "款期", "期限", "限为", "180", "天"]
-    assert index.cjk_split("plain ascii") == "plain ascii"
-    assert index.cjk_terms("ödeme") == ["ödeme"]
+    assert vocab.cjk_split("退款期限为180天") == " 退款 款期 期限 限为 为 180 天 "
+    assert vocab.cjk_terms("退款期限为180天") == ["退款", "款期", "期限", "限为", "180", "天"]
+    assert vocab.cjk_split("plain ascii") == "plain ascii"
+    assert vocab.cjk_terms("ödeme") == ["ödeme"]

@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 from conftest import FIXTURE_VAULT, ROOT, brain
 
+from brain.present import json_fields
+
 V = str(FIXTURE_VAULT)
 
 # README row -> the keys of that JSON object, in order. One table: the README's `## JSON` table
@@ -355,9 +357,15 @@ KEYS: dict[str, list[str]] = {
     "error": ["error"],
 }
 
+AGENT_HOOKS = "agent hooks (`claude`, each of `agents`, each of `hooks on` / `off`'s `harnesses`)"
+
 # The rows whose object is a result dataclass's fields, in field order (a renamed field is a
 # renamed key: this pins them without running a command).
 DATACLASSES: dict[str, str] = {
+    "`find`": "brain.present.hits:FindDoc",
+    "`find` hit": "brain.present.hits:HitDoc",
+    "`prime`": "brain.present.hits:PrimeDoc",
+    "`lint`": "brain.present.vault:LintDoc",
     "`reindex`": "brain.commands.reindex:ReindexResult",
     "`sync` / `sync connect`": "brain.gitsync:SyncResult",
     "`sync` conflict": "brain.gitsync:Conflict",
@@ -370,6 +378,9 @@ DATACLASSES: dict[str, str] = {
     "`install`": "brain.commands.install:InstallResult",
     "`install` index": "brain.commands.install:IndexBuilt",
     "`uninstall`": "brain.commands.install:UninstallResult",
+    AGENT_HOOKS: "brain.agent_hooks:AgentHooks",
+    "`hooks on` / `off`": "brain.commands.hooks:HooksResult",
+    "`hooks status`": "brain.commands.hooks:HooksStatus",
     "`hooks status` harness": "brain.agent_hooks:HarnessState",
     "`pack`": "brain.commands.pack:PackResult",
     "`pack` bullet": "brain.commands.pack:PackBullet",
@@ -381,11 +392,15 @@ DATACLASSES: dict[str, str] = {
     "`export`": "brain.commands.export:ExportResult",
     "`export` target": "brain.commands.export:ExportTarget",
     "`import`": "brain.commands.import_:ImportResult",
+    "`recall`": "brain.present.recall:RecallDoc",
+    "`recall` hit": "brain.recall.search:Hit",
     "`recall --full`": "brain.commands.recall:FullTurn",
     "`recall --sync`": "brain.recall.store:SyncReport",
     "`recall --sources` source": "brain.commands.recall:Source",
     "`recall --enable` / `--disable`": "brain.commands.recall:Toggle",
+    "`howto`": "brain.present.history:HowtoDoc",
     "`howto` hit": "brain.commands.howto:HowtoHit",
+    "`lessons`": "brain.present.history:LessonsDoc",
     "`lessons` moment": "brain.recall.lessons:Moment",
     "`lessons` turn": "brain.recall.lessons:TurnRef",
     "`lessons` proposal": "brain.commands.lessons:Proposal",
@@ -439,6 +454,7 @@ NESTED: dict[tuple[str, str], str] = {
     ("`secrets --history`", "findings"): "`secrets --history` finding",
     ("`secrets --history`", "skipped"): "problem (`lint`, `secrets` skipped)",
     ("`hooks status`", "harnesses"): "`hooks status` harness",
+    ("`hooks on` / `off`", "harnesses"): AGENT_HOOKS,
     ("`pack`", "bullets"): "`pack` bullet",
     ("`pack`", "rules"): "`pack` bullet",
     ("`inbox`", "proposals"): "`inbox` proposal",
@@ -479,6 +495,12 @@ NESTED: dict[tuple[str, str], str] = {
     ("`tend`", "applied"): "`tend` applied",
     ("`locate`", "matches"): "`locate` match",
 }
+# The keys whose "" is a value, not "none" (README: JSON), each with why. Any other "" (or -1)
+# in a JSON answer is a "none" that should be null: `shape` fails on it.
+EMPTY_OK: dict[tuple[str, str], str] = {
+    ("`pack`", "text"): "exactly what the hook prints: nothing, for a project the vault lacks",
+    ("`prime`", "text"): "exactly what the hook prints: nothing, when nothing stands out",
+}
 FIND_KEYS = KEYS["`find`"]
 HIT_KEYS = KEYS["`find` hit"]
 PRIME_KEYS = KEYS["`prime`"]
@@ -503,12 +525,13 @@ def shape(doc: Any, row: str, seen: set[str] | None = None) -> set[str]:
     assert list(doc) == KEYS[row], row
     seen.add(row)
     for key, value in doc.items():
+        assert_not_a_none_marker(row, key, value)
         if value is None:
             continue
         if key == "date" or key.endswith("_date"):
             assert DAY.fullmatch(value), (row, key, value)
         if key == "at" or key.endswith("_at"):
-            assert INSTANT.fullmatch(value) or value == "", (row, key, value)
+            assert INSTANT.fullmatch(value), (row, key, value)
         if key.endswith("_count"):
             assert isinstance(value, int), (row, key, value)
         inner = NESTED.get((row, key))
@@ -516,7 +539,31 @@ def shape(doc: Any, row: str, seen: set[str] | None = None) -> set[str]:
             assert isinstance(value, list), (row, key)
             for item in value:
                 shape(item, inner, seen)
+        else:
+            no_none_markers(value, f"{row} {key}")
     return seen
+
+
+def assert_not_a_none_marker(row: str, key: str, value: Any) -> None:
+    """None is null: never "" (unless EMPTY_OK says why that key's "" is a value), never -1, no
+    line 0 (lines count from 1), and a list of strings holds no ""."""
+    if value == "":
+        assert (row, key) in EMPTY_OK, f'{row} {key}: "" where none is null'
+    assert value != -1 or isinstance(value, bool), f"{row} {key}: -1 where none is null"
+    assert not (key == "line" and value == 0), f"{row}: line 0 where none is null"
+    if isinstance(value, list):
+        assert "" not in value, f'{row} {key}: "" in a list'
+
+
+def no_none_markers(doc: Any, where: str = "") -> None:
+    """`doc` and everything in it, for a JSON object that has no row of its own in KEYS."""
+    if isinstance(doc, dict):
+        for key, value in doc.items():
+            assert_not_a_none_marker(where, key, value)
+            no_none_markers(value, f"{where} {key}")
+    elif isinstance(doc, list):
+        for item in doc:
+            no_none_markers(item, where)
 
 
 def json_of(*args: str, code: int = 0) -> dict[str, Any]:
@@ -624,7 +671,22 @@ def test_lint_json_keys(vault: Path) -> None:
 def test_version_json_keys() -> None:
     doc = json_of("version", "--json")
     assert list(doc) == VERSION_KEYS
-    assert all(isinstance(v, str) for v in doc.values())
+    assert all(isinstance(v, str) for k, v in doc.items() if k != "commit")
+    assert doc["commit"] is None or isinstance(doc["commit"], str)
+
+
+def test_version_commit_not_known_is_null(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A local build whose checkout git cannot read: `commit` is null, not ""."""
+    import subprocess
+
+    from brain import gitutil
+    from brain.commands import version
+
+    def fails(*args: Any, **kwargs: Any) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.CompletedProcess(args, 128, b"", b"fatal: not a git repository")
+
+    monkeypatch.setattr(gitutil, "run", fails)
+    assert version.version().commit is None  # a local build (tests run from the checkout)
 
 
 @pytest.mark.parametrize(
@@ -648,6 +710,22 @@ def test_error_object(args: list[str], code: int) -> None:
     assert isinstance(doc["error"], str)
     assert doc["error"]
     assert "\n" not in doc["error"]
+
+
+def test_a_problem_with_a_whole_file_has_a_null_line(vault: Path, tmp_path: Path) -> None:
+    """A file lint cannot read as a whole (a link out of the vault, bytes that are no text) is a
+    problem with no line: null, never 0; every other problem names its line from 1."""
+    import random
+
+    (tmp_path / "away.md").write_text("# Away\n", encoding="utf-8")
+    (vault / "notes" / "away.md").symlink_to(tmp_path / "away.md")
+    noise = random.Random(7).randbytes(20_000)  # noqa: S311 - reproducible, not crypto
+    (vault / "notes" / "blob.md").write_bytes(noise)
+    doc = json_of("lint", "--vault", str(vault), "--json", code=1)
+    shape(doc, "`lint`")
+    lines = {p["path"]: p["line"] for p in doc["problems"]}
+    assert lines["notes/away.md"] is None
+    assert "notes/blob.md" in lines
 
 
 def test_lint_staged_outside_git_is_an_error_object(vault: Path) -> None:
@@ -682,12 +760,25 @@ def test_readme_documents_every_row() -> None:
         assert table[row] == keys, row
 
 
+def _class(row: str) -> Any:
+    module, name = DATACLASSES[row].split(":")
+    return getattr(importlib.import_module(module), name)
+
+
 @pytest.mark.parametrize("row", sorted(DATACLASSES))
 def test_result_fields_are_the_keys(row: str) -> None:
     """A result dataclass's fields are its JSON keys: renaming one is a contract change."""
-    module, name = DATACLASSES[row].split(":")
-    cls = getattr(importlib.import_module(module), name)
-    assert [f.name for f in fields(cls)] == KEYS[row]
+    assert [f.name for f in json_fields(_class(row))] == KEYS[row]
+
+
+@pytest.mark.parametrize("row", sorted(DATACLASSES))
+def test_no_key_defaults_to_a_none_marker(row: str) -> None:
+    """None is null in the types too: no JSON field defaults to "" or -1, and a field that
+    may hold None says so (`X | None`), so mypy keeps a "" from standing in for it."""
+    for f in json_fields(_class(row)):
+        assert f.default not in ("", -1), (row, f.name)
+        if f.default is None:
+            assert "None" in str(f.type), (row, f.name)
 
 
 def test_one_name_one_kind() -> None:
@@ -732,6 +823,8 @@ def test_every_vault_command_answers_its_rows(git_vault: Path) -> None:
     assert (none["state_files"], none["handoff"]) == (None, None)
     proposed = check("`propose`", "propose", "- **contract kiwi** — a fact — 2026-12-01")
     assert (proposed["to"], proposed["problem"]) == (None, None)
+    again = check("`propose`", "propose", "- **contract kiwi** — a fact — 2026-12-01", code=None)
+    assert (again["action"], again["number"]) == ("queued", None)  # added nowhere: null
     inbox = check("`inbox`", "inbox")
     assert inbox["recovered"] is None
     check("`inbox approve`", "inbox", "approve", str(proposed["number"]))
@@ -801,3 +894,35 @@ def test_transcript_commands_answer_their_rows(tmp_path: Path, isolated_env: Pat
     check("`week`", "week", "--since", "2026-11-16")
     want = {"`recall` hit", "`howto` hit", "`lessons` moment", "`lessons` turn", "`day` repo"}
     assert want <= seen, want - seen
+
+
+def test_setup_commands_answer_their_rows(tmp_path: Path, isolated_env: Path) -> None:
+    """hooks, export and pack outside a repository: their keys, and null for none."""
+    seen: set[str] = set()
+
+    def check(row: str, *args: str, cwd: Path | None = None) -> dict[str, Any]:
+        run = brain(*args, "--json", cwd=cwd)
+        assert run.code == 0, run
+        doc: dict[str, Any] = run.json()
+        shape(doc, row, seen)
+        return doc
+
+    (isolated_env / ".codex").mkdir()  # found: listed, with a note on trusting hooks
+    status = check("`hooks status`", "hooks", "status")["harnesses"]
+    assert [(h["agent"], h["problem"]) for h in status] == [("codex", None)]
+    assert (
+        check("`hooks status`", "hooks", "status", "--harness", "claude")["harnesses"][0]["note"]
+        is None
+    )
+    (on,) = check("`hooks on` / `off`", "hooks", "on", "--harness", "claude")["harnesses"]
+    assert (on["action"], on["message"]) == ("added", None)
+    check("`hooks on` / `off`", "hooks", "off", "--harness", "claude")
+    off = check("`hooks on` / `off`", "hooks", "off", "--harness", "claude")["harnesses"][0]
+    assert (off["action"], off["command"], off["message"]) == ("absent", None, None)
+    outside = check("`pack`", "pack", "--vault", V, cwd=tmp_path)
+    assert (outside["project"], outside["vault"], outside["text"]) == (None, None, "")
+    repo = tmp_path / "payments"
+    repo.mkdir()
+    (repo / ".git").mkdir()  # enough for the repository's root to be found
+    check("`export`", "export", "claude", "--vault", V, cwd=repo)
+    assert {"`hooks status` harness", AGENT_HOOKS, "`export` target"} <= seen

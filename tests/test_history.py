@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import ROOT
+from conftest import ROOT, brain
 
 from brain.commands import day as daymod
 from brain.commands import howto as howtomod
 from brain.commands import lessons as lessonsmod
-from brain.recall import history, lessons, search, store
+from brain.recall import activity, history, lessons, search, store
 from brain.recall.adapters import FileState
 from brain.recall.adapters.calls import COMMAND_CAP, OUTPUT_CAP
 from brain.recall.adapters.known import registry
@@ -580,7 +580,7 @@ def test_day_groups_sessions_files_and_commits_by_repository(worked: Path) -> No
     result = daymod.day("2026-11-30")
     assert (result.date, result.session_count, result.commit_count) == ("2026-11-30", 3, 3)
     shop = next(r for r in result.repos if r.repo == str(worked))
-    assert (shop.project, shop.git, shop.note) == ("shop", True, "")
+    assert (shop.project, shop.git, shop.note) == ("shop", True, None)  # nothing to note: null
     assert [(s.agent, s.turn_count) for s in shop.sessions] == [("claude", 1), ("gemini", 1)]
     assert sorted(f.path for f in shop.files) == ["NOTES.md", "src/lock.py"]
     assert [c.summary for c in shop.commits] == [
@@ -589,7 +589,7 @@ def test_day_groups_sessions_files_and_commits_by_repository(worked: Path) -> No
         "Move the lock after the ack",
     ]
     assert shop.commits[0].at == "2026-11-30T12:00:00.000Z"
-    gone = next(r for r in result.repos if r.repo.endswith("deleted-project"))
+    gone = next(r for r in result.repos if (r.repo or "").endswith("deleted-project"))
     assert (gone.git, gone.note) == (False, "no longer exists; commits skipped")
 
 
@@ -597,9 +597,26 @@ def test_day_without_git_and_for_one_project(worked: Path) -> None:
     result = daymod.day("2026-11-30", git=False)
     assert result.commit_count == 0
     shop = next(r for r in result.repos if r.repo == str(worked))
-    assert (shop.git, shop.note) == (False, "")
+    assert (shop.git, shop.note) == (False, None)
     only = daymod.day("2026-11-30", project="SHOP")
     assert [r.project for r in only.repos] == ["shop"]
+
+
+def test_day_json_says_none_as_null(worked: Path) -> None:
+    """`day`/`week --json`: a repository with nothing to note, a week with no --project, a
+    session the agent kept no folder for: null, not "" (README: JSON, "None is null")."""
+    day = brain("day", "2026-11-30", "--json")
+    assert day.code == 0, day
+    shop = next(r for r in day.json()["repos"] if r["repo"] == str(worked))
+    assert (shop["project"], shop["note"]) == ("shop", None)
+    week = brain("week", "--since", "2026-11-29", "--json").json()
+    assert week["project"] is None
+    nowhere = activity.place("", {})
+    assert (nowhere.repo, nowhere.project, nowhere.note) == (
+        None,
+        None,
+        "the agent keeps no folder",
+    )
 
 
 def test_week_is_the_days_one_by_one(worked: Path, monkeypatch: pytest.MonkeyPatch) -> None:

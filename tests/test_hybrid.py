@@ -157,8 +157,8 @@ def test_worker_gives_identical_results_to_in_process(hvault: Path) -> None:
 
 def _worker_socket(vault: Path) -> Path:
     env = {**os.environ, **ONNX, "BRAIN_WORKER": "1"}
-    code = "import sys; from pathlib import Path; from brain import worker; "
-    code += "print(worker._base(Path(sys.argv[1])).with_suffix('.sock'))"
+    code = "import sys; from pathlib import Path; from brain import worker_client; "
+    code += "print(worker_client.base_of(Path(sys.argv[1])).with_suffix('.sock'))"
     out = subprocess.run(
         [sys.executable, "-c", code, str(vault)],
         capture_output=True,

@@ -13,24 +13,6 @@ import pytest
 
 BRAIN = Path(__file__).parents[1] / "brain"
 
-# Import edges that still close a cycle, each with why and who removes it. The list may only
-# shrink: an edge that no longer exists fails the test below, so that its line goes too.
-KNOWN: dict[tuple[str, str], str] = {
-    ("brain.config", "brain.thin"): "xdg_dir is shared with the thin client (#16, thin)",
-    ("brain.thin", "brain.cli"): "the thin client falls back to the CLI in-process (#16, thin)",
-    ("brain.worker", "brain.cli"): "the worker serves commands through cli.execute (#16, thin)",
-    ("brain.worker", "brain.run"): "the worker gives prime a gate without the watchdog (#16, thin)",
-    ("brain.worker", "brain.thin"): "the worker's wire format lives in brain.thin (#16, thin)",
-    ("brain.commands.verify", "brain.app"): (
-        "verify reads brain's command names from the Typer app; the neutral declaration "
-        "module of #15 item 2 (declare) will hold them"
-    ),
-    ("brain.commands.inbox", "brain.commands.tend"): (
-        "approving a hygiene proposal applies tend's item, and tend queues them in the inbox"
-    ),
-    ("brain.index", "brain.retell"): "retell reads index's ALIAS_SEP and cjk_terms (#15 item 3)",
-}
-
 
 def module_name(path: Path, root: Path = BRAIN) -> str:
     parts = list(path.relative_to(root.parent).with_suffix("").parts)
@@ -138,17 +120,9 @@ def _shortest_cycle(graph: dict[str, set[str]], component: set[str]) -> list[str
 
 
 def test_brain_has_no_import_cycles() -> None:
-    graph = import_graph()
-    for a, b in KNOWN:
-        graph[a].discard(b)
-    found = [" -> ".join(c) for c in cycles(graph)]
+    """None at all: no edge is tolerated."""
+    found = [" -> ".join(c) for c in cycles(import_graph())]
     assert not found, "import cycles in brain/:\n" + "\n".join(found)
-
-
-def test_every_tolerated_edge_still_exists() -> None:
-    graph = import_graph()
-    gone = [f"{a} -> {b}" for a, b in KNOWN if b not in graph.get(a, set())]
-    assert not gone, f"no longer imported, remove from KNOWN: {gone}"
 
 
 def test_the_check_finds_a_cycle_and_names_it(tmp_path: Path) -> None:
@@ -185,7 +159,7 @@ def test_layers_import_downwards(layer: str, above: tuple[str, ...]) -> None:
         for m, deps in graph.items()
         if m.startswith(layer)
         for d in deps
-        if d.startswith(above) and (m, d) not in KNOWN
+        if d.startswith(above)
     )
     # the commands that still print a count through the presenters' plural (doctor's checks)
     wrong = [w for w in wrong if w != "brain.commands.doctor -> brain.present"]

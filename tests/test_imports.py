@@ -176,19 +176,26 @@ def test_a_find_the_worker_answers_imports_only_the_client(
         _kill(pid)
 
 
-def test_brain_thin_imports_only_builtins_at_its_top() -> None:
-    """brain.thin imports only os, sys and time at its top (the rest inside the functions that
-    need them)."""
+@pytest.mark.parametrize(
+    ("name", "imports"),
+    [
+        ("__init__", ["__future__", "os", "sys", "time"]),  # time: built into the interpreter
+        ("thin", ["__future__", "os", "sys", "time", "brain"]),  # the package's own helpers
+    ],
+)
+def test_the_thin_client_imports_only_builtins_at_its_top(name: str, imports: list[str]) -> None:
+    """brain.thin and the package it takes its helpers from (brain/__init__.py) import only os,
+    sys and time at their top; the rest inside the functions that need them."""
     import ast
 
-    tree = ast.parse((ROOT / "brain" / "thin.py").read_text(encoding="utf-8"))
-    top = [
-        alias.name if isinstance(node, ast.Import) else node.module
-        for node in tree.body
-        if isinstance(node, ast.Import | ast.ImportFrom)
-        for alias in node.names
-    ]
-    assert top == ["__future__", "os", "sys", "time"]  # time: built into the interpreter
+    tree = ast.parse((ROOT / "brain" / f"{name}.py").read_text(encoding="utf-8"))
+    top: list[str] = []
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            top += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            top.append(node.module or "")
+    assert top == imports
 
 
 def _imported(python: str, *args: str, until: str = "") -> list[str]:

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 from conftest import ROOT, Run, brain, git
-from test_contract import KEYS
+from test_contract import KEYS, no_none_markers
 
 from brain import agent_hooks, config, shipped
 from brain.commands import install as installmod
@@ -139,10 +139,14 @@ def test_nested_json_key_orders(tmp_path: Path) -> None:
     ]
     assert list(doc["index"]) == ["path", "file_count", "bullet_count", "built_at", "ms"]
     assert list(doc["claude"]) == ["agent", "settings", "action", "hooks", "command", "message"]
+    no_none_markers(doc, "install")  # none is null: no "" anywhere
+    assert doc["sync"] is None  # no BRAIN_CONNECT
     run = brain("uninstall", "--json")
     assert run.code == 0, run.err
     undo = run.json()
     assert list(undo) == UNINSTALL_KEYS
+    no_none_markers(undo, "uninstall")
+    assert undo["git_hooks"][0]["chains"] is None
 
 
 def test_second_install_changes_nothing(tmp_path: Path, isolated_env: Path) -> None:
@@ -276,7 +280,7 @@ def test_link_dir_on_path_has_no_hint(tmp_path: Path, isolated_env: Path) -> Non
     env = {"PATH": f"{bindir}{os.pathsep}{os.environ['PATH']}"}
     doc = install_json(str(tmp_path / "v"), env=env)
     assert doc["path_link"]["on_path"] is True
-    assert doc["path_link"]["message"] == ""
+    assert doc["path_link"]["message"] is None  # nothing to say: null (README: JSON)
 
 
 def test_brain_already_on_path_needs_no_link(tmp_path: Path, isolated_env: Path) -> None:

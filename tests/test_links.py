@@ -85,6 +85,10 @@ def test_a_note_linked_out_of_the_vault_is_not_indexed_and_each_walk_says_so(
     assert doc["ok"] is False
     assert [s["path"] for s in doc["skipped"]] == ["notes/private.md"]
     assert "notes/private.md" not in doc["files"]
+    # a problem with the file as a whole has no line: null, not 0 (README: JSON)
+    assert [s["line"] for s in doc["skipped"]] == [None]
+    linted = brain("lint", "--vault", str(vault), "--json").json()["problems"]
+    assert [(p["path"], p["line"]) for p in linted] == [("notes/private.md", None)]
 
 
 def test_a_link_inside_the_vault_stays_usable(vault: Path) -> None:

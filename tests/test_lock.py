@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from brain import files, worker
+from brain import files, worker_client
 from brain.errors import BrainError
 
 # A child process that takes the lock with `files.locked` (the inbox's, tend's and sync's form),
@@ -48,13 +48,14 @@ def test_the_worker_lock_and_the_block_lock_exclude_each_other(tmp_path: Path) -
     base = tmp_path / "worker-x"
     proc = _holder(tmp_path / "worker-x.lock")
     try:
-        assert worker._lock(base) is None  # held by another process: no second worker starts
+        # held by another process: no second worker starts
+        assert worker_client.take_lock(base) is None
         start = time.monotonic()
         assert files.hold(tmp_path / "worker-x.lock", wait=0.3) is None
         assert time.monotonic() - start >= 0.3  # it waited before giving up
     finally:
         _release(proc)
-    held = worker._lock(base)
+    held = worker_client.take_lock(base)
     assert held is not None  # let go when the holder exited
     with files.locked(tmp_path / "worker-x.lock", wait=0) as got:
         assert not got  # and this process's hold excludes the block form too
@@ -66,7 +67,7 @@ def test_the_worker_lock_and_the_block_lock_exclude_each_other(tmp_path: Path) -
 
 def test_a_lock_file_is_readable_by_its_owner_alone(tmp_path: Path) -> None:
     """The worker's lock file was created 0644 (umask 022) beside the 0600 files of its folder."""
-    held = worker._lock(tmp_path / "worker-y")
+    held = worker_client.take_lock(tmp_path / "worker-y")
     assert held is not None
     held.close()
     assert stat.S_IMODE((tmp_path / "worker-y.lock").stat().st_mode) == 0o600

@@ -108,6 +108,40 @@ def test_a_vault_folder_whose_name_is_not_utf8(vault: Path, tmp_path: Path) -> N
     assert doc["vault"].endswith("v\udcff")  # printed as the JSON escape, read back the same
 
 
+# --- files that are not text ------------------------------------------------------------------
+
+
+def test_a_binary_file_named_md_is_one_problem_not_thousands(vault: Path) -> None:
+    """Random bytes saved as .md, and a note saved as UTF-16: each is skipped by the index and
+    named once by reindex and lint, where each odd line used to be a problem and a unit."""
+    import random
+
+    noise = random.Random(7).randbytes(200_000)  # noqa: S311 - reproducible, not crypto
+    (vault / "notes" / "blob.md").write_bytes(noise)
+    (vault / "notes" / "wide.md").write_bytes("# Wombat\n\nwombat burrows\n".encode("utf-16"))
+    (vault / "notes" / "stray.md").write_bytes(b"# Stray\n\ncaf\xe9 quokka byte\n")
+    run = brain("reindex", "--vault", str(vault))
+    assert run.code == 0, run.err
+    assert "3 problems" in run.err
+    lint = brain("lint", "--vault", str(vault))
+    why = "not a UTF-8 text file (binary, or UTF-16); skipped"
+    assert f"notes/blob.md: {why}" in lint.out
+    assert f"notes/wide.md: {why}" in lint.out
+    assert "notes/stray.md:3: not valid UTF-8" in lint.out  # a stray byte: still a text file
+    assert lint.out.count("notes/blob.md") == 1
+    assert lint.out.count("notes/wide.md") == 1
+    assert brain("find", "--vault", str(vault), "wombat").code == 1
+    assert "quokka" in brain("find", "--vault", str(vault), "quokka").out
+    import sqlite3
+
+    from brain.config import index_path
+
+    with sqlite3.connect(index_path(vault)) as conn:
+        paths = {r[0] for r in conn.execute("SELECT path FROM units")}
+    assert "notes/blob.md" not in paths
+    assert "notes/stray.md" in paths
+
+
 # --- the crash report ------------------------------------------------------------------------
 
 # An unexpected error (here planted in find) whose message and argv hold an undecodable byte.
@@ -249,7 +283,7 @@ def test_one_odd_transcript_line_never_breaks_recall(claude: dict[str, str], kin
         if kind.startswith("surrogate"):
             assert "\ufffd" in full["body"]
         else:
-            assert full["at"] == ""
+            assert full["at"] is None  # undated: null (README: JSON)
 
 
 def test_gemini_documents_with_odd_values(tmp_path: Path, isolated_env: Path) -> None:

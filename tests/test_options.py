@@ -224,3 +224,15 @@ def test_an_unknown_option_falls_through_to_one_typer_line(tmp_path: Path) -> No
     assert run.err.count("\n") == 1
     assert "--limt" in run.err
     assert "--limit" in run.err  # Typer's suggestion: the declared flags
+
+
+def test_names_are_the_typer_apps_commands() -> None:
+    """brain.options.NAMES (what `brain verify` checks `brain X` against, without Typer) lists
+    every command the Typer app registers, and nothing else."""
+    import typer
+
+    from brain.app import app
+
+    registered = getattr(typer.main.get_command(app), "commands", {})
+    assert len(set(options.NAMES)) == len(options.NAMES)
+    assert sorted(options.NAMES) == sorted(registered)

@@ -49,6 +49,17 @@ def test_pack_names_the_project_bullets_handoff_and_state(vault: Path) -> None:
     assert [b.date for b in named] == sorted((b.date for b in named), reverse=True)
 
 
+def test_a_bullet_above_any_section_has_a_null_section(vault: Path) -> None:
+    """A bullet before the file's first section has no section: null in JSON, not ""."""
+    memory = vault / "AI" / "MEMORY.md"
+    text = memory.read_text(encoding="utf-8")
+    early = "- **zebra gateway** — the zebra gateway answers on port 9 — docs — 2026-11-01\n\n"
+    memory.write_text(text.replace("## Projects", early + "## Projects", 1), encoding="utf-8")
+    doc = brain("pack", "zebra", "--vault", str(vault), "--json").json()
+    (bullet,) = [b for b in doc["bullets"] if b["handle"] == "zebra gateway"]
+    assert bullet["section"] is None
+
+
 def test_working_rules_follow_when_the_budget_allows(vault: Path) -> None:
     result = packmod.pack(vault, "website", budget=5000)
     assert result.rules, "the TUNINGS rules fill what the project leaves"

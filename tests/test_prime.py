@@ -22,14 +22,14 @@ from test_imports import HEAVY, imported_modules
 from test_thin import start
 from test_worker import _alive, _kill, start_worker, stop_workers, wait_for, wvault  # noqa: F401
 
-from brain import config, thin, worker
+from brain import PRIME_DEADLINE, config, worker_client
 from brain.commands import prime as primemod
 from brain.present import hits
 
 HOOK = ROOT / "testdata" / "hooks" / "claude-user-prompt-submit.json"
 POOL = "AI/LEARNINGS.md:36 pgxpool max conns — "  # the answer to the fixture's prompt
 SLACK = 2.0  # seconds a loaded machine may add to a process's start and exit
-DEFAULT = str(thin.PRIME_DEADLINE)  # the product's (conftest gives the tests a longer one)
+DEFAULT = str(PRIME_DEADLINE)  # the product's (conftest gives the tests a longer one)
 
 
 def event(prompt: str | None = None, session: str | None = None) -> str:
@@ -68,7 +68,7 @@ def ivault(
         assert _alive(pid), "the worker did not outlive the test's primes"
     finally:
         _kill(pid)
-        stop_workers(worker._base(vault))
+        stop_workers(worker_client.base_of(vault))
 
 
 # --- the prompt read as a sentence ---------------------------------------------------------------
@@ -141,6 +141,23 @@ def test_the_hook_serves_the_answer_under_one_header_once_per_session(ivault: Pa
     assert POOL not in again.out
     _, other = hook(ivault, event(session="another-session"))
     assert POOL in other.out
+
+
+def test_gemini_gets_the_context_as_the_json_its_hooks_must_print(ivault: Path) -> None:
+    """Gemini CLI parses a hook's stdout as JSON (plain text is an error there): its BeforeAgent
+    event gets the same lines as hookSpecificOutput.additionalContext; Claude Code's plain."""
+    doc = json.loads((HOOK.parent / "gemini-before-agent.json").read_text(encoding="utf-8"))
+    doc["prompt"] = json.loads(event())["prompt"]
+    _, run = hook(ivault, json.dumps(doc))
+    assert run.code == 0, run.err
+    out = json.loads(run.out)
+    assert list(out) == ["hookSpecificOutput"]
+    assert out["hookSpecificOutput"]["hookEventName"] == "BeforeAgent"
+    lines = out["hookSpecificOutput"]["additionalContext"].splitlines()
+    assert lines[0] == hits.PRIME_HEADER
+    assert any(line.startswith(POOL) for line in lines[1:])
+    _, again = hook(ivault, json.dumps(doc))  # nothing new to say: nothing at all, not "{}"
+    assert (again.code, again.out) == (0, "")
 
 
 def test_what_find_or_pack_gave_the_session_is_not_served_again(ivault: Path) -> None:
@@ -328,13 +345,13 @@ def test_a_cold_worker_is_started_and_the_prompt_gets_keywords(
     wvault: Path,  # noqa: F811
 ) -> None:
     env = {"BRAIN_EMBED": "onnx", "BRAIN_WORKER": "1", "BRAIN_WORKER_IDLE": "120"}
-    base = worker._base(wvault)
-    assert worker._record(base) is None
+    base = worker_client.base_of(wvault)
+    assert worker_client.read_record(base) is None
     run = brain("prime", "--vault", str(wvault), "--json", "pods out of db connections", env=env)
     assert run.code == 0, run.err
     assert run.json()["mode"] == "keyword"
     assert "onnxruntime" not in run.err
-    wait_for("the worker prime started", lambda: worker._record(base) is not None, 30)
+    wait_for("the worker prime started", lambda: worker_client.read_record(base) is not None, 30)
 
 
 # --- the fast path -------------------------------------------------------------------------------
@@ -372,7 +389,7 @@ def test_the_hook_is_answered_by_the_worker_as_by_a_process_of_its_own(
         assert _alive(pid)
     finally:
         _kill(pid)
-        stop_workers(worker._base(vault))
+        stop_workers(worker_client.base_of(vault))
 
 
 def test_help_comes_from_typer() -> None:

@@ -152,7 +152,9 @@ def test_bad_input_is_skipped_with_a_count(agents: Path) -> None:
     (hit,) = [h for h in _find("capybara") if h.id.endswith("00cc")]
     assert not _find("platypus")  # past the cap
     conn = store.connect()
-    (body,) = conn.execute("SELECT body FROM fts WHERE rowid = ?", (hit.rowid,)).fetchone()
+    (body,) = conn.execute(
+        "SELECT body FROM fts WHERE rowid = (SELECT id FROM turns WHERE tid = ?)", (hit.id,)
+    ).fetchone()
     assert len(body) <= BODY_CAP + 2
 
 

@@ -736,3 +736,32 @@ def test_gitleaks_scans_text_that_is_on_no_disk_with_the_vault_config(
     args = (tmp_path / "args.txt").read_text(encoding="utf-8").split("\n")
     assert args[args.index("--config") + 1] == str(vault / ".gitleaks.toml")
     assert run_gitleaks({}, vault / ".gitleaks.toml") == []
+
+
+@pytest.mark.parametrize(
+    ("line", "rule_id"),
+    [
+        ("the staging password is Tr0ub4dor&3x", "generic-password"),
+        ("The secret was Zq8vN2kLm4xR7tYw9pB3sD6f", "generic-secret"),
+        ("our api key is k7Hq2Zp9Wm4Xt8Rv", "generic-api-key"),
+    ],
+)
+def test_a_credential_said_in_prose_is_found(line: str, rule_id: str) -> None:
+    """A note says it in words as often as in `key = value`: "the password is X" counts."""
+    found = secrets.scan_line(line)
+    assert [r for r, _ in found] == [rule_id]
+    assert line.rsplit(" ", 1)[1] not in secrets.redact(line)
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "the secret is important",
+        "the token is refreshed hourly",
+        "the password is in 1Password",
+        "the access key is rotated every 90 days",
+        "this token is 12345678 long",
+    ],
+)
+def test_prose_about_a_credential_is_not_one(line: str) -> None:
+    assert secrets.scan_line(line) == []

@@ -15,6 +15,7 @@ from conftest import FIXTURE_VAULT, brain, git
 from test_contract import KEYS
 
 from brain import config, usage
+from brain.commands import hygiene
 from brain.commands import inbox as inboxmod
 from brain.commands import learn as learnmod
 from brain.commands import tend as tendmod
@@ -60,6 +61,14 @@ def history_vault(git_vault: Path) -> Path:
 
 
 # --- verify --------------------------------------------------------------------------------------
+
+
+def test_verify_knows_brains_own_commands(vault: Path) -> None:
+    add(vault, f"- **brain cmds** — run `brain find x`, not `brain frobnicate --now` — me — {OLD}")
+    assert claims(vault, "brain cmds") == {
+        "brain find": verifymod.PASSED,
+        "brain frobnicate": verifymod.FAILED,
+    }
 
 
 def test_verify_paths_pass_fail_and_cannot_check(history_vault: Path, tmp_path: Path) -> None:
@@ -233,6 +242,7 @@ def test_tend_queues_items_once_and_approve_applies_each(tended: Path) -> None:
     # merge: the newest stays (with the older one's aliases), the older goes to AI/DROPPED.md
     done = inboxmod.approve(tended, items[0].number)
     assert done.path == "AI/MEMORY.md"
+    assert done.replaced is None  # a hygiene item replaces no one bullet: null in JSON, not ""
     text = memory.read_text(encoding="utf-8")
     assert text.count("**payments service**") == 1
     assert (
@@ -325,7 +335,7 @@ def test_a_crash_in_the_middle_of_an_apply_leaves_before_or_after(
         raise KeyboardInterrupt  # the process dies between two files
 
     with monkeypatch.context() as patch:
-        patch.setattr(tendmod, "_between_writes", crash)
+        patch.setattr(hygiene, "_between_writes", crash)
         with pytest.raises(KeyboardInterrupt):
             inboxmod.approve(tended, merge.number)
     middle = snapshot(tended)

@@ -19,7 +19,7 @@ from conftest import ROOT, git
 from test_hybrid import _Embeddings, embedded_state, hvault  # noqa: F401 (fixtures)
 from test_worker import _alive, _kill, stop_workers
 
-from brain import thin, worker
+from brain import thin, worker, worker_client
 
 GOLDEN = [json.loads(line)["query"] for line in (ROOT / "testdata" / "golden.jsonl").open()]
 FORMATS = ([], ["--json"], ["--raw"], ["--terse", "-n", "3"])
@@ -56,7 +56,7 @@ def in_process(commands: list[list[str]], env: dict[str, str]) -> list[tuple[int
 def forwarded(args: list[str], vault: Path) -> tuple[int, bytes, bytes]:
     """`args` run by the worker through the client's own request (thin.forward), which raises
     rather than fall back: each answer really came from the worker."""
-    code, chunks = thin.forward(args, str(worker._base(vault)))
+    code, chunks = thin.forward(args, str(worker_client.base_of(vault)))
     out = b"".join(data for fd, data in chunks if fd == 1)
     err = b"".join(data for fd, data in chunks if fd == 2)
     return code, out, err
@@ -64,12 +64,12 @@ def forwarded(args: list[str], vault: Path) -> tuple[int, bytes, bytes]:
 
 def start(vault: Path, timeout: float = 60) -> int:
     """Start the vault's worker and wait until it listens; its pid."""
-    base = worker._base(vault)
-    assert worker.check_dir(base.parent) == ""
-    assert worker.spawn(vault, base)
+    base = worker_client.base_of(vault)
+    assert worker_client.check_dir(base.parent) == ""
+    assert worker_client.spawn(vault, base)
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        record = worker._record(base)
+        record = worker_client.read_record(base)
         if record is not None and base.with_name(base.name + ".sock").exists():
             return int(record["pid"])
         time.sleep(0.05)
@@ -84,7 +84,7 @@ def keyword_worker(vault: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tup
     pid = start(vault)
     yield vault, pid
     _kill(pid)
-    stop_workers(worker._base(vault))  # one that replaced it
+    stop_workers(worker_client.base_of(vault))  # one that replaced it
 
 
 def run(args: list[str], env: dict[str, str], stdin: str | None = None) -> tuple[int, str, str]:
@@ -176,21 +176,21 @@ def test_the_client_falls_back_when_no_worker_runs_and_starts_one(
 ) -> None:
     monkeypatch.setenv("BRAIN_WORKER", "1")
     monkeypatch.setenv("BRAIN_WORKER_IDLE", "60")
-    base = worker._base(vault)
+    base = worker_client.base_of(vault)
     args = ["find", "--vault", str(vault), "--json", "libgit2"]
     try:
         first = run(args, {})
         assert first == run(args, {"BRAIN_WORKER": "0"})
         deadline = time.monotonic() + 60
-        while worker._record(base) is None and time.monotonic() < deadline:
+        while worker_client.read_record(base) is None and time.monotonic() < deadline:
             time.sleep(0.05)
-        record = worker._record(base)
+        record = worker_client.read_record(base)
         assert record is not None, "the fallback started no worker"
         while not base.with_name(base.name + ".sock").exists():
             time.sleep(0.05)
         assert forwarded(args, vault) == (0, first[1].encode(), first[2].encode())
     finally:
-        record = worker._record(base)
+        record = worker_client.read_record(base)
         if record is not None:
             _kill(int(record["pid"]))
 
@@ -220,9 +220,9 @@ def test_a_hung_worker_costs_one_deadline_and_the_answer_is_the_same(
     while _alive(pid) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not _alive(pid), "the wedged worker was not stopped"
-    base = worker._base(vault)
+    base = worker_client.base_of(vault)
     while time.monotonic() < deadline:  # its replacement answers
-        record = worker._record(base)
+        record = worker_client.read_record(base)
         if record is not None and record["pid"] != pid:
             with contextlib.suppress(thin._Gone):
                 assert forwarded(args, vault) == expected_bytes
@@ -266,9 +266,9 @@ def test_an_idle_worker_exits_and_leaves_no_socket(
         assert not _alive(pid), "the idle worker did not exit"
     finally:
         _kill(pid)
-    base = worker._base(vault)
+    base = worker_client.base_of(vault)
     assert not base.with_name(base.name + ".sock").exists()
-    assert worker._record(base) is None
+    assert worker_client.read_record(base) is None
 
 
 @pytest.mark.slow

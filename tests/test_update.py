@@ -297,6 +297,7 @@ def test_update_installs_the_new_release_and_rollback_restores(
     doc = json.loads(again.stdout)
     assert list(doc) == ["action", "previous", "current", "wheel", "check", "check_ok"]
     assert doc["action"] == "current"
+    assert (doc["wheel"], doc["check"], doc["check_ok"]) == (None, None, None)  # none is null
 
     back = inst.brain("update", "--rollback", env=update_env(srv))
     assert back.returncode == 0, back.stderr
@@ -564,3 +565,18 @@ def test_unmanaged_refusal_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(release, "installed_tag", lambda: OLD)
     with pytest.raises(BrainError, match="not installed by brain's installer"):
         upd.update()
+
+
+def test_nothing_newer_answers_null_for_what_was_not_done(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Already the newest: no wheel, no check, no verdict of one; null in JSON, not "" or true."""
+    import contextlib
+
+    monkeypatch.setattr(release, "installed_tag", lambda: NEW)
+    monkeypatch.setattr(upd, "_refuse_unmanaged", lambda tag: {})
+    monkeypatch.setattr(release, "client", lambda *a, **k: contextlib.nullcontext())
+    info = release.ReleaseInfo(NEW, "abc", "brain-0-py3-none-any.whl")
+    monkeypatch.setattr(release, "latest", lambda http: release.Offer(info, {}))
+    monkeypatch.setattr(notice, "remember_latest", lambda tag: None)
+    result = upd.update()
+    assert (result.action, result.previous, result.current) == ("current", NEW, NEW)
+    assert (result.wheel, result.check, result.check_ok) == (None, None, None)

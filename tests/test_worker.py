@@ -22,7 +22,7 @@ import pytest
 from conftest import ROOT, Run, brain
 from test_hybrid import _Embeddings, embedded_state, hvault  # noqa: F401 (fixtures)
 
-from brain import config, index, worker
+from brain import config, index, worker, worker_client
 
 ONNX = {"BRAIN_EMBED": "onnx", "BRAIN_WORKER": "1", "BRAIN_WORKER_IDLE": "120"}
 QUERY = "people paid double when the card processor was sluggish"
@@ -32,23 +32,27 @@ QUERY = "people paid double when the card processor was sluggish"
 def wvault(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """test_hybrid's embedded vault, for the real model; no worker outlives a test."""
     vault: Path = request.getfixturevalue("hvault")
-    monkeypatch.setenv("BRAIN_EMBED", "onnx")  # so that worker._base names the same worker
-    base = worker._base(vault)
+    monkeypatch.setenv("BRAIN_EMBED", "onnx")  # so that worker_client.base_of names the same worker
+    base = worker_client.base_of(vault)
     for suffix in (".failed", ".log"):
         (base.parent / (base.name + suffix)).unlink(missing_ok=True)
     yield vault
     stop_workers(base)
 
 
+def ask_note(vault: Path) -> str:
+    return worker_client.ask(vault, QUERY, 5).note
+
+
 def stop_workers(base: Path) -> None:
     """Kill the worker of `base` by the pid it recorded, and wait for any that is starting."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
-        record = worker._record(base)
+        record = worker_client.read_record(base)
         if record is not None:
             _kill(record["pid"])
             (base.parent / (base.name + ".json")).unlink(missing_ok=True)
-        lock = worker._lock(base)
+        lock = worker_client.take_lock(base)
         if lock is not None:  # no worker process left
             lock.close()
             return
@@ -92,8 +96,8 @@ def wait_for(what: str, check: object, seconds: float = 60) -> object:
 
 def answered(vault: Path, monkeypatch: pytest.MonkeyPatch) -> list[tuple[int, float]] | None:
     """The running worker's neighbours for QUERY, or None; this never starts a worker itself."""
-    monkeypatch.setattr(worker, "spawn", lambda *a, **k: False)
-    return worker.ask(vault, QUERY, 5).hits
+    monkeypatch.setattr(worker_client, "spawn", lambda *a, **k: False)
+    return worker_client.ask(vault, QUERY, 5).hits
 
 
 def timed_find(vault: Path, *args: str, cwd: Path | None = None, **env: str) -> tuple[float, Run]:
@@ -107,7 +111,7 @@ def start_worker(vault: Path, monkeypatch: pytest.MonkeyPatch) -> int:
     run = brain("find", "--vault", str(vault), "k8s upgrade", env=ONNX)
     assert run.code == 0, run.err
     wait_for("the worker to answer", lambda: answered(vault, monkeypatch))
-    record = worker._record(worker._base(vault))
+    record = worker_client.read_record(worker_client.base_of(vault))
     assert record is not None
     return int(record["pid"])
 
@@ -145,12 +149,12 @@ def test_a_worker_folder_of_another_user_is_refused(
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
     monkeypatch.setenv("BRAIN_EMBED", "onnx")
     spawned: list[Path] = []
-    monkeypatch.setattr(worker, "spawn", lambda v, b=None: spawned.append(v) or True)
-    assert worker.run_dir() == folder
-    assert worker.check_dir(folder) == ""
+    monkeypatch.setattr(worker_client, "spawn", lambda v, b=None: spawned.append(v) or True)
+    assert worker_client.run_dir() == folder
+    assert worker_client.check_dir(folder) == ""
     _foreign(folder, monkeypatch)
-    assert "belongs to another user" in worker.check_dir(folder)
-    answer = worker.ask(vault, "libgit2", 5)
+    assert "belongs to another user" in worker_client.check_dir(folder)
+    answer = worker_client.ask(vault, "libgit2", 5)
     assert answer.hits is None
     assert answer.inline  # the find answers without the worker, from this process
     assert "belongs to another user" in answer.note
@@ -192,7 +196,7 @@ def test_a_request_without_the_right_token_gets_no_answer(
     wvault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     start_worker(wvault, monkeypatch)
-    base = worker._base(wvault)
+    base = worker_client.base_of(wvault)
     assert stat.S_IMODE(base.parent.stat().st_mode) == 0o700
     record_file = base.parent / (base.name + ".json")
     assert stat.S_IMODE(record_file.stat().st_mode) == 0o600
@@ -221,7 +225,8 @@ def _exchange(base: Path, doc: dict[str, object], raw: bytes | None = None) -> b
 @pytest.mark.slow
 def test_a_request_with_no_end_is_cut_off(wvault: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     start_worker(wvault, monkeypatch)
-    sock_path = str(worker._base(wvault).parent / (worker._base(wvault).name + ".sock"))
+    base = worker_client.base_of(wvault)
+    sock_path = str(base.parent / (base.name + ".sock"))
     # Too long: the worker stops reading at REQUEST_MAX and hangs up.
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
         sock.settimeout(10)
@@ -270,7 +275,7 @@ def test_a_stopped_worker_is_replaced_and_find_answers_from_keywords_at_once(
     assert took < 3.0  # measured ~1 s on 2 busy cores; 6-7 s before
     wait_for("the stopped worker to be killed", lambda: not _alive(pid), 10)
     wait_for("a new worker", lambda: answered(wvault, monkeypatch))
-    record = worker._record(worker._base(wvault))
+    record = worker_client.read_record(worker_client.base_of(wvault))
     assert record is not None
     assert record["pid"] != pid
 
@@ -306,8 +311,8 @@ def test_finds_answer_at_once_while_the_vault_is_first_embedded(
     vault: Path, slow_ollama: threading.Event, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     env = {"BRAIN_EMBED": "", "BRAIN_WORKER": "1", "BRAIN_WORKER_IDLE": "120"}
-    base = worker._base(vault)
-    monkeypatch.setattr(worker, "spawn", lambda *a, **k: False)  # only the finds start it
+    base = worker_client.base_of(vault)
+    monkeypatch.setattr(worker_client, "spawn", lambda *a, **k: False)  # only the finds start it
     try:
         index.sync(vault)  # a keyword index: not one unit embedded yet
         took, first = timed_find(vault, "libgit2 hooks", **env)
@@ -316,7 +321,7 @@ def test_finds_answer_at_once_while_the_vault_is_first_embedded(
         assert first.err == (
             "brain: keyword results for now: the vault is being embedded in the background\n"
         )
-        wait_for("the worker to embed", lambda: "embedded" in worker.ask(vault, QUERY, 5).note)
+        wait_for("the worker to embed", lambda: "embedded" in ask_note(vault))
         for _ in range(2):
             took, run = timed_find(vault, "--json", "libgit2 hooks", **env)
             assert run.code == 0, run.err
@@ -339,13 +344,13 @@ def test_a_worker_stopped_mid_embedding_cleans_up_and_is_no_failure(
     vault: Path, slow_ollama: threading.Event, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     env = {"BRAIN_EMBED": "", "BRAIN_WORKER": "1", "BRAIN_WORKER_IDLE": "120"}
-    base = worker._base(vault)
-    monkeypatch.setattr(worker, "spawn", lambda *a, **k: False)
+    base = worker_client.base_of(vault)
+    monkeypatch.setattr(worker_client, "spawn", lambda *a, **k: False)
     try:
         index.sync(vault)
         assert brain("find", "--vault", str(vault), "libgit2", env=env).code == 0
-        wait_for("the worker to embed", lambda: "embedded" in worker.ask(vault, QUERY, 5).note)
-        record = worker._record(base)
+        wait_for("the worker to embed", lambda: "embedded" in ask_note(vault))
+        record = worker_client.read_record(base)
         assert record is not None
         os.kill(record["pid"], signal.SIGTERM)
         wait_for("the worker to exit", lambda: not _alive(record["pid"]), 10)
@@ -377,7 +382,7 @@ def test_the_worker_starts_from_a_folder_holding_a_folder_named_brain(
     clone = tmp_path / "clone"
     (clone / "brain").mkdir(parents=True)
     (clone / "brain" / "__init__.py").write_text("raise ImportError('not this brain')\n")
-    base = worker._base(wvault)
+    base = worker_client.base_of(wvault)
     proc = subprocess.run(
         [*_console_script(), "find", "--vault", str(wvault), "k8s upgrade"],
         capture_output=True,
@@ -424,7 +429,7 @@ def test_a_worker_that_cannot_start_says_why_once(
         "    os._exit(1)\n"
     )
     env = {**ONNX, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
-    base = worker._base(wvault)
+    base = worker_client.base_of(wvault)
     log = base.parent / (base.name + ".log")
     first = brain("find", "--vault", str(wvault), "k8s upgrade", env=env)
     assert first.code == 0

@@ -35,7 +35,7 @@ class DayResult:
 class WeekResult:
     first_date: str  # YYYY-MM-DD, local
     last_date: str
-    project: str
+    project: str | None  # --project, None without it
     session_count: int
     turn_count: int
     file_count: int
@@ -62,7 +62,7 @@ class _Reader:
         self.git = git
         self.window = window
         self.places: dict[str, Place] = {}
-        self.histories: dict[str, tuple[list[CommitRow], str]] = {}
+        self.histories: dict[str, tuple[list[CommitRow], str | None]] = {}
 
     def day(self, when: date, project: str) -> DayResult:
         start, end = history.utc_bounds(when, when)
@@ -106,7 +106,7 @@ def activity_in(
     week = WeekResult(
         first.isoformat(),
         last.isoformat(),
-        project,
+        project or None,
         sum(d.session_count for d in found),
         sum(d.turn_count for d in found),
         sum(d.file_count for d in found),

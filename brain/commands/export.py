@@ -141,7 +141,7 @@ def place_block(existing: str, new_block: str, where: str) -> str:
 
 
 def owned_file(target: Target, pack: packmod.PackResult) -> str:
-    front = target.front.replace("{project}", pack.project)
+    front = target.front.replace("{project}", pack.project or "")
     return f"{front}{OWNED}\n\n{body(pack)}\n"
 
 

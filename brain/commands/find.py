@@ -70,13 +70,13 @@ def neighbours(vault: Path, conn: sqlite3.Connection, text: str) -> list[tuple[i
     provider, _ = semantic.embed_settings()
     if provider == "none":
         return None
-    from brain import worker
+    from brain import worker_client
 
     text = search.vector_query(conn, text)
 
     background = os.environ.get("BRAIN_WORKER", "1") != "0"
     if background:
-        answer = worker.ask(vault, text, search.VECTOR_DEPTH)
+        answer = worker_client.ask(vault, text, search.VECTOR_DEPTH)
         if answer.note:
             semantic.warn(answer.note)
         if answer.hits is not None:
@@ -92,7 +92,7 @@ def neighbours(vault: Path, conn: sqlite3.Connection, text: str) -> list[tuple[i
     if (
         background
         and not semantic.index_model(conn)
-        and semantic.missing(conn, "") > worker.INLINE_EMBED_MAX
+        and semantic.missing(conn, "") > worker_client.INLINE_EMBED_MAX
     ):
         # Nothing embedded yet and a worker on its way: loading the model here cannot help. With
         # no worker the load goes on, so that a model that cannot load says why in one line.
@@ -105,7 +105,7 @@ def neighbours(vault: Path, conn: sqlite3.Connection, text: str) -> list[tuple[i
 
     try:
         stale = semantic.missing(conn, embedder.model_id)
-        if 0 < stale <= worker.INLINE_EMBED_MAX:
+        if 0 < stale <= worker_client.INLINE_EMBED_MAX:
             semantic.update(conn, embedder)
         elif stale and semantic.index_model(conn) != embedder.model_id:
             # Vectors of another model are not comparable; the worker started above re-embeds.

@@ -32,15 +32,15 @@ class HowtoHit:
     command: str  # credentials masked
     ok: bool | None
     code: int | None
-    at: str
-    cwd: str
+    at: str | None  # None: the transcript did not date it
+    cwd: str | None  # None: the agent keeps no folder
     agent: str
     session: str
-    title: str
-    turn: str  # the recall id of the turn before it (`brain recall --full ID`)
+    title: str | None  # None: the session has no title
+    turn: str | None  # the recall id of the turn before it (`brain recall --full ID`)
     score: float
     runs: int  # near-identical commands folded into this one
-    output: str  # a snippet of what it printed (why it failed, for a failure)
+    output: str | None  # a snippet of what it printed (why it failed; None: nothing printed)
 
 
 @dataclass(frozen=True)
@@ -170,24 +170,24 @@ def _fold(candidates: list[tuple[float, history.CallRow, str]], limit: int) -> l
                 history.masked(call.text),
                 call.ok,
                 call.code,
-                call.ts,
-                call.cwd,
+                call.ts or None,
+                call.cwd or None,
                 call.agent,
                 call.session,
-                title,
-                call.turn,
+                title or None,
+                call.turn or None,
                 round(score, 4),
                 len(group),
-                history.one_line(call.output),
+                history.one_line(call.output) or None,
             )
         )
     hits.sort(key=lambda h: (-h.score, _newest(h.at)))
     return hits[:limit]
 
 
-def _newest(ts: str) -> str:
+def _newest(ts: str | None) -> str:
     """A sort key putting newer times first."""
-    return "".join(chr(0x10FFFF - ord(c)) for c in ts)
+    return "".join(chr(0x10FFFF - ord(c)) for c in ts or "")
 
 
 def _propose(vault: Path, query: str, best: HowtoHit | None, to: str | None) -> ProposeResult:
@@ -195,7 +195,7 @@ def _propose(vault: Path, query: str, best: HowtoHit | None, to: str | None) -> 
 
     if best is None:
         raise UsageError("no command that worked to propose", "drop --all, or try other words")
-    key = f"howto/{best.agent}/{best.session}/{best.turn}/{history.normal(best.command)}"
+    key = f"howto/{best.agent}/{best.session}/{best.turn or ''}/{history.normal(best.command)}"
     project = history.project_of(best.cwd)
     handle = first_words(query, 6) or "howto"
     where = f" in {project}" if project else ""
@@ -203,7 +203,7 @@ def _propose(vault: Path, query: str, best: HowtoHit | None, to: str | None) -> 
     source = f"{best.agent} session {best.session[:8]}"
     if key in history.proposed(vault):
         return ProposeResult(
-            str(vault), line, to.upper() if to else None, "remembered", 0, None, None, None
+            str(vault), line, to.upper() if to else None, "remembered", None, None, None, None
         )
     (result,) = propose_many(vault, [(line, source)], to=to)
     if result.action != "refused":

@@ -17,12 +17,14 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brain.config import CORE_FILES, INBOX, index_path, state_dir
+from brain.commands import hygiene
+from brain.config import CORE_FILES, INBOX
+from brain.edits import locked, read, read_journal, reindex, state_file, write
 from brain.errors import BrainError, UsageError
 from brain.files import confine
 from brain.secrets import redact
@@ -45,53 +47,11 @@ _MARK = re.compile(r"\s*<!-- brain:to=([A-Z]+) -->\s*$")
 _HEADING = re.compile(r"^(#{1,6})\s")
 
 
-# --- files, lock and journal ---------------------------------------------------------------------
-
-
-def read(vault: Path, rel: str) -> str:
-    """A vault file's text, "" when it does not exist. A core file that is a link out of the vault
-    reads as absent, as the index skips it (approving into it is refused); an inbox that is one
-    is an error."""
-    from brain.files import outside
-
-    if outside(vault / rel, vault) is not None:
-        if rel != INBOX:
-            return ""
-        confine(vault / rel, vault)
-    try:
-        return (vault / rel).read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return ""
-    except (OSError, UnicodeDecodeError) as exc:
-        raise BrainError(f"cannot read {rel}: {exc}", f"fix or re-save {vault / rel}") from exc
-
-
-def write(vault: Path, rel: str, text: str) -> None:
-    from brain.files import write_atomic
-
-    try:
-        write_atomic(vault / rel, text, root=vault)
-    except OSError as exc:
-        raise BrainError(
-            f"cannot write {rel}: {exc.strerror}", f"make {vault / rel} writable and try again"
-        ) from exc
-
-
-def _state_file(vault: Path, suffix: str) -> Path:
-    return state_dir() / "inbox" / f"{index_path(vault).stem}{suffix}"
-
-
-@contextlib.contextmanager
-def locked(vault: Path) -> Iterator[None]:
-    """One writer at a time for this vault's inbox and core files (across processes)."""
-    from brain.files import locked as file_lock
-
-    with file_lock(_state_file(vault, ".lock")):
-        yield
+# --- the approval's journal (brain.edits holds the files and the lock) ----------------------------
 
 
 def journal_path(vault: Path) -> Path:
-    return _state_file(vault, ".approve.json")
+    return state_file(vault, ".approve.json")
 
 
 # --- reading proposals ---------------------------------------------------------------------------
@@ -153,12 +113,10 @@ def proposals(vault: Path, text: str | None = None) -> list[Proposal]:
     for cb in core_bullets(vault):
         by_handle.setdefault(handle_key(cb.handle), cb)
     out: list[Proposal] = []
-    from brain.commands.tend import parse_item
-
     for number, raw in enumerate(text.split("\n"), start=1):
         if not is_proposal(raw):
             continue
-        item = parse_item(raw) if "<!-- brain:tend " in raw else None
+        item = hygiene.parse_item(raw) if "<!-- brain:tend " in raw else None
         if item is not None:
             n = len(out) + 1
             out.append(
@@ -323,7 +281,7 @@ def approve_many(
         raise BrainError(f"approved {which}, then stopped: {exc.message}", exc.hint) from exc
     finally:
         if done:
-            _reindex(vault)
+            reindex(vault)
     return tuple(done)
 
 
@@ -366,7 +324,7 @@ def _approve_one(vault: Path, number: int, p: Proposal, to: str | None) -> Appro
     _check(vault, number, p, to)
     target = _target(p, to)
     raw = read(vault, INBOX).split("\n")[p.line - 1]
-    bullet = _keep_aliases(p.markdown, p.current or "")
+    bullet = keep_aliases(p.markdown, p.current or "")
     intent = {"bullet": bullet, "target": target, "replace": p.current or "", "inbox": raw}
     _write_journal(vault, intent)
     line = _apply(vault, intent)
@@ -385,16 +343,14 @@ def _approve_one(vault: Path, number: int, p: Proposal, to: str | None) -> Appro
 
 def _approve_item(vault: Path, number: int, p: Proposal) -> ApproveResult:
     """Apply a `brain tend` hygiene item (under the lock): every file it changes, or none."""
-    from brain.commands import tend
-
     raw = read(vault, INBOX).split("\n")[p.line - 1]
-    item = tend.parse_item(raw)
+    item = hygiene.parse_item(raw)
     if item is None:  # proposals() parsed it a moment ago under this lock
         raise BrainError(
             f"line {p.line} of {INBOX} is no longer a hygiene item", "run `brain inbox`"
         )
     try:
-        done = tend.apply(vault, item, raw)
+        done = hygiene.apply(vault, item, raw)
     except BrainError as exc:
         raise BrainError(
             f"hygiene item {number} was not applied: {exc.message}",
@@ -408,13 +364,13 @@ def _approve_item(vault: Path, number: int, p: Proposal) -> ApproveResult:
         p.markdown,
         done.path,
         done.line,
-        "",
+        None,  # a hygiene item replaces no one bullet
         remaining,
         f"review and commit {files} in the vault yourself (git -C {vault} commit -p)",
     )
 
 
-def _keep_aliases(bullet: str, current: str) -> str:
+def keep_aliases(bullet: str, current: str) -> str:
     """An update that names no aliases keeps the old bullet's: they are how it is found."""
     from dataclasses import replace
 
@@ -521,54 +477,11 @@ def insert_approved(lines: list[str], bullet: str) -> tuple[list[str], int]:
     return lines, at
 
 
-def read_journal(path: Path) -> object | None:
-    """A journal's JSON, None when there is none; one that cannot be read is deleted (a torn
-    one cannot happen, it is written through os.replace: unreadable means foreign)."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
-    except FileNotFoundError:
-        return None
-    except (OSError, ValueError):
-        with contextlib.suppress(OSError):
-            path.unlink()
-        return None
-
-
-LineEdit = tuple[str, int, "Callable[[str], str | None]"]
-
-
-def edit_lines(vault: Path, edits: list[LineEdit]) -> list[tuple[str, int]]:
-    """Line edits of vault files, under the lock, each file written once and atomically: each
-    edit is (file, 1-based line, a function of the line that gives its new text, or None to
-    leave it). Returns (file, line) of those changed; the index follows."""
-    done: list[tuple[str, int]] = []
-    with locked(vault):
-        by_path: dict[str, list[tuple[int, Callable[[str], str | None]]]] = {}
-        for rel, line, fn in edits:
-            by_path.setdefault(rel, []).append((line, fn))
-        for rel, items in by_path.items():
-            lines = read(vault, rel).split("\n")
-            changed = False
-            for line, fn in items:
-                new = fn(lines[line - 1]) if 0 < line <= len(lines) else None
-                if new is not None and new != lines[line - 1]:
-                    lines[line - 1] = new
-                    changed = True
-                    done.append((rel, line))
-            if changed:
-                write(vault, rel, "\n".join(lines))
-    if done:
-        _reindex(vault)
-    return done
-
-
 def recover(vault: Path) -> str:
     """Finish an approval a crash interrupted (call under the lock); returns its bullet or ""."""
-    from brain.commands import tend
-
-    finished = tend.recover(vault)
+    finished = hygiene.recover(vault)
     if finished:
-        _reindex(vault)
+        reindex(vault)
         return finished
     path = journal_path(vault)
     intent = read_journal(path)
@@ -581,13 +494,5 @@ def recover(vault: Path) -> str:
             path.unlink()
         return ""
     _apply(vault, intent)
-    _reindex(vault)
+    reindex(vault)
     return str(intent["bullet"])
-
-
-def _reindex(vault: Path) -> None:
-    """The index follows in-process: brain commits nothing here, and a commit made through libgit2
-    would run no post-commit hook anyway."""
-    from brain import index
-
-    index.sync(vault)

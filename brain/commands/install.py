@@ -23,7 +23,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from brain import agent_hooks, config, githooks, gitutil, index, shipped, worker
+from brain import agent_hooks, config, githooks, gitutil, index, shipped, worker_client
 from brain.errors import BrainError
 from brain.files import write_atomic
 
@@ -46,10 +46,10 @@ class VaultChoice:
 @dataclass(frozen=True)
 class PathLink:
     path: str  # the link (or wrapper script) brain manages, e.g. ~/.local/bin/brain
-    target: str  # the brain executable it runs
+    target: str | None  # the brain executable it runs (None when not known)
     action: str  # created | updated | kept | on-path | exists | failed | removed | absent
     on_path: bool  # whether the link's folder is on PATH
-    message: str = ""
+    message: str | None = None  # a note or what went wrong (None when nothing to say)
 
 
 @dataclass(frozen=True)
@@ -76,7 +76,7 @@ class InstallResult:
     index: IndexBuilt
     claude: agent_hooks.AgentHooks
     agents: tuple[agent_hooks.AgentHooks, ...]  # the other harnesses found on this machine
-    sync: str  # with BRAIN_CONNECT=URL: what connecting did, in one line; "" otherwise
+    sync: str | None  # with BRAIN_CONNECT=URL: what connecting did, in one line; None otherwise
     next: str  # what to do now, in one sentence
 
 
@@ -279,7 +279,7 @@ def link_brain(exe: Path | None) -> PathLink:
     if exe is None:
         return PathLink(
             str(link),
-            "",
+            None,
             "failed",
             on_path,
             "cannot tell which brain executable is running; run `brain install` through it",
@@ -300,7 +300,7 @@ def link_brain(exe: Path | None) -> PathLink:
                 f"{link} is not brain's link; left alone (remove it, or set BRAIN_BINDIR)",
             )
         if action != "updated":
-            hint = "" if on_path else _path_hint(folder)
+            hint = None if on_path else _path_hint(folder)
             return PathLink(str(link), target, action, on_path, hint)
     else:
         found = shutil.which("brain")
@@ -321,7 +321,7 @@ def link_brain(exe: Path | None) -> PathLink:
             f"cannot write {link} ({exc.strerror}); add {exe.parent} to PATH yourself, or set "
             "BRAIN_BINDIR to a writable folder on PATH and install again",
         )
-    return PathLink(str(link), target, action, on_path, "" if on_path else _path_hint(folder))
+    return PathLink(str(link), target, action, on_path, None if on_path else _path_hint(folder))
 
 
 def unlink_brain() -> PathLink:
@@ -332,9 +332,9 @@ def unlink_brain() -> PathLink:
         data = None
     if not isinstance(data, dict) or not isinstance(data.get("link"), str):
         link = bin_dir() / "brain"
-        return PathLink(str(link), "", "absent", _on_path(link.parent))
+        return PathLink(str(link), None, "absent", _on_path(link.parent))
     link = Path(data["link"])
-    target = str(data.get("target", ""))
+    target = str(data["target"]) if data.get("target") else None
     if _own_link(link):
         try:
             link.unlink()
@@ -342,9 +342,9 @@ def unlink_brain() -> PathLink:
             return PathLink(
                 str(link), target, "failed", False, f"cannot remove {link}: {exc.strerror}"
             )
-        action, message = "removed", ""
+        action, message = "removed", None
     else:
-        action, message = "absent", ""
+        action, message = "absent", None
         if link.is_symlink() or link.exists():
             action, message = "kept", f"{link} is no longer brain's link; left alone"
     with contextlib.suppress(FileNotFoundError):
@@ -427,7 +427,7 @@ def install(choice: VaultChoice, *, init: bool = False) -> InstallResult:
     )
 
 
-def _sync_setup(vault: Path) -> str:
+def _sync_setup(vault: Path) -> str | None:
     """Register brain's merge driver in the vault (any merge there goes line by line); with
     BRAIN_CONNECT=URL, connect to it. A remote out of reach is said, never fatal."""
     from brain import gitsync
@@ -435,7 +435,7 @@ def _sync_setup(vault: Path) -> str:
     gitsync.ensure_driver(vault)
     url = os.environ.get("BRAIN_CONNECT", "").strip()
     if not url:
-        return ""
+        return None
     try:
         return gitsync.connect(vault, url).summary
     except BrainError as exc:
@@ -481,7 +481,7 @@ def uninstall() -> UninstallResult:
     vaults = [(v.expanduser().resolve(), folder) for v, folder in githooks.installed_vaults()]
     if current is not None and current not in {v for v, _ in vaults}:
         vaults.append((current, githooks.hooks_dir(current)))
-    workers = worker.stop_all(v for v, _ in vaults)  # before their index goes
+    workers = worker_client.stop_all(v for v, _ in vaults)  # before their index goes
     results = []
     indexes: list[str] = []
     for vault, folder in vaults:

@@ -216,7 +216,7 @@ def with_alias(line: str, handle: str, alias: str) -> str:
 def add_aliases(vault: Path, proposals: list[AliasProposal]) -> list[str]:
     """Write each alias into its bullet (a line edit); a bullet that moved or changed since the
     log was read is left alone. Returns `path:line alias`."""
-    from brain.commands import inbox
+    from brain.edits import edit_lines
 
     def edit(p: AliasProposal) -> Callable[[str], str | None]:
         def one(line: str) -> str | None:
@@ -230,5 +230,5 @@ def add_aliases(vault: Path, proposals: list[AliasProposal]) -> list[str]:
 
         return one
 
-    done = set(inbox.edit_lines(vault, [(p.path, p.line, edit(p)) for p in proposals]))
+    done = set(edit_lines(vault, [(p.path, p.line, edit(p)) for p in proposals]))
     return [f"{p.path}:{p.line} {p.alias}" for p in proposals if (p.path, p.line) in done]

@@ -32,7 +32,7 @@ class CallerRow:
 
 @dataclass(frozen=True)
 class SessionRow:
-    session: str
+    session: str | None  # None: lookups made outside any session
     caller: str
     lookups: int
     tokens: int
@@ -126,7 +126,9 @@ def _read(
         for who, n, b, _ in _group(conn, "caller", clause, params, "count(*) DESC, caller")
     )
     sessions = tuple(
-        SessionRow(str(sid), str(who), n, tokens(b), saved(n, b), at_epoch(float(last)))
+        SessionRow(
+            str(sid) if sid else None, str(who), n, tokens(b), saved(n, b), at_epoch(float(last))
+        )
         for sid, who, n, b, last in _group(
             conn, "session, caller", clause, params, "max(ts) DESC, session, caller"
         )

@@ -25,7 +25,7 @@ KINDS = ("correction", "retry")
 class Proposal:
     key: str  # the moment's key
     action: str  # proposed | queued | known | refused (as `brain propose`) | remembered
-    number: int  # its number in `brain inbox`, 0 when nothing was added
+    number: int | None  # its number in `brain inbox`, None when nothing was added
     markdown: str | None  # None when it was proposed before (remembered)
     problem: str | None
 
@@ -65,7 +65,7 @@ def find_lessons(
             found += lessons.retries_in(conn, window)
     finally:
         conn.close()
-    found.sort(key=lambda m: (m.at, m.key))
+    found.sort(key=lambda m: (m.at or "", m.key))
     made = _propose(propose_to, found) if propose_to is not None else ()
     return LessonsResult(at(start.start), len(found), tuple(found), made, report)
 
@@ -77,7 +77,9 @@ def bullet(moment: Moment) -> tuple[str, str]:
 
     project = history.project_of(moment.cwd)
     if moment.kind == "retry":
-        head = first_words(" ".join(history.shell_words(moment.worked)[:3]).replace("`", ""), 3)
+        head = first_words(
+            " ".join(history.shell_words(moment.worked or "")[:3]).replace("`", ""), 3
+        )
     else:
         head = first_words(moment.lesson, 4)
     handle = " ".join(p for p in (project, head) if p) or "lesson"
@@ -100,7 +102,7 @@ def _propose(vault: Path, moments: list[Moment]) -> tuple[Proposal, ...]:
     for m in moments:
         r = made.get(m.key)
         if r is None:
-            out.append(Proposal(m.key, "remembered", 0, None, None))
+            out.append(Proposal(m.key, "remembered", None, None, None))
         else:
             out.append(Proposal(m.key, r.action, r.number, r.markdown, r.problem))
     return tuple(out)

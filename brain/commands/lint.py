@@ -22,13 +22,13 @@ def read_file(vault: Path, rel: str) -> tuple[bytes | None, vaultmod.Problem | N
     path = vault / rel
     why = vaultmod.link_problem(path, vault)
     if why:
-        return None, vaultmod.Problem(rel, 0, why)
+        return None, vaultmod.Problem(rel, None, why)
     try:
         return path.read_bytes(), None
     except (FileNotFoundError, IsADirectoryError):
         return None, None
     except OSError as exc:
-        return None, vaultmod.Problem(rel, 0, f"cannot read it ({exc.strerror}); not checked")
+        return None, vaultmod.Problem(rel, None, f"cannot read it ({exc.strerror}); not checked")
 
 
 POLICY = VAULT_CONFIG  # the vault's settings: `lint: strict` (or `standard`), beside `review`
@@ -279,5 +279,5 @@ def lint(
         if data is not None:
             problems += _file_problems(rel, data, strict=strict)
     problems += [p for rel, p in unread.items() if rel in checked]
-    problems.sort(key=lambda p: (p.path, p.line))
+    problems.sort(key=lambda p: (p.path, p.line or 0))
     return LintResult(tuple(checked), bullets, tuple(problems), strict)

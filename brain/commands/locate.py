@@ -16,8 +16,7 @@ from pathlib import Path
 
 from brain import index
 from brain.errors import BrainError, UsageError
-from brain.index import ALIAS_SEP
-from brain.vocab import handle_key
+from brain.vocab import handle_key, split_aliases
 
 FILE_PREFIX = {"M": "AI/MEMORY.md", "L": "AI/LEARNINGS.md", "T": "AI/TUNINGS.md"}
 _PREFIX = re.compile(r"^([MLT])#\s*(.+)$", re.IGNORECASE)
@@ -66,7 +65,7 @@ def locate(vault: Path, query: str) -> LocateResult:
     for rel, line, handle, aliases, date, raw in rows:
         if path and rel != path:
             continue
-        names = tuple(a for a in aliases.split(ALIAS_SEP) if a)
+        names = split_aliases(aliases)
         found = Located(rel, line, handle, names, date, raw)
         if handle_key(handle) == key:
             by_handle.append(found)

@@ -47,7 +47,7 @@ class CallerMisses:
 class LogResult:
     vault: str
     since_at: str | None  # where --since starts (brain.when.at), None without it
-    mode: str  # the find mode the misses were asked again in
+    mode: str | None  # the find mode the misses were asked again in (None: none asked)
     lookups: int  # finds logged in scope
     misses: int  # of them, finds that returned nothing
     open: tuple[Miss, ...]
@@ -93,7 +93,7 @@ def log(vault: Path, *, since: str = "", log_path: Path | None = None) -> LogRes
     open_: list[Miss] = []
     answered: list[Answered] = []
     asked: dict[str, int] = {}
-    mode = ""
+    mode: str | None = None
     for g in groups.values():
         count = sum(g.callers.values())
         last = time.strftime("%Y-%m-%d", time.localtime(g.last))

@@ -25,10 +25,10 @@ from typing import Any
 from brain import index
 from brain.config import CORE_FILES, index_path
 from brain.errors import UsageError
-from brain.vocab import BYTES_PER_TOKEN, SEP, fold, fts_phrase, tokens, words
+from brain.vocab import BYTES_PER_TOKEN, SEP, fold, fts_phrase, split_aliases, tokens, words
 
 DEFAULT_BUDGET = 1500  # tokens; a token is 4 bytes of output
-PACK_FORMAT = "3"  # bump when the text or the cached shape changes
+PACK_FORMAT = "4"  # bump when the text or the cached shape changes
 RULES_FILE = CORE_FILES[2]  # AI/TUNINGS.md: how the agent should work, every session
 
 
@@ -39,7 +39,7 @@ class PackBullet:
     handle: str
     aliases: tuple[str, ...]
     text: str
-    section: str
+    section: str | None  # the heading it is under (None before any heading)
     source: str
     date: str
 
@@ -50,8 +50,8 @@ class PackBullet:
 
 @dataclass(frozen=True)
 class PackResult:
-    project: str
-    vault: str
+    project: str | None  # None: outside a repository, with no project named
+    vault: str | None  # None with the project
     budget: int  # tokens
     tokens: int  # tokens the text uses (bytes / 4, rounded up)
     bullets: tuple[PackBullet, ...]  # the project's bullets that fit
@@ -126,8 +126,8 @@ _COLUMNS = "u.path, u.line, u.handle, u.aliases, u.text, u.section, u.source, u.
 
 def _bullet(row: tuple[Any, ...]) -> PackBullet:
     path, line, handle, aliases, text, section, source, date = row
-    names = tuple(a for a in str(aliases).split(index.ALIAS_SEP) if a)
-    return PackBullet(path, line, handle, names, text, section, source, date)
+    names = split_aliases(str(aliases))
+    return PackBullet(path, line, handle, names, text, section or None, source, date)
 
 
 def _candidates(conn: sqlite3.Connection, project: str) -> list[PackBullet]:
@@ -150,12 +150,13 @@ def _candidates(conn: sqlite3.Connection, project: str) -> list[PackBullet]:
 
 def _tier(b: PackBullet, pattern: re.Pattern[str], wanted: str) -> int | None:
     """0: the bullet is filed under the project or names it; 1: it mentions it; None: neither."""
-    crumbs = [fold(c.strip()) for c in b.section.split(">")]
+    section = b.section or ""
+    crumbs = [fold(c.strip()) for c in section.split(">")]
     if wanted in crumbs:
         return 0
     if pattern.search(fold(b.handle)) or any(pattern.search(fold(a)) for a in b.aliases):
         return 0
-    if pattern.search(fold(b.section)) or pattern.search(fold(b.text)):
+    if pattern.search(fold(section)) or pattern.search(fold(b.text)):
         return 1
     return None
 
@@ -395,9 +396,9 @@ def repo_root(start: Path) -> Path | None:
     return None
 
 
-def empty(project: str, vault: str, budget: int) -> PackResult:
-    """The pack of a repository the vault knows nothing about (or of no repository)."""
-    return PackResult(project, vault, budget, 0, (), (), 0, None, (), None, None, False, "")
+def empty(budget: int) -> PackResult:
+    """The pack outside a repository with no project named: no project, no vault, no text."""
+    return PackResult(None, None, budget, 0, (), (), 0, None, (), None, None, False, "")
 
 
 # --- Claude Code's SessionStart hook -------------------------------------------------------------

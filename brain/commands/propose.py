@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from brain import edits
 from brain.commands import inbox as inboxmod
 from brain.config import INBOX
 from brain.errors import BrainError, UsageError
@@ -35,7 +36,7 @@ class ProposeResult:
     markdown: str  # the line as queued (or as it would have been)
     to: str | None  # MEMORY | LEARNINGS | TUNINGS when the proposal names one
     action: str  # proposed | queued (already in the inbox) | known (in a core file) | refused
-    number: int  # its number in `brain inbox`, 0 when nothing was added
+    number: int | None  # its number in `brain inbox`, None when nothing was added
     updates: str | None  # "AI/MEMORY.md:12" when it would replace the bullet of the same handle
     current: str | None  # that bullet as it is now
     problem: str | None  # why it was refused
@@ -131,7 +132,7 @@ def _queue(vault: Path) -> _Queue:
     is nothing to find duplicates of), so a hand-grown inbox of any size costs a line count."""
     from brain.vault import parse_bullet
 
-    text = inboxmod.read(vault, INBOX)
+    text = edits.read(vault, INBOX)
     waiting = [raw for raw in text.split("\n") if inboxmod.is_proposal(raw)]
     q = _Queue(text, len(waiting), {}, {}, [])
     for cb in inboxmod.core_bullets(vault):
@@ -154,26 +155,26 @@ def _judge(v: str, q: _Queue, line: str, source: str, dest: str, date: str) -> P
         from brain.guard import defuse
 
         return ProposeResult(
-            v, defuse(visible(line.strip())), dest or None, "refused", 0, None, None, why
+            v, defuse(visible(line.strip())), dest or None, "refused", None, None, None, why
         )
     try:
         bullet = complete(line, source, date)
         b = parse_bullet(bullet)
     except ValueError as exc:
-        return ProposeResult(v, line.strip(), dest or None, "refused", 0, None, None, str(exc))
+        return ProposeResult(v, line.strip(), dest or None, "refused", None, None, None, str(exc))
     secret = scan_line(bullet)
     if secret:
         rule, masked = secret[0]
         why = f"it holds what looks like a credential ({rule}: {masked})"
-        return ProposeResult(v, bullet, dest or None, "refused", 0, None, None, why)
+        return ProposeResult(v, bullet, dest or None, "refused", None, None, None, why)
     old = q.by_handle.get(handle_key(b.handle))
     updates, current = (f"{old.path}:{old.line}", redact(old.raw)) if old else (None, None)
     key = _key(b.handle, b.fact)
     seen = q.known.get(key)
     if seen:
-        return ProposeResult(v, bullet, dest or None, seen, 0, updates, current, None)
+        return ProposeResult(v, bullet, dest or None, seen, None, updates, current, None)
     if q.pending + len(q.added) >= inboxmod.MAX_PENDING:
-        return ProposeResult(v, bullet, dest or None, "refused", 0, None, None, inboxmod.FULL)
+        return ProposeResult(v, bullet, dest or None, "refused", None, None, None, inboxmod.FULL)
     q.known[key] = "queued"
     q.added.append(inboxmod.with_marker(bullet, dest))
     number = q.pending + len(q.added)
@@ -189,7 +190,7 @@ def propose_many(
     if dest and dest not in inboxmod.DESTINATIONS:
         raise UsageError(f"--to {to} is not a core file", "use MEMORY, LEARNINGS or TUNINGS")
     date = date or dt.date.today().isoformat()
-    with inboxmod.locked(vault):
+    with edits.locked(vault):
         inboxmod.recover(vault)
         q = _queue(vault)
         results = [_judge(str(vault), q, line, source, dest, date) for line, source in items]
@@ -202,7 +203,7 @@ def propose_many(
             body = text.rstrip("\n")
             last = body.rsplit("\n", 1)[-1]
             gap = "" if not body else "\n" if inboxmod.is_proposal(last) else "\n\n"
-            inboxmod.write(vault, INBOX, body + gap + "\n".join(q.added) + "\n")
+            edits.write(vault, INBOX, body + gap + "\n".join(q.added) + "\n")
     return results
 
 

@@ -31,13 +31,15 @@ class RecallResult:
 
 @dataclass(frozen=True)
 class FullTurn:
+    """One turn whole; as a recall hit, what the transcript lacks is None."""
+
     id: str
     agent: str
     session: str
-    title: str
+    title: str | None
     role: str
-    at: str
-    cwd: str
+    at: str | None
+    cwd: str | None
     body: str
 
 
@@ -59,7 +61,8 @@ class Toggle:
     removed_count: int  # turns deleted from transcripts.db (on --disable)
 
 
-def _need_enabled() -> list[str]:
+def need_enabled() -> list[str]:
+    """The agents whose transcripts recall reads; a BrainError with the next step when none."""
     names = store.enabled()
     if not names:
         raise BrainError(
@@ -70,7 +73,7 @@ def _need_enabled() -> list[str]:
 
 
 def sync(*, full: bool = False, progress: Progress | None = None) -> SyncReport:
-    names = _need_enabled()
+    names = need_enabled()
     conn = store.connect()
     try:
         return store.sync(conn, names, full=full, progress=progress)
@@ -94,7 +97,7 @@ def recall(
     words = search.terms(query)
     if not words:
         raise UsageError("the query has no words to search for", "ask in plain words")
-    names = _need_enabled()
+    names = need_enabled()
     if agent:
         store.adapter(agent)
         if agent not in names:
@@ -142,7 +145,8 @@ def full(turn_id: str) -> FullTurn:
         body = conn.execute("SELECT body FROM fts WHERE rowid = ?", (rowid,)).fetchone()
     finally:
         conn.close()
-    return FullTurn(tid, agent, session, title, role, ts, cwd, body[0] if body else "")
+    text = body[0] if body else ""
+    return FullTurn(tid, agent, session, title or None, role, ts or None, cwd or None, text)
 
 
 def sources() -> list[Source]:

@@ -21,7 +21,7 @@ class ReindexResult:
     bullet_count: int
     problem_count: int
     built_at: str
-    model: str  # the embedding model of the vectors, "" for keyword only
+    model: str | None  # the embedding model of the vectors, None for keyword only
     embedded: int  # units embedded by this run (unchanged ones keep their vectors)
     ms: float
 
@@ -33,7 +33,8 @@ def reindex(vault: Path, *, full: bool = False, progress: Progress | None = None
     # Only here (and at install) is git history read for the notes' dates: the post-commit hook
     # runs this after every commit, and a find never walks history.
     report = index.rebuild(vault, history=True) if full else index.sync(vault, history=True)
-    model, embedded = "", 0
+    model: str | None = None
+    embedded = 0
     embedder = semantic.load()
     if embedder is not None:
         from brain.embed import EmbedError

@@ -31,20 +31,20 @@ class ReviewResult:
 def review(vault: Path, mode: str | None = None) -> ReviewResult:
     """Show the mode, or set it (a line edit of AI/config.yaml) and bring the index along."""
     from brain import index
-    from brain.commands import inbox
+    from brain.edits import locked, read, write
 
     if mode is not None and mode not in REVIEW_MODES:
         raise UsageError(f"unknown review mode {mode!r}", "use `brain review before` or `after`")
     changed = False
     if mode is not None and mode != review_mode(vault):
-        with inbox.locked(vault):
-            current = inbox.read(vault, VAULT_CONFIG)
+        with locked(vault):
+            current = read(vault, VAULT_CONFIG)
             line = f"review: {mode}"
             if _LINE.search(current):
                 text = _LINE.sub(line, current, count=1)
             else:
                 text = (current or _HEAD).rstrip("\n") + f"\n{line}\n"
-            inbox.write(vault, VAULT_CONFIG, text)
+            write(vault, VAULT_CONFIG, text)
         changed = True
     index.sync(vault)
     now = review_mode(vault)

@@ -61,7 +61,7 @@ def _scope(vault: Path, paths: Iterable[str]) -> vaultmod.Walk:
         rel = named.relative_to(vault).as_posix()
         why = vaultmod.link_problem(named, vault) if named != vault else ""
         if why:
-            out.skipped.append(vaultmod.Problem(rel, 0, why))
+            out.skipped.append(vaultmod.Problem(rel, None, why))
         elif named.is_dir():
             found = _walk(vault, "" if rel == "." else rel)
             out.files += found.files
@@ -126,7 +126,7 @@ def scan(vault: Path, paths: list[str] | None = None, *, staged: bool = False) -
                 continue  # deleted since the walk
             except OSError as exc:
                 why = f"cannot read it ({exc.strerror}); not scanned"
-                skipped.append(vaultmod.Problem(rel, 0, why))
+                skipped.append(vaultmod.Problem(rel, None, why))
                 continue
             text = _text(data)
             if text is not None:
@@ -244,7 +244,7 @@ def history(vault: Path) -> HistoryResult:
                 continue
             if blob.size > MAX_HISTORY_BLOB:
                 why = f"{blob.size / 1e6:.0f} MB in commit {short}: too large to read; not scanned"
-                skipped.append(vaultmod.Problem(new.path, 0, why))
+                skipped.append(vaultmod.Problem(new.path, None, why))
                 continue
             text = _text(blob.data)
             blobs += 1

@@ -25,7 +25,7 @@ class SyncStatus:
     why: str | None  # why it is off
     remote: str | None  # the remote's name, None when not connected
     url: str | None
-    branch: str
+    branch: str | None  # None: no branch checked out (a detached HEAD)
     changes: int  # files changed here and not written down yet
     ahead: int  # commits written down and not sent yet
     behind: int  # commits on the remote not received yet, as of the last fetch
@@ -75,7 +75,7 @@ def status(vault: Path) -> SyncStatus:
         why or None,
         name or None,
         url or None,
-        branch,
+        branch or None,
         changes,
         ahead,
         behind,

@@ -39,9 +39,10 @@ class UpdateResult:
     action: str  # "updated" | "current" | "available" | "rolled-back"
     previous: str  # the tag installed before
     current: str  # the tag installed now (or, for "available", the one on offer)
-    wheel: str  # the wheel installed, or on offer; "" when nothing is newer
-    check: str  # what `brain doctor` (else `brain version`) of the new install printed
-    check_ok: bool
+    wheel: str | None  # the wheel installed, or on offer; None when nothing is newer
+    check: str | None  # what `brain doctor` (else `brain version`) of the new install printed
+    # (None when nothing was installed, or it printed nothing)
+    check_ok: bool | None  # None when nothing was installed, so nothing checked
 
 
 # --- where brain was installed from --------------------------------------------------------------
@@ -165,9 +166,9 @@ def update(*, check_only: bool = False) -> UpdateResult:
         info = offer.info
         notice.remember_latest(info.tag)
         if not newer(info.tag, tag):
-            return UpdateResult("current", tag, tag, "", "", True)
+            return UpdateResult("current", tag, tag, None, None, None)
         if check_only:
-            return UpdateResult("available", tag, info.tag, info.wheel, "", True)
+            return UpdateResult("available", tag, info.tag, info.wheel, None, None)
         data = release.fetch(http, release.asset_url(info.wheel, info.tag), MAX_WHEEL)
     release.check_digest(info.wheel, data, offer.sums)
     from brain.files import write_atomic
@@ -183,7 +184,7 @@ def update(*, check_only: bool = False) -> UpdateResult:
     _write_marker(marker)
     _prune(folder, {str(e.get("wheel")) for e in (marker["current"], marker["previous"]) if e})
     out, ok = _check_new()
-    return UpdateResult("updated", tag, info.tag, info.wheel, out, ok)
+    return UpdateResult("updated", tag, info.tag, info.wheel, out or None, ok)
 
 
 def rollback() -> UpdateResult:
@@ -214,4 +215,5 @@ def rollback() -> UpdateResult:
     _write_marker(marker)
     notice.skip(tag)
     out, ok = _check_new()
-    return UpdateResult("rolled-back", tag, str(previous.get("tag", "")), wheel.name, out, ok)
+    back = str(previous.get("tag", ""))
+    return UpdateResult("rolled-back", tag, back, wheel.name, out or None, ok)

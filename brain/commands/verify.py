@@ -31,8 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from brain.config import CORE_FILES
+from brain.options import NAMES
 from brain.vault import Unit
-from brain.vocab import fold
+from brain.vocab import fold, split_aliases
 
 PASSED, FAILED, UNKNOWN = "passed", "failed", "cannot check"
 
@@ -87,7 +88,6 @@ class Context:
 
     vault: Path
     repos: dict[str, Path]  # folder name (folded) -> repository root
-    commands: frozenset[str] | None = None  # brain's subcommands, read on the first `brain X`
     vault_dirs: frozenset[str] = frozenset()
     vault_names: frozenset[str] = frozenset()  # basenames of the vault's Markdown files
     _git: dict[Path, Any] = field(default_factory=dict)  # pygit2.Repository, imported late
@@ -104,16 +104,9 @@ def bullets(conn: sqlite3.Connection) -> list[Unit]:
         CORE_FILES,
     ).fetchall()
     return [
-        Unit(path, line, kind, text, section, handle, names(aliases), source, date, raw)
+        Unit(path, line, kind, text, section, handle, split_aliases(aliases), source, date, raw)
         for path, line, kind, text, section, handle, aliases, source, date, raw in rows
     ]
-
-
-def names(aliases: str) -> tuple[str, ...]:
-    """The aliases column as the tuple a Unit holds."""
-    from brain.index import ALIAS_SEP
-
-    return tuple(a for a in aliases.split(ALIAS_SEP) if a)
 
 
 def repositories(vault: Path) -> dict[str, Path]:
@@ -156,18 +149,7 @@ def context(vault: Path, repos: dict[str, Path] | None = None) -> Context:
     files = vault_files(vault)
     dirs = frozenset(f.split("/", 1)[0] for f in files if "/" in f)
     names = frozenset(f.rsplit("/", 1)[-1].casefold() for f in files)
-    return Context(vault, repositories(vault) if repos is None else repos, None, dirs, names)
-
-
-def _commands() -> frozenset[str]:
-    """brain's subcommands, as the Typer app registers them (imported only here: verify is not
-    on a hot path, and a second list of names would drift)."""
-    import typer
-
-    from brain.app import app
-
-    group = typer.main.get_command(app)
-    return frozenset(getattr(group, "commands", {}))
+    return Context(vault, repositories(vault) if repos is None else repos, dirs, names)
 
 
 # --- reading claims ------------------------------------------------------------------------------
@@ -233,9 +215,7 @@ def named_repos(row: Unit, ctx: Context) -> list[Path]:
 def check(kind: str, token: str, row: Unit, ctx: Context) -> Claim:
     if kind == "brain":
         sub = token.split()[1]
-        if ctx.commands is None:
-            ctx.commands = _commands()
-        if sub in ctx.commands:
+        if sub in NAMES:
             return Claim(kind, token, PASSED, "a brain command")
         return Claim(kind, token, FAILED, f"brain has no `{sub}` command")
     if kind == "command":
@@ -440,7 +420,7 @@ def date_bullets(vault: Path, checked: list[Checked]) -> list[str]:
     path:line of those changed."""
     import datetime as dt
 
-    from brain.commands import inbox
+    from brain.edits import edit_lines
 
     today = dt.date.today().isoformat()
 
@@ -448,7 +428,7 @@ def date_bullets(vault: Path, checked: list[Checked]) -> list[str]:
         return lambda line: redate(line, today) if line.endswith(c.date) else None
 
     edits = [(c.path, c.line, edit(c)) for c in checked if c.date != today]
-    return [f"{rel}:{line}" for rel, line in inbox.edit_lines(vault, edits)]
+    return [f"{rel}:{line}" for rel, line in edit_lines(vault, edits)]
 
 
 def redate(line: str, date: str) -> str:

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from brain import edits
 from brain.commands import inbox as inboxmod
 from brain.config import INBOX
 from brain.errors import BrainError, UsageError
@@ -74,7 +75,7 @@ def edit_then_approve(vault: Path, key: str, text: str, to: str = "") -> Done:
     problem = unfit(text)
     if problem:
         raise UsageError(f"the edited bullet was not saved: {problem}", "fix it and try again")
-    with inboxmod.locked(vault):
+    with edits.locked(vault):
         found = inboxmod.proposals(vault)
         match = [p for p in found if redact(p.markdown) == key]
         if not match:
@@ -93,9 +94,9 @@ def edit_then_approve(vault: Path, key: str, text: str, to: str = "") -> Done:
             bullet = complete(text, source, date)
         except ValueError as exc:
             raise UsageError(f"the edited bullet was not saved: {exc}", "fix it") from None
-        lines = inboxmod.read(vault, INBOX).split("\n")
+        lines = edits.read(vault, INBOX).split("\n")
         lines[p.line - 1] = inboxmod.with_marker(bullet, p.to or "")
-        inboxmod.write(vault, INBOX, "\n".join(lines))
+        edits.write(vault, INBOX, "\n".join(lines))
         number = p.number
     r = inboxmod.approve(vault, number, _destination(to))
     where = f"{r.path}:{r.line}"
@@ -151,7 +152,7 @@ def add_synonym(vault: Path, term: str, expansion: str) -> Done:
         raise UsageError("a synonym row needs a term and its expansion", "fill in both")
     if controls(term + expansion):
         raise UsageError("the row holds control characters", "remove them")
-    current = inboxmod.read(vault, SYNONYMS)
+    current = edits.read(vault, SYNONYMS)
     known, _ = parse_synonyms(current)
     if expansion.casefold() in (e.casefold() for e in known.get(term.lower(), [])):
         return Done(f"{SYNONYMS} already widens {term!r} to {expansion!r}", ok=False)

@@ -162,7 +162,7 @@ def inbox(vault: Path) -> dict[str, Any]:
             source = date = ""
         # an update shows the line approve will write: it keeps the old aliases when it names none
         current = p.current or ""
-        written = inboxmod._keep_aliases(p.markdown, current) if current and not p.problem else ""
+        written = inboxmod.keep_aliases(p.markdown, current) if current and not p.problem else ""
         old, new = side_by_side(current, written) if written else ((), ())
         extra = tuple(
             (f.name, str(getattr(p, f.name)))
@@ -263,6 +263,8 @@ def others(result: Any) -> tuple[Table, ...]:
 
 
 def _cell(value: Any) -> str:
+    if value is None:  # JSON's null: nothing to show
+        return ""
     if isinstance(value, tuple | list):
         return ", ".join(_cell(v) for v in value)
     if dataclasses.is_dataclass(value) and not isinstance(value, type):

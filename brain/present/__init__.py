@@ -23,11 +23,17 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 
+def json_fields(value: Any) -> list[dataclasses.Field[Any]]:
+    """A dataclass's fields that are JSON keys: all of them, in order, but one marked
+    `metadata={"json": False}` (a value kept for the text listing, such as recall's short id)."""
+    return [f for f in dataclasses.fields(value) if f.metadata.get("json", True)]
+
+
 def data(value: Any) -> Any:
-    """`value` as JSON data: a dataclass as an object of its fields in their declared order,
-    tuples and lists as lists, recursively; anything else as it is."""
+    """`value` as JSON data: a dataclass as an object of its fields (`json_fields`) in their
+    declared order, tuples and lists as lists, recursively; anything else as it is."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: data(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: data(getattr(value, f.name)) for f in json_fields(value)}
     if isinstance(value, list | tuple):
         return [data(v) for v in value]
     if isinstance(value, dict):

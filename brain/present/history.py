@@ -32,12 +32,12 @@ COMMAND_CHARS = 100  # a command's width in a table (the JSON has it whole)
 SHOWN = 4  # sessions, files or commits listed per repository in a table cell
 
 
-def short(ident: str) -> str:
+def short(ident: str | None) -> str:
     """A turn's id as `brain recall` lists it: enough of it for `brain recall --full`."""
-    return ident[:SHORT_ID]
+    return (ident or "")[:SHORT_ID]
 
 
-def _where(cwd: str) -> str:
+def _where(cwd: str | None) -> str:
     return history.project_of(cwd) or cwd or "-"
 
 
@@ -95,7 +95,7 @@ def howto_lines(result: HowtoResult) -> str:
     return "\n".join(lines)
 
 
-def _proposal_line(action: str, number: int, bullet: str | None) -> str:
+def _proposal_line(action: str, number: int | None, bullet: str | None) -> str:
     if action == "proposed":
         return f"proposed #{number}: {bullet}"
     if action == "remembered":
@@ -142,7 +142,7 @@ def _repo_lines(r: RepoDay) -> list[str]:
     for s in r.sessions:
         span = f"{history.local_time(s.start_at)}-{history.local_time(s.end_at)}"
         head = f"session {span} {s.agent} {s.session[:8]} {s.turn_count} turns"
-        lines.append(f"{head} {s.title}".rstrip())
+        lines.append(f"{head} {s.title or ''}".rstrip())
     lines += [f"file {f.path} {f.writes}" for f in r.files]
     for c in r.commits:
         lines.append(f"commit {history.local_time(c.at)} {c.sha[:10]} {c.author}: {c.summary}")

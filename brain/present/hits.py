@@ -196,6 +196,11 @@ PRIME_HINT = (
 )
 
 
+# The agent programs whose hooks must answer JSON (Claude Code and Codex CLI add a prompt hook's
+# plain stdout to the context as it is; Gemini CLI parses stdout as JSON and fails on text).
+JSON_ONLY = frozenset({"gemini"})
+
+
 def prime_text(hits: Sequence[Hit], budget: int, *, hint: bool) -> tuple[str, int]:
     """What `brain prime` prints (the header, then one terse line per hit) within `budget`
     bytes, and how many hits it holds; the hint line instead when there are no hits and `hint`.
@@ -290,13 +295,20 @@ def prime(
     *,
     as_json: bool = False,
     person: bool = False,
+    hook: tuple[str, str] | None = None,
 ) -> Answer:
     """`brain prime`: the header and a line per hit within `budget` bytes (or the JSON object);
-    logged only when something is said, the hint as `usage.HINT_QUERY`."""
+    logged only when something is said, the hint as `usage.HINT_QUERY`. `hook` is the (harness,
+    event name) of a hook event on stdin: a program that reads only JSON from its hooks (Gemini
+    CLI: plain text on its stdout is an error) gets the context in its hook form, as pack's."""
     from brain.usage import HINT_QUERY
 
     body, shown = prime_text(result.hits, budget, hint=result.hint)
     text = prime_json(result, session, body, shown) if as_json else body
+    if hook is not None and hook[0] in JSON_ONLY and body and not as_json:
+        from brain.hook_event import context_for
+
+        text = dumps(context_for(hook[0], hook[1], body))
     lookup = None
     if body:
         query = result.query if shown else HINT_QUERY

@@ -27,44 +27,29 @@ def masked(hit: Hit) -> Hit:
     at `…`: a secret cut in two is masked too)."""
     from brain.secrets import redact
 
-    return dataclasses.replace(
-        hit, title=redact(hit.title), snippet=redact(hit.snippet, clipped=True)
-    )
+    title = redact(hit.title) if hit.title else None
+    return dataclasses.replace(hit, title=title, snippet=redact(hit.snippet, clipped=True))
 
 
 def masked_turn(turn: FullTurn) -> FullTurn:
     from brain.secrets import redact
 
-    return dataclasses.replace(turn, title=redact(turn.title), body=redact(turn.body))
+    title = redact(turn.title) if turn.title else None
+    return dataclasses.replace(turn, title=title, body=redact(turn.body))
 
 
 def hit_line(hit: Hit) -> str:
     """`id date role [title] snippet`: the id's shortest unique start, which --full takes."""
     hit = masked(hit)
     title = f" [{clip(hit.title, TITLE_CHARS)}]" if hit.title else ""
-    return f"{hit.short or hit.id} {hit.at[:10]} {hit.role}{title} {hit.snippet}"
-
-
-@dataclass(frozen=True)
-class HitDoc:
-    """A recall hit as `recall --json` gives it (README: JSON keys), credentials masked."""
-
-    id: str
-    session: str
-    title: str
-    role: str
-    at: str
-    cwd: str
-    snippet: str
-    score: float
-    agent: str
+    return f"{hit.short or hit.id} {(hit.at or '')[:10]} {hit.role}{title} {hit.snippet}"
 
 
 @dataclass(frozen=True)
 class RecallDoc:
     query: str
     count: int
-    hits: tuple[HitDoc, ...]
+    hits: tuple[Hit, ...]  # masked; a hit's JSON keys are brain.recall.search.Hit's
 
 
 @dataclass(frozen=True)
@@ -79,7 +64,7 @@ def recall(result: RecallResult, who: Caller, query: str, *, as_json: bool = Fal
 
     note = ""
     if as_json:
-        text = json_text(RecallDoc(query, result.count, tuple(_hit_doc(h) for h in result.hits)))
+        text = json_text(RecallDoc(query, result.count, tuple(masked(h) for h in result.hits)))
     else:
         text = "\n".join(hit_line(h) for h in result.hits)
         if who.person:
@@ -92,17 +77,13 @@ def recall(result: RecallResult, who: Caller, query: str, *, as_json: bool = Fal
     return Answer(text, note, 0 if result.hits else 1, lookup)
 
 
-def _hit_doc(hit: Hit) -> HitDoc:
-    h = masked(hit)
-    return HitDoc(h.id, h.session, h.title, h.role, h.at, h.cwd, h.snippet, h.score, h.agent)
-
-
 def full(turn: FullTurn, *, as_json: bool = False) -> Answer:
     """`brain recall --full ID`: one turn whole, credentials masked."""
     turn = masked_turn(turn)
     if as_json:
         return Answer(json_text(turn))
-    parts = (turn.at[:16].replace("T", " "), turn.agent, turn.role, turn.title, turn.cwd)
+    when = turn.at[:16].replace("T", " ") if turn.at else None
+    parts = (when, turn.agent, turn.role, turn.title, turn.cwd)
     head = " · ".join(p for p in parts if p)
     return Answer(f"{turn.id}\n{head}\n\n{turn.body}")
 

@@ -60,7 +60,7 @@ def update(result: UpdateResult, *, as_json: bool = False) -> Answer:
     if result.check:
         lines.append(result.check)
     note = ""
-    if not result.check_ok:
+    if result.check_ok is False:
         note = (
             f"the check of brain {result.current} reported a problem; "
             f"`brain update --rollback` puts {result.previous} back"

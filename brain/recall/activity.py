@@ -26,7 +26,7 @@ SLACK = 86400  # seconds: a walk by time stops this far past the window (clock s
 class SessionRow:
     agent: str
     session: str
-    title: str
+    title: str | None  # None when the agent keeps none
     start_at: str  # its first turn in the window (UTC ISO)
     end_at: str  # its last
     turn_count: int  # in the window
@@ -49,10 +49,10 @@ class CommitRow:
 
 @dataclass(frozen=True)
 class RepoDay:
-    repo: str  # the repository's folder, else the folder the sessions ran in ('' for none)
-    project: str  # the name it goes by (the folder's name)
+    repo: str | None  # the repository's folder, else the folder the sessions ran in (None: none)
+    project: str | None  # the name it goes by (the folder's name; None with no folder)
     git: bool  # commits were read from it
-    note: str  # why they were not, when they were not
+    note: str | None  # why they were not, when they were not (None when nothing to say)
     sessions: tuple[SessionRow, ...]
     files: tuple[FileRow, ...]
     commits: tuple[CommitRow, ...]
@@ -60,10 +60,10 @@ class RepoDay:
 
 @dataclass(frozen=True)
 class Place:
-    repo: str
-    project: str
+    repo: str | None
+    project: str | None
     is_git: bool
-    note: str
+    note: str | None
 
 
 def place(cwd: str, cache: dict[str, Place]) -> Place:
@@ -73,7 +73,7 @@ def place(cwd: str, cache: dict[str, Place]) -> Place:
     from brain.commands.pack import repo_root
 
     if not cwd:
-        got = Place("", "", False, "the agent keeps no folder")
+        got = Place(None, None, False, "the agent keeps no folder")
     else:
         folder = Path(cwd)
         try:
@@ -87,12 +87,12 @@ def place(cwd: str, cache: dict[str, Place]) -> Place:
             if root is None:
                 got = Place(cwd, folder.name, False, "not a git repository")
             else:
-                got = Place(str(root), root.name, True, "")
+                got = Place(str(root), root.name, True, None)
     cache[cwd] = got
     return got
 
 
-def commits(repo: str, start: str, end: str) -> tuple[list[CommitRow], str]:
+def commits(repo: str, start: str, end: str) -> tuple[list[CommitRow], str | None]:
     """The commits on the repository's local branches whose committer time is in [start, end)
     (UTC ISO), newest first; and a note when they could not be read."""
     import pygit2
@@ -104,7 +104,7 @@ def commits(repo: str, start: str, end: str) -> tuple[list[CommitRow], str]:
     except (pygit2.GitError, KeyError, ValueError, OSError) as exc:
         return [], f"cannot read its history: {exc}"
     if not heads:
-        return [], ""
+        return [], None
     out: list[CommitRow] = []
     try:
         walker = handle.walk(heads[0], pygit2.enums.SortMode.TIME)
@@ -124,7 +124,7 @@ def commits(repo: str, start: str, end: str) -> tuple[list[CommitRow], str]:
                     break
     except pygit2.GitError as exc:
         return out, f"cannot read its history: {exc}"
-    return out, ""
+    return out, None
 
 
 def _epoch(ts: str) -> int:
@@ -137,7 +137,7 @@ def sessions_in(
     """The sessions with turns in [start, end), each with its folder."""
     marks = ",".join("?" * len(agents))
     rows = conn.execute(
-        "SELECT t.agent, t.session, coalesce(s.title, ''), min(t.ts), max(t.ts), count(*),"  # noqa: S608
+        "SELECT t.agent, t.session, nullif(s.title, ''), min(t.ts), max(t.ts), count(*),"  # noqa: S608
         " coalesce(nullif(s.cwd, ''), max(t.cwd), '')"
         " FROM turns t LEFT JOIN sessions s ON s.agent = t.agent AND s.session = t.session"
         f" WHERE t.ts >= ? AND t.ts < ? AND t.agent IN ({marks})"
@@ -180,7 +180,7 @@ def gather(
     git: bool,
     project: str = "",
     cache: dict[str, Place] | None = None,
-    history_cache: dict[str, tuple[list[CommitRow], str]] | None = None,
+    history_cache: dict[str, tuple[list[CommitRow], str | None]] | None = None,
     commit_window: tuple[str, str] | None = None,
 ) -> list[RepoDay]:
     """The repositories worked on in [start, end), busiest first (most turns). Commits are read
@@ -188,15 +188,15 @@ def gather(
     cache = {} if cache is None else cache
     history_cache = {} if history_cache is None else history_cache
     writes = writes_in(conn, start, end, agents)
-    grouped: dict[str, list[SessionRow]] = defaultdict(list)
-    places: dict[str, Place] = {}
-    files: dict[str, dict[str, list[int | str]]] = defaultdict(dict)
+    grouped: dict[str | None, list[SessionRow]] = defaultdict(list)
+    places: dict[str | None, Place] = {}
+    files: dict[str | None, dict[str, list[int | str]]] = defaultdict(dict)
     for row, cwd in sessions_in(conn, start, end, agents):
         wrote = writes.get((row.agent, row.session), [])
         where = place(cwd or _folder_of(wrote), cache)
         if where.repo and not cwd:  # an inferred folder: its repository, if it has one
             where = where if where.is_git else place("", cache)
-        if project and where.project.lower() != project.lower():
+        if project and (where.project or "").lower() != project.lower():
             continue
         grouped[where.repo].append(row)
         places[where.repo] = where
@@ -210,13 +210,13 @@ def gather(
         where = places[repo]
         found: list[CommitRow] = []
         note = where.note
-        if where.is_git and git:
+        if where.is_git and git and repo is not None:
             if repo not in history_cache:
                 history_cache[repo] = commits(repo, *(commit_window or (start, end)))
             got, note = history_cache[repo]
             found = [c for c in got if start <= c.at < end]
         elif where.is_git:
-            note = ""
+            note = None
         file_rows = sorted(
             (FileRow(p, int(v[0]), str(v[1])) for p, v in files[repo].items()),
             key=lambda f: (-f.writes, f.path),
@@ -232,11 +232,11 @@ def gather(
                 tuple(found),
             )
         )
-    out.sort(key=lambda r: (-sum(s.turn_count for s in r.sessions), r.repo))
+    out.sort(key=lambda r: (-sum(s.turn_count for s in r.sessions), r.repo or ""))
     return out
 
 
-def _relative(path: str, repo: str) -> str:
+def _relative(path: str, repo: str | None) -> str:
     if repo and path.startswith(repo.rstrip("/") + "/"):
         return path[len(repo.rstrip("/")) + 1 :]
     return path

@@ -210,19 +210,19 @@ def iso_z(stamp: datetime) -> str:
     return stamp.strftime("%Y-%m-%dT%H:%M:%S.") + f"{stamp.microsecond // 1000:03d}Z"
 
 
-def local_date(ts: str) -> str:
+def local_date(ts: str | None) -> str:
     """A stored UTC time's local date, YYYY-MM-DD ('' when it is not a time)."""
     try:
-        stamp = datetime.fromisoformat(ts.replace("Z", "+00:00"))
+        stamp = datetime.fromisoformat((ts or "").replace("Z", "+00:00"))
     except ValueError:
         return ""
     return stamp.astimezone().date().isoformat()
 
 
-def local_time(ts: str) -> str:
+def local_time(ts: str | None) -> str:
     """A stored UTC time as local `HH:MM`."""
     try:
-        stamp = datetime.fromisoformat(ts.replace("Z", "+00:00"))
+        stamp = datetime.fromisoformat((ts or "").replace("Z", "+00:00"))
     except ValueError:
         return ""
     return stamp.astimezone().strftime("%H:%M")
@@ -259,11 +259,11 @@ class Window:
 def enabled_agents(agent: str = "") -> tuple[list[str], tuple[str, ...]]:
     """(the enabled agents, the ones to read): all of them, or the one asked for when it is
     enabled."""
-    from brain.commands.recall import _need_enabled
+    from brain.commands.recall import need_enabled
     from brain.errors import UsageError
     from brain.recall import store
 
-    names = _need_enabled()
+    names = need_enabled()
     if not agent:
         return names, tuple(names)
     store.adapter(agent)
@@ -310,11 +310,12 @@ def call_rows(conn: sqlite3.Connection, where: str, args: Sequence[object]) -> I
         )
 
 
-def title_of(conn: sqlite3.Connection, agent: str, session: str) -> str:
+def title_of(conn: sqlite3.Connection, agent: str, session: str) -> str | None:
+    """The session's title, None when it has none."""
     row = conn.execute(
         "SELECT title FROM sessions WHERE agent = ? AND session = ?", (agent, session)
     ).fetchone()
-    return str(row[0]) if row else ""
+    return str(row[0]) if row and row[0] else None
 
 
 def turn_body(conn: sqlite3.Connection, rowid: int) -> str:
@@ -359,7 +360,7 @@ def remember(vault: Path, keys: list[str]) -> None:
         fh.write("".join(f"{vault}\t{k}\n" for k in keys))
 
 
-def project_of(cwd: str) -> str:
+def project_of(cwd: str | None) -> str:
     """The name a folder's work goes by: its repository's folder name, else its own."""
     from brain.commands.pack import repo_root
 

@@ -237,7 +237,7 @@ def lesson_text(user: str) -> str:
 class TurnRef:
     id: str
     role: str
-    at: str
+    at: str | None  # None: the transcript did not date it
     text: str  # one line, clipped, credentials masked
 
 
@@ -247,19 +247,19 @@ class Moment:
     key: str  # agent/session/turn-or-call: "the same moment" for proposals
     agent: str
     session: str
-    title: str
-    cwd: str
-    at: str
+    title: str | None  # None: the session has no title
+    cwd: str | None  # None: the agent keeps no folder
+    at: str | None  # None: the transcript did not date it
     lesson: str  # what was learnt, one line
     turns: tuple[TurnRef, ...]  # the turns it came from
-    failed: str  # a retry's command that failed ('' for a correction)
-    error: str  # ... and what it said
-    worked: str  # ... and the command that worked
+    failed: str | None  # a retry's command that failed (None for a correction)
+    error: str | None  # ... and what it said (None when it said nothing)
+    worked: str | None  # ... and the command that worked (None for a correction)
 
 
 def _turn_ref(row: tuple[str, str, str], body: str) -> TurnRef:
     tid, role, ts = row
-    return TurnRef(tid, role, ts, history.one_line(body))
+    return TurnRef(tid, role, ts or None, history.one_line(body))
 
 
 _MACHINERY = re.compile(r"^\s*\[Request interrupted by user")
@@ -289,8 +289,20 @@ def corrections_in(conn: sqlite3.Connection, window: history.Window) -> list[Mom
         key = f"{agent}/{sess}/{tid}"
         title = history.title_of(conn, agent, sess)
         out.append(
+            # a correction has no failed command, no error and no command that worked
             Moment(
-                "correction", key, agent, sess, title, cwd, ts, lesson_text(body), turns, "", "", ""
+                "correction",
+                key,
+                agent,
+                sess,
+                title,
+                cwd or None,
+                ts or None,
+                lesson_text(body),
+                turns,
+                None,
+                None,
+                None,
             )
         )
     return out
@@ -384,11 +396,11 @@ def _retry(conn: sqlite3.Connection, failed: history.CallRow, worked: history.Ca
         failed.agent,
         failed.session,
         history.title_of(conn, failed.agent, failed.session),
-        worked.cwd,
-        worked.ts,
+        worked.cwd or None,
+        worked.ts or None,
         lesson,
         tuple(turns),
         bad,
-        error,
+        error or None,
         good,
     )

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 import sqlite3
 from collections import defaultdict
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from brain.vocab import TURN_STOPWORDS, fts_phrase
 from brain.vocab import words as folded_words
@@ -68,17 +68,22 @@ class Filters:
 
 @dataclass(frozen=True)
 class Hit:
-    rowid: int
+    """A turn that matches: the one type for a recall hit, from the search to `recall --json`
+    (its fields are the JSON keys, in order; README: JSON). A value the transcript does not
+    have (a session with no title, an agent that keeps no folder, an undated turn) is None."""
+
     id: str
-    agent: str
     session: str
-    title: str
+    title: str | None
     role: str
-    at: str
-    cwd: str
+    at: str | None
+    cwd: str | None
     snippet: str
     score: float
-    short: str = ""  # the shortest start of `id` no other turn shares (at least SHORT_ID)
+    agent: str
+    # the shortest start of `id` no other turn shares (at least SHORT_ID), which --full takes:
+    # for the text listing, not a JSON key (present.data leaves out a field marked json=False)
+    short: str = field(default="", compare=False, metadata={"json": False})
 
 
 def _where(f: Filters) -> tuple[str, list[object]]:
@@ -196,9 +201,19 @@ def hits(conn: sqlite3.Connection, words: list[str], scored: list[tuple[int, flo
             snip = (" ".join(head[:SNIPPET_TOKENS]) + ("…" if len(head) > SNIPPET_TOKENS else ""),)
         text = " ".join(snip[0].split())
         tid, agent, session, title, role, ts, cwd = row
-        short = short_id(conn, tid)
         out.append(
-            Hit(rowid, tid, agent, session, title, role, ts, cwd, text, round(score, 4), short)
+            Hit(
+                tid,
+                session,
+                title or None,
+                role,
+                ts or None,
+                cwd or None,
+                text,
+                round(score, 4),
+                agent,
+                short_id(conn, tid),
+            )
         )
     return out
 

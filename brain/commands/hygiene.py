@@ -1,0 +1,293 @@
+"""A `brain tend` hygiene item: the change it carries in an inbox line, and applying it once a
+person approves it (`brain inbox approve N`). `brain tend` makes the items and queues them;
+`brain inbox` lists and approves them; both import this module, which imports neither.
+
+An item names its targets by the hash of their lines (a note by the hash of its text), never by
+line number: approving one item moves the lines of the others. An item whose target changed
+since the sweep is refused with the reason, and nothing is written. Applying touches several files
+(the core file, AI/DROPPED.md, AI/TENDED.md, the inbox): the new text of each is journalled first,
+then each is written atomically, then the journal goes; a crash in between is finished by the next
+inbox or tend command, so the vault ends before or after, never half-way.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import datetime as dt
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from brain.config import DROPPED, INBOX, TENDED, index_path, state_dir
+from brain.edits import locked, read, read_journal, write
+from brain.errors import BrainError
+from brain.files import write_atomic
+
+OPS = ("supersede", "drop", "merge", "date")
+_ITEM = re.compile(r"\s*<!-- brain:tend (\{.*\}) -->\s*$")
+_DROPPED_HEAD = (
+    "# Dropped\n\n<!-- Bullets `brain tend` took out of the core files, newest last, each with why."
+    " brain searches nothing here; copy a line back to restore it. -->\n"
+)
+_TENDED_HEAD = (
+    "# Tended\n\n<!-- What `brain tend` changed in this vault, newest last: aliases it added and"
+    " the hygiene items a person approved. brain searches nothing here. -->\n"
+)
+
+
+# --- items ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Target:
+    path: str
+    hash: str  # of the bullet's line, or of the note's whole text
+    line: int  # where it was at the sweep (shown; the hash finds it)
+    handle: str  # the bullet's handle ("" for a note)
+
+
+@dataclass(frozen=True)
+class Item:
+    op: str  # supersede | drop | merge | date
+    key: str  # the same change of the same lines: the same key
+    summary: str  # one line for a person
+    why: str
+    targets: tuple[Target, ...]
+    cite: tuple[str, ...] = ()  # supersede: the newer bullets' handles
+
+    def line(self) -> str:
+        """The item as an inbox line: what a person reads, then brain's own part."""
+        data = {
+            "op": self.op,
+            "key": self.key,
+            "why": self.why,
+            "targets": [[t.path, t.hash, t.line, t.handle] for t in self.targets],
+            "cite": list(self.cite),
+        }
+        # `>` escaped: the payload can never close the comment that carries it
+        payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace(
+            ">", "\\u003e"
+        )
+        return f"- tend: {self.summary} <!-- brain:tend {payload} -->"
+
+
+def parse_item(line: str) -> Item | None:
+    """The hygiene item an inbox line carries, or None (a proposal, or a torn item)."""
+    m = _ITEM.search(line)
+    if not m:
+        return None
+    try:
+        data = json.loads(m.group(1))
+        targets = tuple(
+            Target(str(p), str(h), int(n), str(name)) for p, h, n, name in data["targets"]
+        )
+        op = str(data["op"])
+        if op not in OPS or not targets:
+            return None
+        summary = line[: m.start()].removeprefix("- tend: ").strip()
+        cite = tuple(str(c) for c in data.get("cite", ()))
+        return Item(op, str(data["key"]), summary, str(data["why"]), targets, cite)
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def line_hash(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+
+
+def _key(op: str, targets: list[Target]) -> str:
+    joined = "|".join(f"{t.path}:{t.hash}" for t in targets)
+    return hashlib.sha256(f"{op}|{joined}".encode()).hexdigest()[:12]
+
+
+def make(
+    op: str, summary: str, why: str, targets: list[Target], cite: tuple[str, ...] = ()
+) -> Item:
+    return Item(op, _key(op, targets), summary, why, tuple(targets), cite)
+
+
+def applied_keys(vault: Path) -> set[str]:
+    return set(re.findall(r"\[tend ([0-9a-f]{12})\]", read(vault, TENDED)))
+
+
+def log_tended(vault: Path, entries: list[str]) -> None:
+    with locked(vault):
+        write(vault, TENDED, tended_text(read(vault, TENDED), entries))
+
+
+def tended_text(current: str, entries: list[str]) -> str:
+    today = dt.date.today().isoformat()
+    base = current if current.strip() else _TENDED_HEAD
+    return base.rstrip("\n") + "\n" + "".join(f"- {today} {e}\n" for e in entries)
+
+
+# --- applying an approved item -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Outcome:
+    summary: str
+    path: str  # the first file it changed
+    line: int
+    files: tuple[str, ...]  # every file it wrote
+
+
+def _journal(vault: Path) -> Path:
+    return state_dir() / "inbox" / f"{index_path(vault).stem}.tend.json"
+
+
+def _find(lines: list[str], digest: str) -> int:
+    return next((k for k, raw in enumerate(lines) if line_hash(raw) == digest), -1)
+
+
+def plan(vault: Path, item: Item, inbox_line: str) -> dict[str, str]:
+    """The new text of every file the item changes, or a BrainError saying why it no longer
+    applies. Reads only; the caller holds the inbox's lock."""
+    if item.key in applied_keys(vault):
+        raise BrainError(
+            f"this item was applied already ({TENDED} lists [tend {item.key}])",
+            "drop it with `brain inbox drop N`",
+        )
+    texts: dict[str, list[str]] = {}
+
+    def lines_of(rel: str) -> list[str]:
+        if rel not in texts:
+            texts[rel] = read(vault, rel).split("\n")
+        return texts[rel]
+
+    today = dt.date.today().isoformat()
+    dropped: list[str] = []
+    log = f"{item.op}: {item.summary} ({item.why}) [tend {item.key}]"
+    if item.op == "supersede":
+        t = item.targets[0]
+        body = read(vault, t.path)
+        if line_hash(body) != t.hash:
+            raise BrainError(
+                f"{t.path} changed since the sweep, so it is not marked",
+                "drop the item (`brain inbox drop N`); the next `brain tend` looks again",
+            )
+        texts[t.path] = supersede_header(body, item.cite, today).split("\n")
+    else:
+        dropped = _edit_bullets(item, lines_of, today)
+    if dropped:
+        base = read(vault, DROPPED)
+        base = base if base.strip() else _DROPPED_HEAD
+        why = f"  <!-- dropped {today} by brain tend: {item.why} [tend {item.key}] -->"
+        texts[DROPPED] = (
+            base.rstrip("\n") + "\n" + "".join(f"{d}\n{why}\n" for d in dropped)
+        ).split("\n")
+    inbox_lines = lines_of(INBOX)
+    if inbox_line in inbox_lines:
+        inbox_lines.remove(inbox_line)
+    texts[TENDED] = tended_text(read(vault, TENDED), [log]).split("\n")
+    return {rel: "\n".join(ls) for rel, ls in texts.items()}
+
+
+def _edit_bullets(item: Item, lines_of: Callable[[str], list[str]], today: str) -> list[str]:
+    """Date, drop or merge the item's bullets in the files' lines (edited in place); returns the
+    lines dropped. Every target must still be there as the sweep saw it, else nothing changes."""
+    found: list[tuple[Target, int]] = []
+    for t in item.targets:
+        k = _find(lines_of(t.path), t.hash)
+        if k < 0:
+            raise BrainError(
+                f"{t.path} no longer holds the bullet **{t.handle}** as the sweep saw it "
+                f"(line {t.line}); nothing was changed",
+                "drop the item (`brain inbox drop N`); the next `brain tend` looks again",
+            )
+        found.append((t, k))
+    if item.op == "date":
+        from brain.commands.verify import redate
+
+        for t, k in found:
+            lines_of(t.path)[k] = redate(lines_of(t.path)[k], today)
+        return []
+    if item.op == "merge":
+        from brain.commands.learn import with_alias
+        from brain.vault import parse_head
+
+        keep, kk = found[0]
+        line = lines_of(keep.path)[kk]
+        handle, aliases, _ = parse_head(line)
+        for t, k in found[1:]:
+            for a in parse_head(lines_of(t.path)[k])[1]:
+                if a not in aliases:
+                    line = with_alias(line, handle, a)
+                    aliases = (*aliases, a)
+        lines_of(keep.path)[kk] = line
+        found = found[1:]
+    dropped = []
+    # bottom up in each file, so that the line numbers found stay true
+    for t, k in sorted(found, key=lambda x: (x[0].path, -x[1])):
+        dropped.append(lines_of(t.path).pop(k))
+    return dropped
+
+
+def supersede_header(body: str, cites: tuple[str, ...], today: str) -> str:
+    """The note with a line under its title citing the newer bullets (a note that cites them is
+    history: doctor no longer lists it, and find still serves it below them)."""
+    names = ", ".join(f"**{c}**" for c in cites)
+    header = f"> Superseded: newer bullets say otherwise: {names} (brain tend, {today})."
+    lines = body.split("\n")
+    at = 0
+    if lines and lines[0].strip() == "---":  # front matter stays first
+        end = next((k for k in range(1, len(lines)) if lines[k].strip() in ("---", "...")), -1)
+        at = end + 1 if end > 0 else 0
+    if at < len(lines) and lines[at].startswith("# "):
+        at += 1
+    return (
+        "\n".join([*lines[:at], "", header, *lines[at:]]) if at else "\n".join([header, "", *lines])
+    )
+
+
+def apply(vault: Path, item: Item, inbox_line: str) -> Outcome:
+    """Apply an approved item (the caller holds the inbox's lock): plan every file, journal the
+    plan, write each file atomically, delete the journal."""
+    texts = plan(vault, item, inbox_line)
+    first = item.targets[0].path
+    was = read(vault, first).split("\n")
+    now = texts[first].split("\n")
+    # where the file changed first: the bullet dated or kept, the line dropped, the header added
+    line = next((k for k, (a, b) in enumerate(zip(was, now, strict=False)) if a != b), len(now))
+    write_atomic(_journal(vault), json.dumps(texts, ensure_ascii=False), 0o600)
+    _write_all(vault, texts)
+    return Outcome(item.summary, first, line + 1, tuple(texts))
+
+
+def _write_all(vault: Path, texts: dict[str, str]) -> None:
+    for n, (rel, body) in enumerate(texts.items()):
+        if n:
+            _between_writes(rel)
+        write(vault, rel, body)
+    with contextlib.suppress(FileNotFoundError):
+        _journal(vault).unlink()
+
+
+def _between_writes(rel: str) -> None:
+    """A seam for the crash test: nothing happens here."""
+
+
+def recover(vault: Path) -> str:
+    """Finish an apply a crash interrupted (the caller holds the inbox's lock): write every file
+    the journal holds again. Returns what it finished, "" when there was nothing."""
+    path = _journal(vault)
+    texts = read_journal(path)
+    if texts is None:
+        return ""
+    if not isinstance(texts, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) and _vault_relative(k) for k, v in texts.items()
+    ):
+        with contextlib.suppress(OSError):
+            path.unlink()
+        return ""
+    _write_all(vault, texts)
+    return f"a tend item ({', '.join(texts)})"
+
+
+def _vault_relative(rel: str) -> bool:
+    """A journal's file name is a vault file's (writes are confined to the vault anyway)."""
+    parts = rel.split("/")
+    return bool(rel) and not rel.startswith("/") and ".." not in parts and rel.endswith(".md")

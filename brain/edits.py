@@ -1,0 +1,108 @@
+"""Changing the vault's own files (the inbox, the core files, AI/config.yaml): one writer at a
+time per vault (a lock in the state dir), every file rewritten whole through a temp file and
+`os.replace`, line edits that leave a line alone when it moved, and the reader of the crash
+journals that make a change of several files all or nothing (brain/commands/inbox.py, hygiene.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from brain.config import INBOX, index_path, state_dir
+from brain.errors import BrainError
+from brain.files import confine
+
+
+def read(vault: Path, rel: str) -> str:
+    """A vault file's text, "" when it does not exist. A core file that is a link out of the vault
+    reads as absent, as the index skips it (approving into it is refused); an inbox that is one
+    is an error."""
+    from brain.files import outside
+
+    if outside(vault / rel, vault) is not None:
+        if rel != INBOX:
+            return ""
+        confine(vault / rel, vault)
+    try:
+        return (vault / rel).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return ""
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BrainError(f"cannot read {rel}: {exc}", f"fix or re-save {vault / rel}") from exc
+
+
+def write(vault: Path, rel: str, text: str) -> None:
+    from brain.files import write_atomic
+
+    try:
+        write_atomic(vault / rel, text, root=vault)
+    except OSError as exc:
+        raise BrainError(
+            f"cannot write {rel}: {exc.strerror}", f"make {vault / rel} writable and try again"
+        ) from exc
+
+
+def state_file(vault: Path, suffix: str) -> Path:
+    """A file of this vault's in the state dir: its lock, its journals."""
+    return state_dir() / "inbox" / f"{index_path(vault).stem}{suffix}"
+
+
+@contextlib.contextmanager
+def locked(vault: Path) -> Iterator[None]:
+    """One writer at a time for this vault's inbox and core files (across processes)."""
+    from brain.files import locked as file_lock
+
+    with file_lock(state_file(vault, ".lock")):
+        yield
+
+
+def read_journal(path: Path) -> object | None:
+    """A journal's JSON, None when there is none; one that cannot be read is deleted (a torn
+    one cannot happen, it is written through os.replace: unreadable means foreign)."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError):
+        with contextlib.suppress(OSError):
+            path.unlink()
+        return None
+
+
+LineEdit = tuple[str, int, "Callable[[str], str | None]"]
+
+
+def edit_lines(vault: Path, edits: list[LineEdit]) -> list[tuple[str, int]]:
+    """Line edits of vault files, under the lock, each file written once and atomically: each
+    edit is (file, 1-based line, a function of the line that gives its new text, or None to
+    leave it). Returns (file, line) of those changed; the index follows."""
+    done: list[tuple[str, int]] = []
+    with locked(vault):
+        by_path: dict[str, list[tuple[int, Callable[[str], str | None]]]] = {}
+        for rel, line, fn in edits:
+            by_path.setdefault(rel, []).append((line, fn))
+        for rel, items in by_path.items():
+            lines = read(vault, rel).split("\n")
+            changed = False
+            for line, fn in items:
+                new = fn(lines[line - 1]) if 0 < line <= len(lines) else None
+                if new is not None and new != lines[line - 1]:
+                    lines[line - 1] = new
+                    changed = True
+                    done.append((rel, line))
+            if changed:
+                write(vault, rel, "\n".join(lines))
+    if done:
+        reindex(vault)
+    return done
+
+
+def reindex(vault: Path) -> None:
+    """The index follows in-process: brain commits nothing here, and a commit made through libgit2
+    would run no post-commit hook anyway."""
+    from brain import index
+
+    index.sync(vault)
