@@ -600,7 +600,7 @@ def tend_command(dry_run: bool, daily: bool, vault: str | None, as_json: bool) -
 
     if daily and not dry_run and not as_json:
         raise typer.Exit(runner.run_daily(vault))
-    budget = tend.DAILY_SECONDS if daily else None
+    budget = tend.daily_seconds() if daily else None
     result = tend.tend(resolve_vault(vault), dry_run=dry_run, daily=daily, budget=budget)
     emit(upkeep.tend(result, as_json=as_json))
 

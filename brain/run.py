@@ -441,7 +441,7 @@ def run_daily(vault: str | None) -> int:
 
         path = resolve_vault(vault)
         spent = time.monotonic() - STARTED
-        result = tend.tend(path, daily=True, budget=max(0.0, tend.DAILY_SECONDS - spent))
+        result = tend.tend(path, daily=True, budget=max(0.0, tend.daily_seconds() - spent))
         if not result.ran:
             return 0
         line = (

@@ -50,6 +50,11 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     monkeypatch.setenv("BRAIN_EMBED", "none")  # keyword tests stay fast; hybrid tests opt in
     # no worker unless a test asks (BRAIN_WORKER=1): a `brain find` would otherwise leave one behind
     monkeypatch.setenv("BRAIN_WORKER", "0")
+    # Prime's 1 s deadline and the daily sweep's 1.3 s budget count from a process's start: on a
+    # loaded machine (or beside the other test workers) they ran out, and prime printed nothing or
+    # the sweep stopped early. A test of the deadline or the budget sets its own.
+    monkeypatch.setenv("BRAIN_PRIME_DEADLINE", "30")
+    monkeypatch.setenv("BRAIN_TEND_SECONDS", "30")
     return home
 
 

@@ -220,6 +220,7 @@ def _imported(python: str, *args: str, until: str = "") -> list[str]:
     return names
 
 
+@pytest.mark.slow  # pip installs brain into a new venv (a wheel it builds, or editable): 7 s CPU
 @pytest.mark.parametrize("editable", [False, True])
 def test_the_installed_console_script_imports_only_the_thin_client(
     tmp_path: Path, editable: bool

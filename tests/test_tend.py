@@ -462,6 +462,21 @@ def test_daily_stops_early_when_out_of_time(tended: Path) -> None:
     assert (result.stopped or "").startswith("out of time")
 
 
+def test_the_daily_budget_is_daily_seconds_unless_the_environment_says(
+    tended: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """conftest gives every test BRAIN_TEND_SECONDS=30; a sweep with a budget that ends at once
+    (through the hook's own path) stops early and logs so."""
+    monkeypatch.delenv("BRAIN_TEND_SECONDS")
+    assert tendmod.daily_seconds() == tendmod.DAILY_SECONDS == 1.3
+    monkeypatch.setenv("BRAIN_TEND_SECONDS", "0.5")
+    assert tendmod.daily_seconds() == 0.5
+    run = brain("tend", "--daily", "--vault", str(tended), env={"BRAIN_TEND_SECONDS": "1e-9"})
+    assert (run.code, run.out, run.err) == (0, "", "")
+    log = (config.state_dir() / "logs" / "tend.log").read_text(encoding="utf-8")
+    assert "stopped early: out of time" in log
+
+
 def test_post_commit_hook_starts_the_daily_sweep(git_vault: Path) -> None:
     run = brain("install", str(git_vault), "--json")
     assert run.code == 0, run.err + run.out

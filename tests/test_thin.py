@@ -347,6 +347,7 @@ def test_the_worker_sees_every_change_to_the_vault(keyword_worker: tuple[Path, i
     assert both("quagga mussel")[0] == 1
 
 
+@pytest.mark.slow  # the ONNX model, twice, on a third of the fixture vault
 def test_the_workers_folded_model_embeds_bit_for_bit_as_a_fresh_process() -> None:
     """The worker folds the model's int8 weights once (embed.fold): every vector, of the
     vault's texts in batches and of each query alone, must be the unfolded session's, bit for
