@@ -522,14 +522,22 @@ class _Hit:
     end: int
 
 
+# A line break inside a paragraph (a non-blank line going on to another): hard-wrapped prose puts
+# one between "the staging password is" and its value, and the index joins the two into one unit.
+_WRAP = re.compile(r"(?<=\S)\n(?=[ \t]*\S)")
+
+
 def _hits(text: str) -> list[_Hit]:
     lowered = text.lower()
+    # The generic rules (a key name, then its value) read a paragraph's lines as one; a space for
+    # each break keeps every offset, so line numbers and spans hold in the text as written.
+    wrapped = _WRAP.sub(" ", text) if "\n" in text else text
     hits: list[_Hit] = []
     for rule in RULES:
         if not any(k in lowered for k in rule.keywords):
             continue
         extract = rule.extract or _default_extract
-        for m in rule.pattern.finditer(text):
+        for m in rule.pattern.finditer(wrapped if rule.generic else text):
             got = extract(m)
             if got is None:
                 continue
