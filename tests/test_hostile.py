@@ -25,3 +25,35 @@ def test_a_password_wrapped_onto_the_next_line_is_masked_and_named(git_vault: Pa
     scan = brain("secrets", *v, "notes/okapi-wrap.md")
     assert scan.code == 1, scan
     assert "notes/okapi-wrap.md:3: generic-password" in scan.out + scan.err
+
+
+def test_queries_that_held_a_credential_are_masked_where_they_are_listed(git_vault: Path) -> None:
+    # The usage log keeps queries as asked (the state dir is yours alone); `brain log`, the
+    # doctor's frequent bullets and `brain learn` list them, and must mask what they list.
+    v = ("--vault", str(git_vault))
+    miss = f"quokka xylophonist apikey={PASSWORD}"
+    hit = f"weekends money password is {PASSWORD}"  # reaches `staging environment` by its body
+    for s in ("s1", "s2", "s3", "s4", "s5"):  # doctor lists a bullet returned 5 times
+        for query in (miss, hit):
+            brain("find", *v, query, env={"CLAUDECODE": "1", "BRAIN_SESSION": s})
+    log = brain("log", *v)
+    assert "quokka xylophonist apikey=" in log.out, log
+    shown = {"log": log.out + log.err, "log json": brain("log", *v, "--json").out}
+    doctor = brain("doctor", *v)
+    assert "weekends money password is" in doctor.out, doctor
+    shown["doctor"] = doctor.out + doctor.err
+    shown["doctor json"] = brain("doctor", *v, "--json").out
+    learn = brain("learn", *v, "--apply", "--json")
+    assert learn.code == 0, learn
+    shown["learn"] = learn.out + learn.err
+    for name, text in shown.items():
+        assert_masked(text, name)
+    # nothing of the credential became an alias in the vault (an alias is written folded)
+    assert not learn.json()["applied"]
+    assert_folded_masked((git_vault / "AI" / "MEMORY.md").read_text("utf-8"))
+
+
+def assert_folded_masked(text: str) -> None:
+    folded, secret = text.casefold(), PASSWORD.casefold()
+    for i in range(len(secret) - 11):
+        assert secret[i : i + 12] not in folded, text
