@@ -5,9 +5,10 @@ Credentials are built at run time (test_masking's seeded generator): no token li
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
-from conftest import brain
+from conftest import brain, brain_process
 from test_masking import PASSWORD, assert_masked
 
 
@@ -57,3 +58,18 @@ def assert_folded_masked(text: str) -> None:
     folded, secret = text.casefold(), PASSWORD.casefold()
     for i in range(len(secret) - 11):
         assert secret[i : i + 12] not in folded, text
+
+
+def test_secrets_skips_a_named_pipe_instead_of_waiting_on_it(git_vault: Path) -> None:
+    # The walk never reads a pipe; a pipe named on the command line (or a link to one) blocked
+    # the read until something wrote to it: a pre-commit check that never returns.
+    os.mkfifo(git_vault / "notes" / "pipe.md")
+    (git_vault / "notes" / "to-pipe.md").symlink_to("pipe.md")
+    run = brain_process(
+        "secrets", "--vault", str(git_vault), "notes/pipe.md", "notes/to-pipe.md", timeout=30
+    )
+    assert run.code == 1, run  # not read is never clean
+    for name in ("notes/pipe.md", "notes/to-pipe.md"):
+        assert f"{name}: not a regular file (a pipe, a socket or a device); skipped" in run.err
+    assert "2 files not read" in run.out + run.err
+    assert brain("secrets", "--vault", str(git_vault)).code == 0  # the walk passes it by

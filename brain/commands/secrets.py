@@ -66,8 +66,11 @@ def _scope(vault: Path, paths: Iterable[str]) -> vaultmod.Walk:
             found = _walk(vault, "" if rel == "." else rel)
             out.files += found.files
             out.skipped += found.skipped
-        else:
+        elif named.is_file():
             out.files.append(rel)
+        else:  # a pipe would block the read until something writes to it; the walk skips these
+            why = "not a regular file (a pipe, a socket or a device); skipped"
+            out.skipped.append(vaultmod.Problem(rel, 0, why))
     out.files = sorted(set(out.files))
     return out
 
