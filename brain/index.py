@@ -37,7 +37,8 @@ if TYPE_CHECKING:
 # 4: units hold their text with credentials masked (vault.parse); CJK bigrams in fts and names;
 # notes dated from git history (`dates`); `shadows`. 5: lines the guard flags are defused.
 # 6: credentials said in prose ("the password is X") are masked too: units are re-read.
-# 7: ... and when a hard wrap puts a line break between the key name and its value.
+# 7: ... and when a hard wrap puts a line break between the key name and its value; a file whose
+# name holds one is skipped.
 SCHEMA_VERSION = 7
 BUSY_TIMEOUT_MS = 10_000
 

@@ -63,8 +63,8 @@ class Rule:
 
 @dataclass(frozen=True)
 class Finding:
-    path: str  # as given by the caller (vault-relative, '/'-separated)
-    line: int  # 1-based line of the secret's start
+    path: str  # as given by the caller (vault-relative, '/'-separated); masked when it holds one
+    line: int  # 1-based line of the secret's start; 0: in the file's name
     rule: str  # rule id
     masked: str  # e.g. "ghp_…(40)": never enough to reuse
 
@@ -609,6 +609,13 @@ def scan_line(line: str) -> list[tuple[str, str]]:
             seen.add((hit.rule.id, hit.secret))
             out.append((hit.rule.id, mask(hit.secret)))
     return out
+
+
+def scan_name(path: str) -> list[Finding]:
+    """A credential in a file's name or folders: every listing prints the path, so the finding
+    names it masked (line 0)."""
+    hits = scan_line(path)
+    return [Finding(redact(path), 0, rule, masked) for rule, masked in hits] if hits else []
 
 
 # --- masking output ----------------------------------------------------------------

@@ -8,8 +8,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from conftest import brain, brain_process
-from test_masking import PASSWORD, assert_masked
+from conftest import brain, brain_process, git
+from test_masking import AWS, PASSWORD, assert_masked
 
 
 def test_a_password_wrapped_onto_the_next_line_is_masked_and_named(git_vault: Path) -> None:
@@ -73,3 +73,35 @@ def test_secrets_skips_a_named_pipe_instead_of_waiting_on_it(git_vault: Path) ->
         assert f"{name}: not a regular file (a pipe, a socket or a device); skipped" in run.err
     assert "2 files not read" in run.out + run.err
     assert brain("secrets", "--vault", str(git_vault)).code == 0  # the walk passes it by
+
+
+def test_a_file_whose_name_holds_a_credential_is_named_masked_and_never_served(
+    git_vault: Path,
+) -> None:
+    # Every hit prints its path (and a note without a title its name as the section): such a
+    # file is skipped by the index, and secrets (so the pre-commit hook) and lint name it masked.
+    (git_vault / "notes" / f"okapi-{AWS}.md").write_text("the okapi runner notes\n", "utf-8")
+    v = ("--vault", str(git_vault))
+    masked = f"notes/okapi-{AWS[:4]}…(20).md"
+    shown = {}
+    for fmt in ("--json", "--terse", "--raw"):
+        run = brain("find", *v, fmt, "okapi runner")
+        assert "okapi-" not in run.out, run
+        shown[f"find {fmt}"] = run.out + run.err
+    scan = brain("secrets", *v)
+    assert scan.code == 1, scan
+    assert f"{masked}: aws-access-key ({AWS[:4]}…(20))" in scan.out
+    shown["secrets"] = scan.out + scan.err
+    shown["secrets json"] = brain("secrets", *v, "--json").out
+    git(git_vault, "add", "-A")
+    staged = brain("secrets", *v, "--staged")
+    assert staged.code == 1, staged
+    shown["secrets staged"] = staged.out + staged.err
+    lint = brain("lint", *v)
+    assert lint.code == 1, lint
+    assert f"{masked}: the name holds what looks like a credential; skipped" in lint.out + lint.err
+    shown["lint"] = lint.out + lint.err
+    shown["lint json"] = brain("lint", *v, "--json").out
+    shown["reindex"] = brain("reindex", *v, "--full").err
+    for name, text in shown.items():
+        assert_masked(text, name)

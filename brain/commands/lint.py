@@ -208,6 +208,9 @@ def _bullet_problems(
 
 def _file_problems(rel: str, data: bytes, *, strict: bool) -> list[vaultmod.Problem]:
     """synonyms.tsv's malformed (and, strict, unfit) rows; a note's lines the guard flags."""
+    named = vaultmod.name_problem(rel)
+    if named is not None:
+        return [named]
     text, problems = vaultmod.decode(data, rel)
     if rel == SYNONYMS:
         problems += vaultmod.parse_synonyms(text, rel)[1]
@@ -280,4 +283,6 @@ def lint(
             problems += _file_problems(rel, data, strict=strict)
     problems += [p for rel, p in unread.items() if rel in checked]
     problems.sort(key=lambda p: (p.path, p.line))
-    return LintResult(tuple(checked), bullets, tuple(problems), strict)
+    return LintResult(
+        tuple(secrets.redact(rel) for rel in checked), bullets, tuple(problems), strict
+    )

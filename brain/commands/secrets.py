@@ -136,7 +136,7 @@ def scan(vault: Path, paths: list[str] | None = None, *, staged: bool = False) -
                 contents[rel] = text
     findings: list[secrets.Finding] = []
     for rel, text in contents.items():
-        findings += secrets.scan_text(text, rel)
+        findings += secrets.scan_name(rel) + secrets.scan_text(text, rel)
     extra = _gitleaks(vault, contents, staged=staged)
     if extra:
         seen = {(f.path, f.line) for f in findings}
@@ -148,7 +148,7 @@ def scan(vault: Path, paths: list[str] | None = None, *, staged: bool = False) -
     skipped.sort(key=lambda p: p.path)
     return SecretsResult(
         not findings and not skipped,
-        tuple(sorted(contents)),
+        tuple(sorted(secrets.redact(rel) for rel in contents)),
         tuple(findings),
         extra is not None,
         tuple(skipped),
