@@ -105,3 +105,20 @@ def test_a_file_whose_name_holds_a_credential_is_named_masked_and_never_served(
     shown["reindex"] = brain("reindex", *v, "--full").err
     for name, text in shown.items():
         assert_masked(text, name)
+
+
+def test_log_and_ledger_say_in_one_line_when_the_state_dir_cannot_be_made(
+    vault: Path, tmp_path: Path
+) -> None:
+    # The state dir's parent is a file: the usage log cannot be opened. A read of the log names
+    # it and the fix (exit 1), as the index does, instead of an internal error (exit 3).
+    blocker = tmp_path / "state-is-a-file"
+    blocker.write_text("not a folder\n", "utf-8")
+    env = {"XDG_STATE_HOME": str(blocker)}
+    for command in ("log", "ledger", "learn"):
+        run = brain(command, "--vault", str(vault), env=env)
+        assert run.code == 1, (command, run)
+        assert run.err.startswith("brain: cannot open the usage log "), (command, run)
+        assert "point XDG_STATE_HOME at a writable folder" in run.err
+        assert "internal error" not in run.err
+        assert not list(tmp_path.rglob("crashes"))
