@@ -24,7 +24,7 @@ from brain.vocab import SEP
 MAX_UNIT_CHARS = 16_000  # a pasted log of a megabyte stays searchable by its start, not a hazard
 
 _BULLET = re.compile(
-    r"^- \*\*(?P<handle>[^*]+?)\*\*(?: \(aliases: (?P<aliases>[^)]*)\))?(?P<rest>.*)$"
+    r"^- \*\*(?P<handle>[^*]+?)\*\*(?: \(aliases: (?P<aliases>(?:…\(\d+\)|[^)])*)\))?(?P<rest>.*)$"
 )
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _FILE_DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})")

@@ -122,3 +122,23 @@ def test_log_and_ledger_say_in_one_line_when_the_state_dir_cannot_be_made(
         assert "point XDG_STATE_HOME at a writable folder" in run.err
         assert "internal error" not in run.err
         assert not list(tmp_path.rglob("crashes"))
+
+
+def test_a_credential_in_an_alias_is_named_by_lint_and_the_bullet_still_served(
+    git_vault: Path,
+) -> None:
+    # The mask (`AKIA…(20)`) holds parentheses: inside `(aliases: ...)` it closed the list early,
+    # so lint called the bullet malformed (not what it carries) and find lost it.
+    memory = git_vault / "AI" / "MEMORY.md"
+    head = f"- **okapi runner** (aliases: okapi ci, {AWS})"
+    bullet = f"{head} — the okapi runner deploys — me — 2026-11-30"
+    memory.write_text(memory.read_text("utf-8").rstrip("\n") + f"\n\n{bullet}\n", "utf-8")
+    v = ("--vault", str(git_vault))
+    lint = brain("lint", *v)
+    assert lint.code == 1, lint
+    assert f"bullet carries a credential (aws-access-key: {AWS[:4]}…(20))" in lint.out + lint.err
+    assert "expected" not in lint.out + lint.err
+    run = brain("find", *v, "--json", "okapi runner")
+    (hit,) = [h for h in run.json()["hits"] if h["kind"] == "bullet"]
+    assert (hit["handle"], hit["aliases"]) == ("okapi runner", ["okapi ci", f"{AWS[:4]}…(20)"])
+    assert_masked(run.out + lint.out + lint.err)
