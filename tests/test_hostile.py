@@ -142,3 +142,19 @@ def test_a_credential_in_an_alias_is_named_by_lint_and_the_bullet_still_served(
     (hit,) = [h for h in run.json()["hits"] if h["kind"] == "bullet"]
     assert (hit["handle"], hit["aliases"]) == ("okapi runner", ["okapi ci", f"{AWS[:4]}…(20)"])
     assert_masked(run.out + lint.out + lint.err)
+
+
+def test_export_refuses_a_target_that_is_a_pipe_instead_of_waiting_on_it(
+    vault: Path, tmp_path: Path
+) -> None:
+    repo = tmp_path / "payments"
+    repo.mkdir()
+    git(repo, "init", "-q")
+    os.mkfifo(repo / "CLAUDE.md")
+    (repo / "GEMINI.md").symlink_to("CLAUDE.md")  # a link inside, to the pipe
+    for agent in ("claude", "gemini"):
+        run = brain_process("export", "--vault", str(vault), agent, cwd=repo, timeout=30)
+        assert run.code == 1, run
+        assert run.err.startswith(f"brain: {agent.upper()}.md is not a regular file"), run
+        assert "then export again" in run.err
+    assert not list(repo.glob("*.tmp*"))
