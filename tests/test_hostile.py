@@ -158,3 +158,25 @@ def test_export_refuses_a_target_that_is_a_pipe_instead_of_waiting_on_it(
         assert run.err.startswith(f"brain: {agent.upper()}.md is not a regular file"), run
         assert "then export again" in run.err
     assert not list(repo.glob("*.tmp*"))
+
+
+def test_a_core_file_or_the_config_that_is_a_pipe_is_named_not_waited_on(git_vault: Path) -> None:
+    # AI/config.yaml is read on the way to every find, the core files by lint and every edit:
+    # a pipe there blocked each of them until something wrote to it.
+    v = ("--vault", str(git_vault))
+    config = git_vault / "AI" / "config.yaml"
+    os.mkfifo(config)
+    found = brain_process("find", *v, "libgit2", "--terse", timeout=30)
+    assert found.code == 0, found
+    assert "libgit2" in found.out
+    config.unlink()
+    memory = git_vault / "AI" / "MEMORY.md"
+    memory.unlink()
+    os.mkfifo(memory)
+    pipe = "not a regular file (a pipe, a socket or a device)"
+    lint = brain_process("lint", *v, timeout=30)
+    assert lint.code == 1, lint
+    assert f"AI/MEMORY.md: cannot read it ({pipe}); not checked" in lint.out + lint.err
+    proposed = brain_process("propose", *v, "okapi runner — deploys at nine", timeout=30)
+    assert proposed.code == 1, proposed
+    assert proposed.err.startswith(f"brain: cannot read AI/MEMORY.md: {pipe}"), proposed

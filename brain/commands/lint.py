@@ -13,6 +13,7 @@ from brain import gitutil, secrets
 from brain import vault as vaultmod
 from brain.config import CORE_FILES, SYNONYMS, VAULT_CONFIG
 from brain.errors import BrainError
+from brain.files import read_regular
 from brain.vocab import handle_key
 
 
@@ -24,7 +25,7 @@ def read_file(vault: Path, rel: str) -> tuple[bytes | None, vaultmod.Problem | N
     if why:
         return None, vaultmod.Problem(rel, 0, why)
     try:
-        return path.read_bytes(), None
+        return read_regular(path), None
     except (FileNotFoundError, IsADirectoryError):
         return None, None
     except OSError as exc:
