@@ -180,3 +180,18 @@ def test_a_core_file_or_the_config_that_is_a_pipe_is_named_not_waited_on(git_vau
     proposed = brain_process("propose", *v, "okapi runner — deploys at nine", timeout=30)
     assert proposed.code == 1, proposed
     assert proposed.err.startswith(f"brain: cannot read AI/MEMORY.md: {pipe}"), proposed
+
+
+def test_import_of_a_named_pipe_nobody_writes_to_returns(git_vault: Path, tmp_path: Path) -> None:
+    # Opening a named pipe waits for a writer: import blocked before it read a byte. A pipe that
+    # is written to (`brain import <(cat list.md)`, stdin) is still read.
+    pipe = tmp_path / "list.md"
+    os.mkfifo(pipe)
+    v = ("--vault", str(git_vault))
+    run = brain_process("import", *v, str(pipe), timeout=30)
+    assert run.code == 0, run
+    assert "0 proposals added to the inbox" in run.out
+    item = "- **okapi runner** — deploys at nine — me — 2026-11-30\n"
+    piped = brain_process("import", *v, "/dev/stdin", input=item, timeout=30)
+    assert piped.code == 0, piped
+    assert "1 proposal added to the inbox" in piped.out
