@@ -307,8 +307,10 @@ def _bullets(conn: sqlite3.Connection) -> list[_Bullet]:
 
 
 def frequent_bullets(vault: Path, log: Path | None = None) -> list[Frequent]:
-    """Bullets in the first TOP hits of the logged lookups, FREQUENT_MIN times or more."""
+    """Bullets in the first TOP hits of the logged lookups, FREQUENT_MIN times or more (the
+    queries that reached them shown with credentials masked)."""
     from brain.commands.find import find
+    from brain.secrets import redact
 
     conn = usage.connect(log)
     try:
@@ -340,7 +342,7 @@ def frequent_bullets(vault: Path, log: Path | None = None) -> list[Frequent]:
             key[0],
             key[1],
             n,
-            tuple(q for _, q in sorted(asked[key], key=lambda x: (-x[0], x[1]))[:3]),
+            tuple(redact(q) for _, q in sorted(asked[key], key=lambda x: (-x[0], x[1]))[:3]),
         )
         for key, n in counts.items()
         if n >= FREQUENT_MIN

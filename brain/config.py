@@ -176,8 +176,10 @@ def settings() -> dict[str, Any]:
 def vault_settings(vault: Path) -> dict[str, str]:
     """The vault's AI/config.yaml as `key: value` pairs (read by lines, not a YAML parser: the
     index reads it on the way to every find). Missing or unreadable: no settings."""
+    from brain.files import read_regular
+
     try:
-        text = (vault / VAULT_CONFIG).read_text(encoding="utf-8")
+        text = read_regular(vault / VAULT_CONFIG).decode("utf-8")
     except (OSError, UnicodeDecodeError):
         return {}
     out: dict[str, str] = {}

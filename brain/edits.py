@@ -20,18 +20,19 @@ def read(vault: Path, rel: str) -> str:
     """A vault file's text, "" when it does not exist. A core file that is a link out of the vault
     reads as absent, as the index skips it (approving into it is refused); an inbox that is one
     is an error."""
-    from brain.files import outside
+    from brain.files import outside, read_regular
 
     if outside(vault / rel, vault) is not None:
         if rel != INBOX:
             return ""
         confine(vault / rel, vault)
     try:
-        return (vault / rel).read_text(encoding="utf-8")
+        return read_regular(vault / rel).decode("utf-8")
     except FileNotFoundError:
         return ""
     except (OSError, UnicodeDecodeError) as exc:
-        raise BrainError(f"cannot read {rel}: {exc}", f"fix or re-save {vault / rel}") from exc
+        why = exc.strerror if isinstance(exc, OSError) else exc
+        raise BrainError(f"cannot read {rel}: {why}", f"fix or re-save {vault / rel}") from exc
 
 
 def write(vault: Path, rel: str, text: str) -> None:

@@ -33,6 +33,23 @@ def outside(path: Path, root: Path) -> Path | None:
     return target
 
 
+def read_regular(path: Path) -> bytes:
+    """A file's bytes, refusing anything but a regular file (through links): a pipe nobody writes
+    to would block the read for ever, a device such as /dev/zero never end. Opened without
+    blocking, so a pipe is refused before it is waited on. An OSError, as any read's."""
+    import errno
+
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with os.fdopen(fd, "rb") as fh:
+        mode = os.fstat(fd).st_mode
+        if stat.S_ISDIR(mode):
+            raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
+        if not stat.S_ISREG(mode):
+            why = "not a regular file (a pipe, a socket or a device)"
+            raise OSError(errno.EINVAL, why, str(path))
+        return fh.read()
+
+
 def confine(path: Path, root: Path, what: str = "the vault") -> Path:
     """`path` with its links resolved, or a BrainError when they lead out of `root`."""
     target = outside(path, root)

@@ -63,8 +63,8 @@ class Rule:
 
 @dataclass(frozen=True)
 class Finding:
-    path: str  # as given by the caller (vault-relative, '/'-separated)
-    line: int  # 1-based line of the secret's start
+    path: str  # as given by the caller (vault-relative, '/'-separated); masked when it holds one
+    line: int | None  # 1-based line of the secret's start; None: in the file's name
     rule: str  # rule id
     masked: str  # e.g. "ghp_…(40)": never enough to reuse
 
@@ -522,14 +522,22 @@ class _Hit:
     end: int
 
 
+# A line break inside a paragraph (a non-blank line going on to another): hard-wrapped prose puts
+# one between "the staging password is" and its value, and the index joins the two into one unit.
+_WRAP = re.compile(r"(?<=\S)\n(?=[ \t]*\S)")
+
+
 def _hits(text: str) -> list[_Hit]:
     lowered = text.lower()
+    # The generic rules (a key name, then its value) read a paragraph's lines as one; a space for
+    # each break keeps every offset, so line numbers and spans hold in the text as written.
+    wrapped = _WRAP.sub(" ", text) if "\n" in text else text
     hits: list[_Hit] = []
     for rule in RULES:
         if not any(k in lowered for k in rule.keywords):
             continue
         extract = rule.extract or _default_extract
-        for m in rule.pattern.finditer(text):
+        for m in rule.pattern.finditer(wrapped if rule.generic else text):
             got = extract(m)
             if got is None:
                 continue
@@ -601,6 +609,13 @@ def scan_line(line: str) -> list[tuple[str, str]]:
             seen.add((hit.rule.id, hit.secret))
             out.append((hit.rule.id, mask(hit.secret)))
     return out
+
+
+def scan_name(path: str) -> list[Finding]:
+    """A credential in a file's name or folders: every listing prints the path, so the finding
+    names it masked (line 0)."""
+    hits = scan_line(path)
+    return [Finding(redact(path), None, rule, masked) for rule, masked in hits] if hits else []
 
 
 # --- masking output ----------------------------------------------------------------

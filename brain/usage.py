@@ -15,6 +15,7 @@ from dataclasses import astuple, dataclass
 from pathlib import Path
 
 from brain.config import private_file, usage_log_path
+from brain.errors import BrainError
 
 LOG_VERSION = 2  # 2: the `served` table and the session index
 
@@ -53,12 +54,19 @@ def connect(path: Path | None = None) -> sqlite3.Connection:
     """The log, created, migrated from an older version, or set aside and started again when it
     is not a database at all: reading or writing the log is never fatal."""
     path = path or usage_log_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
     try:
-        return _open(path)
-    except sqlite3.DatabaseError:
-        _set_aside(path)
-        return _open(path)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            return _open(path)
+        except sqlite3.DatabaseError:
+            _set_aside(path)
+            return _open(path)
+    except (OSError, sqlite3.Error) as exc:  # the state dir is a file, or the log a folder
+        why = exc.strerror if isinstance(exc, OSError) else str(exc)
+        raise BrainError(
+            f"cannot open the usage log {path}: {why}",
+            "make the state dir writable, or point XDG_STATE_HOME at a writable folder",
+        ) from exc
 
 
 def _open(path: Path) -> sqlite3.Connection:
@@ -172,7 +180,7 @@ def record(
 
     who = (repair(caller), repair(session))
     event = Event(time.time(), command, *who, repair(query), entries, nbytes, vault_key(vault))
-    with contextlib.suppress(OSError, sqlite3.Error):
+    with contextlib.suppress(OSError, sqlite3.Error, BrainError):
         conn = connect()
         try:
             conn.execute("BEGIN")

@@ -24,7 +24,7 @@ from brain.vocab import SEP
 MAX_UNIT_CHARS = 16_000  # a pasted log of a megabyte stays searchable by its start, not a hazard
 
 _BULLET = re.compile(
-    r"^- \*\*(?P<handle>[^*]+?)\*\*(?: \(aliases: (?P<aliases>[^)]*)\))?(?P<rest>.*)$"
+    r"^- \*\*(?P<handle>[^*]+?)\*\*(?: \(aliases: (?P<aliases>(?:…\(\d+\)|[^)])*)\))?(?P<rest>.*)$"
 )
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 _FILE_DATE = re.compile(r"^(\d{4}-\d{2}-\d{2})")
@@ -395,12 +395,25 @@ def parse(path: str, data: bytes) -> Parsed:
     from brain import guard
     from brain.secrets import redact
 
+    named = name_problem(path)
+    if named is not None:
+        return Parsed([], [named])
     text, problems = decode(data, path)
     text, flags = guard.screen(redact(blank_comments(text)))
     problems += [Problem(path, n, str(flag)) for n, flag in flags]
     parsed = parse_core(text, path) if is_core(path) else Parsed(parse_prose(text, path))
     parsed.problems[:0] = problems
     return parsed
+
+
+def name_problem(path: str) -> Problem | None:
+    """A file whose name holds a credential is never read: every hit prints its path. The
+    problem names it masked."""
+    from brain.secrets import redact, scan_name
+
+    if not scan_name(path):
+        return None
+    return Problem(redact(path), 0, "the name holds what looks like a credential; skipped")
 
 
 def guarded(text: str, path: str) -> list[Problem]:

@@ -127,6 +127,7 @@ def unreadable(vault: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
         return read_bytes(self)
 
     monkeypatch.setattr(Path, "read_bytes", guarded)
+    monkeypatch.setattr(lintmod, "read_regular", guarded)  # lint reads files it may not block on
     return vault
 
 

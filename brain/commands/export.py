@@ -169,6 +169,11 @@ def export(
     for t, named in targets:
         path = root / t.path
         confine(path, root, "the repository")  # never read or write through a link out of it
+        if path.exists() and not path.is_file():  # a pipe would block the read, a device not end
+            raise BrainError(
+                f"{t.path} is not a regular file (a folder, a pipe, a socket or a device)",
+                f"remove or rename {path}, then export again",
+            )
         try:
             existing: str | None = path.read_bytes().decode("utf-8")
         except FileNotFoundError:

@@ -18,7 +18,7 @@ import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from brain import guard
 from brain.commands.propose import ProposeResult, first_words, propose_many
@@ -41,11 +41,24 @@ class ImportResult:
     items: tuple[ProposeResult, ...]
 
 
+def _open_unblocked(path: Path) -> BinaryIO:
+    """`path` opened for reading without waiting for a writer: opening a named pipe nobody
+    writes to blocks for ever, while reading one reads what is written (`<(cat list.md)`), or
+    nothing once no writer is left."""
+    nonblock = getattr(os, "O_NONBLOCK", 0)
+    fd = os.open(path, os.O_RDONLY | nonblock | getattr(os, "O_BINARY", 0))
+    if nonblock:
+        import fcntl
+
+        fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~nonblock)
+    return os.fdopen(fd, "rb")
+
+
 def read_text(path: Path) -> str:
     """A file to import, as text: at most MAX_BYTES (a device such as /dev/zero or a pipe is read
     only that far), UTF-8. Anything else is a BrainError naming the file."""
     try:
-        with path.open("rb") as fh:
+        with _open_unblocked(path) as fh:
             st = os.fstat(fh.fileno())
             if stat.S_ISREG(st.st_mode) and st.st_size > MAX_BYTES:
                 raise _too_big(path, f"is {st.st_size / 1e6:.1f} MB, more")

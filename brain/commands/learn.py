@@ -138,12 +138,15 @@ def _ask(
     with the query's words its names lack. Returns those, the queries asked, why it stopped."""
     from brain.commands.find import find_in
     from brain.errors import BrainError
+    from brain.secrets import scan_line
 
     reached: Reached = {}
     done = 0
     for key, evs in ranked:
         if len(evs) < LOOKUPS_MIN:
             break  # ranked by count: the rest are rarer
+        if any(scan_line(e.query) for e in evs):
+            continue  # a credential pasted into a query must never become an alias (folded, unseen)
         if deadline is not None and time.monotonic() > deadline:
             return reached, done, f"out of time after {done} of {len(ranked)} queries"
         done += 1

@@ -13,6 +13,7 @@ from brain import gitutil, secrets
 from brain import vault as vaultmod
 from brain.config import CORE_FILES, SYNONYMS, VAULT_CONFIG
 from brain.errors import BrainError
+from brain.files import read_regular
 from brain.vocab import handle_key
 
 
@@ -24,7 +25,7 @@ def read_file(vault: Path, rel: str) -> tuple[bytes | None, vaultmod.Problem | N
     if why:
         return None, vaultmod.Problem(rel, None, why)
     try:
-        return path.read_bytes(), None
+        return read_regular(path), None
     except (FileNotFoundError, IsADirectoryError):
         return None, None
     except OSError as exc:
@@ -208,6 +209,9 @@ def _bullet_problems(
 
 def _file_problems(rel: str, data: bytes, *, strict: bool) -> list[vaultmod.Problem]:
     """synonyms.tsv's malformed (and, strict, unfit) rows; a note's lines the guard flags."""
+    named = vaultmod.name_problem(rel)
+    if named is not None:
+        return [named]
     text, problems = vaultmod.decode(data, rel)
     if rel == SYNONYMS:
         problems += vaultmod.parse_synonyms(text, rel)[1]
@@ -280,4 +284,6 @@ def lint(
             problems += _file_problems(rel, data, strict=strict)
     problems += [p for rel, p in unread.items() if rel in checked]
     problems.sort(key=lambda p: (p.path, p.line or 0))
-    return LintResult(tuple(checked), bullets, tuple(problems), strict)
+    return LintResult(
+        tuple(secrets.redact(rel) for rel in checked), bullets, tuple(problems), strict
+    )

@@ -23,7 +23,7 @@ LOOKUP = "find"
 
 @dataclass(frozen=True)
 class Miss:
-    query: str  # the latest spelling of the query
+    query: str  # the latest spelling of the query, credentials masked
     count: int  # times it was asked and found nothing
     last_date: str  # YYYY-MM-DD, local, of the latest miss
     callers: tuple[str, ...]  # who asked it, most often first
@@ -68,6 +68,7 @@ def _key(query: str) -> str:
 
 def log(vault: Path, *, since: str = "", log_path: Path | None = None) -> LogResult:
     from brain.commands.find import find
+    from brain.secrets import redact
 
     clause, params = where(vault, since, "")
     clause += f" AND command = '{LOOKUP}'"
@@ -104,10 +105,11 @@ def log(vault: Path, *, since: str = "", log_path: Path | None = None) -> LogRes
         if found is not None:
             mode = found.mode
             if found.hits:
-                answered.append(Answered(g.query, count, last, len(found.hits)))
+                answered.append(Answered(redact(g.query), count, last, len(found.hits)))
                 continue
         ranked = sorted(g.callers.items(), key=lambda kv: (-kv[1], kv[0]))
-        open_.append(Miss(g.query, count, last, tuple(c for c, _ in ranked)))
+        # Asked again as logged (the state dir is yours alone), shown as `brain secrets` shows it.
+        open_.append(Miss(redact(g.query), count, last, tuple(c for c, _ in ranked)))
         for c, n in ranked:
             asked[c] = asked.get(c, 0) + n
     open_.sort(key=lambda m: (-m.count, _neg(m.last_date), m.query))

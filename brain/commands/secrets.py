@@ -66,8 +66,11 @@ def _scope(vault: Path, paths: Iterable[str]) -> vaultmod.Walk:
             found = _walk(vault, "" if rel == "." else rel)
             out.files += found.files
             out.skipped += found.skipped
-        else:
+        elif named.is_file():
             out.files.append(rel)
+        else:  # a pipe would block the read until something writes to it; the walk skips these
+            why = "not a regular file (a pipe, a socket or a device); skipped"
+            out.skipped.append(vaultmod.Problem(rel, None, why))
     out.files = sorted(set(out.files))
     return out
 
@@ -133,7 +136,7 @@ def scan(vault: Path, paths: list[str] | None = None, *, staged: bool = False) -
                 contents[rel] = text
     findings: list[secrets.Finding] = []
     for rel, text in contents.items():
-        findings += secrets.scan_text(text, rel)
+        findings += secrets.scan_name(rel) + secrets.scan_text(text, rel)
     extra = _gitleaks(vault, contents, staged=staged)
     if extra:
         seen = {(f.path, f.line) for f in findings}
@@ -145,7 +148,7 @@ def scan(vault: Path, paths: list[str] | None = None, *, staged: bool = False) -
     skipped.sort(key=lambda p: p.path)
     return SecretsResult(
         not findings and not skipped,
-        tuple(sorted(contents)),
+        tuple(sorted(secrets.redact(rel) for rel in contents)),
         tuple(findings),
         extra is not None,
         tuple(skipped),
@@ -174,7 +177,7 @@ class HistoryFinding:
     commit: str  # the short hash of the commit that introduced the credential to `path`
     date: str  # that commit's author date (YYYY-MM-DD, in the author's time zone), as git log
     path: str
-    line: int  # in that commit's version of the file
+    line: int | None  # in that commit's version of the file
     rule: str
     masked: str
 

@@ -109,7 +109,8 @@ def secrets(result: SecretsResult, *, as_json: bool = False) -> Answer:
         return Answer(json_text(result), code=code)
     also = " (and gitleaks)" if result.gitleaks else ""
     text = "\n".join(
-        f"{printable(f.path)}:{f.line}: {f.rule} ({f.masked})" for f in result.findings
+        f"{printable(f.path)}{'' if f.line is None else f':{f.line}'}: {f.rule} ({f.masked})"
+        for f in result.findings
     )
     notes = [str(skipped) for skipped in result.skipped]
     unread = f"; {plural(len(result.skipped), 'file')} not read (above)" if result.skipped else ""
