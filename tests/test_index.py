@@ -410,34 +410,46 @@ def test_kill_mid_reindex_leaves_a_working_index(big_vault: Path, existing: bool
     assert not list(path.parent.glob(f"{path.name}.tmp-*"))  # the killed build's leftovers
 
 
+BARE = "okapi cache ttl: the okapi cache keeps entries for 90 s"  # the bullet below, embedded
+
+
+class Recorder:
+    """An embedder that records what it is asked to embed (and gives every text one vector)."""
+
+    model_id = "recorder"
+    dim = 2
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    def embed(self, texts: list[str], **_: object) -> object:
+        import numpy as np
+
+        self.seen.extend(texts)
+        return np.ones((len(texts), 2), dtype=np.float32)
+
+
+def add_bare_bullet(vault: Path) -> None:
+    """A bullet with no aliases, in the vault's copy (the fixture's are not indexed)."""
+    memory = vault / "AI" / "MEMORY.md"
+    bare = "- **okapi cache ttl** — the okapi cache keeps entries for 90 s — me — 2026-11-30"
+    memory.write_text(memory.read_text("utf-8").rstrip("\n") + f"\n{bare}\n", "utf-8")
+
+
 def test_a_bullet_is_embedded_as_its_index_says_with_or_without_aliases(vault: Path) -> None:
     """The text each vector stands for is `embed_text` of the vault's unit, as its hash says: a
     bullet with no aliases is `handle: fact`, not `handle (): fact` (the index stores its
     aliases as "", which split into one empty alias)."""
-    from typing import Any
-
     from brain import semantic
 
-    memory = vault / "AI" / "MEMORY.md"
-    bare = "- **okapi cache ttl** — the okapi cache keeps entries for 90 s — me — 2026-11-30"
-    memory.write_text(memory.read_text("utf-8").rstrip("\n") + f"\n{bare}\n", "utf-8")
+    add_bare_bullet(vault)
     assert brain("reindex", "--vault", str(vault)).code == 0  # keywords only (BRAIN_EMBED=none)
-    seen: list[str] = []
-
-    class Recorder:
-        model_id = "recorder"
-        dim = 2
-
-        def embed(self, texts: list[str], **_: Any) -> Any:
-            import numpy as np
-
-            seen.extend(texts)
-            return np.ones((len(texts), 2), dtype=np.float32)
-
+    recorder = Recorder()
     with sqlite3.connect(index_path(vault)) as conn:
-        semantic.update(conn, Recorder())  # type: ignore[arg-type]
+        semantic.update(conn, recorder)  # type: ignore[arg-type]
         hashes = {r[0] for r in conn.execute("SELECT vhash FROM units")}
-    assert "okapi cache ttl: the okapi cache keeps entries for 90 s" in seen
+    seen = recorder.seen
+    assert BARE in seen
     assert any(t.startswith("pgxpool max conns (") for t in seen)  # a bullet with aliases
     assert not [t for t in seen if "(): " in t]
     assert {index.text_hash(t) for t in seen} == hashes
@@ -446,34 +458,18 @@ def test_a_bullet_is_embedded_as_its_index_says_with_or_without_aliases(vault: P
 def test_vectors_of_bare_bullets_made_before_schema_6_are_made_again(vault: Path) -> None:
     """A rebuild keeps the old index's vectors, but not those an older brain made from the wrong
     text (a bullet with no aliases, before schema 6): those are embedded again, nothing else."""
-    from typing import Any
-
     from brain import semantic
 
-    memory = vault / "AI" / "MEMORY.md"
-    bare = "- **okapi cache ttl** — the okapi cache keeps entries for 90 s — me — 2026-11-30"
-    memory.write_text(memory.read_text("utf-8").rstrip("\n") + f"\n{bare}\n", "utf-8")
-    seen: list[str] = []
-
-    class Recorder:
-        model_id = "recorder"
-        dim = 2
-
-        def embed(self, texts: list[str], **_: Any) -> Any:
-            import numpy as np
-
-            seen.extend(texts)
-            return np.ones((len(texts), 2), dtype=np.float32)
-
+    add_bare_bullet(vault)
     assert brain("reindex", "--vault", str(vault)).code == 0
     with sqlite3.connect(index_path(vault)) as conn:
         assert semantic.update(conn, Recorder()) > 100  # type: ignore[arg-type]
         conn.execute("PRAGMA user_version = 5")
-    seen.clear()
     index.rebuild(vault)
+    again = Recorder()
     with sqlite3.connect(index_path(vault)) as conn:
-        semantic.update(conn, Recorder())  # type: ignore[arg-type]
+        semantic.update(conn, again)  # type: ignore[arg-type]
         rows = conn.execute("SELECT handle, text FROM units WHERE kind = 'bullet' AND aliases = ''")
         bare_texts = sorted(f"{handle}: {text}" for handle, text in rows)
-    assert "okapi cache ttl: the okapi cache keeps entries for 90 s" in bare_texts
-    assert sorted(seen) == bare_texts
+    assert BARE in bare_texts
+    assert sorted(again.seen) == bare_texts

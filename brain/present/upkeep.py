@@ -192,11 +192,10 @@ def doctor_text(result: DoctorResult) -> str:
             " by citing the bullet in it, e.g. **handle**):",
         ]
         for note in result.superseded[:SHOWN]:
-            said = "paragraph" if note.paragraphs == 1 else "paragraphs"
             newer = "; ".join(f"{b.handle} {b.locator} ({b.date})" for b in note.bullets)
             lines.append(
-                f"  {note.path}:{note.line} ({note.date}) {note.paragraphs} {said} — "
-                f"older than {newer}"
+                f"  {note.path}:{note.line} ({note.date}) {plural(note.paragraphs, 'paragraph')}"
+                f" — older than {newer}"
             )
     if result.duplicates:
         lines += ["", "Bullets that may say the same thing (merge them, or make one an alias):"]
