@@ -136,8 +136,9 @@ def worker_name(vault: str) -> str:
 
 def run_dirs() -> list[str]:
     """Where a worker's socket may live, in order: `$XDG_RUNTIME_DIR/brain`, the state dir's
-    `run/`; brain.worker_client.run_dir adds `$TMPDIR/brain-<uid>` and picks the first short
-    enough."""
+    `run/` (Linux), and on Unix `$TMPDIR/brain-<uid>` (else /tmp), whose path is short enough for
+    a socket where a long HOME makes the state dir's too long. The thin client and the worker
+    both pick from this one list (run_dir), so they never look in two places."""
     folders = []
     runtime = os.environ.get("XDG_RUNTIME_DIR", "")
     if runtime and os.path.isabs(runtime):
@@ -145,4 +146,19 @@ def run_dirs() -> list[str]:
     state = xdg_dir("state")
     if state is not None:
         folders.append(os.path.join(state, "run"))
+    if hasattr(os, "getuid"):
+        temp = [os.environ.get(var, "") for var in ("TMPDIR", "TEMP", "TMP")]
+        # check_dir refuses it unless it is ours and 0700, as tempfile.mkdtemp would make it
+        folder = next((path for path in temp if os.path.isabs(path)), "/tmp")  # noqa: S108
+        folders.append(os.path.join(folder, f"brain-{os.getuid()}"))
     return folders
+
+
+def run_dir() -> str | None:
+    """The first of run_dirs() where a worker's socket path fits sun_path; None when none does
+    (brain.worker_client then says why no worker can start)."""
+    sample = "worker-" + "0" * 16 + ".sock"  # every worker's name is this long
+    for folder in run_dirs():
+        if len(os.fsencode(os.path.join(folder, sample))) <= SOCKET_PATH_MAX:
+            return folder
+    return None

@@ -29,11 +29,10 @@ from brain import (
     PRIME_STDIN_MAX,
     PROTOCOL,
     SILENCE,
-    SOCKET_PATH_MAX,
     STARTED,
     prime_deadline,
     read_stdin,
-    run_dirs,
+    run_dir,
     worker_name,
     xdg_dir,
 )
@@ -308,16 +307,10 @@ def _try(args: list[str], vault: str) -> tuple[int | None, tuple[str, str, int] 
     """The command's exit code once the worker ran it and its output is written, or None when it
     must run here; then also what to do about the worker once it has: start one where none runs
     (("start", vault, 0)), replace a wedged one (("replace", vault, pid))."""
-    name = worker_name(vault)
-    for folder in run_dirs():
-        base = os.path.join(folder, name)
-        if len(os.fsencode(base)) + 5 <= SOCKET_PATH_MAX:
-            break
-    else:
-        return (
-            None,
-            None,
-        )  # a long path: brain.worker_client picks the folder (and says why it cannot)
+    folder = run_dir()
+    if folder is None:  # no folder short enough: brain.worker_client says why when it starts one
+        return None, None
+    base = os.path.join(folder, worker_name(vault))
     private = _private(folder)
     if private is False:
         return None, None  # brain.worker says why, and refuses it too

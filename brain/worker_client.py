@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from brain import CONNECT_TIMEOUT, DEADLINE, PROTOCOL, SOCKET_PATH_MAX, config, files, worker_name
+from brain import CONNECT_TIMEOUT, DEADLINE, PROTOCOL, config, files, run_dirs, worker_name
+from brain import run_dir as pick_run_dir
 
 ANSWER_SECONDS = 2.0  # after the connect; a live worker slower than this leaves keywords alone
 REPLY_MAX = 16 * 1024 * 1024  # bytes of one reply line
@@ -59,22 +60,16 @@ class Answer:
 
 
 def run_dir() -> Path:
-    """The folder for the worker's socket and files: `$XDG_RUNTIME_DIR/brain`, else the state
-    dir's `run/`, else (a path too long for a Unix socket) `$TMPDIR/brain-<uid>`."""
-    candidates = []
-    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
-    if runtime and Path(runtime).is_absolute():
-        candidates.append(Path(runtime) / "brain")
-    candidates.append(config.state_dir() / "run")
+    """The folder for the worker's socket and files: the first of brain.run_dirs() short enough
+    for a Unix socket (the thin client picks by the same rule), else the last (the worker then
+    fails to bind and says why). Windows has no Unix socket: `$XDG_RUNTIME_DIR/brain` or the
+    state dir's `run/`."""
     if not UNIX:
-        return candidates[0]
-    import tempfile
-
-    candidates.append(Path(tempfile.gettempdir()) / f"brain-{os.getuid()}")
-    for folder in candidates:
-        if len(os.fsencode(folder / "worker-0123456789abcdef.sock")) <= SOCKET_PATH_MAX:
-            return folder
-    return candidates[-1]
+        runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+        if runtime and Path(runtime).is_absolute():
+            return Path(runtime) / "brain"
+        return config.state_dir() / "run"
+    return Path(pick_run_dir() or run_dirs()[-1])
 
 
 def base_of(vault: Path) -> Path:

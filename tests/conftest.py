@@ -40,6 +40,9 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
         ("XDG_CACHE_HOME", ".cache"),
     ):
         monkeypatch.setenv(var, str(home / sub))
+    # A worker whose state dir is too long for a socket lives under $TMPDIR: keep it in here too.
+    (home / "tmp").mkdir()
+    monkeypatch.setenv("TMPDIR", str(home / "tmp"))
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     for who in ("AUTHOR", "COMMITTER"):

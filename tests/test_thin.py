@@ -171,9 +171,9 @@ def test_fresh_processes_agree_with_and_without_a_worker(
     assert "Traceback" not in hook[2]
 
 
-def test_the_client_falls_back_when_no_worker_runs_and_starts_one(
-    vault: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def falls_back_and_starts_one(vault: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A find with no worker running answers in-process and starts one, which answers the next
+    find the same; the folder the worker lives in."""
     monkeypatch.setenv("BRAIN_WORKER", "1")
     monkeypatch.setenv("BRAIN_WORKER_IDLE", "60")
     base = worker_client.base_of(vault)
@@ -193,6 +193,26 @@ def test_the_client_falls_back_when_no_worker_runs_and_starts_one(
         record = worker_client.read_record(base)
         if record is not None:
             _kill(int(record["pid"]))
+    return base.parent
+
+
+def test_the_client_falls_back_when_no_worker_runs_and_starts_one(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    falls_back_and_starts_one(vault, monkeypatch)
+
+
+def test_a_state_dir_too_long_for_a_socket_moves_the_worker_to_the_temp_dir(
+    vault: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A long HOME puts the state dir's socket path past sun_path. The worker used to move to
+    $TMPDIR/brain-<uid> while the client gave up on its own folder: no find was ever served, and
+    none started a worker (this failed CI once pytest's temp paths grew a digit)."""
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / ("state-" + "s" * 80)))
+    monkeypatch.setenv("TMPDIR", str(tmp_path.parent / "t"))  # short enough here
+    assert len(str(tmp_path.parent / "t")) < 70
+    folder = falls_back_and_starts_one(vault, monkeypatch)
+    assert folder == tmp_path.parent / "t" / f"brain-{os.getuid()}"
 
 
 def test_a_hung_worker_costs_one_deadline_and_the_answer_is_the_same(
