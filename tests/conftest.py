@@ -24,9 +24,18 @@ FIXTURE_VAULT = ROOT / "testdata" / "vault"
 _SCRUB = ("BRAIN_", "CLAUDE", "GIT_", "XDG_", "CODEX_", "GEMINI_CLI", "CURSOR_AGENT")
 
 
+# Where each test's TMPDIR is made. A worker whose state dir is too long for a socket lives in
+# $TMPDIR/brain-<uid>, so TMPDIR stays short however deep pytest's temp dir is: a HOME there
+# grows a digit past home999 on an xdist worker, and a long --basetemp or user name adds more.
+_SHORT_TMP = "/tmp" if Path("/tmp").is_dir() else tempfile.gettempdir()
+
+
 @pytest.fixture(autouse=True)
-def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """HOME, XDG dirs, git identity and git config all point into a temp dir."""
+def isolated_env(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[Path]:
+    """HOME, XDG dirs, git identity and git config all point into a temp dir; TMPDIR into a
+    short private folder, removed afterwards."""
     home = tmp_path_factory.mktemp("home")
     for key in list(os.environ):
         if key.startswith(_SCRUB):
@@ -40,9 +49,8 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
         ("XDG_CACHE_HOME", ".cache"),
     ):
         monkeypatch.setenv(var, str(home / sub))
-    # A worker whose state dir is too long for a socket lives under $TMPDIR: keep it in here too.
-    (home / "tmp").mkdir()
-    monkeypatch.setenv("TMPDIR", str(home / "tmp"))
+    tmp = tempfile.mkdtemp(prefix="brain-test-", dir=_SHORT_TMP)
+    monkeypatch.setenv("TMPDIR", tmp)
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     for who in ("AUTHOR", "COMMITTER"):
@@ -58,7 +66,8 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     # the sweep stopped early. A test of the deadline or the budget sets its own.
     monkeypatch.setenv("BRAIN_PRIME_DEADLINE", "30")
     monkeypatch.setenv("BRAIN_TEND_SECONDS", "30")
-    return home
+    yield home
+    shutil.rmtree(tmp, ignore_errors=True)
 
 
 @pytest.fixture
