@@ -329,9 +329,11 @@ def test_a_hung_worker_leaves_the_prompt_to_keywords_in_time(
     wvault: Path,  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # A deadline a loaded machine leaves room in: the worker must be asked for this to test it.
+    # A deadline a loaded machine leaves room in (3 s was not: the fallback's keywords came too
+    # late and prime printed nothing); the answer printed at all is what says the hung worker was
+    # not waited for, as waiting ends in nothing at the deadline.
     env = {"BRAIN_EMBED": "onnx", "BRAIN_WORKER": "1", "BRAIN_WORKER_IDLE": "120"}
-    env["BRAIN_PRIME_DEADLINE"] = "3"
+    env["BRAIN_PRIME_DEADLINE"] = "10"
     pid = start_worker(wvault, monkeypatch)
     doc = brain("prime", "--vault", str(wvault), "--json", "pods out of db connections", env=env)
     assert doc.json()["mode"] == "hybrid"  # a warm worker gives the vector half
@@ -342,7 +344,7 @@ def test_a_hung_worker_leaves_the_prompt_to_keywords_in_time(
         os.kill(pid, signal.SIGCONT)
     assert run.code == 0
     assert POOL in run.out  # keywords, at once: the worker is replaced, no model is loaded
-    assert took < 3.0 + SLACK
+    assert took < 10.0 + SLACK
     wait_for("the hung worker to be killed", lambda: not _alive(pid), 10)
 
 
