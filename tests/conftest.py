@@ -35,7 +35,10 @@ def isolated_env(
     tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Path]:
     """HOME, XDG dirs, git identity and git config all point into a temp dir; TMPDIR into a
-    short private folder, removed afterwards."""
+    short private folder, removed afterwards. The environment is put back as it was, also what a
+    test set in os.environ itself rather than through monkeypatch (it would reach every later
+    test's module and session fixtures on this xdist worker)."""
+    saved = dict(os.environ)
     home = tmp_path_factory.mktemp("home")
     for key in list(os.environ):
         if key.startswith(_SCRUB):
@@ -68,6 +71,8 @@ def isolated_env(
     monkeypatch.setenv("BRAIN_TEND_SECONDS", "30")
     yield home
     shutil.rmtree(tmp, ignore_errors=True)
+    os.environ.clear()
+    os.environ.update(saved)
 
 
 @pytest.fixture
