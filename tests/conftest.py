@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import io
 import json
 import os
@@ -89,6 +90,12 @@ def twin(vault: Path, tmp_path: Path) -> Path:
     dest = tmp_path / "twin"
     shutil.copytree(vault, dest)
     return dest
+
+
+def today() -> str:
+    """The date brain writes, read when a test compares it: a run that crosses midnight would
+    otherwise compare with the day the test module was imported."""
+    return dt.date.today().isoformat()
 
 
 def git(repo: Path, *args: str) -> str:
