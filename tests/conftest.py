@@ -25,15 +25,24 @@ FIXTURE_VAULT = ROOT / "testdata" / "vault"
 _SCRUB = ("BRAIN_", "CLAUDE", "GIT_", "XDG_", "CODEX_", "GEMINI_CLI", "CURSOR_AGENT")
 
 
-# Where each test's TMPDIR is made. A worker whose state dir is too long for a socket lives in
-# $TMPDIR/brain-<uid>, so TMPDIR stays short however deep pytest's temp dir is: a HOME there
-# grows a digit past home999 on an xdist worker, and a long --basetemp or user name adds more.
-_SHORT_TMP = "/tmp" if Path("/tmp").is_dir() else tempfile.gettempdir()
+@pytest.fixture(scope="session")
+def short_tmp_root() -> Iterator[Path]:
+    """Where each test's TMPDIR is made. A worker whose state dir is too long for a socket lives
+    in $TMPDIR/brain-<uid>, so TMPDIR stays short however deep pytest's temp dir is: a HOME there
+    grows a digit past home999 on an xdist worker, and a long --basetemp or user name adds more.
+    One folder per test process, removed at its end: a process a test left behind that writes
+    in its TMPDIR after the test (a worker starting) leaves nothing in /tmp past the run."""
+    short = "/tmp" if Path("/tmp").is_dir() else tempfile.gettempdir()
+    root = Path(tempfile.mkdtemp(prefix="brain-tests-", dir=short))
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
 
 
 @pytest.fixture(autouse=True)
 def isolated_env(
-    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    short_tmp_root: Path,
 ) -> Iterator[Path]:
     """HOME, XDG dirs, git identity and git config all point into a temp dir; TMPDIR into a
     short private folder, removed afterwards. The environment is put back as it was, also what a
@@ -53,7 +62,7 @@ def isolated_env(
         ("XDG_CACHE_HOME", ".cache"),
     ):
         monkeypatch.setenv(var, str(home / sub))
-    tmp = tempfile.mkdtemp(prefix="brain-test-", dir=_SHORT_TMP)
+    tmp = tempfile.mkdtemp(dir=short_tmp_root)
     monkeypatch.setenv("TMPDIR", tmp)
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
