@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import io
 import json
 import os
@@ -24,9 +25,30 @@ FIXTURE_VAULT = ROOT / "testdata" / "vault"
 _SCRUB = ("BRAIN_", "CLAUDE", "GIT_", "XDG_", "CODEX_", "GEMINI_CLI", "CURSOR_AGENT")
 
 
+@pytest.fixture(scope="session")
+def short_tmp_root() -> Iterator[Path]:
+    """Where each test's TMPDIR is made. A worker whose state dir is too long for a socket lives
+    in $TMPDIR/brain-<uid>, so TMPDIR stays short however deep pytest's temp dir is: a HOME there
+    grows a digit past home999 on an xdist worker, and a long --basetemp or user name adds more.
+    One folder per test process, removed at its end: a process a test left behind that writes
+    in its TMPDIR after the test (a worker starting) leaves nothing in /tmp past the run."""
+    short = "/tmp" if Path("/tmp").is_dir() else tempfile.gettempdir()
+    root = Path(tempfile.mkdtemp(prefix="brain-tests-", dir=short))
+    yield root
+    shutil.rmtree(root, ignore_errors=True)
+
+
 @pytest.fixture(autouse=True)
-def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """HOME, XDG dirs, git identity and git config all point into a temp dir."""
+def isolated_env(
+    tmp_path_factory: pytest.TempPathFactory,
+    monkeypatch: pytest.MonkeyPatch,
+    short_tmp_root: Path,
+) -> Iterator[Path]:
+    """HOME, XDG dirs, git identity and git config all point into a temp dir; TMPDIR into a
+    short private folder, removed afterwards. The environment is put back as it was, also what a
+    test set in os.environ itself rather than through monkeypatch (it would reach every later
+    test's module and session fixtures on this xdist worker)."""
+    saved = dict(os.environ)
     home = tmp_path_factory.mktemp("home")
     for key in list(os.environ):
         if key.startswith(_SCRUB):
@@ -40,9 +62,8 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
         ("XDG_CACHE_HOME", ".cache"),
     ):
         monkeypatch.setenv(var, str(home / sub))
-    # A worker whose state dir is too long for a socket lives under $TMPDIR: keep it in here too.
-    (home / "tmp").mkdir()
-    monkeypatch.setenv("TMPDIR", str(home / "tmp"))
+    tmp = tempfile.mkdtemp(dir=short_tmp_root)
+    monkeypatch.setenv("TMPDIR", tmp)
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     for who in ("AUTHOR", "COMMITTER"):
@@ -58,7 +79,10 @@ def isolated_env(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
     # the sweep stopped early. A test of the deadline or the budget sets its own.
     monkeypatch.setenv("BRAIN_PRIME_DEADLINE", "30")
     monkeypatch.setenv("BRAIN_TEND_SECONDS", "30")
-    return home
+    yield home
+    shutil.rmtree(tmp, ignore_errors=True)
+    os.environ.clear()
+    os.environ.update(saved)
 
 
 @pytest.fixture
@@ -75,6 +99,12 @@ def twin(vault: Path, tmp_path: Path) -> Path:
     dest = tmp_path / "twin"
     shutil.copytree(vault, dest)
     return dest
+
+
+def today() -> str:
+    """The date brain writes, read when a test compares it: a run that crosses midnight would
+    otherwise compare with the day the test module was imported."""
+    return dt.date.today().isoformat()
 
 
 def git(repo: Path, *args: str) -> str:

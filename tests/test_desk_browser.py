@@ -69,6 +69,23 @@ def shot(driver: object, tmp_path: Path, name: str) -> Path:
     return path
 
 
+def click_through(driver: object, element: object) -> None:
+    """Click what loads another page (a form's button, a link) and wait until it has: read at
+    once, the page is still the old one, whose elements go stale while they are read (as they
+    did under load: a StaleElementReferenceException on the note after a drop)."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.remote.webdriver import WebDriver
+    from selenium.webdriver.remote.webelement import WebElement
+    from selenium.webdriver.support import expected_conditions as ec
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    assert isinstance(driver, WebDriver)
+    assert isinstance(element, WebElement)
+    old = driver.find_element(By.TAG_NAME, "html")
+    element.click()
+    WebDriverWait(driver, 60).until(ec.staleness_of(old))
+
+
 def test_every_page_approve_and_drop_by_clicking(
     vault: Path, twin: Path, desk_url: str, browser: object, tmp_path: Path
 ) -> None:
@@ -97,7 +114,7 @@ def test_every_page_approve_and_drop_by_clicking(
     # approve #2 to LEARNINGS by clicking; the terminal does the same on the twin
     item = d.find_element(By.ID, "item-2")
     Select(item.find_element(By.TAG_NAME, "select")).select_by_value("LEARNINGS")
-    item.find_element(By.CSS_SELECTOR, "button.approve").click()
+    click_through(d, item.find_element(By.CSS_SELECTOR, "button.approve"))
     note = d.find_element(By.ID, "note").text
     assert note.startswith("Approved in AI/LEARNINGS.md:"), note
     assert brain("inbox", "approve", "2", "--to", "LEARNINGS", "--vault", str(twin)).code == 0
@@ -105,7 +122,7 @@ def test_every_page_approve_and_drop_by_clicking(
     shot(d, tmp_path, "inbox-approved")
 
     # drop what is now #1
-    d.find_element(By.ID, "item-1").find_element(By.CSS_SELECTOR, "button.drop").click()
+    click_through(d, d.find_element(By.ID, "item-1").find_element(By.CSS_SELECTOR, "button.drop"))
     assert d.find_element(By.ID, "note").text.startswith("Dropped:")
     assert brain("inbox", "drop", "1", "--vault", str(twin)).code == 0
     assert snapshot(vault) == snapshot(twin)
@@ -116,7 +133,7 @@ def test_every_page_approve_and_drop_by_clicking(
     area = item.find_element(By.NAME, "text")
     area.clear()
     area.send_keys("helm diff plugin — always run helm diff first")
-    item.find_element(By.CSS_SELECTOR, "details.edit button").click()
+    click_through(d, item.find_element(By.CSS_SELECTOR, "details.edit button"))
     assert d.find_element(By.ID, "note").text.startswith("Edited and approved in AI/MEMORY.md")
     inbox = twin / "AI/INBOX.md"
     inbox.write_text(
@@ -135,7 +152,7 @@ def test_every_page_approve_and_drop_by_clicking(
     d.get(desk_url.split("?", maxsplit=1)[0] + "inbox")
     assert len(d.find_elements(By.CSS_SELECTOR, "li.item")) == 2
     d.find_element(By.ID, "all").click()
-    d.find_element(By.CSS_SELECTOR, "#bulk button[value=approve]").click()
+    click_through(d, d.find_element(By.CSS_SELECTOR, "#bulk button[value=approve]"))
     assert d.find_element(By.ID, "note").text.startswith("Approved 2 of 2.")
     for _ in range(2):
         assert brain("inbox", "approve", "1", "--vault", str(twin)).code == 0
@@ -143,14 +160,14 @@ def test_every_page_approve_and_drop_by_clicking(
     assert "The inbox is empty" in d.find_element(By.TAG_NAME, "main").text
 
     # misses: the unanswered query, answered with a synonym row by a click
-    d.find_element(By.LINK_TEXT, "Misses").click()
+    click_through(d, d.find_element(By.LINK_TEXT, "Misses"))
     main = d.find_element(By.TAG_NAME, "main").text
     assert "zorblax frobnicate" in main
     shot(d, tmp_path, "misses")
     row = d.find_element(By.CSS_SELECTOR, "table.misses tbody tr")
     row.find_element(By.TAG_NAME, "summary").click()
     row.find_element(By.NAME, "expansion").send_keys("libgit2")
-    row.find_element(By.CSS_SELECTOR, "form[action='/misses/synonym'] button").click()
+    click_through(d, row.find_element(By.CSS_SELECTOR, "form[action='/misses/synonym'] button"))
     assert "Added to AI/synonyms.tsv: zorblax → libgit2" in d.find_element(By.ID, "note").text
     assert "zorblax\tlibgit2" in (vault / "AI/synonyms.tsv").read_text(encoding="utf-8")
 
@@ -165,7 +182,7 @@ def test_every_page_approve_and_drop_by_clicking(
     shot(d, tmp_path, "misses-answered")
 
     # ledger: figures, both charts drawn by the vendored Chart.js, top queries
-    d.find_element(By.LINK_TEXT, "Ledger").click()
+    click_through(d, d.find_element(By.LINK_TEXT, "Ledger"))
     main = d.find_element(By.TAG_NAME, "main").text
     assert "lookups" in main
     assert "libgit2 hooks" in main
@@ -175,7 +192,7 @@ def test_every_page_approve_and_drop_by_clicking(
     assert drawn == [True, True]
     shot(d, tmp_path, "ledger")
 
-    d.find_element(By.LINK_TEXT, "Health").click()
+    click_through(d, d.find_element(By.LINK_TEXT, "Health"))
     # doctor runs in the background: the page reloads itself until its reading is there
     checks = WebDriverWait(d, 120).until(
         lambda drv: drv.find_element(By.CSS_SELECTOR, "table.checks")
@@ -184,7 +201,7 @@ def test_every_page_approve_and_drop_by_clicking(
     shot(d, tmp_path, "health")
 
     # search: find's ranking and match signals
-    d.find_element(By.LINK_TEXT, "Search").click()
+    click_through(d, d.find_element(By.LINK_TEXT, "Search"))
     box = d.find_element(By.NAME, "q")
     box.send_keys("libgit2 hooks")
     box.submit()  # returns before the answer's page is there: wait for it
@@ -203,5 +220,5 @@ def test_every_page_approve_and_drop_by_clicking(
     assert not banner.is_displayed()
     brain("propose", "--vault", str(vault), "desk live — an open page offers a reload")
     WebDriverWait(d, 30).until(lambda _: banner.is_displayed())
-    banner.find_element(By.LINK_TEXT, "Reload").click()
+    click_through(d, banner.find_element(By.LINK_TEXT, "Reload"))
     assert d.find_element(By.CSS_SELECTOR, ".count").text == "1"

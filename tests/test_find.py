@@ -469,8 +469,8 @@ def run_in_pty(
                 if not data:
                     break
                 chunks.append(data)
-            elif proc.poll() is not None:
-                break
+            elif proc.poll() is not None and not select.select([main], [], [], 0)[0]:
+                break  # it exited with nothing left to read (what it wrote as it exited is read)
     finally:
         os.close(main)
     code = proc.wait(timeout=10)

@@ -11,14 +11,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import brain
+from conftest import brain, today
 from test_contract import KEYS
 
 from brain.commands import inbox as inboxmod
 from brain.commands.find import find
 from brain.commands.propose import complete, propose
 
-TODAY = dt.date.today().isoformat()
+TODAY = dt.date.today().isoformat()  # for complete(), which is given the date
 PROPOSE_KEYS = KEYS["`propose`"]
 INBOX_KEYS = KEYS["`inbox`"]
 PROPOSAL_KEYS = KEYS["`inbox` proposal"]
@@ -84,12 +84,12 @@ def test_complete_refuses_what_is_not_a_bullet(line: str, says: str) -> None:
 def test_propose_takes_the_readmes_forms_on_the_command_line(vault: Path) -> None:
     run = brain("propose", "--vault", str(vault), "- **okapi backfill** — backfill runs nightly")
     assert run.code == 0, run
-    assert f"- **okapi backfill** — backfill runs nightly — script — {TODAY}" in run.out
+    assert f"- **okapi backfill** — backfill runs nightly — script — {today()}" in run.out
     run = brain(
         "propose", "--vault", str(vault), "--json", "- okapi two — fact", "--to", "LEARNINGS"
     )
     assert (run.json()["markdown"], run.json()["to"]) == (
-        f"- **okapi two** — fact — script — {TODAY}",
+        f"- **okapi two** — fact — script — {today()}",
         "LEARNINGS",
     )
     run = brain("propose", "--vault", str(vault), "celery beat (aliases: scheduler) — runs cron")
@@ -126,7 +126,7 @@ def test_propose_appends_to_the_inbox_which_find_never_searches(vault: Path) -> 
     assert result.action == "proposed"
     assert result.number == 4  # the fixture's inbox holds three
     assert lines_of(vault, "AI/INBOX.md")[-2] == result.markdown
-    assert result.markdown.endswith(f" — {TODAY}")
+    assert result.markdown.endswith(f" — {today()}")
     assert find(vault, "zebra crossing").hits == ()
 
 
@@ -148,7 +148,7 @@ def test_the_caller_is_the_source(vault: Path) -> None:
     )
     doc = run.json()
     assert list(doc) == PROPOSE_KEYS
-    assert doc["markdown"] == f"- **kiwi** — a fact — codex — {TODAY}"
+    assert doc["markdown"] == f"- **kiwi** — a fact — codex — {today()}"
 
 
 def test_proposing_twice_adds_nothing(vault: Path) -> None:
@@ -225,7 +225,7 @@ def test_approving_an_update_replaces_the_bullet_in_place(vault: Path) -> None:
     assert result.line == 9
     assert result.replaced == before[8]
     fact = "brain is written in Python 3.12"
-    assert after[8] == f"- **brain cli** (aliases: brain, memory cli) — {fact} — me — {TODAY}"
+    assert after[8] == f"- **brain cli** (aliases: brain, memory cli) — {fact} — me — {today()}"
     assert len(after) == len(before)
     assert sum(1 for line in after if line.startswith("- **brain cli**")) == 1
 

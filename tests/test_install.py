@@ -19,7 +19,7 @@ import pytest
 from conftest import ROOT, Run, brain, git
 from test_contract import KEYS, no_none_markers
 
-from brain import agent_hooks, config, shipped
+from brain import agent_hooks, config, shipped, worker_client
 from brain.commands import install as installmod
 
 STARTER = ["AI/INBOX.md", "AI/LEARNINGS.md", "AI/MEMORY.md", "AI/TUNINGS.md", "AI/synonyms.tsv"]
@@ -481,7 +481,9 @@ def test_uninstall_stops_the_worker_and_names_what_it_leaves(
     env = {**os.environ, "BRAIN_EMBED": "onnx", "BRAIN_WORKER_IDLE": "120"}
     worker = subprocess.Popen([sys.executable, "-P", "-m", "brain.worker", str(vault)], env=env)
     try:
-        run_dir = config.state_dir() / "run"
+        # the folder the worker picks: the state dir's run/ only while its socket path fits (a
+        # HOME past home999 on an xdist worker is too long, and the worker lives in $TMPDIR)
+        run_dir = worker_client.run_dir()
         deadline = time.monotonic() + 90
         while not list(run_dir.glob("worker-*.sock")) and worker.poll() is None:
             assert time.monotonic() < deadline, "the worker never started serving"

@@ -28,7 +28,7 @@ from brain.present import hits
 
 HOOK = ROOT / "testdata" / "hooks" / "claude-user-prompt-submit.json"
 POOL = "AI/LEARNINGS.md:36 pgxpool max conns — "  # the answer to the fixture's prompt
-SLACK = 2.0  # seconds a loaded machine may add to a process's start and exit
+SLACK = 3.0  # seconds a loaded machine adds to a process's start and exit (2.5 s seen on 2 cores)
 DEFAULT = str(PRIME_DEADLINE)  # the product's (conftest gives the tests a longer one)
 
 
@@ -273,6 +273,11 @@ def test_a_missing_vault_gives_nothing_in_time_and_is_logged(tmp_path: Path) -> 
     took, run = hook(tmp_path / "nowhere", event(), BRAIN_PRIME_DEADLINE=DEFAULT)
     assert (run.code, run.out, run.err) == (0, "", "")
     assert took < 1.0 + SLACK
+    # The product's 1 s counts from the process's start: on a loaded machine it can run out
+    # before prime has even looked for the vault, and it ends with nothing logged. Whether the
+    # reason is logged is asked under conftest's deadline, which a loaded machine does not reach.
+    run = hook(tmp_path / "nowhere", event())[1]
+    assert (run.code, run.out, run.err) == (0, "", "")
     log = config.state_dir() / "logs" / "prime.log"
     assert "does not exist" in log.read_text(encoding="utf-8")
     by_hand = brain("prime", "--vault", str(tmp_path / "nowhere"), "pgxpool")
@@ -308,13 +313,14 @@ def test_stdin_left_open_is_not_waited_on_past_the_deadline(ivault: Path) -> Non
     assert proc.stdin is not None
     proc.stdin.write(event()[:40].encode())
     proc.stdin.flush()
-    start = time.monotonic()
     try:
-        assert proc.wait(timeout=0.5 + SLACK) == 0  # stdin still open
+        # stdin still open: without the deadline the read never ends. A bound near the deadline
+        # would time the interpreter's start on a loaded machine (the deadline's precision is
+        # test_the_deadline_cuts_a_prime_held_up_and_prints_nothing's).
+        assert proc.wait(timeout=30) == 0
     finally:
         proc.kill()
         out, err = proc.communicate()
-    assert time.monotonic() - start < 0.5 + SLACK
     assert (proc.returncode, out, err) == (0, b"", b"")
 
 
@@ -323,9 +329,11 @@ def test_a_hung_worker_leaves_the_prompt_to_keywords_in_time(
     wvault: Path,  # noqa: F811
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    # A deadline a loaded machine leaves room in: the worker must be asked for this to test it.
+    # A deadline a loaded machine leaves room in (3 s was not: the fallback's keywords came too
+    # late and prime printed nothing); the answer printed at all is what says the hung worker was
+    # not waited for, as waiting ends in nothing at the deadline.
     env = {"BRAIN_EMBED": "onnx", "BRAIN_WORKER": "1", "BRAIN_WORKER_IDLE": "120"}
-    env["BRAIN_PRIME_DEADLINE"] = "3"
+    env["BRAIN_PRIME_DEADLINE"] = "10"
     pid = start_worker(wvault, monkeypatch)
     doc = brain("prime", "--vault", str(wvault), "--json", "pods out of db connections", env=env)
     assert doc.json()["mode"] == "hybrid"  # a warm worker gives the vector half
@@ -336,7 +344,7 @@ def test_a_hung_worker_leaves_the_prompt_to_keywords_in_time(
         os.kill(pid, signal.SIGCONT)
     assert run.code == 0
     assert POOL in run.out  # keywords, at once: the worker is replaced, no model is loaded
-    assert took < 3.0 + SLACK
+    assert took < 10.0 + SLACK
     wait_for("the hung worker to be killed", lambda: not _alive(pid), 10)
 
 

@@ -4,14 +4,13 @@ history, real processes for the hook and the daily sweep."""
 
 from __future__ import annotations
 
-import datetime as dt
 import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FIXTURE_VAULT, brain, git
+from conftest import FIXTURE_VAULT, brain, git, today
 from test_contract import KEYS
 
 from brain import config, usage
@@ -23,7 +22,6 @@ from brain.commands import verify as verifymod
 from brain.commands.doctor import doctor
 from brain.errors import BrainError
 
-TODAY = dt.date.today().isoformat()
 OLD = "2025-01-02"
 
 
@@ -153,7 +151,7 @@ def test_verify_cli_json_exit_code_and_apply(history_vault: Path) -> None:
     assert doc["dated"] == []
     run = brain("verify", "inbox file", "--apply", "--vault", str(history_vault))
     assert run.code == 0, run.err
-    assert f"- **inbox file** — proposals wait in AI/INBOX.md — me — {TODAY}" in (
+    assert f"- **inbox file** — proposals wait in AI/INBOX.md — me — {today()}" in (
         history_vault / "AI/MEMORY.md"
     ).read_text(encoding="utf-8")
     add(history_vault, f"- **gone file** — it lived in AI/GONE.md — me — {OLD}")
@@ -259,7 +257,7 @@ def test_tend_queues_items_once_and_approve_applies_each(tended: Path) -> None:
     # date
     items = [p for p in inboxmod.inbox(tended).proposals if p.kind == "hygiene"]
     inboxmod.approve(tended, items[0].number)
-    assert f"- **inbox file** — proposals wait in AI/INBOX.md — me — {TODAY}" in memory.read_text(
+    assert f"- **inbox file** — proposals wait in AI/INBOX.md — me — {today()}" in memory.read_text(
         encoding="utf-8"
     )
     log = (tended / config.TENDED).read_text(encoding="utf-8")
@@ -452,7 +450,7 @@ def test_background_starts_the_daily_sweep_once_a_day(tended: Path) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not stamp.exists():
         time.sleep(0.2)
-    assert stamp.read_text(encoding="utf-8").strip() == TODAY
+    assert stamp.read_text(encoding="utf-8").strip() == today()
     assert not tendmod.background(tended)
 
 
@@ -494,7 +492,7 @@ def test_post_commit_hook_starts_the_daily_sweep(git_vault: Path) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not stamp.exists():
         time.sleep(0.2)
-    assert stamp.read_text(encoding="utf-8").strip() == TODAY
+    assert stamp.read_text(encoding="utf-8").strip() == today()
     queued = (git_vault / config.INBOX).read_text(encoding="utf-8")
     assert "- tend: date 4 verified bullet(s) today: " in queued
     assert "**inbox file**" in queued

@@ -22,7 +22,7 @@ import pytest
 from conftest import ROOT, Run, brain
 from test_hybrid import _Embeddings, embedded_state, hvault  # noqa: F401 (fixtures)
 
-from brain import config, index, worker, worker_client
+from brain import config, index, worker, worker_client, worker_name
 
 ONNX = {"BRAIN_EMBED": "onnx", "BRAIN_WORKER": "1", "BRAIN_WORKER_IDLE": "120"}
 QUERY = "people paid double when the card processor was sluggish"
@@ -45,7 +45,11 @@ def ask_note(vault: Path) -> str:
 
 
 def stop_workers(base: Path) -> None:
-    """Kill the worker of `base` by the pid it recorded, and wait for any that is starting."""
+    """Kill the worker of `base` by the pid it recorded, and wait for any that is starting; and
+    first, by pid, one a command spawned a moment ago that has not taken its lock or written its
+    record yet (a replacement for a hung one), which would otherwise outlive the test."""
+    for pid in _spawned(base):
+        _kill(pid)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         record = worker_client.read_record(base)
@@ -57,6 +61,20 @@ def stop_workers(base: Path) -> None:
             lock.close()
             return
         time.sleep(0.1)
+
+
+def _spawned(base: Path) -> list[int]:
+    """The pids of this user's `python -m brain.worker VAULT` processes whose files are `base`
+    (brain.worker_name of VAULT), by their command lines (Linux; elsewhere none)."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            args = cmdline.read_bytes().decode("utf-8", "replace").split("\0")[:-1]
+        except OSError:  # gone meanwhile, or not ours to read
+            continue
+        if args[-3:-1] == ["-m", "brain.worker"] and worker_name(args[-1]) == base.name:
+            found.append(int(cmdline.parent.name))
+    return found
 
 
 def _kill(pid: int) -> None:
