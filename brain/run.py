@@ -422,12 +422,13 @@ def argv_text(text: str, what: str = "the query") -> str:
     decodes argv) replaced by U+FFFD, after one line on stderr that says so: the rest of the text
     still counts (a query's other words are searched), and SQLite, files and stdout never see a
     surrogate."""
-    from brain.text import has_surrogates, repair, undecodable
+    from brain.text import has_surrogates, mask_secrets, repair, undecodable
 
     if not has_surrogates(text):
         return text
     fixed = repair(text)
-    sys.stderr.write(f"brain: {what} is not valid UTF-8 ({undecodable(text)}); read as {fixed!r}\n")
+    said = mask_secrets(fixed)
+    sys.stderr.write(f"brain: {what} is not valid UTF-8 ({undecodable(text)}); read as {said!r}\n")
     return fixed
 
 

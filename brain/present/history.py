@@ -19,7 +19,7 @@ from brain.present import Answer, clip, json_text
 from brain.recall import history
 from brain.recall.activity import RepoDay
 from brain.recall.search import SHORT_ID
-from brain.text import printable
+from brain.text import mask_secrets, printable
 
 if TYPE_CHECKING:
     from brain.caller import Caller
@@ -64,7 +64,8 @@ class LessonsDoc:
 
 
 def howto_json(result: HowtoResult) -> str:
-    return json_text(HowtoDoc(result.query, result.count, result.hits, result.proposal))
+    query = mask_secrets(result.query)  # echoed masked, as the commands are
+    return json_text(HowtoDoc(query, result.count, result.hits, result.proposal))
 
 
 def lessons_json(result: LessonsResult) -> str:
@@ -303,7 +304,7 @@ def howto(result: HowtoResult, who: Caller, asked: str, *, as_json: bool = False
     text = _answer(result, who, as_json, howto_json, howto_table, howto_lines)
     note = ""
     if not result.hits and not as_json and who.person:
-        note = f"no command in the transcripts did {asked!r}"
+        note = f"no command in the transcripts did {mask_secrets(asked)!r}"
     return Answer(text, note, 0 if result.hits else 1)
 
 
