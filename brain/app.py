@@ -246,6 +246,9 @@ def install_command(
         ),
     ] = False,
     yes: Annotated[bool, typer.Option("--yes", "-y", hidden=True)] = False,  # same as --init
+    vault: Annotated[
+        str | None, typer.Option("--vault", help="The vault folder, as PATH (either one).")
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Set up the vault: record it, put brain on PATH, hook git and Claude Code, build the index.
@@ -255,8 +258,12 @@ def install_command(
     from brain.commands.install import choose_vault, install
     from brain.errors import BrainError
 
+    if path and vault and Path(path).expanduser().resolve() != Path(vault).expanduser().resolve():
+        raise UsageError(
+            f"PATH {path} and --vault {vault} name two vaults", f"brain install {path}"
+        )
     init = init or yes
-    choice = choose_vault(path)
+    choice = choose_vault(path or vault)
     if choice.needs_init and not init and not as_json and sys.stdin.isatty():
         init = typer.confirm(
             f"{choice.path} is not a git repository. Run `git init` there and use it as the vault?",
@@ -322,8 +329,8 @@ def pack_command(**opts: Any) -> None:
     raise typer.Exit(runner.run_pack(**opts))
 
 
-@app.command("settle")
-def settle_command() -> None:
+@declared("settle")
+def settle_command(vault: str | None) -> None:
     """Ask an agent, once per session, to propose what it settled before it stops.
 
     The agents' stop hook (`brain hooks on` registers it): it reads the stop event on stdin and,
@@ -331,7 +338,7 @@ def settle_command() -> None:
     ...}` naming the files and the corrections the user made. Otherwise it prints nothing. It
     always exits 0.
     """
-    raise typer.Exit(runner.run_settle())
+    raise typer.Exit(runner.run_settle(vault))
 
 
 @declared("prime")

@@ -50,6 +50,7 @@ from brain.caller import Caller
 from brain.crash import crash_report
 from brain.errors import BrainError
 from brain.present import Answer, data, record, size
+from brain.text import printable
 
 INSTRUCTIONS = (
     "brain is the user's memory: facts (bullets) and notes from a git vault of Markdown. "
@@ -61,7 +62,8 @@ _LOCK = threading.Lock()
 
 
 def client_name(ctx: Context | None) -> str:
-    """The client's own name from `initialize` (clientInfo.name), else "unknown"."""
+    """The client's own name from `initialize` (clientInfo.name), else "unknown"; escaped
+    (brain.text.printable): `brain log`, the ledger and the desk print it as the caller."""
     if ctx is None:
         return "unknown"
     try:
@@ -69,7 +71,7 @@ def client_name(ctx: Context | None) -> str:
     except (AttributeError, ValueError, RuntimeError):
         return "unknown"
     name = params.client_info.name if params is not None else ""
-    return name.strip() or "unknown"
+    return printable(name.strip()) or "unknown"
 
 
 class Server:

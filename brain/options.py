@@ -133,6 +133,7 @@ COMMANDS: dict[str, Command] = {
         (("line", "+", "The bullet: `handle — fact`; source and date are added if missing."),),
         (TO, VAULT, JSON),
     ),
+    "settle": ((), (VAULT,)),
     "tend": (
         (),
         (

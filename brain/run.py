@@ -391,11 +391,12 @@ def pack_for(
     return Packed(packmod.pack(path, project, budget=budget, fresh=fresh), empty, project, path)
 
 
-def run_settle() -> int:
+def run_settle(vault: str | None = None) -> int:
     """`brain settle`, the agents' stop hook: `{"decision": "block", "reason": ...}` on stdout
-    once per session that wrote files and proposed nothing, else nothing. It exits 0 whatever
-    happens (an agent must never be kept from stopping by brain's own failure): errors go to the
-    state dir's logs/settle.log."""
+    once per session that wrote files and proposed nothing, else nothing; a stop that passes
+    sends `vault` (else the one BRAIN_VAULT or the record names) and starts its daily sweep. It
+    exits 0 whatever happens (an agent must never be kept from stopping by brain's own failure):
+    errors go to the state dir's logs/settle.log."""
     from brain import hook_event
     from brain.commands import settle as settlemod
 
@@ -411,7 +412,7 @@ def run_settle() -> int:
 
         out(dumps(hook_event.block(result.reason)))
     try:
-        settlemod.after(event, result)
+        settlemod.after(event, result, vault)
     except Exception as exc:
         settlemod.log_error(exc)
     return 0
@@ -422,12 +423,13 @@ def argv_text(text: str, what: str = "the query") -> str:
     decodes argv) replaced by U+FFFD, after one line on stderr that says so: the rest of the text
     still counts (a query's other words are searched), and SQLite, files and stdout never see a
     surrogate."""
-    from brain.text import has_surrogates, repair, undecodable
+    from brain.text import has_surrogates, mask_secrets, repair, undecodable
 
     if not has_surrogates(text):
         return text
     fixed = repair(text)
-    sys.stderr.write(f"brain: {what} is not valid UTF-8 ({undecodable(text)}); read as {fixed!r}\n")
+    said = mask_secrets(fixed)
+    sys.stderr.write(f"brain: {what} is not valid UTF-8 ({undecodable(text)}); read as {said!r}\n")
     return fixed
 
 

@@ -18,9 +18,6 @@ import json
 import math
 import os
 import re
-import shutil
-import subprocess
-import tempfile
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -44,7 +41,9 @@ class Rule:
     id: str
     description: str
     pattern: re.Pattern[str]
-    # Lowercase substrings; the rule runs only when one occurs in the lowercased text.
+    # Lowercase substrings; the rule runs only when one occurs in the lowercased text. Each holds
+    # one of brain.text.CREDENTIAL_HINTS (tests/test_masking.py checks), or an echoed query holding
+    # it would not be masked.
     keywords: tuple[str, ...]
     min_entropy: float = 0.0
     min_length: int = 1
@@ -731,6 +730,8 @@ def gitleaks_findings(paths: Sequence[Path], root: Path) -> list[Finding] | None
     """`run_gitleaks` over files on disk: ``paths`` are files or directories, absolute or
     relative to ``root``; those outside ``root`` are skipped, and ``root``'s
     `.gitleaks.toml` is passed when there is one."""
+    import shutil
+
     if shutil.which("gitleaks") is None:
         return None
     root = _normalized(root)
@@ -750,6 +751,10 @@ def run_gitleaks(
     but kept after 8.19); `dir` is the newer spelling and the fallback. The one place brain runs
     gitleaks.
     """
+    import shutil  # here, not at the top: masking an echoed query needs none of the three
+    import subprocess
+    import tempfile
+
     exe = shutil.which("gitleaks")
     if exe is None:
         return None

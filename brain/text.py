@@ -104,3 +104,29 @@ def printable(text: str) -> str:
         else escaped(ch)
         for ch in text
     )
+
+
+# Words without which no rule of brain.secrets runs: a rule runs only when one of its keywords
+# is in the lowercased text, and every keyword holds one of these (tests/test_masking.py checks).
+# Text that holds none has nothing to mask, so echoing it never pays for loading the rules (~30 ms
+# of regular expressions) on `brain find`'s path.
+CREDENTIAL_HINTS = (
+    "://",
+    *("abia", "acca", "aiza", "akia", "asia", "eyj", "q~", "xox", "bearer", "token", "secret"),
+    *("password", "passwd", "passphrase", "pwd", "private key", "accountkey", "service_account"),
+    *(f"{w}{sep}key" for w in ("api", "access", "auth") for sep in ("", " ", "_", "-", ".")),
+    *("ghp_", "gho_", "ghu_", "ghs_", "ghr_", "github_pat_", "glpat-", "glptt-", "glrt-", "gldt-"),
+    *("hf_", "npm_", "sk-", "sk_live_", "rk_live_", "pypi-ageichlwas5vcmc", "hooks.slack.com"),
+)
+
+
+def mask_secrets(text: str) -> str:
+    """`text` with every credential in it masked as `brain secrets` shows it (`ghp_…(40)`), for
+    echoing what a person or an agent typed (a query, a prompt). Text with none of
+    CREDENTIAL_HINTS in it is returned as it is, without importing brain.secrets."""
+    lowered = text.lower()
+    if not any(hint in lowered for hint in CREDENTIAL_HINTS):
+        return text
+    from brain.secrets import redact
+
+    return redact(text)

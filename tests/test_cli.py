@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from conftest import FIXTURE_VAULT, ROOT, Run, brain, brain_process
@@ -177,6 +178,75 @@ def test_version_needs_no_vault() -> None:
     run = brain("version", env={"BRAIN_VAULT": "/nonexistent"})
     assert run.code == 0
     assert run.out.startswith("brain ")
+
+
+# --- --vault ------------------------------------------------------------------------------------
+
+# The commands that work on no one vault, so take no --vault: README.md names them ("the others
+# take none"). Every other command and subcommand takes it, with the same meaning.
+NO_VAULT = ("version", "hooks", "recall", "day", "week", "update", "uninstall")
+# What a command needs besides its required words to read its vault (lessons and howto read it
+# only to propose, prime for a prompt, pack for a project); the stop hook reads it at a stop.
+TO_READ = {
+    "howto": ["--propose"],
+    "lessons": ["--propose"],
+    "prime": ["what the vault holds"],
+    "pack": ["paynova"],  # outside a repository, pack with no project packs nothing
+}
+STOP = '{"hook_event_name": "Stop", "session_id": "s1", "transcript_path": "/nonexistent.jsonl"}'
+
+
+def vault_commands() -> list[list[str]]:
+    """Every command, subcommand and group with options of its own (`brain inbox`) that the Typer
+    app declares outside NO_VAULT, as the words that run it: its name, then a word for each
+    argument it requires. A command added later is in it without a line here."""
+    import typer
+
+    from brain.app import app
+
+    found: list[list[str]] = []
+
+    def walk(cmd: Any, path: list[str]) -> None:
+        if path[:1] and path[0] in NO_VAULT:
+            return
+        if path:
+            words = [p for p in cmd.params if p.param_type_name == "argument" and p.required]
+            found.append([*path, *["1"] * len(words)])
+        for name, sub in sorted(getattr(cmd, "commands", {}).items()):
+            walk(sub, [*path, name])
+
+    walk(typer.main.get_command(app), [])
+    return found
+
+
+@pytest.mark.parametrize("words", vault_commands(), ids=" ".join)
+def test_every_command_that_reads_a_vault_takes_dash_dash_vault(
+    words: list[str], tmp_path: Path
+) -> None:
+    """`--vault` is accepted and names the vault the command reads: given a file, each says so
+    (the hooks, which never speak, in their log), naming it; no usage error."""
+    given = tmp_path / "not-a-vault.txt"
+    given.write_text("a file, not a folder\n", encoding="utf-8")
+    extra = TO_READ.get(words[0], [])
+    stdin = STOP if words[0] == "settle" else None
+    run = brain(*words, *extra, "--vault", str(given), input=stdin, cwd=tmp_path, timeout=60)
+    assert_clean(run)
+    logs = Path(os.environ["XDG_STATE_HOME"]) / "brain" / "logs"
+    said = run.out + run.err + "".join(f.read_text("utf-8") for f in sorted(logs.glob("*.log")))
+    assert "No such option" not in said
+    assert run.code != 2, run
+    assert f"{given} is a file" in said, run
+
+
+@pytest.mark.parametrize("name", NO_VAULT)
+def test_a_command_that_reads_no_vault_refuses_dash_dash_vault(name: str) -> None:
+    """NO_VAULT holds only commands without --vault, and README.md names each of them."""
+    run = brain(name, "--vault", V)
+    assert run.code == 2, run
+    assert "No such option: --vault" in run.err
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    claim = readme[readme.index("the others take none") :].split(".")[0]
+    assert f"`{name}`" in claim
 
 
 # --- the usage log ------------------------------------------------------------------------------

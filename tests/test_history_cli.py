@@ -106,6 +106,28 @@ def test_day_and_week_json(env: dict[str, str]) -> None:
     assert terse.out.startswith("day 2026-11-17: 2 repositories, 2 sessions")
 
 
+def test_day_escapes_a_written_files_name(env: dict[str, str], tmp_path: Path) -> None:
+    """A file the agent wrote, named with a newline and ESC, is one escaped line for an agent
+    and one escaped entry in a person's table: nothing forged, no terminal sequence."""
+    from test_find import run_in_pty
+
+    transcript = (
+        tmp_path / "claude/projects/-home-dev-shop/a1c0ffee-0003-4000-8000-000000000003.jsonl"
+    )
+    text = transcript.read_text(encoding="utf-8")
+    plain = '"file_path": "/home/dev/shop/src/checkout/checkout.test.ts"'
+    assert plain in text
+    odd = '"file_path": "/home/dev/shop/src/check\\nout\\u001b[2J.test.ts"'
+    transcript.write_text(text.replace(plain, odd), encoding="utf-8")
+    run = brain("day", "2026-11-17", "--no-git", env=env)
+    assert "\x1b" not in run.out
+    assert "file src/check\\nout\\x1b[2J.test.ts 1" in run.out.splitlines()
+    code, table = run_in_pty("day", "2026-11-17", "--no-git", env=env)
+    assert code == 0, table
+    assert "\x1b[2J" not in table
+    assert "src/check\\nout\\x1b[2J.test.ts" in table
+
+
 @pytest.mark.parametrize(
     ("args", "code"),
     [

@@ -66,6 +66,17 @@ def test_find_imports_nothing_heavy(args: list[str]) -> None:
     assert heavy == [], f"`brain find` imported {heavy}"
 
 
+def test_find_masks_its_query_without_loading_the_credential_rules() -> None:
+    """The query is echoed masked (`--json`, the person's note), but a query without a word any
+    rule looks for never loads brain.secrets' rules; one with a credential does."""
+    imported_modules("find", "--vault", V, "x")  # builds the index (which masks the vault)
+    code, modules = imported_modules("find", "--vault", V, "--json", "libgit2 hooks")
+    assert code == 0
+    assert "brain.secrets" not in modules
+    code, modules = imported_modules("find", "--vault", V, "--json", "libgit2 password hunter2x")
+    assert "brain.secrets" in modules
+
+
 def test_find_on_a_fresh_and_a_warm_index_imports_nothing_heavy() -> None:
     for _ in range(2):  # the first run builds the index, the second only reads it
         code, modules = imported_modules("find", "--vault", V, "libgit2")

@@ -214,6 +214,20 @@ def test_a_file_is_refused(tmp_path: Path) -> None:
     assert "Traceback" not in run.err
 
 
+def test_dash_dash_vault_is_path(tmp_path: Path) -> None:
+    """`brain install --vault PATH` is `brain install PATH`, as every command takes --vault;
+    the two naming different folders is a usage error that installs nothing."""
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    run = install(str(plain), "--vault", str(tmp_path / "other"))
+    assert run.code == 2, run
+    assert "name two vaults" in run.err
+    assert not config.recorded_vault_file().exists()
+    doc = install_json("--vault", str(plain), "--init", env={"BRAIN_VAULT": str(tmp_path / "x")})
+    assert (doc["created"], doc["git_init"]) == (False, True)
+    assert config.recorded_vault() == plain.resolve()
+
+
 def test_a_plain_folder_needs_init(tmp_path: Path) -> None:
     plain = tmp_path / "plain"
     plain.mkdir()

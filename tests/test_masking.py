@@ -9,6 +9,7 @@ lives in this file.
 from __future__ import annotations
 
 import json
+import os
 import random
 import shutil
 import string
@@ -201,3 +202,74 @@ def test_recall_masks_what_was_said(tmp_path: Path) -> None:
     for text in shown:
         assert_masked(text)
     assert any("-----BEGIN RSA PRIVATE KEY-----" in text for text in shown)
+
+
+GITHUB = "ghp" + "_" + _pick(string.ascii_letters + string.digits, 36)
+TYPED = f"okapi token {GITHUB}"
+
+
+def test_a_credential_typed_into_a_query_is_echoed_masked(leaky: Path, tmp_path: Path) -> None:
+    """find (JSON, the person's note and listing), prime --json, recall and howto echo the
+    query masked as `brain log` and doctor list it: a credential pasted into a question is not
+    printed back."""
+    from test_find import run_in_pty
+
+    v = ["--vault", str(leaky)]
+    doc = brain("find", *v, "--json", TYPED).json()
+    assert doc["query"] == f"okapi token {GITHUB[:4]}…(40)"
+    assert doc["count"] > 0
+    said = "the password is Tr0ub4dor&3x"
+    pasted = brain("find", *v, "--json", said)
+    assert pasted.json()["query"] == "the password is Tr0…(12)"
+    prime = brain("prime", *v, "--json", f"how is the okapi deployed with {GITHUB}")
+    assert prime.json()["query"] == "okapi deployed ghp"  # the words, the token's masked first
+    undecodable = brain("find", *v, "--json", os.fsdecode(b"okapi \xff ") + GITHUB)
+    assert "read as 'okapi \ufffd ghp_…(40)'" in undecodable.err
+    code, listing = run_in_pty("find", *v, TYPED)
+    assert code == 0, listing
+    assert "hits for okapi token ghp_…(40)" in listing
+    code, note = run_in_pty("find", *v, f"zebu {GITHUB}")
+    assert code == 1, note
+    assert "nothing in the vault matches 'zebu ghp_…(40)'" in note
+    (tmp_path / "claude").mkdir()
+    env = {"CLAUDE_CONFIG_DIR": str(tmp_path / "claude")}
+    assert brain("recall", "--enable", "claude", env=env).code == 0
+    recall = brain("recall", "--json", TYPED, env=env)
+    howto = brain("howto", "--json", TYPED, env=env)
+    assert (recall.json()["query"], howto.json()["query"]) == (doc["query"], doc["query"])
+    for text in (
+        doc,
+        pasted.out,
+        prime.out,
+        undecodable.out + undecodable.err,
+        listing,
+        note,
+        recall.out,
+        howto.out,
+    ):
+        assert GITHUB[4:16] not in str(text)
+        assert GITHUB[4:16].lower() not in str(text)  # nor folded into a word
+        assert "Tr0ub4dor" not in str(text)
+
+
+def test_the_mcp_find_tool_masks_the_query(leaky: Path) -> None:
+    import anyio
+    from test_mcp import _session_calls
+
+    _, (result,) = anyio.run(_session_calls, leaky, [("find", {"query": TYPED})])
+    assert not result.is_error, result
+    assert result.structured_content["query"] == f"okapi token {GITHUB[:4]}…(40)"
+    assert GITHUB[4:16] not in result.content[0].text + json.dumps(result.structured_content)
+
+
+def test_every_rule_keyword_holds_a_credential_hint() -> None:
+    """mask_secrets loads the rules only for text holding a hint: a keyword that holds none would
+    let its credential be echoed unmasked; a hint that no keyword holds loads them for nothing."""
+    from brain.secrets import RULES
+    from brain.text import CREDENTIAL_HINTS, mask_secrets
+
+    keywords = {k for rule in RULES for k in rule.keywords}
+    assert [k for k in keywords if not any(h in k for h in CREDENTIAL_HINTS)] == []
+    assert [h for h in CREDENTIAL_HINTS if not any(h in k for k in keywords)] == []
+    assert mask_secrets("why do hooks not run") == "why do hooks not run"
+    assert mask_secrets(f"key {GITHUB}") == "key ghp_…(40)"

@@ -112,13 +112,27 @@ def test_stdio_optional_tools_run_their_commands(vault: Path) -> None:
 # --- in-process ----------------------------------------------------------------------------------
 
 
-async def _inprocess(vault: Path, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+async def _inprocess(
+    vault: Path, calls: list[tuple[str, dict[str, Any]]], client: str = "unit"
+) -> list[Any]:
     from mcp import Client
 
     from brain.mcp_server import build
 
-    async with Client(build(str(vault)), client_info=Implementation(name="unit", version="0")) as c:
+    async with Client(build(str(vault)), client_info=Implementation(name=client, version="0")) as c:
         return [await c.call_tool(name, args) for name, args in calls]
+
+
+def test_a_client_name_is_logged_and_listed_escaped(vault: Path) -> None:
+    """The caller a client names itself is printed by `brain ledger` and `brain log`: a newline
+    or ESC in it is escaped, never a forged line or a terminal sequence."""
+    calls = [("find", {"query": "libgit2 hooks"}), ("find", {"query": "zyzzyva quux"})]
+    anyio.run(_inprocess, vault, calls, "evil\x1b[2J\nagent")
+    for args in (["ledger"], ["log"]):
+        run = brain(*args, "--vault", str(vault))
+        assert run.code == 0, run
+        assert "\x1b" not in run.out
+        assert "mcp:evil\\x1b[2J\\nagent" in run.out, run.out
 
 
 def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(vault: Path) -> None:

@@ -178,9 +178,11 @@ def test_an_error_goes_to_the_log_not_to_the_agent(
     assert "FileExistsError" in log.read_text(encoding="utf-8")
 
 
-def test_a_pass_imports_nothing_heavy(stop: dict[str, Any]) -> None:
+@pytest.mark.parametrize("named", [False, True], ids=["", "--vault"])
+def test_a_pass_imports_nothing_heavy(stop: dict[str, Any], vault: Path, named: bool) -> None:
     event = {**stop, "stop_hook_active": True}
-    code, modules = imported_modules("settle", input=json.dumps(event))
+    args = ["--vault", str(vault)] if named else []  # a copy: the pass sweeps it
+    code, modules = imported_modules("settle", *args, input=json.dumps(event))
     assert code == 0
     assert "brain.commands.settle" in modules
     heavy = sorted(m for m in modules if m.split(".")[0] in (*HEAVY, "sqlite3"))
@@ -334,6 +336,25 @@ def test_a_stop_that_passes_starts_the_daily_sweep_once(
     deadline = time.monotonic() + 60
     while not (log.exists() and str(vault) in log.read_text(encoding="utf-8")):
         assert time.monotonic() < deadline, "the daily sweep never ran"
+        time.sleep(0.2)
+
+
+def test_a_stop_sweeps_the_vault_dash_dash_vault_names(
+    stop: dict[str, Any], isolated_env: Path, tmp_path: Path
+) -> None:
+    """`brain settle --vault V` (a stop hook written for one vault) works on V, whatever
+    BRAIN_VAULT says, as every command's --vault does."""
+    import shutil
+
+    vault = tmp_path / "vault"
+    shutil.copytree(ROOT / "testdata" / "vault", vault)
+    env = {"BRAIN_VAULT": str(tmp_path / "elsewhere"), "BRAIN_EMBED": "none"}
+    log = Path(os.environ["XDG_STATE_HOME"]) / "brain" / "logs" / "tend.log"
+    event = json.dumps({**stop, "stop_hook_active": True})
+    passed(brain_process("settle", "--vault", str(vault), input=event, env=env))
+    deadline = time.monotonic() + 60
+    while not (log.exists() and str(vault) in log.read_text(encoding="utf-8")):
+        assert time.monotonic() < deadline, "the daily sweep never ran on --vault's vault"
         time.sleep(0.2)
 
 

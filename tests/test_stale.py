@@ -158,6 +158,21 @@ def test_doctor_text_names_the_next_step(stale_vault: Path) -> None:
     )
 
 
+def test_doctor_escapes_a_superseded_notes_name(stale_vault: Path) -> None:
+    """A newline or ESC in a note's file name is shown escaped, as the other doctor lists show
+    names: it neither forges a line nor reaches the terminal."""
+    folder = stale_vault / "notes" / "stale"
+    odd = "2026-03-01-ware\nhouse\x1b[2J-notes.md"
+    (folder / "2026-03-01-warehouse-notes.md").rename(folder / odd)
+    run = brain("doctor", "--vault", str(stale_vault))
+    assert "\x1b" not in run.out
+    (line,) = [s for s in run.out.splitlines() if "2026-03-01-ware" in s]
+    assert line.startswith(
+        "  notes/stale/2026-03-01-ware\\nhouse\\x1b[2J-notes.md:3 (2026-03-01) 1 paragraph — "
+        "older than M#analytics warehouse AI/MEMORY.md:"
+    ), line
+
+
 def test_pack_marks_a_handoff_a_newer_bullet_corrects(vault: Path) -> None:
     memory = vault / "AI" / "MEMORY.md"
     memory.write_text(

@@ -351,18 +351,24 @@ def test_a_crash_in_the_middle_of_an_apply_leaves_before_or_after(
     assert not any(p.markdown.startswith("tend: merge") for p in listing.proposals)
 
 
-def test_a_note_newer_bullets_correct_is_marked_superseded(git_vault: Path) -> None:
-    note = git_vault / "notes" / "2025-03-01-refunds.md"
+def refund_note(vault: Path, name: str) -> Path:
+    """A dated note `name` that a newer bullet (committed with it) says otherwise than."""
+    note = vault / "notes" / name
     note.write_text(
         "# Refund notes\n\nThe refund window is 90 days for Stripe refunds per the policy.\n",
         encoding="utf-8",
     )
     add(
-        git_vault,
+        vault,
         "- **refund window** (aliases: refund period) — the refund window is 180 days for"
         " Stripe refunds — priya — 2026-06-01",
     )
-    commit_all(git_vault, "refunds")
+    commit_all(vault, "refunds")
+    return note
+
+
+def test_a_note_newer_bullets_correct_is_marked_superseded(git_vault: Path) -> None:
+    note = refund_note(git_vault, "2025-03-01-refunds.md")
     result = tendmod.tend(git_vault)
     sup = [p for p in result.proposed if p.op == "supersede"]
     assert [p.targets for p in sup] == [("notes/2025-03-01-refunds.md:3",)]
@@ -375,6 +381,25 @@ def test_a_note_newer_bullets_correct_is_marked_superseded(git_vault: Path) -> N
     assert "90 days" in text  # kept as history
     assert not doctor(str(git_vault)).superseded  # cited: doctor no longer lists it
     assert not [p for p in tendmod.tend(git_vault, dry_run=True).proposed if p.op == "supersede"]
+
+
+def test_a_note_with_a_newline_or_esc_in_its_name_is_one_inbox_item(git_vault: Path) -> None:
+    """The item's summary names the note escaped: a newline in the name tore the inbox line in
+    two (the approval refused it as a bullet without a handle) and ESC reached the terminal."""
+    note = refund_note(git_vault, "2025-03-01-re\nfunds\x1b[2J.md")
+    run = brain("tend", "--vault", str(git_vault))
+    assert run.code == 0, run
+    assert "\x1b" not in run.out
+    escaped = "notes/2025-03-01-re\\nfunds\\x1b[2J.md"
+    assert f"proposed: supersede: mark {escaped} superseded by **refund window**" in run.out
+    inbox = (git_vault / "AI" / "INBOX.md").read_text(encoding="utf-8")
+    (line,) = [s for s in inbox.splitlines() if "refund window" in s]
+    assert line.startswith(f"- tend: mark {escaped} superseded")
+    listed = brain("inbox", "--vault", str(git_vault), "--json").json()
+    (item,) = [p for p in listed["proposals"] if "refund" in p["markdown"]]
+    assert brain("inbox", "--vault", str(git_vault), "approve", str(item["number"])).code == 0
+    text = note.read_text(encoding="utf-8")
+    assert text.startswith("# Refund notes\n\n> Superseded: newer bullets say otherwise")
 
 
 def test_tend_applies_aliases_several_sessions_asked_by(vault: Path) -> None:

@@ -25,6 +25,7 @@ from brain.config import DROPPED, INBOX, TENDED, index_path, state_dir
 from brain.edits import locked, read, read_journal, write
 from brain.errors import BrainError
 from brain.files import write_atomic
+from brain.text import printable
 
 OPS = ("supersede", "drop", "merge", "date")
 _ITEM = re.compile(r"\s*<!-- brain:tend (\{.*\}) -->\s*$")
@@ -106,7 +107,10 @@ def _key(op: str, targets: list[Target]) -> str:
 def make(
     op: str, summary: str, why: str, targets: list[Target], cite: tuple[str, ...] = ()
 ) -> Item:
-    return Item(op, _key(op, targets), summary, why, tuple(targets), cite)
+    # The summary is the inbox line a person reads: a note's name in it is escaped, so a newline
+    # or ESC in the name can neither tear the item in two nor reach a terminal (the targets keep
+    # the exact name, in the payload's JSON).
+    return Item(op, _key(op, targets), printable(summary), why, tuple(targets), cite)
 
 
 def applied_keys(vault: Path) -> set[str]:

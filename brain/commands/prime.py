@@ -233,4 +233,14 @@ def prime(
     words = judged.known >= HINT_WORDS and judged.known >= search.KNOWN * judged.terms
     asked = words and not standing
     hint = bool(session) and asked and not given.served and not given.hinted
-    return PrimeResult(text, judged.mode, tuple(fresh), repeated, hint)
+    return PrimeResult(_echoed(said, text), judged.mode, tuple(fresh), repeated, hint)
+
+
+def _echoed(said: str, terms: str) -> str:
+    """The words searched as `--json` and the usage log show them: those of the prompt with any
+    credential in it masked first (folded into words, a pasted token is no longer one that the
+    masking of `brain log` or the ledger would know)."""
+    from brain.text import mask_secrets
+
+    masked = mask_secrets(said)
+    return terms if masked == said else " ".join(topic_terms(masked))

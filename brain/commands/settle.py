@@ -365,10 +365,11 @@ def settle(event: Event | None) -> SettleResult:
     return SettleResult("block", "block", reason(files, quoted), files, quoted)
 
 
-def after(event: Event | None, result: SettleResult) -> None:
+def after(event: Event | None, result: SettleResult, vault_option: str | None = None) -> None:
     """What a stop does once the decision is out: the one place for the stop's chores (quiet,
-    bounded, in the background): send the vault, and the daily sweep (`brain tend --daily`). A
-    blocked stop leaves them to the stop that follows; a run that was no stop has none."""
+    bounded, in the background): send the vault (`--vault`, else BRAIN_VAULT or the recorded
+    one), and the daily sweep (`brain tend --daily`). A blocked stop leaves them to the stop that
+    follows; a run that was no stop has none."""
     if result.decision or event is None or event.kind != "stop":
         return
     from brain import sync
@@ -376,8 +377,10 @@ def after(event: Event | None, result: SettleResult) -> None:
     from brain.errors import BrainError
 
     try:
-        vault = resolve_vault(None)
-    except BrainError:
+        vault = resolve_vault(vault_option)
+    except BrainError as exc:
+        if vault_option:
+            log_error(exc)  # a --vault that is wrong is a mistake to find in the log, not silence
         return  # no vault on this machine: nothing to send
     with contextlib.suppress(OSError):
         sync.background(vault, "send")  # write down what the session changed, and send it

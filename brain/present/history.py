@@ -19,6 +19,7 @@ from brain.present import Answer, clip, json_text
 from brain.recall import history
 from brain.recall.activity import RepoDay
 from brain.recall.search import SHORT_ID
+from brain.text import mask_secrets, printable
 
 if TYPE_CHECKING:
     from brain.caller import Caller
@@ -63,7 +64,8 @@ class LessonsDoc:
 
 
 def howto_json(result: HowtoResult) -> str:
-    return json_text(HowtoDoc(result.query, result.count, result.hits, result.proposal))
+    query = mask_secrets(result.query)  # echoed masked, as the commands are
+    return json_text(HowtoDoc(query, result.count, result.hits, result.proposal))
 
 
 def lessons_json(result: LessonsResult) -> str:
@@ -146,7 +148,9 @@ def _repo_lines(r: RepoDay) -> list[str]:
     lines += [f"file {f.path} {f.writes}" for f in r.files]
     for c in r.commits:
         lines.append(f"commit {history.local_time(c.at)} {c.sha[:10]} {c.author}: {c.summary}")
-    return lines
+    # a file's name, a folder, a title or a commit's summary is one line, escaped: a newline in
+    # a name the agent wrote must not forge a line, nor ESC drive the terminal
+    return [printable(line) for line in lines]
 
 
 # -- tables (a person at a terminal) ---------------------------------------------------------
@@ -270,11 +274,11 @@ def _day_grid(days: list[DayResult], *, with_day: bool) -> Any:
             ]
             files = [f.path + (f" ×{f.writes}" if f.writes > 1 else "") for f in r.files]
             commits = [f"{c.sha[:7]} {c.summary}" for c in r.commits]
-            name = escape(clip(r.project or r.repo or "(no folder)", 16))
+            name = escape(clip(printable(r.project or r.repo or "(no folder)"), 16))
             if r.note:
-                name += f"\n[dim]{escape(clip(r.note, 16))}[/dim]"
+                name += f"\n[dim]{escape(clip(printable(r.note), 16))}[/dim]"
             row = [
-                _listing([clip(x, wide[k]) for x in xs[:SHOWN]], len(xs) - SHOWN)
+                _listing([clip(printable(x), wide[k]) for x in xs[:SHOWN]], len(xs) - SHOWN)
                 for k, xs in (("sessions", sessions), ("files", files), ("commits", commits))
             ]
             table.add_row(*([d.date] if with_day else []), name, *row)
@@ -300,7 +304,7 @@ def howto(result: HowtoResult, who: Caller, asked: str, *, as_json: bool = False
     text = _answer(result, who, as_json, howto_json, howto_table, howto_lines)
     note = ""
     if not result.hits and not as_json and who.person:
-        note = f"no command in the transcripts did {asked!r}"
+        note = f"no command in the transcripts did {mask_secrets(asked)!r}"
     return Answer(text, note, 0 if result.hits else 1)
 
 

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from brain.present import Answer, Lookup, clip, json_text, noun, plural
+from brain.text import mask_secrets
 
 if TYPE_CHECKING:
     from brain.caller import Caller
@@ -63,15 +64,16 @@ def recall(result: RecallResult, who: Caller, query: str, *, as_json: bool = Fal
     from brain.recall.store import db_path
 
     note = ""
+    asked = mask_secrets(query)  # echoed masked, as the turns are
     if as_json:
-        text = json_text(RecallDoc(query, result.count, tuple(masked(h) for h in result.hits)))
+        text = json_text(RecallDoc(asked, result.count, tuple(masked(h) for h in result.hits)))
     else:
         text = "\n".join(hit_line(h) for h in result.hits)
         if who.person:
             note = (
                 "`brain recall --full ID` prints a whole turn"
                 if result.hits
-                else f"nothing in the transcripts matches {query!r}"
+                else f"nothing in the transcripts matches {asked!r}"
             )
     lookup = Lookup("recall", who.name, who.session, query, result.count, db_path())
     return Answer(text, note, 0 if result.hits else 1, lookup)

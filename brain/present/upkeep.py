@@ -156,60 +156,66 @@ def ledger_text(result: Ledger, *, chart: bool) -> str:
 
 
 def doctor_text(result: DoctorResult) -> str:
+    """The checks, then each advisory list. Every line an advisory makes is escaped whole
+    (brain.text.printable): a vault file's name, in a path or a locator, is printed as it is
+    named, and a newline or ESC in it must not forge a line or drive the terminal."""
     from brain.advisories import cite
+    from brain.text import printable
 
     lines = []
     for c in result.checks:
-        line = f"{_MARK.get(c.status, c.status)}  {c.name:<13} {c.detail}"
+        line = f"{_MARK.get(c.status, c.status)}  {c.name:<13} {printable(c.detail)}"
         if c.fix:
-            line += f"\n      {'':<13} fix: {c.fix}"
+            line += f"\n      {'':<13} fix: {printable(c.fix)}"
         lines.append(line)
+    advice: list[str] = []
     if result.frequent:
-        lines += [
+        advice += [
             "",
             "Bullets lookups keep returning (put them in the project's agent file or a gate):",
         ]
         for f in result.frequent[:SHOWN]:
             asked = ", ".join(repr(q) for q in f.queries)
-            lines.append(f"  {f.count:>5}×  {cite(f.path, f.handle)}  {f.path}:{f.line}  ({asked})")
+            advice.append(
+                f"  {f.count:>5}×  {cite(f.path, f.handle)}  {f.path}:{f.line}  ({asked})"
+            )
     if result.older_notes:
-        from brain.text import printable
-
-        lines += [
+        advice += [
             "",
             "Older notes that name what a newer bullet settled (update or cite the bullet):",
         ]
         for n in result.older_notes[:SHOWN]:
-            lines.append(
-                f"  {printable(n.path)}:{n.line} ({n.date}) says {n.phrase!r} {n.mentions}× — "
+            advice.append(
+                f"  {n.path}:{n.line} ({n.date}) says {n.phrase!r} {n.mentions}× — "
                 f"{cite(n.bullet_locator.split(':')[0], n.handle)} {n.bullet_locator}"
                 f" ({n.bullet_date})"
             )
     if result.superseded:
-        lines += [
+        advice += [
             "",
             "Notes older than a bullet that says otherwise (update the note, or mark it as history"
             " by citing the bullet in it, e.g. **handle**):",
         ]
         for note in result.superseded[:SHOWN]:
             newer = "; ".join(f"{b.handle} {b.locator} ({b.date})" for b in note.bullets)
-            lines.append(
+            advice.append(
                 f"  {note.path}:{note.line} ({note.date}) {plural(note.paragraphs, 'paragraph')}"
                 f" — older than {newer}"
             )
     if result.duplicates:
-        lines += ["", "Bullets that may say the same thing (merge them, or make one an alias):"]
+        advice += ["", "Bullets that may say the same thing (merge them, or make one an alias):"]
         for d in result.duplicates[:SHOWN]:
             pair = f"{d.handles[0]} ~ {d.handles[1]}"
-            lines.append(f"  {d.score:.2f}  {pair}  ({d.locators[0]}, {d.locators[1]})")
-    lines += _doctor_tend_text(result)
+            advice.append(f"  {d.score:.2f}  {pair}  ({d.locators[0]}, {d.locators[1]})")
+    advice += _doctor_tend_text(result)
+    lines += [printable(line) for line in advice]
     failed = sum(c.status == "fail" for c in result.checks)
     lines += ["", f"{failed} broken; run the fix under each" if failed else "All checks pass."]
     return "\n".join(lines)
 
 
 def _doctor_tend_text(result: DoctorResult) -> list[str]:
-
+    """The advisories `brain tend` acts on, one line each (doctor_text escapes them)."""
     lines: list[str] = []
     if result.failed_claims:
         lines += ["", "Bullets whose claims failed here (`brain verify HANDLE`; fix or drop them):"]
