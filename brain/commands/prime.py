@@ -171,7 +171,7 @@ def candidates(conn: sqlite3.Connection, said: str, neighbours: Neighbours | Non
     """The top of the ranking for the sentence `said`, with the signals: its topic words drive
     the keyword half, the whole sentence the vector half (the model reads sentences)."""
     text = " ".join(topic_terms(said))
-    parsed = search.parse_query(text, search.load_synonyms(conn))
+    parsed = search.read_query(conn, text)
     if not text or not parsed.terms:
         return Judged("", [], 0, 0)
     ranked = search.keyword_rank(conn, parsed)
