@@ -64,6 +64,7 @@ _LOG_LINE = re.compile(
     re.X,
 )
 _ERROR_LINE = re.compile(r"^\s*[\w.]*(?:Error|Exception|error|panic)\b:?\s+\S")
+_FRAME = re.compile(r'^\s*File "[^"]*", line \d+')  # a Python frame: its source line follows
 
 
 def sentence(prompt: str) -> str:
@@ -84,7 +85,7 @@ def sentence(prompt: str) -> str:
         run.clear()
 
     for line in text.splitlines():
-        if _LOG_LINE.match(line) or (_ERROR_LINE.match(line) and run):
+        if _LOG_LINE.match(line) or (run and (_ERROR_LINE.match(line) or _FRAME.match(run[-1]))):
             run.append(line)
             continue
         end_run()
