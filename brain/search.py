@@ -15,7 +15,8 @@ Hybrid search (`hybrid_rank`) fuses this list with the vector neighbours; see th
 below it.
 
 User text never reaches FTS5 MATCH: it is folded and split into words here, and each word is
-quoted, so `c++`, `NOT`, `tags:ops` or a lone `"` are plain words.
+quoted, so `c++`, `NOT`, `tags:ops` or a lone `"` are plain words. A query of more than
+MAX_TERMS terms (a pasted log) is searched for the ones that tell most (`bounded`).
 """
 
 from __future__ import annotations
