@@ -2,7 +2,8 @@
 """What a long query costs: `brain find`, `brain recall` and `brain prime` with a pasted wall of
 text (a Python traceback, a log, a Markdown file, distinct random words) of 10 to 15,000 words.
 
-    .venv/bin/python tools/bench_query.py [--reps 5] [--sizes 10,100,1000,15000] [--hybrid] [--json]
+    .venv/bin/python tools/bench_query.py [--reps 5] [--sizes 10,100,1000,15000] [--kinds ...]
+        [--commands find,recall,prime] [--hybrid] [--json]
 
 Each figure is the median of --reps fresh processes (`python -P -m brain`, no worker:
 BRAIN_WORKER=0, keyword search: BRAIN_EMBED=none) on the fixture vault, recall on the fixture
@@ -134,11 +135,13 @@ def main() -> int:  # noqa: PLR0915 - one bench, read top to bottom
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--sizes", default="10,100,1000,15000")
     parser.add_argument("--kinds", default=",".join(KINDS))
+    parser.add_argument("--commands", default="find,recall,prime", help="which to time")
     parser.add_argument("--hybrid", action="store_true", help="find with a warm worker too")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     kinds = args.kinds.split(",")
+    commands = args.commands.split(",")
 
     tmp = Path(tempfile.mkdtemp(prefix="brain-bench-query-"))
     env = private_env(tmp)
@@ -180,12 +183,14 @@ def main() -> int:  # noqa: PLR0915 - one bench, read top to bottom
             cmd: list[str],
             e: dict[str, str],
             stdin: bytes | None = None,
-            fresh: bool = False,
+            fresh: int = 0,
         ) -> None:
-            """`cmd` --reps times (with `fresh`, a word of its own each time), the floor between."""
+            """`cmd` --reps times, the floor between. With `fresh`, a word of its own each time
+            at that place (the query's start: the vector half reads its first words only)."""
             times = []
-            for rep in range(args.reps):
-                times.append(timed([*cmd, f"q{rep}"] if fresh else cmd, e, stdin))
+            for _ in range(args.reps):
+                c = [*cmd[:fresh], f"q{len(floor)}", *cmd[fresh:]] if fresh else cmd  # unique
+                times.append(timed(c, e, stdin))
                 floor.append(timed([sys.executable, "-c", "pass"], env))
             figures.setdefault(name, {}).setdefault(kind, {})[n] = statistics.median(times)
 
@@ -195,13 +200,16 @@ def main() -> int:  # noqa: PLR0915 - one bench, read top to bottom
                 text = first_words(whole, n)
                 lines = [line for line in text.splitlines() if line.strip()]
                 find = [*brain, "find", "--vault", str(vault)]
-                sample("find", kind, n, [*find, *lines], env)
-                sample("recall", kind, n, [*brain, "recall", *lines], env)
-                event = {"hook_event_name": "UserPromptSubmit", "prompt": text}
-                prime = [*brain, "prime", "--vault", str(vault)]
-                sample("prime", kind, n, prime, env, json.dumps(event).encode())
+                if "find" in commands:
+                    sample("find", kind, n, [*find, *lines], env)
+                if "recall" in commands:
+                    sample("recall", kind, n, [*brain, "recall", *lines], env)
+                if "prime" in commands:
+                    event = {"hook_event_name": "UserPromptSubmit", "prompt": text}
+                    prime = [*brain, "prime", "--vault", str(vault)]
+                    sample("prime", kind, n, prime, env, json.dumps(event).encode())
                 if args.hybrid:  # a query of its own each time: the worker keeps their vectors
-                    sample("find_hybrid", kind, n, [*find, *lines], hybrid, fresh=True)
+                    sample("find_hybrid", kind, n, [*find, *lines], hybrid, fresh=len(find))
     finally:
         stop_workers(run_dir)
         shutil.rmtree(tmp, ignore_errors=True)
