@@ -15,7 +15,8 @@ Hybrid search (`hybrid_rank`) fuses this list with the vector neighbours; see th
 below it.
 
 User text never reaches FTS5 MATCH: it is folded and split into words here, and each word is
-quoted, so `c++`, `NOT`, `tags:ops` or a lone `"` are plain words.
+quoted, so `c++`, `NOT`, `tags:ops` or a lone `"` are plain words. A query of more than
+MAX_TERMS terms (a pasted log) is searched for the ones that tell most (`bounded`).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Any
 from brain.vocab import (
     ALIAS_SEP,
     COMMON_MIN_UNITS,
+    MAX_TERMS,
     STOPWORDS,
     cjk_terms,
     common,
@@ -37,6 +39,7 @@ from brain.vocab import (
     idf,
     lone_cjk,
     split_aliases,
+    telling,
     words,
 )
 
@@ -89,27 +92,69 @@ def parse_query(text: str, synonyms: Synonyms) -> Query:
     term whose alternatives are the row's other side."""
     all_words = terms_of(text)
     longest = max((len(k) for k in synonyms), default=1)
+    starts = {k[0] for k in synonyms if len(k) > 1}  # the words a phrase can begin with
     terms: list[str] = []
+    seen: set[str] = set(STOPWORDS)  # a long query costs a set lookup or two a word
     groups: list[tuple[tuple[str, ...], ...]] = []
     i = 0
     while i < len(all_words):
-        n = min(longest, len(all_words) - i)
+        n = min(longest, len(all_words) - i) if all_words[i] in starts else 1
         while n > 1 and tuple(all_words[i : i + n]) not in synonyms:
             n -= 1
-        seq = tuple(all_words[i : i + n])
+        name = all_words[i] if n == 1 else " ".join(all_words[i : i + n])
         i += n
-        name = " ".join(seq)
-        if (n == 1 and seq[0] in STOPWORDS) or name in terms:
+        if name in seen:  # a stopword, or a term already taken
             continue
-        alts = [seq]
-        alts += [e for e in synonyms.get(seq, []) if e not in alts]
+        seen.add(name)
         terms.append(name)
-        groups.append(tuple(alts))
+        seq = tuple(all_words[i - n : i])
+        found = synonyms.get(seq)
+        groups.append((seq, *dict.fromkeys(e for e in found if e != seq)) if found else (seq,))
     plain = not terms
     if plain:  # only stopwords: search them as typed, and let only a handle answer
         terms = list(dict.fromkeys(all_words))
         groups = [((w,),) for w in terms]
     return Query(text, tuple(terms), tuple(groups), " ".join(all_words), plain)
+
+
+def read_query(conn: sqlite3.Connection, text: str) -> Query:
+    """`text` as the query `find` and `prime` search: its terms and their synonyms, at most
+    MAX_TERMS of them (see `bounded`)."""
+    return bounded(conn, parse_query(text, load_synonyms(conn)))
+
+
+def bounded(conn: sqlite3.Connection, query: Query) -> Query:
+    """`query` with at most MAX_TERMS terms, the ones that tell most (brain.vocab.telling): a
+    pasted log or file costs about what a question does. A term's count is the one the ranking
+    weighs it by: the units whose own words hold it, or whose handle or alias holds it (as a
+    word's start too), whichever is more. A handle or alias the query names (all its words) is
+    searched first: a pasted log that names a bullet finds it."""
+    if len(query.groups) <= MAX_TERMS:
+        return query
+
+    def held(k: int) -> int:
+        group = query.groups[k]
+        own = conn.execute(_COUNT_SQL, (_own_expression(group),)).fetchone()[0]
+        named = conn.execute(_NAMES_COUNT_SQL, (_name_expression(group),)).fetchone()[0]
+        return max(int(own), int(named))
+
+    kept = telling(query.terms, held, _named(conn, set(query.terms)))
+    return dataclasses.replace(
+        query,
+        terms=tuple(query.terms[k] for k in kept),
+        groups=tuple(query.groups[k] for k in kept),
+    )
+
+
+def _named(conn: sqlite3.Connection, terms: set[str]) -> set[str]:
+    """The words of the handles and aliases all of whose topic words are among `terms`."""
+    found: set[str] = set()
+    for handle, aliases in conn.execute(_HANDLES_SQL):
+        for name in (handle, *split_aliases(aliases)):
+            key = [w for w in terms_of(name) if w not in STOPWORDS]
+            if key and terms.issuperset(key):
+                found.update(key)
+    return found
 
 
 def load_synonyms(conn: sqlite3.Connection) -> Synonyms:
@@ -175,6 +220,8 @@ _KEYWORD_SQL = (  # only constants are formatted in
 _MATCH_SQL = "SELECT rowid FROM fts WHERE fts MATCH ?"
 _COUNT_SQL = "SELECT count(*) FROM fts WHERE fts MATCH ?"
 _NAMES_SQL = "SELECT rowid FROM names WHERE names MATCH ?"
+_NAMES_COUNT_SQL = "SELECT count(*) FROM names WHERE names MATCH ?"
+_HANDLES_SQL = "SELECT handle, aliases FROM units WHERE handle != ''"
 
 
 def _by_ids(conn: sqlite3.Connection, ids: list[int]) -> dict[int, tuple[Any, ...]]:
@@ -493,6 +540,12 @@ def distinct(hits: list[Hit], limit: int) -> list[Hit]:
     return [h for h, _ in kept]
 
 
+# What the vector half reads of a query at most, in words: no model brain ships reads more than
+# 512 tokens (MiniLM 256, e5 512), and each word is one token at least, so the model sees the same
+# text; a query of 15,000 words is no longer folded, counted and tokenized whole.
+VECTOR_WORDS = 512
+
+
 def vector_query(conn: sqlite3.Connection, text: str) -> str:
     """The query as the vector half should see it: without the words most of the vault shares.
 
@@ -500,17 +553,42 @@ def vector_query(conn: sqlite3.Connection, text: str) -> str:
     names them too is pulled by the names toward lines that say nothing else; BM25 gives such
     words little weight already (their IDF falls toward zero as they near half the units).
     Measured with tools/eval: LoCoMo vector recall@5 45.5 -> 51.9, golden hybrid MRR .89 -> .90.
-    A query made only of such words is kept whole.
+    A query made only of such words is kept whole. Past VECTOR_WORDS words it is cut: the model
+    would not read them.
     """
     total = conn.execute("SELECT count(*) FROM units").fetchone()[0]
+    tokens = text.split()
     if total < COMMON_MIN_UNITS:  # no word is common there: spare the counts
-        return text
-    kept = []
-    for token in text.split():
+        return _head(text, tokens)
+    shared: dict[str, bool] = {}  # per word: whether it is common (a long query repeats words)
+
+    def everywhere(w: str) -> bool:
+        if w not in shared:
+            shared[w] = common(_held(conn, w), total)
+        return shared[w]
+
+    kept: list[str] = []
+    seen = 0  # tokens with a word among those kept
+    for token in tokens:
         ws = words(token)
-        if not (ws and all(common(_held(conn, w), total) for w in ws)):
-            kept.append(token)
-    return " ".join(kept) if kept else text
+        if ws and seen == VECTOR_WORDS:
+            break  # the model would not read it
+        if ws and all(everywhere(w) for w in ws):
+            continue
+        kept.append(token)
+        seen += bool(ws)
+    return " ".join(kept) if kept else _head(text, tokens)
+
+
+def _head(text: str, tokens: list[str]) -> str:
+    """`text` up to its VECTOR_WORDS-th token that holds a word (whole when it is no longer)."""
+    seen = 0
+    for n, token in enumerate(tokens):
+        if words(token):
+            if seen == VECTOR_WORDS:
+                return " ".join(tokens[:n])
+            seen += 1
+    return text
 
 
 def _held(conn: sqlite3.Connection, word: str) -> int:

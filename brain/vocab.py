@@ -23,6 +23,9 @@ so it imports only the standard library and compiles one small pattern.
   hold in more than COMMON of the vault's units, in a vault of COMMON_MIN_UNITS units or more. It
   hardly tells one unit from another (BM25's `idf` of it is near zero), so the vector half of a
   search leaves it out of the query (brain.search.vector_query).
+- **telling terms**: a query of more than MAX_TERMS distinct terms (a pasted log, traceback or
+  file) is searched for MAX_TERMS of them, the ones that tell most (telling): what it costs grows
+  with its terms, and a wall of text is about its rare words, not its everyday ones.
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ import functools
 import math
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Callable, Container, Iterable, Sequence
+from pathlib import Path
 
 SEP = " — "  # between a bullet's fields: an em dash with a space each side
 BYTES_PER_TOKEN = 4  # what a token costs in brain's budgets and ledger (bytes of UTF-8 output)
@@ -204,3 +208,70 @@ def idf(df: int, total: int) -> float:
 def common(df: int, total: int) -> bool:
     """Whether a word `df` of `total` units hold is common (see the module's docstring)."""
     return total >= COMMON_MIN_UNITS and df > COMMON * total
+
+
+# --- a long query --------------------------------------------------------------------------------
+
+# A query's terms searched at most. Each costs a few index lookups, so a pasted wall of text took
+# seconds (15,000 words: 7 s); every question of testdata/golden.jsonl, dev.jsonl, the LoCoMo set
+# and testdata/prime has 19 terms or fewer, and prime reads 60 words at most.
+MAX_TERMS = 64
+# Of a longer query, the terms whose counts in the vault are looked up (one lookup each); beyond
+# it, the terms rarest in English (ENGLISH) go first.
+SHORTLIST = 4 * MAX_TERMS
+# The embedding model's WordPiece vocabulary: its whole words come roughly in order of frequency
+# in English, from `the` (id 1996) on.
+ENGLISH = Path(__file__).parent / "data" / "tokenizer.json"
+NOT_ENGLISH = 1 << 20  # the rank of a word that is not in it: past its 30,522 entries
+_RANKS: list[dict[str, int]] = []
+
+
+def english_rank(word: str) -> int:
+    """How rare `word` is in English: its id in the embedding tokenizer's vocabulary (a higher
+    id is a rarer word); past them all when it is no whole word there (a name, an identifier)."""
+    if not _RANKS:
+        import json  # only a query of more than SHORTLIST terms gets here
+
+        try:
+            vocab = json.loads(ENGLISH.read_bytes())["model"]["vocab"]
+        except (OSError, ValueError, KeyError, TypeError):
+            vocab = {}
+        _RANKS.append(vocab)
+    return _RANKS[0].get(word, NOT_ENGLISH)
+
+
+def telling(
+    terms: Sequence[str],
+    held: Callable[[int], int],
+    named: Container[str] = (),
+    limit: int = MAX_TERMS,
+) -> list[int]:
+    """Which of a query's distinct `terms` to search: all when they are `limit` or fewer, else
+    the `limit` that tell most. `held(k)` is how many units (turns) hold `terms[k]`; `named` are
+    the words of the handles and aliases the query names, all their words.
+
+    The words of a handle the query names come first, then the terms the vault holds, the rarest
+    there first (the IDF that weighs them in the ranking), then the terms it does not hold; ties
+    go in query order. `held` is asked for SHORTLIST terms at most: of more, the named words are
+    asked first, then those rarest in English (a word that is no English word first: a name,
+    jargon), then the other words with a digit (ids, hashes, numbers: a log is full of them), and
+    the others dropped. Returns the positions kept, in query order."""
+    if len(terms) <= limit:
+        return list(range(len(terms)))
+    asked: Sequence[int] = range(len(terms))
+    if len(terms) > SHORTLIST:
+        first = [k for k in asked if terms[k] in named]
+        ranks = [english_rank(t) for t in terms]
+        rest = sorted(
+            (k for k in asked if terms[k] not in named), key=lambda k: _rarer(terms[k], ranks[k])
+        )
+        asked = (first + rest)[:SHORTLIST]  # a stable sort: ties in query order
+    df = {k: held(k) for k in asked}
+    kept = sorted(asked, key=lambda k: (terms[k] not in named, df[k] == 0, df[k], k))
+    return sorted(kept[:limit])
+
+
+def _rarer(term: str, rank: int) -> tuple[bool, int]:
+    """A sort key, rarest first: English words by rank, words that are not English before them
+    unless they hold a digit (then after them all)."""
+    return rank == NOT_ENGLISH and not term.isalpha(), -rank

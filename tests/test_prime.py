@@ -101,6 +101,20 @@ def test_pasted_blocks_code_and_logs_do_not_drive_the_query() -> None:
     ]
 
 
+def test_a_traceback_with_its_source_lines_is_a_log() -> None:
+    frames = "".join(
+        f'  File "/srv/app/{name}.py", line {n}, in {name}\n    return {name}_helper(value)\n'
+        for n, name in enumerate(["kubernetes", "terraform", "helm", "pgxpool"], 10)
+    )
+    prompt = (
+        "why does the settlement job crash?\n"
+        f"Traceback (most recent call last):\n{frames}"
+        "sqlite3.OperationalError: database is locked\n"
+    )
+    said = primemod.sentence(prompt)
+    assert said == "why does the settlement job crash? sqlite3.OperationalError: database is locked"
+
+
 @pytest.mark.parametrize(
     "prompt", ["continue", "thanks, that looks good", "can you please fix it?", "ok go ahead"]
 )

@@ -42,7 +42,7 @@ def find_in(
     conn: sqlite3.Connection, vault: Path, query: str, *, limit: int = DEFAULT_LIMIT, mode: str = ""
 ) -> FindResult:
     """`find` on an open index (a caller asking many queries opens it once)."""
-    parsed = search.parse_query(query, search.load_synonyms(conn))
+    parsed = search.read_query(conn, query)
     if not parsed.terms:
         raise UsageError(
             f"the query {query!r} has no words to search for",

@@ -95,7 +95,7 @@ def rank(
     conn: sqlite3.Connection, query: str, filters: search.Filters, *, limit: int, failed: bool
 ) -> list[HowtoHit]:
     """The best commands for a task in an up-to-date transcripts.db (no sync here)."""
-    words = search.terms(query)
+    words = search.focus(conn, search.terms(query))
     scored = search.ranked(conn, words, filters, TURNS)
     by_pos: dict[int, float] = {}
     sessions: dict[tuple[str, str], str] = {}

@@ -64,6 +64,7 @@ _LOG_LINE = re.compile(
     re.X,
 )
 _ERROR_LINE = re.compile(r"^\s*[\w.]*(?:Error|Exception|error|panic)\b:?\s+\S")
+_FRAME = re.compile(r'^\s*File "[^"]*", line \d+')  # a Python frame: its source line follows
 
 
 def sentence(prompt: str) -> str:
@@ -84,7 +85,7 @@ def sentence(prompt: str) -> str:
         run.clear()
 
     for line in text.splitlines():
-        if _LOG_LINE.match(line) or (_ERROR_LINE.match(line) and run):
+        if _LOG_LINE.match(line) or (run and (_ERROR_LINE.match(line) or _FRAME.match(run[-1]))):
             run.append(line)
             continue
         end_run()
@@ -171,7 +172,7 @@ def candidates(conn: sqlite3.Connection, said: str, neighbours: Neighbours | Non
     """The top of the ranking for the sentence `said`, with the signals: its topic words drive
     the keyword half, the whole sentence the vector half (the model reads sentences)."""
     text = " ".join(topic_terms(said))
-    parsed = search.parse_query(text, search.load_synonyms(conn))
+    parsed = search.read_query(conn, text)
     if not text or not parsed.terms:
         return Judged("", [], 0, 0)
     ranked = search.keyword_rank(conn, parsed)

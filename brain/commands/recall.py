@@ -116,6 +116,7 @@ def recall(
     conn = store.connect()
     try:
         report = store.sync(conn, names, progress=progress)
+        words = search.focus(conn, words)
         found = search.hits(conn, words, search.ranked(conn, words, filters, limit))
     finally:
         conn.close()

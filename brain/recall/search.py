@@ -30,7 +30,7 @@ import sqlite3
 from collections import defaultdict
 from dataclasses import dataclass, field, replace
 
-from brain.vocab import TURN_STOPWORDS, fts_phrase
+from brain.vocab import TURN_STOPWORDS, fts_phrase, telling
 from brain.vocab import words as folded_words
 
 # Measured on LoCoMo conversation 0 (tools/eval_recall), from the middle of a flat region: for K
@@ -50,6 +50,17 @@ def terms(text: str) -> list[str]:
     all_words = folded_words(text)
     kept = [w for w in all_words if w not in TURN_STOPWORDS] or all_words
     return list(dict.fromkeys(kept))
+
+
+def focus(conn: sqlite3.Connection, words: list[str]) -> list[str]:
+    """The words of a long query worth searching: brain.vocab.MAX_TERMS at most, the ones that
+    tell most (brain.vocab.telling, counted in turns): a pasted log costs what a question does."""
+    kept = telling(words, lambda k: _turns_holding(conn, match_expression([words[k]])))
+    return [words[k] for k in kept]
+
+
+def _turns_holding(conn: sqlite3.Connection, expr: str) -> int:
+    return int(conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (expr,)).fetchone()[0])
 
 
 def match_expression(words: list[str]) -> str:
@@ -124,7 +135,7 @@ def ranked(
     idfs: list[tuple[str, float]] = []
     for word in words:
         expr = match_expression([word])
-        found = conn.execute("SELECT count(*) FROM fts WHERE fts MATCH ?", (expr,)).fetchone()[0]
+        found = _turns_holding(conn, expr)
         if found:  # the IDF as FTS5's bm25 has it
             idfs.append((expr, max(math.log((total - found + 0.5) / (found + 0.5)), IDF_FLOOR)))
     if any(idf > IDF_FLOOR for _, idf in idfs):  # a word in most turns adds nothing then
