@@ -285,7 +285,7 @@ _held: list[list[tuple[Path, Path]]] = []
 def starts_held() -> Iterator[None]:
     """Within: a worker a find would start (none runs) is started as the command ends, once its
     output is flushed. Started at once, the worker loads its model beside the find's own: on 2
-    busy cores the cold first find took ~1.3 s instead of ~0.9."""
+    loaded cores (load 8) the cold first find took 1.37 s instead of 0.99."""
     _held.append([])
     try:
         yield
