@@ -11,6 +11,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -40,11 +41,22 @@ def run_find(
     from brain.present import emit, hits
 
     text = argv_text(" ".join(query).strip())
-    result, budget, path = find_within(vault, text, limit, budget)
-    answer = hits.find(
-        result, caller.detect(), path, budget=budget, raw=raw, terse=terse, as_json=as_json
-    )
-    return emit(answer)
+    with _worker_held():
+        result, budget, path = find_within(vault, text, limit, budget)
+        answer = hits.find(
+            result, caller.detect(), path, budget=budget, raw=raw, terse=terse, as_json=as_json
+        )
+        return emit(answer)
+
+
+def _worker_held() -> AbstractContextManager[None]:
+    """worker_client.starts_held: a worker the find starts, once it has answered. Not for a find
+    by keywords alone (BRAIN_EMBED=none), which starts none and spares the import (socket)."""
+    if os.environ.get("BRAIN_EMBED", "").strip() == "none":
+        return nullcontext()
+    from brain import worker_client
+
+    return worker_client.starts_held()
 
 
 def find_within(

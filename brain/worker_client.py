@@ -25,8 +25,9 @@ import json
 import os
 import socket
 import stat
+import sys
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -267,7 +268,35 @@ def _absent(vault: Path, base: Path) -> Answer:
         minutes = FAILED_BACKOFF / 60
         note = f"the background worker failed: {reason} (next try in {minutes:g} minutes)"
         return Answer(note=note, background=False)
+    if _held:  # a command's own: started when it has answered (starts_held)
+        if _backing_off(base):
+            return Answer(background=False)
+        if (vault, base) not in _held[-1]:
+            _held[-1].append((vault, base))
+        return Answer()
     return Answer(background=spawn(vault, base))
+
+
+# The workers the commands running in this process would start, innermost last (starts_held).
+_held: list[list[tuple[Path, Path]]] = []
+
+
+@contextlib.contextmanager
+def starts_held() -> Iterator[None]:
+    """Within: a worker a find would start (none runs) is started as the command ends, once its
+    output is flushed. Started at once, the worker loads its model beside the find's own: on 2
+    loaded cores (load 8) the cold first find took 1.37 s instead of 0.99."""
+    _held.append([])
+    try:
+        yield
+    finally:
+        todo = _held.pop()
+        try:
+            if todo:
+                sys.stdout.flush()  # the answer first (a broken pipe goes on to brain.cli)
+        finally:
+            for vault, base in todo:
+                spawn(vault, base)
 
 
 def _failure(log: Path, failed: Path) -> str:
@@ -350,9 +379,8 @@ def spawn(vault: Path, base: Path | None = None) -> bool:
     """Start a worker for `vault` in the background (its stderr kept in a log, so that a start
     that fails can say why). False when the back-off after a failure holds it back."""
     base = base or base_of(vault)
-    with contextlib.suppress(OSError):
-        if time.time() - with_suffix(base, ".failed").stat().st_mtime < FAILED_BACKOFF:
-            return False
+    if _backing_off(base):
+        return False
     import subprocess  # only here: a find that reaches a live worker never pays for it
 
     try:
@@ -376,6 +404,14 @@ def spawn(vault: Path, base: Path | None = None) -> bool:
 
 
 # --- the lock and stopping workers ---------------------------------------------------------------
+
+
+def _backing_off(base: Path) -> bool:
+    """A worker failed to start lately (FAILED_BACKOFF): none is started until then."""
+    try:
+        return time.time() - with_suffix(base, ".failed").stat().st_mtime < FAILED_BACKOFF
+    except OSError:
+        return False
 
 
 def take_lock(base: Path, wait: float = 0.0) -> files.Held | None:

@@ -171,6 +171,21 @@ def test_model_onnxruntime_rejects_is_embed_error(
     assert "cannot load the embedding model" in one_line_error(excinfo)
 
 
+@pytest.mark.slow
+def test_a_broken_tokenizer_is_one_line_naming_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The tokenizer loads on a thread beside the session: its failure still surfaces here.
+    broken = tmp_path / "tokenizer.json"
+    broken.write_text('{"model": ', encoding="utf-8")
+    monkeypatch.setattr(embed, "TOKENIZER_PATH", broken)
+    with pytest.raises(EmbedError) as excinfo:
+        load_embedder("onnx")
+    message = one_line_error(excinfo)
+    assert message.startswith(f"cannot load the tokenizer {broken} (")
+    assert message.endswith("reinstall brain-memory")
+
+
 def test_missing_model_package_raises_embed_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(embed, "MODEL_PACKAGE", "brain_test_no_such_model_package")
     with pytest.raises(EmbedError) as excinfo:
