@@ -18,6 +18,7 @@ from conftest import ROOT, brain
 
 from brain import index, search, vocab
 from brain.commands.find import find_in
+from brain.present import ECHO_CHARS
 from brain.recall import search as recall_search
 from brain.recall import store
 from brain.vocab import MAX_TERMS, SHORTLIST
@@ -110,6 +111,19 @@ def test_a_pasted_log_that_names_a_bullet_finds_it_through_the_cli(vault: Path) 
     run = brain("find", "--vault", str(vault), "--terse", *lines)  # an argument a line
     assert run.code == 0, run.err
     assert run.out.startswith("AI/MEMORY.md:21 paynova status field — ")
+
+
+def test_find_json_of_a_pasted_log_fits_its_budget_and_echoes_the_start(vault: Path) -> None:
+    """The answer echoes the query's first ECHO_CHARS characters: echoing all of it made every
+    query over about 2 KB fail with '--budget 2400 cannot hold even an empty JSON answer'."""
+    text = pasted_log(2_000, "paynova status field", seed=3)
+    run = brain("find", "--vault", str(vault), "--json", text)
+    assert run.code == 0, run.err
+    doc = run.json()
+    assert doc["hits"][0]["handle"] == "paynova status field"
+    assert doc["query"] == text[: ECHO_CHARS - 1].rstrip() + "…"
+    listing = brain("find", "--vault", str(vault), "--json", "--budget", "800", text)
+    assert listing.code == 0, listing.err  # the envelope is small enough for a small budget too
 
 
 def test_the_vector_half_reads_what_the_model_reads(vault: Path) -> None:

@@ -20,6 +20,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from brain.text import mask_secrets
+
 T = TypeVar("T")
 
 
@@ -142,6 +144,16 @@ def fit(items: Sequence[T], size: Callable[[T], int], budget: int) -> tuple[list
 def clip(text: str, limit: int) -> str:
     """`text` cut to `limit` characters, an ellipsis marking the cut."""
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+ECHO_CHARS = 200  # of a query an answer echoes: a pasted log is searched, not printed back
+
+
+def echoed(query: str) -> str:
+    """`query` as an answer echoes it: any credential in it masked (before the cut, so a cut
+    cannot hide one from the mask), then cut at ECHO_CHARS characters. A whole pasted log used to
+    come back in find's JSON, which then could not fit its byte budget and failed."""
+    return clip(mask_secrets(query), ECHO_CHARS)
 
 
 def rich_text(markup: str) -> str:

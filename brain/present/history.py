@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from brain.commands.day import DayResult, WeekResult
 from brain.commands.howto import HowtoHit, HowtoResult
 from brain.commands.lessons import LessonsResult
-from brain.present import Answer, clip, json_text
+from brain.present import Answer, clip, echoed, json_text
 from brain.recall import history
 from brain.recall.activity import RepoDay
 from brain.recall.search import SHORT_ID
-from brain.text import mask_secrets, printable
+from brain.text import printable
 
 if TYPE_CHECKING:
     from brain.caller import Caller
@@ -64,7 +64,7 @@ class LessonsDoc:
 
 
 def howto_json(result: HowtoResult) -> str:
-    query = mask_secrets(result.query)  # echoed masked, as the commands are
+    query = echoed(result.query)  # masked, as the commands are
     return json_text(HowtoDoc(query, result.count, result.hits, result.proposal))
 
 
@@ -304,7 +304,7 @@ def howto(result: HowtoResult, who: Caller, asked: str, *, as_json: bool = False
     text = _answer(result, who, as_json, howto_json, howto_table, howto_lines)
     note = ""
     if not result.hits and not as_json and who.person:
-        note = f"no command in the transcripts did {mask_secrets(asked)!r}"
+        note = f"no command in the transcripts did {echoed(asked)!r}"
     return Answer(text, note, 0 if result.hits else 1)
 
 

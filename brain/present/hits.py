@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from brain.errors import UsageError
-from brain.present import Answer, Lookup, clip, data, dumps, fit, plural, rich_text
-from brain.text import mask_secrets, printable
+from brain.present import Answer, Lookup, clip, data, dumps, echoed, fit, plural, rich_text
+from brain.text import printable
 from brain.vocab import SEP, tokens
 
 if TYPE_CHECKING:
@@ -112,8 +112,8 @@ class FindDoc:
 
 def find_json(query: str, hits: Sequence[Hit], budget: int) -> tuple[str, int]:
     """The JSON answer within `budget` bytes, and how many hits were left out. The query is
-    echoed with any credential pasted into it masked, as every listing of queries shows it."""
-    query = mask_secrets(query)
+    echoed masked and cut (present.echoed), as every listing of queries shows it."""
+    query = echoed(query)
     docs = [hit_json(h) for h in hits]
     # the envelope and the closing newline count against the budget too (counts at their widest)
     n = len(docs)
@@ -182,7 +182,7 @@ def find_listing(query: str, hits: Sequence[Hit], budget: int) -> tuple[str, int
             head += f"  [red]{UNREVIEWED}[/red]"
         body = h.text if h.kind == "bullet" else clip(h.text, PROSE_CHARS * 2)
         blocks.append(f"{head}\n  {escape(body)}")
-    asked = escape(printable(mask_secrets(query)))
+    asked = escape(printable(echoed(query)))
     footer = f"[dim]{len(kept)} of {plural(len(hits), 'hit')} for {asked}"
     if omitted:
         footer += f"; {omitted} more over the budget (raise --budget)"
@@ -279,7 +279,7 @@ def find(
         text, omitted = find_json(result.query, result.hits, budget)
     elif not result.hits:
         if who.person:
-            note = f"nothing in the vault matches {mask_secrets(result.query)!r}"
+            note = f"nothing in the vault matches {echoed(result.query)!r}"
     elif raw or terse or who.agent:
         text, omitted = find_lines(result.hits, budget, raw=raw)
     else:

@@ -11,8 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from brain.present import Answer, Lookup, clip, json_text, noun, plural
-from brain.text import mask_secrets
+from brain.present import Answer, Lookup, clip, echoed, json_text, noun, plural
 
 if TYPE_CHECKING:
     from brain.caller import Caller
@@ -64,7 +63,7 @@ def recall(result: RecallResult, who: Caller, query: str, *, as_json: bool = Fal
     from brain.recall.store import db_path
 
     note = ""
-    asked = mask_secrets(query)  # echoed masked, as the turns are
+    asked = echoed(query)  # masked, as the turns are
     if as_json:
         text = json_text(RecallDoc(asked, result.count, tuple(masked(h) for h in result.hits)))
     else:
