@@ -449,3 +449,18 @@ def test_replaying_a_journal_twice_changes_nothing(vault: Path) -> None:
     once = (lines_of(vault, "AI/MEMORY.md"), lines_of(vault, "AI/INBOX.md"))
     inboxmod._apply(vault, intent)
     assert (lines_of(vault, "AI/MEMORY.md"), lines_of(vault, "AI/INBOX.md")) == once
+
+
+def test_a_hand_edited_inbox_line_with_control_characters_is_listed_escaped(vault: Path) -> None:
+    """`propose` refuses control characters, but a person may paste one into AI/INBOX.md by hand:
+    the listing must not send ESC to the terminal that reads it."""
+    inbox = vault / "AI" / "INBOX.md"
+    with inbox.open("a", encoding="utf-8") as fh:
+        fh.write("- **okapi** — \x1b[2Jred\x1b[0m stripes — me — 2026-11-30\n")
+    run = brain("inbox", "--vault", str(vault))
+    assert run.code == 0, run.err
+    assert "\x1b" not in run.out + run.err
+    assert "\\x1b[2Jred" in run.out
+    number = next(line for line in run.out.splitlines() if "okapi" in line).split(".")[0].strip()
+    approve = brain("inbox", "approve", number, "--vault", str(vault))
+    assert "\x1b" not in approve.out + approve.err

@@ -237,12 +237,13 @@ def inbox(listing: InboxResult, *, as_json: bool = False) -> Answer:
         return Answer("The inbox is empty.", recovered)
     lines = []
     for p in listing.proposals:
-        to_note = f"  (for {p.to})" if p.to else ""
-        lines.append(f"{p.number:>3}. {p.markdown}{to_note}")
+        # printable: propose refuses control characters, but a line pasted in by hand may hold ESC
+        to_note = f"  (for {printable(p.to)})" if p.to else ""
+        lines.append(f"{p.number:>3}. {printable(p.markdown)}{to_note}")
         if p.problem:
-            lines.append(f"     not a valid bullet: {p.problem}")
+            lines.append(f"     not a valid bullet: {printable(p.problem)}")
         elif p.updates:
-            lines.append(f"     updates {p.updates}: {p.current}")
+            lines.append(f"     updates {printable(p.updates)}: {printable(p.current or '')}")
     lines.append(
         f"{plural(len(listing.proposals), 'proposal')} in {listing.path}: `brain inbox approve N "
         "[--to MEMORY|LEARNINGS|TUNINGS]` or `brain inbox drop N`"
@@ -258,9 +259,9 @@ def approved(results: Sequence[ApproveResult], *, one: bool, as_json: bool = Fal
     lines = []
     for r in results:
         verb = "Replaced" if r.replaced else "Approved"
-        lines.append(f"{verb} #{r.number} in {r.path}:{r.line}: {r.markdown}")
+        lines.append(f"{verb} #{r.number} in {r.path}:{r.line}: {printable(r.markdown)}")
         if r.replaced:
-            lines.append(f"  was: {r.replaced}")
+            lines.append(f"  was: {printable(r.replaced)}")
     commit = "; ".join(dict.fromkeys(r.commit for r in results))
     lines.append(
         f"Index updated; {results[-1].remaining} left in the inbox. Not committed: {commit}."
