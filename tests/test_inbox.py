@@ -461,6 +461,9 @@ def test_a_hand_edited_inbox_line_with_control_characters_is_listed_escaped(vaul
     assert run.code == 0, run.err
     assert "\x1b" not in run.out + run.err
     assert "\\x1b[2Jred" in run.out
+    assert "not a valid bullet: control characters (ESC); remove them" in run.out  # as approve says
     number = next(line for line in run.out.splitlines() if "okapi" in line).split(".")[0].strip()
     approve = brain("inbox", "approve", number, "--vault", str(vault))
     assert "\x1b" not in approve.out + approve.err
+    assert approve.code == 1
+    assert "not a valid bullet: control characters (ESC)" in approve.err

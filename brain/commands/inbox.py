@@ -28,6 +28,7 @@ from brain.edits import locked, read, read_journal, reindex, state_file, write
 from brain.errors import BrainError, UsageError
 from brain.files import confine
 from brain.secrets import redact
+from brain.text import controls
 from brain.vocab import handle_key
 
 if TYPE_CHECKING:
@@ -135,8 +136,11 @@ def proposals(vault: Path, text: str | None = None) -> list[Proposal]:
             continue
         old = by_handle.get(handle_key(b.handle))
         where, current = (f"{old.path}:{old.line}", old.raw) if old else (None, None)
+        # propose refuses these; a line pasted in by hand is named as approve would refuse it
+        found = controls(bullet)
+        problem = f"control characters ({', '.join(found)}); remove them" if found else None
         out.append(
-            Proposal(len(out) + 1, number, bullet, to or None, b.handle, None, where, current)
+            Proposal(len(out) + 1, number, bullet, to or None, b.handle, problem, where, current)
         )
     return out
 
