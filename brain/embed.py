@@ -28,6 +28,8 @@ from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from brain.vocab import TOKENIZER
+
 if TYPE_CHECKING:
     import httpx
     import numpy as np
@@ -54,7 +56,7 @@ MODEL_NAME = "all-MiniLM-L6-v2-int8"
 MODEL_DIM = 384
 #: sentence-transformers' max_seq_length for this model (the file says 128).
 MAX_TOKENS = 256
-TOKENIZER_PATH = Path(__file__).parent / "data" / "tokenizer.json"
+TOKENIZER_PATH = TOKENIZER  # the one path, in brain.vocab (search reads its word ranks)
 
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 _OUTPUT = "last_hidden_state"

@@ -33,6 +33,7 @@ from brain.vocab import (
     COMMON_MIN_UNITS,
     MAX_TERMS,
     STOPWORDS,
+    TOKENIZER,
     cjk_terms,
     common,
     fts_phrase,
@@ -42,8 +43,6 @@ from brain.vocab import (
     telling,
     words,
 )
-
-TOKENIZER = Path(__file__).parent / "data" / "tokenizer.json"
 
 EXACT_RATIO = 0.85
 PREFIX_MIN = 3

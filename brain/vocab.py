@@ -217,11 +217,12 @@ def common(df: int, total: int) -> bool:
 # and testdata/prime has 19 terms or fewer, and prime reads 60 words at most.
 MAX_TERMS = 64
 # Of a longer query, the terms whose counts in the vault are looked up (one lookup each); beyond
-# it, the terms rarest in English (ENGLISH) go first.
+# it, the terms rarest in English (english_rank) go first.
 SHORTLIST = 4 * MAX_TERMS
-# The embedding model's WordPiece vocabulary: its whole words come roughly in order of frequency
-# in English, from `the` (id 1996) on.
-ENGLISH = Path(__file__).parent / "data" / "tokenizer.json"
+# The bundled embedding model's tokenizer (brain.embed loads it). Its WordPiece vocabulary lists
+# whole words roughly in order of frequency in English, from `the` (id 1996) on, which
+# english_rank and brain.search.everyday read.
+TOKENIZER = Path(__file__).parent / "data" / "tokenizer.json"
 NOT_ENGLISH = 1 << 20  # the rank of a word that is not in it: past its 30,522 entries
 _RANKS: list[dict[str, int]] = []
 
@@ -233,7 +234,7 @@ def english_rank(word: str) -> int:
         import json  # only a query of more than SHORTLIST terms gets here
 
         try:
-            vocab = json.loads(ENGLISH.read_bytes())["model"]["vocab"]
+            vocab = json.loads(TOKENIZER.read_bytes())["model"]["vocab"]
         except (OSError, ValueError, KeyError, TypeError):
             vocab = {}
         _RANKS.append(vocab)
