@@ -442,7 +442,8 @@ def unregister(name: str) -> AgentHooks:
     doc = json.loads(text)
     if created and "hooks" in created and doc.get("hooks") == {}:
         text = jsonedit.delete(text, ("hooks",))
-        doc = {}
+        doc = json.loads(text)  # what the user added since ("model", "permissions") stays
+    # emptied or deleted only when nothing is left but what brain wrote
     if created and "blank" in created and doc == {}:
         text = ""
     if created and "file" in created and doc == {}:

@@ -311,3 +311,43 @@ def test_registration_needs_no_rewrite_when_present(settings: Path) -> None:
     before = settings.stat()
     assert agent_hooks.register("claude", ["/x/brain"]).action == "present"
     assert settings.stat().st_mtime_ns == before.st_mtime_ns
+
+
+# --- a file brain created and the user added to since --------------------------------------------
+
+SETTINGS_FILES = {
+    "claude": ".claude/settings.json",
+    "codex": ".codex/hooks.json",
+    "gemini": ".gemini/settings.json",
+}
+
+
+def add_users_settings(path: Path) -> dict[str, Any]:
+    """What a person adds to a settings file brain created: their own keys, beside brain's."""
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    mine = {"model": "opus", "permissions": {"allow": ["Read", "Bash(ls:*)"]}}
+    path.write_text(json.dumps({**mine, **doc}, indent=2) + "\n", encoding="utf-8")
+    return mine
+
+
+@pytest.mark.parametrize("off", [("hooks", "off"), ("uninstall",)])
+@pytest.mark.parametrize("name", sorted(SETTINGS_FILES))
+def test_a_file_brain_created_keeps_what_the_user_added_to_it(
+    isolated_env: Path, name: str, off: tuple[str, ...]
+) -> None:
+    path = isolated_env / SETTINGS_FILES[name]
+    assert brain("hooks", "on", "--harness", name).code == 0
+    assert path.is_file()  # brain created it
+    mine = add_users_settings(path)
+    run = brain(*off)
+    assert run.code == 0, run
+    assert path.is_file()  # the user's settings are in it: never deleted
+    assert json.loads(path.read_text(encoding="utf-8")) == mine  # brain's entries gone, theirs kept
+
+
+def test_a_blank_file_brain_filled_keeps_what_the_user_added(settings: Path) -> None:
+    settings.write_text("", encoding="utf-8")
+    assert agent_hooks.register("claude", ["/x/brain"]).action == "added"
+    mine = add_users_settings(settings)
+    assert agent_hooks.unregister("claude").action == "removed"
+    assert json.loads(settings.read_text(encoding="utf-8")) == mine  # not emptied again
