@@ -645,7 +645,7 @@ def desk_command(
 ) -> None:
     """Open the desk: a local web page to review the inbox, misses, ledger, health and search.
 
-    Listens on 127.0.0.1 only, behind the per-run token in the URL it prints.
+    Listens on 127.0.0.1 only, behind a token your browser gets from a file only you can read.
     Stops after an idle hour or Ctrl-C.
     """
     from brain.config import resolve_vault
