@@ -6,12 +6,17 @@ settle at each stop, under each agent's own event names). `brain hooks on` and `
 register every row of an agent, `brain hooks off` and `brain uninstall` remove them.
 Claude Code, Codex CLI and Gemini CLI keep hooks in one settings file of the same shape (event ->
 groups with a matcher -> command entries), edited in place; GitHub Copilot CLI reads every file in
-a folder, so brain writes a file of its own there (`own_file`) and deletes it again.
+a folder, so brain writes a file of its own there (`own_file`), edits it in place like the others
+once it exists, and deletes it only when nothing but brain's entries is left in it.
 
 A command brain writes is `<brain> ARGS # ID: brain-hook-…`: brain's absolute executable (else its
 interpreter with `-P -m brain`), the row's arguments, and a shell comment carrying the same ID line
-as brain's generated git hooks. Brain recognises a command as its own only when it is exactly of
-that form (or exactly what brain wrote before the ID comment existed: `<absolute brain> pack`);
+as brain's generated git hooks. A command ending in that ID comment is brain's whatever the user
+edited before it (`prime --budget 400`, a wrapper) and whatever keys they added to its entry (a
+"timeout"): `hooks on` keeps the one entry per event and matcher, bringing only its launcher up to
+date when it is in brain's own form (brain moved) and keeping the rest; `hooks off` removes the
+entry, its keys with it (they configured brain's hook and mean nothing without it). Without the ID
+only exactly what brain wrote before the comment existed (`<absolute brain> pack`) is brain's;
 anything else, even a command that runs `brain pack` among other things, belongs to someone else
 and is never changed or removed.
 
@@ -118,6 +123,7 @@ ROLES = ("pack", "prime", "settle")
 # what an agent cannot carry, said by `brain hooks status` and the README
 CANNOT = {("copilot", "prime"): "Copilot CLI drops what a prompt hook prints"}
 _MARK = f" # {HOOK_ID}"
+_ID = re.compile(r"\s*#\s*" + re.escape(HOOK_ID) + r"\s*$")  # brain's, however spaced
 
 
 @dataclass(frozen=True)
@@ -145,9 +151,12 @@ def launcher() -> list[str]:
     return [sys.executable, "-P", "-m", "brain"]
 
 
+def _quoted(words: Sequence[str]) -> str:
+    return " ".join(shlex.quote(w) for w in words)
+
+
 def command(args: Sequence[str], launch: Sequence[str] | None = None) -> str:
-    words = [*(launcher() if launch is None else launch), *args]
-    return " ".join(shlex.quote(w) for w in words) + _MARK
+    return _quoted([*(launcher() if launch is None else launch), *args]) + _MARK
 
 
 def _launch_len(words: list[str]) -> int:
@@ -159,24 +168,52 @@ def _launch_len(words: list[str]) -> int:
     return 1 if Path(words[0]).name in ("brain", "brain.exe") else 0
 
 
+def _words(body: str) -> list[str]:
+    try:
+        return shlex.split(body)
+    except ValueError:  # a quote the user left open: still brain's entry, read by its spaces
+        return body.split()
+
+
 def brain_args(cmd: object) -> tuple[str, ...] | None:
-    """The brain arguments of a hook command brain wrote; None for anyone else's command."""
+    """The arguments of brain's hook command from its subcommand on (`prime --budget 400`; ()
+    when it names none of HOOKS' subcommands), or None for anyone else's command.
+
+    A command is brain's when it ends in brain's ID comment, whatever was edited before it (the
+    user's `--budget 400`, a wrapper): the ID is brain's mark and no one else's. Without the ID,
+    only exactly what brain wrote before the comment existed is brain's: `<absolute brain> pack`."""
     if not isinstance(cmd, str):
         return None
-    body = cmd.removesuffix(_MARK)
-    try:
-        words = shlex.split(body)
-    except ValueError:
+    marked = _ID.search(cmd)
+    if marked is None:
+        words = _words(cmd)
+        n = _launch_len(words)
+        if n and words[n:] == ["pack"] and _quoted(words) == cmd:
+            return ("pack",)
         return None
-    if " ".join(shlex.quote(w) for w in words) != body:
-        return None  # not exactly as brain quotes: extra words, spacing, `cd x && ...`
-    n = _launch_len(words)
-    if not n or len(words) == n:
-        return None
-    args = tuple(words[n:])
-    if body == cmd and args != ("pack",):
-        return None  # before the ID comment brain wrote `<brain> pack` and nothing else
-    return args
+    words = _words(cmd[: marked.start()])
+    verbs = {row.args[0] for row in HOOKS}
+    at = next((i for i, w in enumerate(words) if i and w in verbs), len(words))
+    return tuple(words[at:])
+
+
+def role(cmd: object) -> str | None:
+    """Which of brain's hook commands `cmd` is (`pack`, `prime`, `settle`), or None."""
+    args = brain_args(cmd)
+    return args[0] if args else None
+
+
+def refreshed(cmd: str, args: Sequence[str], launch: Sequence[str] | None = None) -> str:
+    """Brain's entry `cmd` as `hooks on` leaves it: a command from before the ID comment becomes
+    brain's current one; in a marked one only the launcher, when it is in brain's own form, is
+    brought up to date (brain moved), and what the user edited after it stays, to the byte."""
+    if _ID.search(cmd) is None:
+        return command(args, launch)
+    n = _launch_len(_words(cmd))
+    old = _quoted(_words(cmd)[:n])
+    if n and cmd.startswith(old + " "):
+        return _quoted(launcher() if launch is None else launch) + cmd[len(old) :]
+    return cmd
 
 
 # --- the record of what brain created ------------------------------------------------------------
@@ -298,12 +335,15 @@ def _label(event: str, matcher: str) -> str:
     return f"{event}:{matcher}" if matcher else event
 
 
-def _add(text: str, row: HookRow, matcher: str, wanted: str, created: list[str]) -> tuple[str, str]:
-    """`text` with `wanted` registered for `matcher` of `row`'s event, and how: "added" (a new
-    group; the containers brain made go into `created`), "updated" (brain's entry there now runs
-    `wanted`) or "present"."""
+def _add(
+    text: str, row: HookRow, matcher: str, launch: Sequence[str] | None, created: list[str]
+) -> tuple[str, str]:
+    """`text` with brain's `row` registered for `matcher`, and how: "added" (a new group; the
+    containers brain made go into `created`), "updated" (brain's entry there, recognised by its
+    ID however the user edited it, brought up to date where it stands: its other keys, such as
+    a "timeout", stay) or "present"."""
     doc = json.loads(text)
-    group = _group(matcher, wanted)
+    group = _group(matcher, command(row.args, launch))
     if "hooks" not in doc:
         created += ["hooks", f"hooks/{row.event}"]
         return jsonedit.append(text, (), {row.event: [group]}, key="hooks"), "added"
@@ -312,12 +352,11 @@ def _add(text: str, row: HookRow, matcher: str, wanted: str, created: list[str])
         return jsonedit.append(text, ("hooks",), [group], key=row.event), "added"
     how = ""
     for gi, ei, group_matcher, entry in _entries(doc, row.event):
-        if covers(group_matcher, matcher) and brain_args(entry.get("command")) == row.args:
+        if covers(group_matcher, matcher) and role(entry.get("command")) == row.args[0]:
             how = how or "present"
-            if entry["command"] != wanted:
-                text = jsonedit.replace(
-                    text, ("hooks", row.event, gi, "hooks", ei, "command"), wanted
-                )
+            new = refreshed(entry["command"], row.args, launch)
+            if entry["command"] != new:
+                text = jsonedit.replace(text, ("hooks", row.event, gi, "hooks", ei, "command"), new)
                 how = "updated"
     if how:
         return text, how
@@ -348,9 +387,8 @@ def register(name: str, launch: Sequence[str] | None = None) -> AgentHooks:
     added: list[str] = []
     updated = False
     for row in rows:
-        wanted = command(row.args, launch)
         for matcher in row.matchers:
-            text, how = _add(text, row, matcher, wanted, created)
+            text, how = _add(text, row, matcher, launch, created)
             if how == "added":
                 added.append(_label(row.event, matcher))
             updated = updated or how == "updated"
@@ -442,7 +480,8 @@ def unregister(name: str) -> AgentHooks:
     doc = json.loads(text)
     if created and "hooks" in created and doc.get("hooks") == {}:
         text = jsonedit.delete(text, ("hooks",))
-        doc = {}
+        doc = json.loads(text)  # what the user added since ("model", "permissions") stays
+    # emptied or deleted only when nothing is left but what brain wrote
     if created and "blank" in created and doc == {}:
         text = ""
     if created and "file" in created and doc == {}:
@@ -466,34 +505,36 @@ def unregister(name: str) -> AgentHooks:
 # --- an agent that reads a folder of hook files: brain's own file there ---------------------------
 
 
-def _own_doc(agent: Agent, launch: Sequence[str] | None) -> dict[str, Any]:
-    """Brain's hook file for Copilot CLI: Claude's event names (so the JSON on stdin has Claude's
-    keys), one command entry per event."""
-    hooks: dict[str, list[dict[str, Any]]] = {}
-    for row in (r for r in HOOKS if r.agent == agent.name):
-        entry = {"type": "command", "bash": command(row.args, launch), "timeoutSec": 30}
-        hooks.setdefault(row.event, []).append(entry)
-    return {"version": 1, "hooks": hooks}
+def _own_entry(row: HookRow, launch: Sequence[str] | None) -> dict[str, Any]:
+    """An entry of brain's hook file for Copilot CLI, under Claude's event names (so the JSON on
+    stdin has Claude's keys)."""
+    return {"type": "command", "bash": command(row.args, launch), "timeoutSec": 30}
 
 
-def _own_commands(doc: Any) -> list[tuple[str, object]] | None:
-    """(event, command) of every entry of a hook file in Copilot's shape; None for another
-    shape."""
+def _own_rows(agent: Agent) -> list[HookRow]:
+    return [r for r in HOOKS if r.agent == agent.name]
+
+
+def _own_commands(doc: Any) -> list[tuple[str, int, str, object]] | None:
+    """(event, index, key, command) of every entry of a hook file in Copilot's shape; None for
+    another shape."""
     if not isinstance(doc, dict) or not isinstance(doc.get("hooks"), dict):
         return None
-    found: list[tuple[str, object]] = []
+    found: list[tuple[str, int, str, object]] = []
     for event, entries in doc["hooks"].items():
         if not isinstance(entries, list):
             return None
-        for entry in entries:
+        for i, entry in enumerate(entries):
             if not isinstance(entry, dict):
                 return None
-            found.append((event, entry.get("bash", entry.get("command"))))
+            key = "bash" if "bash" in entry else "command"
+            found.append((event, i, key, entry.get(key)))
     return found
 
 
 def _load_own(path: Path) -> tuple[str, Any] | str:
-    """(text, document) of brain's file ("", None when absent), or why it must not be touched."""
+    """(text, document) of brain's file ("", None when absent), or why it must not be touched: a
+    file of that name holding hooks of which none is brain's is someone else's."""
     try:
         text = path.read_bytes().decode("utf-8")
     except FileNotFoundError:
@@ -505,62 +546,101 @@ def _load_own(path: Path) -> tuple[str, Any] | str:
     except json.JSONDecodeError as exc:
         return f"is not valid JSON (line {exc.lineno}: {exc.msg})"
     found = _own_commands(doc)
-    if found is None or any(brain_args(cmd) is None for _, cmd in found):
+    if found is None or (found and all(brain_args(cmd) is None for *_, cmd in found)):
         return "is not brain's hook file (it holds other hooks)"
     return text, doc
 
 
 def _register_own(agent: Agent, launch: Sequence[str] | None) -> AgentHooks:
+    """Brain's file, written whole when absent; else brain's entries in it brought up to date
+    where they stand and the missing ones added, so that what the user added stays (a
+    "timeoutSec", an edited argument, a key of theirs)."""
     path = agent.settings_path()
-    wanted = _own_doc(agent, launch)
-    first = next(iter(wanted["hooks"].values()))[0]["bash"]
+    rows = _own_rows(agent)
+    first = command(rows[0].args, launch)
     loaded = _load_own(path)
     if isinstance(loaded, str):
         fix = "Move it aside and run `brain hooks on` again"
         return _refused(agent.name, path, "unparseable", loaded, first, fix)
     text, doc = loaded
-    new = json.dumps(wanted, indent=2) + "\n"
-    if text == new:
-        return AgentHooks(agent.name, str(path), "present", (), first or None)
-    had = {e for e, _ in _own_commands(doc) or []}
-    added = tuple(e for e in wanted["hooks"] if e not in had)
+    added: list[str] = []
+    if doc is None:
+        hooks: dict[str, list[dict[str, Any]]] = {}
+        for row in rows:
+            hooks.setdefault(row.event, []).append(_own_entry(row, launch))
+            added.append(row.event)
+        new = json.dumps({"version": 1, "hooks": hooks}, indent=2) + "\n"
+    else:
+        new = text
+        for row in rows:
+            found = _own_commands(json.loads(new)) or []
+            ours = [(i, k, c) for e, i, k, c in found if e == row.event and role(c) == row.args[0]]
+            for i, key, cmd in ours:
+                fresh = refreshed(str(cmd), row.args, launch)
+                if fresh != cmd:
+                    new = jsonedit.replace(new, ("hooks", row.event, i, key), fresh)
+            if ours:
+                continue
+            added.append(row.event)
+            entry = _own_entry(row, launch)
+            if row.event in json.loads(new)["hooks"]:
+                new = jsonedit.append(new, ("hooks", row.event), entry)
+            else:
+                new = jsonedit.append(new, ("hooks",), [entry], key=row.event)
+        if new == text:
+            return AgentHooks(agent.name, str(path), "present", (), first or None)
     made = [d for d in (path.parent, agent.folder()) if not d.exists()]  # deepest first
-    try:
-        write_atomic(path, new)
-    except OSError as exc:
-        return _refused(
-            agent.name, path, "failed", f"cannot be written ({exc.strerror})", first, ""
-        )
+    problem = _write(_File(path, text, doc is not None), new)
+    if problem:
+        action = "read-only" if problem == "is read-only" else "failed"
+        return _refused(agent.name, path, action, problem, first, "")
     if made:
         record = _record()
         record[str(path)] = ["file", *(f"dir:{d}" for d in made)]
         _save_record(record)
-    return AgentHooks(agent.name, str(path), "added" if added else "updated", added, first or None)
+    action = "added" if added else "updated"
+    return AgentHooks(agent.name, str(path), action, tuple(added), first or None)
 
 
 def _unregister_own(agent: Agent) -> AgentHooks:
+    """Brain's entries out of its file: the file is deleted when nothing else is in it, else
+    kept with what the user added (their own hooks, keys of theirs)."""
     path = agent.settings_path()
     loaded = _load_own(path)
     if isinstance(loaded, str):
         return _refused(agent.name, path, "unparseable", loaded, "", "Remove brain's file by hand")
-    _, doc = loaded
+    text, doc = loaded
     record = _record()
     created = record.pop(str(path), [])
     if doc is None:
         return AgentHooks(agent.name, str(path), "absent", (), None)
-    commands = _own_commands(doc) or []
-    try:
-        path.unlink()
-    except OSError as exc:
-        return _refused(agent.name, path, "failed", f"cannot be deleted ({exc.strerror})", "", "")
-    for folder in (c.removeprefix("dir:") for c in created if c.startswith("dir:")):
-        with contextlib.suppress(OSError):
-            Path(folder).rmdir()  # only when empty
+    found = _own_commands(doc) or []
+    ours = [(e, i, c) for e, i, _, c in found if brain_args(c) is not None]
+    if len(ours) == len(found) and set(doc) <= {"version", "hooks"}:
+        try:
+            path.unlink()
+        except OSError as exc:
+            why = f"cannot be deleted ({exc.strerror})"
+            return _refused(agent.name, path, "failed", why, "", "")
+        for folder in (c.removeprefix("dir:") for c in created if c.startswith("dir:")):
+            with contextlib.suppress(OSError):
+                Path(folder).rmdir()  # only when empty
+    elif not ours:
+        return AgentHooks(agent.name, str(path), "absent", (), None)
+    else:
+        new = text
+        for event, i, _ in reversed(ours):  # the last first: the indices before it hold
+            new = jsonedit.delete(new, ("hooks", event, i))
+        for event in dict.fromkeys(e for e, _, _ in ours):
+            if json.loads(new)["hooks"][event] == []:  # it held brain's entries only
+                new = jsonedit.delete(new, ("hooks", event))
+        problem = _write(_File(path, text, True), new)
+        if problem:
+            action = "read-only" if problem == "is read-only" else "failed"
+            return _refused(agent.name, path, action, problem, "", "Remove brain's entries by hand")
     _save_record(record)
-    first = str(commands[0][1]) if commands else ""
-    return AgentHooks(
-        agent.name, str(path), "removed", tuple(e for e, _ in commands), first or None
-    )
+    first = str(ours[0][2]) if ours else ""
+    return AgentHooks(agent.name, str(path), "removed", tuple(e for e, _, _ in ours), first or None)
 
 
 # --- what is on ----------------------------------------------------------------------------------
@@ -582,7 +662,7 @@ class HarnessState:
 def _row_state(row: HookRow, doc: dict[str, Any]) -> str:
     covered = [
         any(
-            covers(m, matcher) and brain_args(e.get("command")) == row.args
+            covers(m, matcher) and role(e.get("command")) == row.args[0]
             for _, _, m, e in _entries(doc, row.event)
         )
         for matcher in row.matchers
@@ -628,17 +708,17 @@ def state(name: str) -> HarnessState:
         if isinstance(loaded, str):
             problem = f"{path} {loaded}"
         elif loaded[1] is not None:
-            on = {e for e, cmd in _own_commands(loaded[1]) or [] if brain_args(cmd) is not None}
-            for role, row in rows.items():
-                roles[role] = "on" if row.event in on else "off"
+            on = {(e, role(cmd)) for e, _, _, cmd in _own_commands(loaded[1]) or []}
+            for verb, row in rows.items():
+                roles[verb] = "on" if (row.event, verb) in on else "off"
     else:
         got = _load(path, sorted({r.event for r in rows.values()}))
         if isinstance(got, str):
             problem = f"{path} {got}"
         elif got.text:
             doc = json.loads(got.text)
-            for role, row in rows.items():
-                roles[role] = _row_state(row, doc)
+            for verb, row in rows.items():
+                roles[verb] = _row_state(row, doc)
     return HarnessState(
         name,
         agent.label,

@@ -645,7 +645,7 @@ def desk_command(
 ) -> None:
     """Open the desk: a local web page to review the inbox, misses, ledger, health and search.
 
-    Listens on 127.0.0.1 only, behind the per-run token in the URL it prints.
+    Listens on 127.0.0.1 only, behind a token your browser gets from a file only you can read.
     Stops after an idle hour or Ctrl-C.
     """
     from brain.config import resolve_vault
@@ -653,18 +653,32 @@ def desk_command(
     path = resolve_vault(vault)
     if not 0 <= port <= 65535:
         raise UsageError(f"--port {port} is not a port", "pass 1 to 65535, or leave it out")
-    from brain.desk import server
+    from brain.desk import door, server
 
     sock = server.bind(port)
     desk = server.Desk(path, sock.getsockname()[1])
-    present.out(f"brain desk for {path}: {desk.url}")
-    present.out("Ctrl-C stops it; it stops by itself after an idle hour.")
-    if not no_open and sys.stdout.isatty():
-        import webbrowser
-
-        webbrowser.open(desk.url)
-    why = server.serve(desk, sock, idle=idle)
-    present.out(f"brain desk stopped ({why}).")
+    # The browser is given a file holding the token (0600), never the URL: a child's argv is
+    # every local user's to read. The token is printed only when the person must carry the URL
+    # to a browser themselves (--no-open, no terminal, no browser found; an ssh tunnel).
+    with server.stopped_by_signals(desk):
+        page = door.write(desk.url)
+        try:
+            browse = not no_open and sys.stdout.isatty()
+            shown = f"{desk.address} (opening it in your browser)" if browse else desk.url
+            present.out(f"brain desk for {path}: {shown}")
+            present.out(
+                f"Any browser here opens it from {page.as_uri()} (yours only, until it stops)."
+            )
+            present.out("Ctrl-C stops it; it stops by itself after an idle hour.")
+            if browse:
+                door.open_browser(
+                    page, lambda: present.out(f"No browser could be opened: {desk.url}")
+                )
+            why = server.serve(desk, sock, idle=idle)
+        finally:
+            door.remove(page)
+    if why != "hung up":  # the terminal is gone: nothing to say it on
+        present.out(f"brain desk stopped ({why}).")
 
 
 @app.command("locate")

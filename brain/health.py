@@ -281,9 +281,7 @@ def _session_start_check() -> Check:
         if not isinstance(group, dict):
             continue
         for entry in group.get("hooks") or []:
-            if isinstance(entry, dict) and agent_hooks.brain_args(entry.get("command")) == (
-                "pack",
-            ):
+            if isinstance(entry, dict) and agent_hooks.role(entry.get("command")) == "pack":
                 for matcher in agent_hooks.SESSION_MATCHERS:
                     if agent_hooks.covers(group.get("matcher"), matcher):
                         commands[matcher] = str(entry["command"])

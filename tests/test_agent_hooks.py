@@ -58,14 +58,20 @@ def commands(path: Path) -> list[tuple[str, str]]:
         (USERS_OWN, None),
         ("/x/brain pack --budget 500", None),
         ("/x/brain  pack", None),  # not as brain spaces it
-        (f"/x/brain pack && rm -rf ~{MARK}", None),
+        # brain's ID comment marks brain's entry, whatever the user edited before it
+        (f"/x/brain prime --budget 400{MARK}", ("prime", "--budget", "400")),
+        (f"/x/brain pack && rm -rf ~{MARK}", ("pack", "&&", "rm", "-rf", "~")),
+        (f"brain prime{MARK}", ("prime",)),  # a launcher of the user's
+        (f"nice -n 5 /x/brain --vault /v settle{MARK}", ("settle",)),
+        ("/x/brain  pack   #  ID: brain-hook-7d3f09c1b6e2 ", ("pack",)),
+        (f"/x/brain{MARK}", ()),  # brain's, naming none of its hook commands
         ("mybrain pack", None),
         ("/x/brain packer", None),
         ("echo brain", None),
         (None, None),
     ],
 )
-def test_only_the_exact_commands_brain_writes_are_brains(
+def test_brains_commands_are_marked_by_the_id_or_exactly_the_old_form(
     command: str | None, args: tuple[str, ...] | None
 ) -> None:
     assert agent_hooks.brain_args(command) == args
@@ -311,3 +317,187 @@ def test_registration_needs_no_rewrite_when_present(settings: Path) -> None:
     before = settings.stat()
     assert agent_hooks.register("claude", ["/x/brain"]).action == "present"
     assert settings.stat().st_mtime_ns == before.st_mtime_ns
+
+
+# --- a file brain created and the user added to since --------------------------------------------
+
+SETTINGS_FILES = {
+    "claude": ".claude/settings.json",
+    "codex": ".codex/hooks.json",
+    "gemini": ".gemini/settings.json",
+}
+
+
+def add_users_settings(path: Path) -> dict[str, Any]:
+    """What a person adds to a settings file brain created: their own keys, beside brain's."""
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    mine = {"model": "opus", "permissions": {"allow": ["Read", "Bash(ls:*)"]}}
+    path.write_text(json.dumps({**mine, **doc}, indent=2) + "\n", encoding="utf-8")
+    return mine
+
+
+@pytest.mark.parametrize("off", [("hooks", "off"), ("uninstall",)])
+@pytest.mark.parametrize("name", sorted(SETTINGS_FILES))
+def test_a_file_brain_created_keeps_what_the_user_added_to_it(
+    isolated_env: Path, name: str, off: tuple[str, ...]
+) -> None:
+    path = isolated_env / SETTINGS_FILES[name]
+    assert brain("hooks", "on", "--harness", name).code == 0
+    assert path.is_file()  # brain created it
+    mine = add_users_settings(path)
+    run = brain(*off)
+    assert run.code == 0, run
+    assert path.is_file()  # the user's settings are in it: never deleted
+    assert json.loads(path.read_text(encoding="utf-8")) == mine  # brain's entries gone, theirs kept
+
+
+def test_a_blank_file_brain_filled_keeps_what_the_user_added(settings: Path) -> None:
+    settings.write_text("", encoding="utf-8")
+    assert agent_hooks.register("claude", ["/x/brain"]).action == "added"
+    mine = add_users_settings(settings)
+    assert agent_hooks.unregister("claude").action == "removed"
+    assert json.loads(settings.read_text(encoding="utf-8")) == mine  # not emptied again
+
+
+# --- brain's entry, edited by the user -----------------------------------------------------------
+
+
+def edit_entry(path: Path, event: str, args: str, **keys: object) -> None:
+    """The person edits brain's entry at `event`: other arguments, keys of their own."""
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    (entry,) = doc["hooks"][event][0]["hooks"]
+    verb = args.split(maxsplit=1)[0]
+    entry["command"] = entry["command"].replace(f" {verb}{MARK}", f" {args}{MARK}")
+    entry.update(keys)
+    path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+
+
+def entries_at(path: Path, event: str) -> list[dict[str, Any]]:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    return [e for group in doc["hooks"][event] for e in group["hooks"]]
+
+
+def test_on_keeps_brains_edited_entry_and_adds_no_second(settings: Path) -> None:
+    assert brain("hooks", "on", "--harness", "claude").code == 0
+    edit_entry(settings, "UserPromptSubmit", "prime --budget 400", timeout=20)
+    edit_entry(settings, "Stop", "settle", timeout=30)
+    edited = settings.read_bytes()
+    run = brain("hooks", "on", "--harness", "claude", "--json")
+    assert run.code == 0, run
+    assert run.json()["harnesses"][0]["action"] == "present"
+    assert settings.read_bytes() == edited  # one prime, the user's, as they left it
+    (prime,) = entries_at(settings, "UserPromptSubmit")
+    assert prime["command"].endswith(f" prime --budget 400{MARK}")
+    assert prime["timeout"] == 20
+    status = brain("hooks", "status", "--harness", "claude", "--json").json()["harnesses"][0]
+    assert (status["pack"], status["prime"], status["settle"]) == ("on", "on", "on")
+
+
+def test_a_moved_brain_refreshes_its_launcher_and_keeps_the_users_edits(settings: Path) -> None:
+    agent_hooks.register("claude", ["/old/venv/bin/brain"])
+    edit_entry(settings, "UserPromptSubmit", "prime --budget 400", timeout=20)
+    result = agent_hooks.register("claude", ["/new place/bin/brain"])
+    assert result.action == "updated"
+    assert entries_at(settings, "UserPromptSubmit") == [
+        {
+            "type": "command",
+            "command": f"'/new place/bin/brain' prime --budget 400{MARK}",
+            "timeout": 20,
+        }
+    ]
+    assert [e["command"] for e in entries_at(settings, "Stop")] == [
+        f"'/new place/bin/brain' settle{MARK}"
+    ]
+
+
+def test_a_launcher_the_user_wrote_is_theirs_to_keep(settings: Path) -> None:
+    agent_hooks.register("claude", ["/x/brain"])
+    doc = json.loads(settings.read_text(encoding="utf-8"))
+    doc["hooks"]["Stop"][0]["hooks"][0]["command"] = f"nice -n 5 brain settle{MARK}"
+    settings.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    assert agent_hooks.register("claude", ["/y/brain"]).action == "updated"  # pack and prime
+    assert [e["command"] for e in entries_at(settings, "Stop")] == [f"nice -n 5 brain settle{MARK}"]
+
+
+def test_off_removes_brains_edited_entries_and_nothing_of_the_users(settings: Path) -> None:
+    original = json.dumps(
+        {"model": "opus", "hooks": {"Stop": [{"hooks": [{"type": "command", "command": "say"}]}]}},
+        indent=2,
+    )
+    settings.write_text(original, encoding="utf-8")
+    assert brain("hooks", "on", "--harness", "claude").code == 0
+    edit_entry(settings, "UserPromptSubmit", "prime --budget 400", timeout=20)
+    doc = json.loads(settings.read_text(encoding="utf-8"))
+    doc["hooks"]["Stop"][1]["hooks"][0]["timeout"] = 30  # brain's settle, after the user's
+    settings.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    run = brain("hooks", "off", "--harness", "claude", "--json")
+    assert run.code == 0, run
+    assert sorted(run.json()["harnesses"][0]["hooks"]) == [
+        "SessionStart:clear",
+        "SessionStart:compact",
+        "SessionStart:startup",
+        "Stop",
+        "UserPromptSubmit",
+    ]
+    assert json.loads(settings.read_text(encoding="utf-8")) == json.loads(original)
+
+
+# --- Copilot CLI: brain's own file, and what the user added to it ---------------------------------
+
+COPILOT = ".copilot/hooks/brain.json"
+
+
+def test_copilot_on_keeps_what_the_user_added_to_brains_file(isolated_env: Path) -> None:
+    path = isolated_env / COPILOT
+    assert brain("hooks", "on", "--harness", "copilot").code == 0
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["hooks"]["Stop"][0]["timeoutSec"] = 90
+    doc["hooks"]["Stop"].append({"type": "command", "bash": "make lint"})
+    doc["description"] = "mine too"
+    path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    edited = path.read_bytes()
+    run = brain("hooks", "on", "--harness", "copilot", "--json")
+    assert run.code == 0, run
+    assert run.json()["harnesses"][0]["action"] == "present"
+    assert path.read_bytes() == edited
+
+
+def test_copilot_off_keeps_brains_file_when_the_user_added_to_it(isolated_env: Path) -> None:
+    path = isolated_env / COPILOT
+    assert brain("hooks", "on", "--harness", "copilot").code == 0
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["hooks"]["Stop"].append({"type": "command", "bash": "make lint"})
+    doc["description"] = "mine too"
+    path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    run = brain("uninstall")
+    assert run.code == 0, run
+    assert json.loads(path.read_text(encoding="utf-8")) == {
+        "version": 1,
+        "hooks": {"Stop": [{"type": "command", "bash": "make lint"}]},
+        "description": "mine too",
+    }
+
+
+def test_copilot_off_deletes_brains_file_holding_only_brains_entries(isolated_env: Path) -> None:
+    path = isolated_env / COPILOT
+    assert brain("hooks", "on", "--harness", "copilot").code == 0
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["hooks"]["Stop"][0]["timeoutSec"] = 90  # a key on brain's entry goes with it
+    path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    assert brain("hooks", "off", "--harness", "copilot").code == 0
+    assert not (isolated_env / ".copilot").exists()
+
+
+def test_doctor_counts_brains_edited_pack_as_registered(settings: Path, tmp_path: Path) -> None:
+    from brain import health
+
+    exe = tmp_path / "bin" / "brain"  # doctor checks that the hook's program exists
+    exe.parent.mkdir()
+    exe.write_text("#!/bin/sh\n", encoding="utf-8")
+    agent_hooks.register("claude", [str(exe)])
+    doc = json.loads(settings.read_text(encoding="utf-8"))
+    for group in doc["hooks"]["SessionStart"]:
+        group["hooks"][0]["command"] = f"{exe} pack --budget 900{MARK}"
+    settings.write_text(json.dumps(doc, indent=2), encoding="utf-8")
+    check = health._session_start_check()
+    assert (check.status, check.fix) == ("ok", None), check

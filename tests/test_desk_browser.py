@@ -86,6 +86,19 @@ def click_through(driver: object, element: object) -> None:
     WebDriverWait(driver, 60).until(ec.staleness_of(old))
 
 
+def arrive(driver: object, url: str) -> str:
+    """Open `url` and wait for the desk's page it leads to (its heading): the page the token
+    lands on moves on by itself, after `get` has returned."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.remote.webdriver import WebDriver
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    assert isinstance(driver, WebDriver)
+    driver.get(url)
+    title = WebDriverWait(driver, 60).until(lambda d: d.find_elements(By.TAG_NAME, "h1"))
+    return str(title[0].text)
+
+
 def test_every_page_approve_and_drop_by_clicking(
     vault: Path, twin: Path, desk_url: str, browser: object, tmp_path: Path
 ) -> None:
@@ -98,10 +111,9 @@ def test_every_page_approve_and_drop_by_clicking(
     update = "libgit2 — libgit2 runs no client-side hooks; brain runs pre-commit itself first"
     for v in (vault, twin):  # an update of a bullet the vault has, shown side by side
         assert brain("propose", "--vault", str(v), update).code == 0
-    d.get(desk_url)
+    assert arrive(d, desk_url) == "Inbox"
     assert d.current_url.endswith("/inbox")  # the token left the address bar for a cookie
     assert "token" not in d.current_url
-    assert d.find_element(By.TAG_NAME, "h1").text == "Inbox"
     items = d.find_elements(By.CSS_SELECTOR, "li.item")
     assert len(items) == 4
     assert "from claude · 2026-11-04" in items[0].text
@@ -222,3 +234,25 @@ def test_every_page_approve_and_drop_by_clicking(
     WebDriverWait(d, 30).until(lambda _: banner.is_displayed())
     click_through(d, banner.find_element(By.LINK_TEXT, "Reload"))
     assert d.find_element(By.CSS_SELECTOR, ".count").text == "1"
+
+
+def test_the_start_page_opens_the_desk_in_a_real_browser(vault: Path, browser: object) -> None:
+    """The file `brain desk` opens the browser on leads it in: from a file:// page the browser
+    sends no SameSite=Strict cookie along a redirect (a 303 after the token landed on a 403), so
+    the tokened URL answers with a page that moves on by itself, as the desk's own."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.remote.webdriver import WebDriver
+
+    from brain.desk import door
+
+    d = browser
+    assert isinstance(d, WebDriver)
+    proc, _ = start(vault)
+    page = door.folder() / f"desk-{proc.pid}.html"
+    try:
+        assert arrive(d, page.as_uri()) == "Inbox"
+        assert d.current_url.endswith("/inbox")  # the token left the address bar for a cookie
+        assert "zanzibar quota" in d.find_element(By.TAG_NAME, "main").text
+    finally:
+        stop(proc)
+    assert not page.exists()

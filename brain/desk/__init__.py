@@ -7,5 +7,6 @@ never load on another command's start.
 
 - `actions`: what the forms do, as plain functions over a vault path (tested without a server);
 - `pages`: what each page shows, as plain data;
-- `server`: the Starlette app, its guard (token, Host, origin, CSRF) and the uvicorn loop.
+- `server`: the Starlette app, its guard (token, Host, origin, CSRF) and the uvicorn loop;
+- `door`: the owner-only file the browser is opened on, which leads it to the tokened URL.
 """

@@ -3,9 +3,9 @@
 The guard, for every request (a web page on any other site can make the browser send requests to
 127.0.0.1, and a DNS name can be made to point there):
 - the Host header must name a loopback address and this port (DNS rebinding sends another name);
-- the per-run token must come with it: in the URL the command printed (`?token=`, which sets a
-  cookie, HttpOnly and SameSite=Strict, and redirects to the same page without it) or in that
-  cookie;
+- the per-run token must come with it: in the URL the command printed or its start page leads to
+  (`?token=`, which sets a cookie, HttpOnly and SameSite=Strict, and moves on to the same page
+  without it) or in that cookie;
 - a POST must come from this origin (Origin, else Referer; Sec-Fetch-Site when the browser sends
   it) and carry the page's CSRF token in its form.
 Anything else gets 403 and one line. Pages allow scripts from the desk itself only (CSP).
@@ -13,13 +13,16 @@ Anything else gets 403 and one line. Pages allow scripts from the desk itself on
 
 from __future__ import annotations
 
+import contextlib
 import hmac
+import html
 import secrets
+import signal
 import socket
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterator, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,7 +32,7 @@ from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import Headers
 from starlette.requests import Request
-from starlette.responses import PlainTextResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.templating import Jinja2Templates
@@ -67,6 +70,7 @@ class Desk:
     last: float = field(default_factory=time.monotonic)  # the latest request, for the idle exit
     notes: dict[str, actions.Done] = field(default_factory=dict)
     wait: float = 3.0  # seconds a slow page's request waits for a fresh reading
+    stopping: str = ""  # why the desk was asked to stop by a signal ("" while it runs)
 
     @property
     def cookie(self) -> str:
@@ -74,8 +78,13 @@ class Desk:
         return f"brain_desk_{self.port}"
 
     @property
+    def address(self) -> str:
+        """The desk without its token: opens it in a browser that has its cookie."""
+        return f"http://127.0.0.1:{self.port}/"
+
+    @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}/?token={self.token}"
+        return f"{self.address}?token={self.token}"
 
     def hosts(self) -> set[str]:
         return {f"{h}:{self.port}" for h in LOOPBACK}
@@ -90,6 +99,21 @@ class Desk:
 
 def _same(a: str, b: str) -> bool:
     return hmac.compare_digest(a.encode("utf-8", "replace"), b.encode("utf-8", "replace"))
+
+
+def _moving_on(here: str) -> Response:
+    """The answer to the tokened URL (with the cookie): a page that goes on to `here` by itself.
+    Not a 303: a browser sent to the URL by another page (the file `brain desk` opens it on, see
+    brain.desk.door) follows a redirect as part of that cross-site navigation, without the
+    SameSite=Strict cookie just set, and lands on a 403; a refresh from this page is the desk's
+    own (Chromium, tests/test_desk_browser.py)."""
+    target = html.escape(here, quote=True)
+    return HTMLResponse(
+        '<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
+        '<meta name="referrer" content="no-referrer">'
+        f'<meta http-equiv="refresh" content="0; url={target}"><title>brain desk</title></head>'
+        f'<body><p><a href="{target}">brain desk</a></p></body></html>\n'
+    )
 
 
 def _forbidden(why: str) -> Response:
@@ -117,7 +141,7 @@ class Guard:
                 path = str(scope.get("path", "/"))
                 # the same page without the token: a path, never another host (`//host`)
                 here = path if path.startswith("/") and not path.startswith("//") else "/"
-                refused = RedirectResponse(here, status_code=303)
+                refused = _moving_on(here)
                 refused.set_cookie(
                     self.desk.cookie, self.desk.token, httponly=True, samesite="strict", path="/"
                 )
@@ -316,6 +340,9 @@ def serve(desk: Desk, sock: socket.socket, *, idle: float = IDLE_SECONDS) -> str
 
     def watch() -> None:
         while not server.should_exit:
+            if desk.stopping:
+                server.should_exit = True
+                return
             if time.monotonic() - desk.last > idle:
                 why[0] = f"idle for {idle:g} s"
                 server.should_exit = True
@@ -329,4 +356,26 @@ def serve(desk: Desk, sock: socket.socket, *, idle: float = IDLE_SECONDS) -> str
         # uvicorn shuts down cleanly on Ctrl-C, then raises the signal again for the caller:
         # Ctrl-C is how a person closes the desk, not an abort
         return "interrupted"
-    return why[0]
+    # uvicorn handles SIGTERM itself while it runs, then raises it again for stopped_by_signals
+    return desk.stopping or why[0]
+
+
+@contextlib.contextmanager
+def stopped_by_signals(desk: Desk) -> Iterator[None]:
+    """SIGTERM (`kill`) and SIGHUP (the terminal closed) stop the desk as Ctrl-C does, through
+    the caller's `finally` (which removes the start page holding the token), not at once: also
+    one that comes before the server runs (the desk then stops as soon as it starts)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, _frame: object) -> None:
+        desk.stopping = "terminated" if signum == signal.SIGTERM else "hung up"
+
+    signals = [s for s in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s is not None]
+    saved = {sig: signal.signal(sig, stop) for sig in signals}
+    try:
+        yield
+    finally:
+        for sig, handler in saved.items():
+            signal.signal(sig, handler)
