@@ -190,10 +190,12 @@ def _strict_synonyms(text: str, rel: str) -> list[vaultmod.Problem]:
     return rows
 
 
-def _bullet_problems(
+def bullet_problems(
     rel: str, unit: vaultmod.Unit, line: str, *, strict: bool
 ) -> list[vaultmod.Problem]:
-    """A core-file bullet's credential, and in strict mode what is not plain prose in it."""
+    """A core-file bullet's credential, and in strict mode what is not plain prose in it: what
+    lint says of each bullet, and what `brain inbox approve` checks before it writes one
+    (`check_bullet`)."""
     problems = _strict_bullet(rel, unit) if strict else []
     for rule, masked in secrets.scan_line(line):
         problems.append(
@@ -204,6 +206,18 @@ def _bullet_problems(
                 "secrets in a password manager",
             )
         )
+    return problems
+
+
+def check_bullet(rel: str, line: str, *, strict: bool) -> list[vaultmod.Problem]:
+    """What lint would say of `line` as a bullet of core file `rel` (its line number 1): it is
+    parsed, screened by the guard, and checked by `bullet_problems`, as lint does each bullet of
+    the file. A handle another bullet holds is the caller's to judge (approve replaces it)."""
+    parsed = vaultmod.parse(rel, line.encode("utf-8", "surrogateescape"))
+    problems = list(parsed.problems)
+    for unit in parsed.units:
+        if unit.kind == "bullet":
+            problems += bullet_problems(rel, unit, line, strict=strict)
     return problems
 
 
@@ -277,7 +291,7 @@ def lint(
                     )
                 )
             if in_scope:
-                problems += _bullet_problems(rel, unit, lines[unit.line - 1], strict=strict)
+                problems += bullet_problems(rel, unit, lines[unit.line - 1], strict=strict)
     for rel in checked:
         data = None if rel in CORE_FILES else read(rel)
         if data is not None:
