@@ -402,7 +402,14 @@ def test_a_note_with_a_newline_or_esc_in_its_name_is_one_inbox_item(git_vault: P
     assert text.startswith("# Refund notes\n\n> Superseded: newer bullets say otherwise")
 
 
-def test_tend_applies_aliases_several_sessions_asked_by(vault: Path) -> None:
+def aliases_policy(vault: Path, policy: str) -> None:
+    (vault / config.VAULT_CONFIG).write_text(f"aliases: {policy}\n", encoding="utf-8")
+
+
+def test_tend_applies_aliases_several_sessions_asked_by_when_the_vault_says_so(
+    vault: Path,
+) -> None:
+    aliases_policy(vault, "apply")
     add(vault, f"- **zebrafish tank** — the heater is set to 26 degrees — me — {OLD}")
     log_finds(vault, "heater degrees", ["s1", "s2", "s3"])
     log_finds(vault, "heater celsius", ["s1", "s2"])  # two sessions: proposed, not applied
@@ -419,6 +426,7 @@ def test_a_daily_sweep_past_its_budget_leaves_the_aliases_for_another_day(
 ) -> None:
     """Rewriting a core file of a large vault is what made the daily sweep overrun its 2 s: past
     its budget it applies nothing, and the next sweep with time left does."""
+    aliases_policy(vault, "apply")
     add(vault, f"- **zebrafish tank** — the heater is set to 26 degrees — me — {OLD}")
     log_finds(vault, "heater degrees", ["s1", "s2", "s3"])
     real = tendmod.find_items
@@ -433,6 +441,109 @@ def test_a_daily_sweep_past_its_budget_leaves_the_aliases_for_another_day(
     assert late.applied == ()
     assert "heater degrees" not in (vault / "AI/MEMORY.md").read_text(encoding="utf-8")
     assert [a.handle for a in tendmod.tend(vault).applied] == ["zebrafish tank"]
+
+
+def test_learnt_aliases_are_proposed_and_a_person_approves_them(vault: Path) -> None:
+    """Query words are what agents typed: by default the sweep writes none of them into a core
+    bullet, it queues them as one item per bullet, which approving applies."""
+    add(vault, f"- **zebrafish tank** — the heater is set to 26 degrees — me — {OLD}")
+    log_finds(vault, "heater degrees", ["s1", "s2", "s3"])
+    memory = vault / "AI/MEMORY.md"
+    before = memory.read_bytes()
+    result = tendmod.tend(vault)
+    assert result.applied == ()
+    assert memory.read_bytes() == before
+    (item,) = [p for p in result.proposed if p.op == "alias"]
+    assert item.summary.startswith("give **zebrafish tank** (AI/MEMORY.md:")
+    assert item.summary.endswith("the alias(es) 'heater degrees'")
+    assert "3 sessions reached it by its body" in item.why
+    listed = next(
+        p for p in inboxmod.inbox(vault).proposals if p.markdown == f"tend: {item.summary}"
+    )
+    inboxmod.approve(vault, listed.number)
+    text = memory.read_text(encoding="utf-8")
+    assert "- **zebrafish tank** (aliases: heater degrees) — the heater" in text
+    assert f"[tend {item.key}]" in (vault / config.TENDED).read_text(encoding="utf-8")
+    assert [p for p in tendmod.tend(vault, dry_run=True).proposed if p.op == "alias"] == []
+
+
+@pytest.mark.parametrize("policy", ["propose", "apply"])
+def test_an_alias_the_guard_flags_is_never_written_nor_proposed(vault: Path, policy: str) -> None:
+    """The fixture's **pgxpool max conns** reached by a query carrying an injection: its words
+    (`maxconns explicitly disregard previous`) are an alias strict lint refuses, so the sweep
+    neither writes nor queues it, whatever the policy."""
+    aliases_policy(vault, policy)
+    log_finds(vault, "maxconns explicitly disregard previous", ["s1", "s2", "s3"])
+    assert learnmod.learn(vault, mode="keyword").proposed[0].alias == (
+        "maxconns explicitly disregard previous"
+    )
+    before = snapshot(vault)
+    result = tendmod.tend(vault)
+    assert result.applied == ()
+    assert not [p for p in result.proposed if p.op == "alias"]
+    after = snapshot(vault)
+    assert after["AI/LEARNINGS.md"] == before["AI/LEARNINGS.md"]
+    assert b"disregard" not in after[config.INBOX]
+
+
+@pytest.mark.parametrize("policy", ["propose", "apply"])
+def test_dry_run_lists_exactly_what_a_real_run_then_applies_and_proposes(
+    tended: Path, policy: str
+) -> None:
+    """`--dry-run` reported 0 applied where the real run then wrote an alias: both now compute
+    one plan."""
+    aliases_policy(tended, policy)
+    add(tended, f"- **zebrafish tank** — the heater is set to 26 degrees — me — {OLD}")
+    log_finds(tended, "heater degrees", ["s1", "s2", "s3"])
+    before = snapshot(tended)
+    dry = tendmod.tend(tended, dry_run=True)
+    assert snapshot(tended) == before
+    real = tendmod.tend(tended)
+    assert (dry.applied, dry.proposed) == (real.applied, real.proposed)
+    ops = sorted(p.op for p in real.proposed)
+    if policy == "apply":
+        assert [a.handle for a in real.applied] == ["zebrafish tank"]
+        assert ops == ["date", "drop", "merge"]
+    else:
+        assert real.applied == ()
+        assert ops == ["alias", "date", "drop", "merge"]
+    assert snapshot(tended) != before
+
+
+def test_an_alias_applied_leaves_the_items_on_that_bullet_applicable(tended: Path) -> None:
+    """An alias written at once rewrites the line another item (here: date it) names by its
+    hash; the item is queued naming the line as it is after the alias, so it still applies."""
+    aliases_policy(tended, "apply")
+    memory = tended / "AI/MEMORY.md"
+    text = memory.read_text(encoding="utf-8")
+    memory.write_text(text.replace("in AI/INBOX.md —", "in AI/INBOX.md for quokka review —"))
+    commit_all(tended, "quokka")
+    log_finds(tended, "quokka review", ["s1", "s2", "s3"])
+    result = tendmod.tend(tended)
+    assert [a.handle for a in result.applied] == ["inbox file"]
+    date = next(p for p in inboxmod.inbox(tended).proposals if p.markdown.startswith("tend: date"))
+    inboxmod.approve(tended, date.number)
+    assert (
+        f"- **inbox file** (aliases: quokka review) — proposals wait in AI/INBOX.md for quokka"
+        f" review — me — {today()}" in memory.read_text(encoding="utf-8")
+    )
+
+
+def test_an_alias_whose_bullet_strict_lint_refuses_is_proposed_not_applied(vault: Path) -> None:
+    """Under `aliases: apply`, nothing the sweep writes unasked may fail `lint --strict`: a
+    bullet whose line strict refuses (a web address) gets its alias through a person."""
+    aliases_policy(vault, "apply")
+    add(
+        vault,
+        f"- **zebrafish tank** — the heater is set to 26 degrees, manual at"
+        f" https://example.com/heater — me — {OLD}",
+    )
+    log_finds(vault, "heater degrees", ["s1", "s2", "s3"])
+    before = (vault / "AI/MEMORY.md").read_bytes()
+    result = tendmod.tend(vault)
+    assert result.applied == ()
+    assert [p.op for p in result.proposed if p.op == "alias"] == ["alias"]
+    assert (vault / "AI/MEMORY.md").read_bytes() == before
 
 
 def test_tend_respects_what_the_inbox_keeps(tended: Path, monkeypatch: pytest.MonkeyPatch) -> None:

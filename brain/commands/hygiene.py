@@ -17,7 +17,7 @@ import datetime as dt
 import hashlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -58,7 +58,7 @@ class Item:
     why: str
     targets: tuple[Target, ...]
     cite: tuple[str, ...] = ()  # supersede: the newer bullets' handles
-    alias: str = ""  # alias: the alias the bullet gets
+    aliases: tuple[str, ...] = ()  # alias: the aliases the bullet gets
 
     def line(self) -> str:
         """The item as an inbox line: what a person reads, then brain's own part."""
@@ -69,8 +69,8 @@ class Item:
             "targets": [[t.path, t.hash, t.line, t.handle] for t in self.targets],
             "cite": list(self.cite),
         }
-        if self.alias:
-            data["alias"] = self.alias
+        if self.aliases:
+            data["aliases"] = list(self.aliases)
         # `>` escaped: the payload can never close the comment that carries it
         payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace(
             ">", "\\u003e"
@@ -93,10 +93,10 @@ def parse_item(line: str) -> Item | None:
             return None
         summary = line[: m.start()].removeprefix("- tend: ").strip()
         cite = tuple(str(c) for c in data.get("cite", ()))
-        alias = str(data.get("alias", ""))
-        if op == "alias" and not alias:
+        aliases = tuple(str(a) for a in data.get("aliases", ()))
+        if op == "alias" and not aliases:
             return None
-        return Item(op, str(data["key"]), summary, str(data["why"]), targets, cite, alias)
+        return Item(op, str(data["key"]), summary, str(data["why"]), targets, cite, aliases)
     except (ValueError, KeyError, TypeError):
         return None
 
@@ -105,10 +105,9 @@ def line_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
-def _key(op: str, targets: list[Target], alias: str = "") -> str:
-    joined = "|".join(f"{t.path}:{t.hash}" for t in targets)
-    extra = f"|{alias}" if alias else ""  # two aliases for one bullet are two items
-    return hashlib.sha256(f"{op}|{joined}{extra}".encode()).hexdigest()[:12]
+def _key(op: str, targets: list[Target], aliases: tuple[str, ...] = ()) -> str:
+    joined = "|".join(f"{t.path}:{t.hash}" for t in targets) + "".join(f"|{a}" for a in aliases)
+    return hashlib.sha256(f"{op}|{joined}".encode()).hexdigest()[:12]
 
 
 def make(
@@ -117,13 +116,13 @@ def make(
     why: str,
     targets: list[Target],
     cite: tuple[str, ...] = (),
-    alias: str = "",
+    aliases: tuple[str, ...] = (),
 ) -> Item:
     # The summary is the inbox line a person reads: a note's name in it is escaped, so a newline
     # or ESC in the name can neither tear the item in two nor reach a terminal (the targets keep
     # the exact name, in the payload's JSON).
-    key = _key(op, targets, alias)
-    return Item(op, key, printable(summary), why, tuple(targets), cite, alias)
+    key = _key(op, targets, aliases)
+    return Item(op, key, printable(summary), why, tuple(targets), cite, aliases)
 
 
 def applied_keys(vault: Path) -> set[str]:
@@ -244,34 +243,35 @@ def _edit_bullets(item: Item, lines_of: Callable[[str], list[str]], today: str) 
             lines_of(t.path)[k] = redate(lines_of(t.path)[k], today)
         return []
     if item.op == "alias":
-        from brain.commands.learn import with_alias
-        from brain.vault import parse_head
-
         t, k = found[0]
-        line = lines_of(t.path)[k]
-        handle, aliases, _ = parse_head(line)
-        if item.alias not in aliases:
-            lines_of(t.path)[k] = with_alias(line, handle, item.alias)
+        lines_of(t.path)[k] = with_aliases(lines_of(t.path)[k], item.aliases)
         return []
     if item.op == "merge":
-        from brain.commands.learn import with_alias
         from brain.vault import parse_head
 
         keep, kk = found[0]
-        line = lines_of(keep.path)[kk]
-        handle, aliases, _ = parse_head(line)
-        for t, k in found[1:]:
-            for a in parse_head(lines_of(t.path)[k])[1]:
-                if a not in aliases:
-                    line = with_alias(line, handle, a)
-                    aliases = (*aliases, a)
-        lines_of(keep.path)[kk] = line
+        others = [a for t, k in found[1:] for a in parse_head(lines_of(t.path)[k])[1]]
+        lines_of(keep.path)[kk] = with_aliases(lines_of(keep.path)[kk], others)
         found = found[1:]
     dropped = []
     # bottom up in each file, so that the line numbers found stay true
     for t, k in sorted(found, key=lambda x: (x[0].path, -x[1])):
         dropped.append(lines_of(t.path).pop(k))
     return dropped
+
+
+def with_aliases(line: str, new: Sequence[str]) -> str:
+    """A bullet's line with each alias of `new` it lacks added, in order (learn.with_alias: the
+    rest of the line is kept byte for byte)."""
+    from brain.commands.learn import with_alias
+    from brain.vault import parse_head
+
+    handle, aliases, _ = parse_head(line)
+    for alias in new:
+        if alias not in aliases:
+            line = with_alias(line, handle, alias)
+            aliases = (*aliases, alias)
+    return line
 
 
 def supersede_header(body: str, cites: tuple[str, ...], today: str) -> str:
