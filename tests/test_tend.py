@@ -23,6 +23,15 @@ from brain.commands.doctor import doctor
 from brain.errors import BrainError
 
 OLD = "2025-01-02"
+# the fixture's **payments service**, and restated with a newer Go
+PAYMENTS_122 = (
+    "payments is a Go 1.22 service in front of Postgres 15 that talks to two providers, Stripe"
+    " for EU cards and Paynova for Turkish cards"
+)
+PAYMENTS_123 = (
+    "payments is a Go 1.23 service in front of Postgres 15 that talks to two providers, Stripe"
+    " for EU cards and Paynova for Turkish cards"
+)
 
 
 def add(vault: Path, *lines: str, rel: str = "AI/MEMORY.md") -> None:
@@ -203,11 +212,11 @@ def test_learn_proposes_what_people_search_with_and_lists_unused_aliases(vault: 
 
 @pytest.fixture
 def tended(history_vault: Path, tmp_path: Path) -> Path:
-    """A vault with one of each: a shared handle, a bullet whose claims all fail, a verified
-    bullet with an old date, committed."""
+    """A vault with one of each: a bullet restated under its handle, a bullet whose claims all
+    fail, a verified bullet with an old date, committed."""
     add(
         history_vault,
-        "- **payments service** — payments moved to Go 1.23 — me — 2026-11-20",
+        f"- **payments service** — {PAYMENTS_123} — me — 2026-11-20",
         f"- **old deploy** — run `deployctl-xyz push` from {tmp_path}/deploy.sh — me — {OLD}",
         f"- **inbox file** — proposals wait in AI/INBOX.md — me — {OLD}",
     )
@@ -243,10 +252,7 @@ def test_tend_queues_items_once_and_approve_applies_each(tended: Path) -> None:
     assert done.replaced is None  # a hygiene item replaces no one bullet: null in JSON, not ""
     text = memory.read_text(encoding="utf-8")
     assert text.count("**payments service**") == 1
-    assert (
-        "- **payments service** (aliases: payments api, payments) — payments moved to Go 1.23"
-        in text
-    )
+    assert f"- **payments service** (aliases: payments api, payments) — {PAYMENTS_123}" in text
     dropped = (tended / config.DROPPED).read_text(encoding="utf-8")
     assert "payments is a Go 1.22 service" in dropped
     # drop (numbers moved up by one)
@@ -544,6 +550,221 @@ def test_an_alias_whose_bullet_strict_lint_refuses_is_proposed_not_applied(vault
     assert result.applied == ()
     assert [p.op for p in result.proposed if p.op == "alias"] == ["alias"]
     assert (vault / "AI/MEMORY.md").read_bytes() == before
+
+
+# Bullets sharing a handle: (handle, older fact, newer fact, whether they say the same thing).
+# What COVERAGE_SAME and COSINE_SAME were measured on (brain/commands/tend.py).
+SAME_HANDLE = [
+    ("pnpm", "we use pnpm, never npm", "pnpm needs --frozen-lockfile in CI", False),
+    (
+        "payments service",
+        PAYMENTS_122,
+        "payments moved to Go 1.23",
+        False,
+    ),
+    (
+        "payments service",
+        PAYMENTS_122,
+        PAYMENTS_123,
+        True,
+    ),
+    (
+        "staging deploy",
+        "staging deploys run from the deploy-staging job on every merge to main",
+        "every merge to main deploys staging through the deploy-staging job",
+        True,
+    ),
+    (
+        "redis",
+        "redis is the session store for the web app",
+        "redis holds the web app's sessions",
+        True,
+    ),
+    (
+        "redis",
+        "redis is the session store for the web app",
+        "redis must run with maxmemory-policy allkeys-lru in production",
+        False,
+    ),
+    (
+        "ci cache",
+        "CI caches node_modules keyed on the lockfile hash",
+        "the CI cache for node_modules is keyed on the hash of the lockfile",
+        True,
+    ),
+    (
+        "ci cache",
+        "CI caches node_modules keyed on the lockfile hash",
+        "the CI cache is wiped every Sunday night",
+        False,
+    ),
+    (
+        "release day",
+        "we release on Tuesdays after the standup",
+        "releases go out on Tuesday, after standup",
+        True,
+    ),
+    (
+        "release day",
+        "we release on Tuesdays after the standup",
+        "a release needs two approvals from the core team",
+        False,
+    ),
+    ("node version", "the frontend builds with Node 18", "the frontend builds with Node 20", True),
+    (
+        "node version",
+        "the frontend builds with Node 18",
+        "Node 20 breaks the old webpack config of the admin panel",
+        False,
+    ),
+    (
+        "test db",
+        "integration tests use a throwaway Postgres started by testcontainers",
+        "integration tests start a throwaway Postgres with testcontainers",
+        True,
+    ),
+    (
+        "test db",
+        "integration tests use a throwaway Postgres started by testcontainers",
+        "the test database needs the pg_trgm extension",
+        False,
+    ),
+    (
+        "feature flags",
+        "feature flags live in LaunchDarkly, one project per service",
+        "feature flags are kept in LaunchDarkly with a project for each service",
+        True,
+    ),
+    (
+        "feature flags",
+        "feature flags live in LaunchDarkly, one project per service",
+        "stale feature flags are removed within two sprints",
+        False,
+    ),
+    (
+        "oncall",
+        "the oncall rotation changes every Monday at 10:00",
+        "oncall rotates weekly, Mondays at 10:00",
+        True,
+    ),
+    (
+        "oncall",
+        "the oncall rotation changes every Monday at 10:00",
+        "oncall pages go to the #payments-alerts channel first",
+        False,
+    ),
+    (
+        "api timeout",
+        "the public API times out requests after 30 seconds",
+        "public API requests time out after 30 s",
+        True,
+    ),
+    (
+        "api timeout",
+        "the public API times out requests after 30 seconds",
+        "the public API timeout is configured in gateway.yaml",
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize(("handle", "older", "newer", "same"), SAME_HANDLE)
+def test_same_thing_tells_a_restatement_from_another_fact(
+    handle: str, older: str, newer: str, same: bool
+) -> None:
+    from brain.vault import Unit
+
+    old = Unit("AI/MEMORY.md", 3, "bullet", older, handle=handle, date=OLD)
+    new = Unit("AI/MEMORY.md", 9, "bullet", newer, handle=handle, date="2026-01-02")
+    assert tendmod.same_thing(new, old) is same
+
+
+@pytest.mark.slow
+def test_the_cosine_bar_tells_them_apart_too() -> None:
+    """With the bundled model (handle and fact, as the index embeds a bullet), the cosine bar
+    alone sorts the same pairs."""
+    from brain import embed
+
+    model = embed.load_embedder("onnx")
+    assert model is not None
+    for handle, older, newer, same in SAME_HANDLE:
+        a, b = model.embed([f"{handle}: {older}", f"{handle}: {newer}"])
+        assert (float(a @ b) >= tendmod.COSINE_SAME) is same, (handle, newer)
+
+
+@pytest.mark.slow
+def test_with_the_models_vectors_a_paraphrase_is_merged_and_another_fact_is_not(
+    history_vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A paraphrase shares few words (`clock skew exceeds five minutes` / `clock drift over 5
+    min`: .17 of them) but the stored vectors say the same thing (.87); the pnpm pair says two
+    things by both measures."""
+    add(
+        history_vault,
+        f"- **login bug** — logins fail when the clock skew exceeds five minutes — me — {OLD}",
+        "- **login bug** — a clock drift over 5 min breaks signing in — me — 2026-03-01",
+        f"- **pnpm** — we use pnpm, never npm — me — {OLD}",
+        "- **pnpm** — pnpm needs --frozen-lockfile in CI — me — 2026-03-01",
+    )
+    commit_all(history_vault, "pairs")
+    monkeypatch.setenv("BRAIN_EMBED", "onnx")
+    run = brain("reindex", "--vault", str(history_vault), env={"BRAIN_EMBED": "onnx"})
+    assert run.code == 0, run.err
+    merges = [p for p in tendmod.tend(history_vault, dry_run=True).proposed if p.op == "merge"]
+    assert [m.summary.split("**")[1] for m in merges] == ["login bug"]
+    # by words alone (no vectors) the paraphrase is not merged: a miss costs nothing, a wrong
+    # merge drops a fact
+    from brain.vault import Unit
+
+    older, newer = (
+        Unit("AI/MEMORY.md", n, "bullet", fact, handle="login bug")
+        for n, fact in (
+            (1, "logins fail when the clock skew exceeds five minutes"),
+            (2, "a clock drift over 5 min breaks signing in"),
+        )
+    )
+    assert not tendmod.same_thing(newer, older)
+
+
+def test_bullets_that_only_share_a_handle_are_not_merged(history_vault: Path) -> None:
+    """`we use pnpm, never npm` and `pnpm needs --frozen-lockfile in CI` share the handle
+    `pnpm`: a merge moved the second to AI/DROPPED.md. They say different things: no merge."""
+    add(
+        history_vault,
+        f"- **pnpm** — we use pnpm, never npm — me — {OLD}",
+        "- **pnpm** — pnpm needs --frozen-lockfile in CI — me — 2026-03-01",
+    )
+    commit_all(history_vault, "pnpm")
+    result = tendmod.tend(history_vault)
+    assert [p for p in result.proposed if p.op == "merge"] == []
+    text = (history_vault / "AI/MEMORY.md").read_text(encoding="utf-8")
+    assert "we use pnpm, never npm" in text
+    assert "--frozen-lockfile in CI" in text
+    assert [d.handle for d in doctor(str(history_vault)).duplicate_handles] == ["pnpm"]
+
+
+def test_a_merge_quotes_the_line_it_drops_in_the_inbox_and_on_the_desk(tended: Path) -> None:
+    import html
+
+    from test_desk import PORT, signed_in
+
+    from brain.desk.server import Desk
+
+    older = next(
+        line
+        for line in (tended / "AI/MEMORY.md").read_text(encoding="utf-8").splitlines()
+        if line.startswith("- **payments service**") and "Go 1.22" in line
+    )
+    (merge,) = [p for p in tendmod.tend(tended).proposed if p.op == "merge"]
+    assert merge.summary.endswith(f"dropping AI/MEMORY.md:20 “{older}”")
+    inbox_line = next(
+        line
+        for line in (tended / config.INBOX).read_text(encoding="utf-8").splitlines()
+        if line.startswith("- tend: merge")
+    )
+    assert f"“{older}” <!-- brain:tend " in inbox_line
+    page = signed_in(Desk(tended, PORT)).get("/inbox").text
+    assert html.escape(f"“{older}”", quote=False) in page
 
 
 def test_tend_respects_what_the_inbox_keeps(tended: Path, monkeypatch: pytest.MonkeyPatch) -> None:

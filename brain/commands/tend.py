@@ -12,8 +12,9 @@ hygiene items a person approves like a proposal (`brain inbox approve N`):
   - `supersede`: mark a note that newer bullets correct (a header citing them; brain/retell.py's
     shadow relation finds the notes),
   - `drop`: move a bullet whose every claim failed (two failed claims at least) to AI/DROPPED.md,
-  - `merge`: bullets that share a handle become the newest one (the others' aliases join it; the
-    others go to AI/DROPPED.md),
+  - `merge`: bullets that share a handle and say the same thing (`same_thing`) become the newest
+    one (the others' aliases join it; the others go to AI/DROPPED.md, their lines quoted in the
+    item); bullets that only share a handle are left alone (lint and doctor name them),
   - `date`: date today the bullets whose every claim passed and whose date is older than
     `DATE_AFTER_DAYS`.
 
@@ -48,12 +49,22 @@ from brain.commands.hygiene import (
 from brain.config import CORE_FILES, DROPPED, INBOX, index_path, state_dir, vault_settings
 
 if TYPE_CHECKING:
+    import sqlite3
+
     from brain.advisories import Superseded
     from brain.commands.learn import AliasProposal
     from brain.vault import Unit
 
 DATE_AFTER_DAYS = 30  # a bullet verified again within a month keeps its date
 DROP_MIN_FAILED = 2  # failed claims before a bullet whose every claim failed is proposed dropped
+# Two bullets of one handle say the same thing when the kept one's fact holds this share of the
+# dropped one's telling words (the handle's words aside), or their stored vectors' cosine (on
+# MiniLM's scale) reaches COSINE_SAME. Measured on 20 pairs of bullets sharing a handle
+# (tests/test_tend.py SAME_HANDLE: 10 restatements, 10 other facts about the same thing): the
+# restatements hold .50-1.00 of the words and .85-.99 by cosine (all-MiniLM-L6-v2, handle and
+# fact as the index embeds them), the other facts .00-.14 and .29-.70.
+COVERAGE_SAME = 0.4
+COSINE_SAME = 0.8
 ITEMS_MAX = 20  # new hygiene items one sweep adds (a person reviews every one)
 # The daily sweep's budget, counted from the process's start: it stops early rather than overrun
 # 2 s (what is left after the budget: writing the items, the log line, the exit).
@@ -134,11 +145,13 @@ def find_items(vault: Path, *, deadline: float | None = None, quick: bool = Fals
     try:
         rows = verify.bullets(conn)
         notes = advisories.superseded(conn)
+        groups = _shared_handles(rows)
+        cosine = _cosines(conn, [u for g in groups for u in g])
     finally:
         conn.close()
     found.checked = len(rows)
     found.items += _supersede_items(vault, notes)
-    found.items += _merge_items(rows, raw_at)
+    found.items += _merge_items(groups, raw_at, cosine)
     if deadline is not None and time.monotonic() > deadline:
         found.stopped = "out of time before verifying the bullets' claims"
         return found
@@ -187,30 +200,93 @@ def _supersede_items(vault: Path, notes: list[Superseded]) -> list[Item]:
     return out
 
 
-def _merge_items(rows: list[Unit], raw_at: RawAt) -> list[Item]:
-    """One item per handle that several bullets share: keep the newest."""
+def _shared_handles(rows: list[Unit]) -> list[list[Unit]]:
+    """The bullets of each handle several bullets share, oldest first."""
     from brain.vocab import handle_key
 
     groups: dict[str, list[Unit]] = {}
     for r in rows:
         groups.setdefault(handle_key(r.handle), []).append(r)
+    return [
+        sorted(same, key=lambda r: (r.date, r.path, r.line))
+        for same in groups.values()
+        if len(same) > 1
+    ]
+
+
+Cosine = Callable[["Unit", "Unit"], "float | None"]  # of two bullets' stored vectors
+
+
+def _cosines(conn: sqlite3.Connection, units: list[Unit]) -> Cosine:
+    """The cosine of two of `units` from their stored vectors (None when either has none: no
+    embedder, or not embedded yet). numpy is imported only for a vault with a shared handle."""
+    vecs: dict[tuple[str, int], bytes] = {}
+    for u in units:
+        row = conn.execute(
+            "SELECT v.vec FROM units u JOIN vectors v ON v.hash = u.vhash"
+            " WHERE u.path = ? AND u.line = ? AND u.kind = 'bullet'",
+            (u.path, u.line),
+        ).fetchone()
+        if row is not None:
+            vecs[(u.path, u.line)] = row[0]
+    if not vecs:
+        return lambda a, b: None
+    import numpy as np
+
+    from brain.semantic import index_model, stretch
+
+    model = index_model(conn)
+
+    def cosine(a: Unit, b: Unit) -> float | None:
+        va, vb = vecs.get((a.path, a.line)), vecs.get((b.path, b.line))
+        if va is None or vb is None:
+            return None
+        dot = np.frombuffer(va, dtype=np.float32) @ np.frombuffer(vb, dtype=np.float32)
+        return float(stretch(np.array([dot], dtype=np.float32), model)[0])
+
+    return cosine
+
+
+def _telling(fact: str, handle: str) -> set[str]:
+    """A fact's telling words, plurals folded, less its handle's (two bullets of one handle
+    share those by definition)."""
+    from brain.vocab import STOPWORDS, words
+
+    def stem(w: str) -> str:
+        return w[:-1] if len(w) > 3 and w.endswith("s") else w
+
+    named = {stem(w) for w in words(handle)}
+    return {stem(w) for w in words(fact) if w not in STOPWORDS and len(w) > 1} - named
+
+
+def same_thing(kept: Unit, dropped: Unit, cosine: float | None = None) -> bool:
+    """Whether dropping `dropped` for `kept` loses no fact: the kept fact holds COVERAGE_SAME of
+    the dropped one's telling words, or their vectors' cosine reaches COSINE_SAME."""
+    said = _telling(dropped.text, dropped.handle)
+    held = len(said & _telling(kept.text, kept.handle)) / len(said) if said else 1.0
+    return held >= COVERAGE_SAME or (cosine is not None and cosine >= COSINE_SAME)
+
+
+def _merge_items(groups: list[list[Unit]], raw_at: RawAt, cosine: Cosine) -> list[Item]:
+    """One item per handle whose older bullets say what its newest says: keep the newest, drop
+    those (each quoted in the item); an older bullet with another fact stays."""
     out = []
-    for same in groups.values():
-        if len(same) < 2:
-            continue
-        ordered = sorted(same, key=lambda r: (r.date, r.path, r.line))
+    for ordered in groups:
         keep = ordered[-1]
-        ts = [_target(raw_at, r.path, r.line, r.handle) for r in (keep, *ordered[:-1])]
+        same = [r for r in ordered[:-1] if same_thing(keep, r, cosine(keep, r))]
+        if not same:
+            continue
+        ts = [_target(raw_at, r.path, r.line, r.handle) for r in (keep, *same)]
         targets = [t for t in ts if t is not None]
         if len(targets) != len(ts):
             continue
-        where = ", ".join(f"{r.path}:{r.line}" for r in ordered[:-1])
+        drops = "; ".join(f"{r.path}:{r.line} “{raw_at[(r.path, r.line)]}”" for r in same)
         out.append(
             make(
                 "merge",
-                f"merge {len(same)} bullets named **{keep.handle}** into the newest, "
-                f"{keep.path}:{keep.line} ({keep.date})",
-                f"one handle, {len(same)} bullets; the older ({where}) go to {DROPPED}",
+                f"merge {len(same) + 1} bullets named **{keep.handle}** into the newest, "
+                f"{keep.path}:{keep.line} ({keep.date}), dropping {drops}",
+                f"they say the same thing; the older go to {DROPPED}",
                 targets,
             )
         )
