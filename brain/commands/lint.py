@@ -163,11 +163,19 @@ def policy_strict(vault: Path, *, staged: bool = False) -> bool:
     return "strict" in modes
 
 
-def _strict_bullet(rel: str, unit: vaultmod.Unit) -> list[vaultmod.Problem]:
+def _strict_bullet(rel: str, unit: vaultmod.Unit, line: str) -> list[vaultmod.Problem]:
     from brain import guard
 
     tuning = rel == CORE_FILES[2]  # TUNINGS: how the agent should work, addressed to it
-    parts = [("handle", unit.handle), *(("alias", a) for a in unit.aliases), ("fact", unit.text)]
+    handle, aliases, fact = unit.handle, unit.aliases, unit.text
+    try:
+        # the line as written (its credentials masked), not as the index serves it: a line the
+        # guard flags is defused there, and strict reads the words it spells (guard.fold)
+        b = vaultmod.parse_bullet(secrets.redact(line))
+        handle, aliases, fact = b.handle, b.aliases, b.fact
+    except ValueError:
+        pass
+    parts = [("handle", handle), *(("alias", a) for a in aliases), ("fact", fact)]
     return [
         vaultmod.Problem(rel, unit.line, f"{flag.rule}: in the {part}, {flag.detail}")
         for part, text in parts
@@ -196,7 +204,7 @@ def bullet_problems(
     """A core-file bullet's credential, and in strict mode what is not plain prose in it: what
     lint says of each bullet, and what `brain inbox approve` checks before it writes one
     (`check_bullet`)."""
-    problems = _strict_bullet(rel, unit) if strict else []
+    problems = _strict_bullet(rel, unit, line) if strict else []
     for rule, masked in secrets.scan_line(line):
         problems.append(
             vaultmod.Problem(
