@@ -82,7 +82,9 @@ CONFUSABLES = Path(__file__).resolve().parent / "data" / "confusables.tsv"
 _HONEST_COMPAT = frozenset("\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06ªº")
 # The combining marks text is garbled with (zalgo, strike-through): the blocks of marks for Latin,
 # Greek, Cyrillic and symbols. A line without one has no letter the `combining` rule flags.
-_MARK_BLOCKS = "\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f"
+_MARK_BLOCKS = (
+    "\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ua670-\ua672\ufe20-\ufe2f"
+)
 _HAS_MARK = re.compile(f"[{_MARK_BLOCKS}]")
 # Marks one letter carries in honest text once composed (NFC): Vietnamese letters hold two,
 # precomposed; Yoruba, Navajo, Lithuanian and IPA leave one or two uncomposed. More is stacking.
@@ -173,11 +175,13 @@ def _confusables() -> dict[str, str]:
 
 
 @functools.lru_cache(maxsize=1)
-def _mixable() -> re.Pattern[str]:
-    """A Greek or Cyrillic letter, or a look-alike of a Latin one: a word without one cannot mix
-    scripts the way a lookalike does."""
+def _mixable() -> tuple[frozenset[str], re.Pattern[str]]:
+    """A Greek or Cyrillic letter, or a look-alike of a Latin one (as a set, to rule a line out at
+    once, and a regex to find them): a word without one cannot mix scripts the way a lookalike
+    does."""
     extra = "".join(re.escape(c) for c in _confusables() if not c.isascii())
-    return re.compile(f"[{_GREEK_CYRILLIC}{extra}]")
+    chars = _chars(_GREEK_CYRILLIC) | frozenset(_confusables())
+    return chars, re.compile(f"[{_GREEK_CYRILLIC}{extra}]")
 
 
 @functools.lru_cache(maxsize=65536)
@@ -222,7 +226,10 @@ def _mixed(line: str) -> list[tuple[int, str, str]]:
     non-ASCII line costs ~50 µs)."""
     found: list[tuple[int, str, str]] = []
     end = -1
-    for m in _mixable().finditer(line):
+    chars, pattern = _mixable()
+    if chars.isdisjoint(line):
+        return found
+    for m in pattern.finditer(line):
         if m.start() < end:
             continue  # in the word just looked at
         start, word = _word_at(line, m.start())
@@ -248,6 +255,8 @@ def _lookalikes(word: str, major: str) -> str:
 def _compat_runs(line: str) -> list[tuple[int, int]]:
     """(start, end) of each run of words spelt with compatibility look-alike letters."""
     runs: list[tuple[int, int]] = []
+    if not any(_compat(c) for c in set(line)):  # each distinct character once, cached
+        return runs
     for m in re.finditer(r"\S+", line):
         if not any(_compat(c) for c in m.group()):
             continue
@@ -273,6 +282,8 @@ def _clusters(line: str) -> Iterator[tuple[int, int, str]]:
     """(start, end, marks) of each letter carrying combining marks the `combining` rule flags:
     more than MARKS_MAX once composed (NFC), or one drawn through it or around it (an overlay
     or enclosing mark), on a Latin, Greek or Cyrillic letter."""
+    if not _HAS_MARK.search(unicodedata.normalize("NFC", line)):
+        return  # every mark composes into its letter (decomposed Vietnamese, café)
     end = 0
     for m in _HAS_MARK.finditer(line):
         if m.start() < end:
@@ -459,12 +470,18 @@ def _flagged_lines(text: str) -> list[int]:
     if not parts:
         return []
     lines: list[int] = []
+    pattern = re.compile("|".join(parts))
     number, pos = 0, 0
-    for m in re.finditer("|".join(parts), text):
+    m = pattern.search(text)
+    while m:
         number += text.count("\n", pos, m.start())
-        pos = m.start()
-        if not lines or lines[-1] != number:
-            lines.append(number)
+        lines.append(number)
+        # the rest of a line found is not looked at (a decomposed accent is a match per letter)
+        pos = text.find("\n", m.start()) + 1
+        if not pos:
+            break
+        number += 1
+        m = pattern.search(text, pos)
     return lines
 
 
@@ -475,7 +492,7 @@ def screen(text: str) -> tuple[str, list[tuple[int, Flag]]]:
         return text, []
     lines = text.split("\n")
     flags = [(n + 1, f) for n in candidates for f in check(lines[n])]
-    for n in candidates:
+    for n in dict.fromkeys(n - 1 for n, _ in flags):  # a line nothing was found in stays as is
         lines[n] = defuse(lines[n])
     return "\n".join(lines), flags
 
