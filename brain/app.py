@@ -597,10 +597,12 @@ def learn_command(
 
 @declared("tend")
 def tend_command(dry_run: bool, daily: bool, vault: str | None, as_json: bool) -> None:
-    """Sweep the vault: apply free fixes (aliases), queue the rest in the inbox for a person.
+    """Sweep the vault: queue hygiene items in the inbox for a person.
 
-    Hygiene items (mark a note superseded, drop a bullet whose claims failed, merge bullets that
-    share a handle, date verified bullets) wait in `brain inbox`; `brain inbox approve N` applies.
+    Hygiene items (aliases searches reached a bullet by, mark a note superseded, drop a bullet
+    whose claims failed, merge bullets that say the same thing, date verified bullets) wait in
+    `brain inbox`; `brain inbox approve N` applies. `aliases: apply` in AI/config.yaml writes the
+    aliases at once instead.
     """
     from brain.commands import tend
     from brain.config import resolve_vault

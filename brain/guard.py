@@ -7,13 +7,20 @@ to instruct an agent. Two levels:
   does not see or sees wrongly (zero-width and other invisible format characters, tag characters
   and runs of variation selectors that smuggle text, bidirectional controls that reorder what a
   screen shows, control characters), words mixing Latin, Greek and Cyrillic letters (`pаypal`
-  with a Cyrillic `а`), and images (`![..](..)`, reference-style `![..][..]`, HTML `<img>` and
-  other tags that load a URL when rendered). `brain lint` reports them, `propose`, `import` and
-  `inbox approve` refuse them, and the index serves the line with them made harmless (`defuse`).
+  with a Cyrillic `а`) or Latin and another script's look-alike letters (Cherokee `Ꭺ`, Armenian
+  `օ`: Unicode's confusables, brain/data/confusables.tsv), words spelt in look-alike letters
+  (fullwidth `ｉｇｎｏｒｅ`, mathematical `𝗂𝗀𝗇𝗈𝗋𝖾`: NFKC folds them to plain ones), letters
+  carrying stacked or overlaid combining marks (zalgo, `i̶g̶n̶o̶r̶e̶`), and images (`![..](..)`,
+  reference-style `![..][..]`, HTML `<img>` and other tags that load a URL when rendered). `brain
+  lint` reports them, `propose`, `import` and `inbox approve` refuse them, and the index serves
+  the line with them made harmless (`defuse`).
 - **Strict** (`strict`, `strict_synonym`): opted into by `brain lint --strict` or `lint: strict` in
   the vault's policy file, for a bullet's handle, aliases and fact, and for synonyms.tsv rows:
   plain prose about the world, with no addresses, paths outside a project, markup, template or
   encoded runs, words addressing the reader, or phrasing that reads as an instruction to a model.
+  Strict reads text through `fold` (NFKC, the look-alike table, marks and hidden characters
+  dropped), so an instruction spelt in look-alike letters reads as the words it shows. Folding is
+  the guard's reading only: nothing stored is changed.
 
 `screen` is cheap for clean text: one `bytes.translate` leaves the characters of a file that are
 not printable ASCII, and only lines holding one the guard cares about (or `![`, `<img`, a lone CR)
@@ -26,8 +33,13 @@ import functools
 import re
 import unicodedata
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from brain.text import controls, escaped
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 # --- always ----------------------------------------------------------------------------------
 
@@ -62,6 +74,22 @@ _GREEK_CYRILLIC = (
 )
 _HAS_GREEK_CYRILLIC = re.compile(f"[{_GREEK_CYRILLIC}]")
 _SCRIPTS = ("LATIN", "GREEK", "CYRILLIC")
+# Unicode's confusables (UTS #39) for the letters NFKC leaves alone: Cherokee, Cyrillic, Greek,
+# Armenian, Coptic, Lisu ... letters that look like Latin ones, and Latin ones that look like
+# plain ASCII (tools/gen_confusables.py makes it; brain/data/CONFUSABLES-NOTICE).
+CONFUSABLES = Path(__file__).resolve().parent / "data" / "confusables.tsv"
+# Compatibility letters NFKC folds that honest text holds: ligatures (PDF text), ordinals (1ª).
+_HONEST_COMPAT = frozenset("\ufb00\ufb01\ufb02\ufb03\ufb04\ufb05\ufb06ªº")
+# The combining marks text is garbled with (zalgo, strike-through): the blocks of marks for Latin,
+# Greek, Cyrillic and symbols. A line without one has no letter the `combining` rule flags.
+_MARK_BLOCKS = (
+    "\u0300-\u036f\u0483-\u0489\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ua670-\ua672\ufe20-\ufe2f"
+)
+_HAS_MARK = re.compile(f"[{_MARK_BLOCKS}]")
+# Marks one letter carries in honest text once composed (NFC): Vietnamese letters hold two,
+# precomposed; Yoruba, Navajo, Lithuanian and IPA leave one or two uncomposed. More is stacking.
+MARKS_MAX = 2
+_OVERLAY = 1  # the canonical combining class of marks drawn through a letter (U+0336 ...)
 # Units written with a Greek letter beside Latin ones (µs typed as Greek mu, kΩ): honest mixes.
 _UNIT = re.compile(r"(?:[μµ](?:s|m|g|l|L|A|V|W|F|Hz|J|K|C|T|N|mol|Pa|Ω)|[kMGm]Ω)")
 
@@ -128,9 +156,58 @@ def _describe(run: str, rule: str) -> str:
 
 @functools.lru_cache(maxsize=4096)
 def _script(ch: str) -> str:
+    """Latin, Greek or Cyrillic for their letters; another script's name for a letter of it that
+    looks like a Latin one (`CHEROKEE`); "" for anything else."""
     name = unicodedata.name(ch, "")
     head = name.split(" ", 1)[0]
-    return head if head in _SCRIPTS else ""
+    return head if head in _SCRIPTS or ch in _confusables() else ""
+
+
+@functools.lru_cache(maxsize=1)
+def _confusables() -> dict[str, str]:
+    """Look-alike letter -> the ASCII letters it looks like, from brain/data/confusables.tsv."""
+    table: dict[str, str] = {}
+    for line in CONFUSABLES.read_text(encoding="utf-8").split("\n"):
+        code, sep, proto = line.partition("\t")
+        if sep and not code.startswith("#"):
+            table[chr(int(code, 16))] = proto
+    return table
+
+
+@functools.lru_cache(maxsize=1)
+def _mixable() -> tuple[frozenset[str], re.Pattern[str]]:
+    """A Greek or Cyrillic letter, or a look-alike of a Latin one (as a set, to rule a line out at
+    once, and a regex to find them): a word without one cannot mix scripts the way a lookalike
+    does."""
+    extra = "".join(re.escape(c) for c in _confusables() if not c.isascii())
+    chars = _chars(_GREEK_CYRILLIC) | frozenset(_confusables())
+    return chars, re.compile(f"[{_GREEK_CYRILLIC}{extra}]")
+
+
+@functools.lru_cache(maxsize=65536)
+def _compat(ch: str) -> str:
+    """The ASCII letters a compatibility look-alike letter stands for (fullwidth `ｉ`, mathematical
+    `𝗂`, circled `ⓘ`, letterlike `ℹ`: NFKC folds them), "" for any other character. Modifier
+    letters (`xⁿ`), ligatures and ordinals are honest text."""
+    if ch.isascii() or ch in _HONEST_COMPAT:
+        return ""
+    category = unicodedata.category(ch)
+    if category == "Lm" or not (category[0] == "L" or category == "So"):
+        return ""
+    folded = unicodedata.normalize("NFKC", ch)
+    return folded if folded.isascii() and folded.isalpha() else ""
+
+
+def fold(text: str) -> str:
+    """`text` as the guard reads it: NFKC (fullwidth and mathematical letters become plain ones),
+    look-alike letters as the ASCII ones they look like, combining marks and hidden characters
+    dropped. For reading only: what is stored never changes."""
+    if text.isascii():
+        return text
+    table = _confusables()
+    folded = unicodedata.normalize("NFKC", text)
+    folded = unicodedata.normalize("NFD", "".join(table.get(c, c) for c in folded))
+    return "".join(c for c in folded if unicodedata.category(c) not in ("Mn", "Me", "Cf"))
 
 
 def _word_at(line: str, at: int) -> tuple[int, str]:
@@ -149,7 +226,10 @@ def _mixed(line: str) -> list[tuple[int, str, str]]:
     non-ASCII line costs ~50 µs)."""
     found: list[tuple[int, str, str]] = []
     end = -1
-    for m in _HAS_GREEK_CYRILLIC.finditer(line):
+    chars, pattern = _mixable()
+    if chars.isdisjoint(line):
+        return found
+    for m in pattern.finditer(line):
         if m.start() < end:
             continue  # in the word just looked at
         start, word = _word_at(line, m.start())
@@ -172,6 +252,81 @@ def _lookalikes(word: str, major: str) -> str:
     return "".join(escaped(c) if _script(c) not in ("", major) else c for c in word)
 
 
+def _compat_runs(line: str) -> list[tuple[int, int]]:
+    """(start, end) of each run of words spelt with compatibility look-alike letters."""
+    runs: list[tuple[int, int]] = []
+    if not any(_compat(c) for c in set(line)):  # each distinct character once, cached
+        return runs
+    for m in re.finditer(r"\S+", line):
+        if not any(_compat(c) for c in m.group()):
+            continue
+        if runs and not line[runs[-1][1] : m.start()].strip():
+            runs[-1] = (runs[-1][0], m.end())  # the next word of the same run
+        else:
+            runs.append((m.start(), m.end()))
+    return runs
+
+
+def _spelt(text: str) -> str:
+    """`text` with its compatibility look-alike letters spelt out as escapes."""
+    return "".join(escaped(c) if _compat(c) else c for c in text)
+
+
+def _kinds(text: str) -> str:
+    """What look-alike letters a text holds, by their names' first word (`Fullwidth`)."""
+    heads = (unicodedata.name(c, "").split(" ", 1)[0].title() for c in text if _compat(c))
+    return ", ".join(dict.fromkeys(heads))
+
+
+def _clusters(line: str) -> Iterator[tuple[int, int, str]]:
+    """(start, end, marks) of each letter carrying combining marks the `combining` rule flags:
+    more than MARKS_MAX once composed (NFC), or one drawn through it or around it (an overlay
+    or enclosing mark), on a Latin, Greek or Cyrillic letter."""
+    if not _HAS_MARK.search(unicodedata.normalize("NFC", line)):
+        return  # every mark composes into its letter (decomposed Vietnamese, café)
+    end = 0
+    for m in _HAS_MARK.finditer(line):
+        if m.start() < end:
+            continue
+        start = m.start()
+        while start and unicodedata.category(line[start - 1]) in ("Mn", "Me"):
+            start -= 1
+        end = m.end()
+        while end < len(line) and unicodedata.category(line[end]) in ("Mn", "Me"):
+            end += 1
+        if not start or _script(line[start - 1]) not in _SCRIPTS or not line[start - 1].isalpha():
+            continue
+        composed = unicodedata.normalize("NFC", line[start - 1 : end])
+        left = [c for c in composed if unicodedata.category(c) in ("Mn", "Me")]
+        drawn = any(
+            unicodedata.combining(c) == _OVERLAY or unicodedata.category(c) == "Me" for c in left
+        )
+        if len(left) > MARKS_MAX or drawn:
+            yield start - 1, end, line[start:end]
+
+
+def _marked_words(line: str) -> list[tuple[int, int]]:
+    """(start, end) of each word holding a letter `_clusters` flags."""
+    words: list[tuple[int, int]] = []
+    for at, _, _ in _clusters(line):
+        if words and at < words[-1][1]:
+            continue  # in the word just found
+        start, word = _word_at(line, at)
+        words.append((start, start + len(word)))
+    return words
+
+
+def _unmarked(text: str) -> str:
+    """`text` with the marks `_clusters` flags spelt out (a long run as a count)."""
+    for start, end, marks in reversed(list(_clusters(text))):
+        text = text[: start + 1] + _marks_shown(marks) + text[end:]
+    return text
+
+
+def _marks_shown(marks: str) -> str:
+    return "".join(escaped(c) for c in marks) if len(marks) <= 3 else f"[{len(marks)} marks]"
+
+
 def check(line: str) -> list[Flag]:
     """What the always-on guard finds in one line (without its line break)."""
     flags: list[Flag] = []
@@ -187,6 +342,26 @@ def check(line: str) -> list[Flag]:
                     "mixed-script",
                     f"the word {_lookalikes(word, major)} mixes {major.title()} and "
                     f"{' and '.join(others)} letters (a lookalike); retype it in one script",
+                )
+            )
+        for start, end in _compat_runs(line):
+            text = line[start:end]
+            shown = _spelt(text)
+            shown = shown if len(shown) <= 80 else shown[:77] + "..."
+            flags.append(
+                Flag(
+                    "lookalike",
+                    f"{shown} is spelt in look-alike letters ({_kinds(text)}) that read as "
+                    f"{fold(text)!r}; retype it in plain letters",
+                )
+            )
+        for start, end in _marked_words(line):
+            flags.append(
+                Flag(
+                    "combining",
+                    f"the word {_unmarked(line[start:end])} has combining marks stacked on its "
+                    f"letters or drawn through them (it reads as {fold(line[start:end])!r}); "
+                    "remove them",
                 )
             )
     found = controls(line)
@@ -212,9 +387,9 @@ def reason(line: str) -> str:
 
 
 def defuse(line: str) -> str:
-    """`line` as the index serves it: hidden characters, lookalike letters and control characters
-    spelt out as escapes, a run of smuggled characters replaced by a count, images by
-    `[image removed: alt]`. A clean line comes back unchanged."""
+    """`line` as the index serves it: hidden characters, lookalike letters, stacked marks and
+    control characters spelt out as escapes, a run of smuggled characters (or marks) replaced by
+    a count, images by `[image removed: alt]`. A clean line comes back unchanged."""
     if not line.isascii():
         for start, run, rule in reversed(_hidden(line)):
             if rule == "invisible" and len(run) > 1:
@@ -224,6 +399,9 @@ def defuse(line: str) -> str:
             line = line[:start] + shown + line[start + len(run) :]
         for start, word, major in reversed(_mixed(line)):
             line = line[:start] + _lookalikes(word, major) + line[start + len(word) :]
+        for start, end in reversed(_compat_runs(line)):
+            line = line[:start] + _spelt(line[start:end]) + line[end:]
+        line = _unmarked(line)
     if controls(line) or _INNER_CR.search(line):
         from brain.text import visible
 
@@ -263,12 +441,25 @@ _TRIGGER_CHARS = (
 _PLAIN_ASCII = b"\t\n\r" + bytes(range(0x20, 0x7F))
 
 
+@functools.lru_cache(maxsize=65536)
+def _triggers(ch: str) -> bool:
+    """Whether a line holding `ch` is worth `check`'s closer look (asked once per distinct
+    character of a file, not per character)."""
+    return (
+        ch in _TRIGGER_CHARS
+        or ch in _confusables()
+        or bool(_compat(ch))
+        or bool(_HAS_MARK.match(ch))
+        or unicodedata.category(ch) == "Me"
+    )
+
+
 def _flagged_lines(text: str) -> list[int]:
     """0-based numbers of the lines of `text` that may hold something the guard flags."""
     # what is left of the text without its printable ASCII (bytes.translate runs at memory speed;
     # a regex class costs ~60 ns a character): its controls and non-ASCII characters, mostly few
     rest = text.encode("utf-8", "surrogatepass").translate(None, _PLAIN_ASCII)
-    hot = _TRIGGER_CHARS.intersection(rest.decode("utf-8", "surrogatepass")) if rest else ()
+    hot = [c for c in set(rest.decode("utf-8", "surrogatepass")) if _triggers(c)] if rest else ()
     parts = [f"[{''.join(re.escape(c) for c in sorted(hot))}]"] if hot else []
     if "\r" in text:
         parts.append(r"\r(?!\n|$)")
@@ -279,12 +470,18 @@ def _flagged_lines(text: str) -> list[int]:
     if not parts:
         return []
     lines: list[int] = []
+    pattern = re.compile("|".join(parts))
     number, pos = 0, 0
-    for m in re.finditer("|".join(parts), text):
+    m = pattern.search(text)
+    while m:
         number += text.count("\n", pos, m.start())
-        pos = m.start()
-        if not lines or lines[-1] != number:
-            lines.append(number)
+        lines.append(number)
+        # the rest of a line found is not looked at (a decomposed accent is a match per letter)
+        pos = text.find("\n", m.start()) + 1
+        if not pos:
+            break
+        number += 1
+        m = pattern.search(text, pos)
     return lines
 
 
@@ -295,7 +492,7 @@ def screen(text: str) -> tuple[str, list[tuple[int, Flag]]]:
         return text, []
     lines = text.split("\n")
     flags = [(n + 1, f) for n in candidates for f in check(lines[n])]
-    for n in candidates:
+    for n in dict.fromkeys(n - 1 for n, _ in flags):  # a line nothing was found in stays as is
         lines[n] = defuse(lines[n])
     return "\n".join(lines), flags
 
@@ -420,7 +617,9 @@ def _first(pattern: str, text: str) -> str:
 
 def strict(text: str, *, tuning: bool = False) -> list[Flag]:
     """What strict mode refuses in a bullet's handle, an alias or its fact: it must be plain prose
-    about the world. `tuning`: a TUNINGS bullet, which addresses the agent by design."""
+    about the world. `tuning`: a TUNINGS bullet, which addresses the agent by design. The text is
+    read folded (`fold`): `ｉｇｎｏｒｅ` reads as `ignore`."""
+    text = fold(text)
     flags: list[Flag] = []
 
     def flag(rule: str, found: str, why: str) -> None:

@@ -40,7 +40,9 @@ if TYPE_CHECKING:
 # bullets with no aliases are made again (they were embedded as `handle (): fact`).
 # 7: ... and when a hard wrap puts a line break between the key name and its value; a file whose
 # name holds one is skipped; a bullet with one in an alias is read (the mask's "(20)" broke it).
-SCHEMA_VERSION = 7
+# 8: the guard defuses look-alike letters (fullwidth, mathematical, Cherokee in a Latin word) and
+# stacked combining marks too.
+SCHEMA_VERSION = 8
 BUSY_TIMEOUT_MS = 10_000
 
 _SCHEMA = """

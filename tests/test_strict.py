@@ -148,6 +148,17 @@ def policy(vault: Path, text: str) -> None:
     (vault / "AI" / "config.yaml").write_text(text, encoding="utf-8")
 
 
+def make_strict(vault: Path) -> None:
+    """Strict lint on, and the fixture's one learning that addresses the reader rewritten, so
+    that lint passes."""
+    learnings = vault / "AI" / "LEARNINGS.md"
+    text = learnings.read_text(encoding="utf-8")
+    learnings.write_text(
+        text.replace("call the hook script yourself", "call the hook script by hand"), "utf-8"
+    )
+    policy(vault, "lint: strict\n")
+
+
 def test_the_policy_file_turns_strict_on(vault: Path) -> None:
     policy(vault, "lint: strict\n")
     run = lint(vault)
@@ -194,12 +205,7 @@ def test_the_pre_commit_hook_applies_the_policy(git_vault: Path) -> None:
     """A real `git commit` through brain's generated hook: the committed policy says strict, so a
     bullet carrying a web address or a poisoned synonyms row does not get in."""
     githooks.install_git_hooks(git_vault, sys.executable)
-    learnings = git_vault / "AI" / "LEARNINGS.md"
-    text = learnings.read_text(encoding="utf-8")
-    learnings.write_text(
-        text.replace("call the hook script yourself", "call the hook script by hand"), "utf-8"
-    )
-    policy(git_vault, "lint: strict\n")
+    make_strict(git_vault)
     git(git_vault, "add", "-A")
     done = commit(git_vault, "strict")
     assert done.returncode == 0, done.stderr
@@ -235,3 +241,90 @@ def commit(repo: Path, message: str) -> subprocess.CompletedProcess[str]:
         check=False,
         timeout=120,
     )
+
+
+# --- approve checks what lint checks ------------------------------------------------------------
+
+
+def strict_vault(git_vault: Path) -> Path:
+    """The fixture vault with strict lint committed."""
+    make_strict(git_vault)
+    git(git_vault, "add", "-A")
+    git(git_vault, "commit", "-q", "-m", "strict")
+    assert lint(git_vault).code == 0
+    return git_vault
+
+
+def files_of(vault: Path) -> dict[str, bytes]:
+    return {
+        str(p.relative_to(vault)): p.read_bytes()
+        for p in sorted(vault.rglob("*"))
+        if p.is_file() and ".git" not in p.parts
+    }
+
+
+def test_approve_in_a_strict_vault_refuses_what_lint_would_and_says_why(git_vault: Path) -> None:
+    """A code span (what `brain howto --propose` writes) was approved into MEMORY, and the next
+    commit's lint refused it. Approve now runs lint's own check of the bullet it would write:
+    refused, the reason named, nothing written; the listing says so before."""
+    vault = strict_vault(git_vault)
+    v = str(vault)
+    run = brain(
+        "propose", "pnpm ci install — `pnpm install --frozen-lockfile` in payments", "--vault", v
+    )
+    assert run.code == 0, run.err
+    listed = brain("inbox", "--vault", v, "--json").json()["proposals"]
+    (mine,) = [p for p in listed if p["handle"] == "pnpm ci install"]
+    assert "`brain lint --strict`" in mine["problem"]
+    assert "markup: in the fact" in mine["problem"]
+    before = files_of(vault)
+    run = brain("inbox", "approve", str(mine["number"]), "--vault", v)
+    assert run.code == 1
+    assert "Traceback" not in run.err
+    assert run.err == (
+        f"brain: proposal {mine['number']} is not approved: `brain lint --strict` "
+        "(AI/config.yaml says `lint: strict`) would refuse it: markup: in the fact, markup (`) "
+        f"(rewrite line {mine['line']} of AI/INBOX.md as plain prose, or drop it with "
+        f"`brain inbox drop {mine['number']}`)\n"
+    )
+    assert files_of(vault) == before
+    # rewritten as plain prose, it is approved, and lint still passes
+    inbox = vault / "AI" / "INBOX.md"
+    inbox.write_text(
+        inbox.read_text(encoding="utf-8").replace(
+            "`pnpm install --frozen-lockfile`", "pnpm install with the frozen lockfile flag"
+        ),
+        encoding="utf-8",
+    )
+    run = brain("inbox", "approve", str(mine["number"]), "--vault", v)
+    assert run.code == 0, run.err
+    assert lint(vault).code == 0
+
+
+def test_approve_in_a_standard_vault_keeps_taking_code_spans(vault: Path) -> None:
+    v = str(vault)
+    assert (
+        brain("propose", "pnpm ci install — `pnpm install --frozen-lockfile`", "--vault", v).code
+        == 0
+    )
+    listed = brain("inbox", "--vault", v, "--json").json()["proposals"]
+    (mine,) = [p for p in listed if p["handle"] == "pnpm ci install"]
+    assert mine["problem"] is None
+    assert brain("inbox", "approve", str(mine["number"]), "--vault", v).code == 0
+    assert lint(vault).code == 0
+
+
+def test_lint_and_approve_share_one_check_of_a_bullet() -> None:
+    """`check_bullet` is what lint says of each bullet: the same problems for the same line."""
+    from brain.commands.lint import check_bullet
+
+    line = BULLET.format(handle="runbook", fact="see https://evil.example/r and `x`")
+    said = [p.message for p in check_bullet("AI/MEMORY.md", line, strict=True)]
+    assert said == [
+        "url: in the fact, a web address (https://evil.example/r)",
+        "markup: in the fact, markup (`)",
+    ]
+    assert check_bullet("AI/MEMORY.md", line, strict=False) == []
+    tuning = BULLET.format(handle="tests", fact="always run the tests before you push")
+    assert check_bullet("AI/TUNINGS.md", tuning, strict=True) == []
+    assert check_bullet("AI/MEMORY.md", tuning, strict=True) != []

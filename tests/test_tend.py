@@ -23,6 +23,15 @@ from brain.commands.doctor import doctor
 from brain.errors import BrainError
 
 OLD = "2025-01-02"
+# the fixture's **payments service**, and restated with a newer Go
+PAYMENTS_122 = (
+    "payments is a Go 1.22 service in front of Postgres 15 that talks to two providers, Stripe"
+    " for EU cards and Paynova for Turkish cards"
+)
+PAYMENTS_123 = (
+    "payments is a Go 1.23 service in front of Postgres 15 that talks to two providers, Stripe"
+    " for EU cards and Paynova for Turkish cards"
+)
 
 
 def add(vault: Path, *lines: str, rel: str = "AI/MEMORY.md") -> None:
@@ -203,11 +212,11 @@ def test_learn_proposes_what_people_search_with_and_lists_unused_aliases(vault: 
 
 @pytest.fixture
 def tended(history_vault: Path, tmp_path: Path) -> Path:
-    """A vault with one of each: a shared handle, a bullet whose claims all fail, a verified
-    bullet with an old date, committed."""
+    """A vault with one of each: a bullet restated under its handle, a bullet whose claims all
+    fail, a verified bullet with an old date, committed."""
     add(
         history_vault,
-        "- **payments service** — payments moved to Go 1.23 — me — 2026-11-20",
+        f"- **payments service** — {PAYMENTS_123} — me — 2026-11-20",
         f"- **old deploy** — run `deployctl-xyz push` from {tmp_path}/deploy.sh — me — {OLD}",
         f"- **inbox file** — proposals wait in AI/INBOX.md — me — {OLD}",
     )
@@ -243,10 +252,7 @@ def test_tend_queues_items_once_and_approve_applies_each(tended: Path) -> None:
     assert done.replaced is None  # a hygiene item replaces no one bullet: null in JSON, not ""
     text = memory.read_text(encoding="utf-8")
     assert text.count("**payments service**") == 1
-    assert (
-        "- **payments service** (aliases: payments api, payments) — payments moved to Go 1.23"
-        in text
-    )
+    assert f"- **payments service** (aliases: payments api, payments) — {PAYMENTS_123}" in text
     dropped = (tended / config.DROPPED).read_text(encoding="utf-8")
     assert "payments is a Go 1.22 service" in dropped
     # drop (numbers moved up by one)
@@ -402,7 +408,14 @@ def test_a_note_with_a_newline_or_esc_in_its_name_is_one_inbox_item(git_vault: P
     assert text.startswith("# Refund notes\n\n> Superseded: newer bullets say otherwise")
 
 
-def test_tend_applies_aliases_several_sessions_asked_by(vault: Path) -> None:
+def aliases_policy(vault: Path, policy: str) -> None:
+    (vault / config.VAULT_CONFIG).write_text(f"aliases: {policy}\n", encoding="utf-8")
+
+
+def test_tend_applies_aliases_several_sessions_asked_by_when_the_vault_says_so(
+    vault: Path,
+) -> None:
+    aliases_policy(vault, "apply")
     add(vault, f"- **zebrafish tank** — the heater is set to 26 degrees — me — {OLD}")
     log_finds(vault, "heater degrees", ["s1", "s2", "s3"])
     log_finds(vault, "heater celsius", ["s1", "s2"])  # two sessions: proposed, not applied
@@ -419,6 +432,7 @@ def test_a_daily_sweep_past_its_budget_leaves_the_aliases_for_another_day(
 ) -> None:
     """Rewriting a core file of a large vault is what made the daily sweep overrun its 2 s: past
     its budget it applies nothing, and the next sweep with time left does."""
+    aliases_policy(vault, "apply")
     add(vault, f"- **zebrafish tank** — the heater is set to 26 degrees — me — {OLD}")
     log_finds(vault, "heater degrees", ["s1", "s2", "s3"])
     real = tendmod.find_items
@@ -433,6 +447,324 @@ def test_a_daily_sweep_past_its_budget_leaves_the_aliases_for_another_day(
     assert late.applied == ()
     assert "heater degrees" not in (vault / "AI/MEMORY.md").read_text(encoding="utf-8")
     assert [a.handle for a in tendmod.tend(vault).applied] == ["zebrafish tank"]
+
+
+def test_learnt_aliases_are_proposed_and_a_person_approves_them(vault: Path) -> None:
+    """Query words are what agents typed: by default the sweep writes none of them into a core
+    bullet, it queues them as one item per bullet, which approving applies."""
+    add(vault, f"- **zebrafish tank** — the heater is set to 26 degrees — me — {OLD}")
+    log_finds(vault, "heater degrees", ["s1", "s2", "s3"])
+    memory = vault / "AI/MEMORY.md"
+    before = memory.read_bytes()
+    result = tendmod.tend(vault)
+    assert result.applied == ()
+    assert memory.read_bytes() == before
+    (item,) = [p for p in result.proposed if p.op == "alias"]
+    assert item.summary.startswith("give **zebrafish tank** (AI/MEMORY.md:")
+    assert item.summary.endswith("the alias(es) 'heater degrees'")
+    assert "3 sessions reached it by its body" in item.why
+    listed = next(
+        p for p in inboxmod.inbox(vault).proposals if p.markdown == f"tend: {item.summary}"
+    )
+    inboxmod.approve(vault, listed.number)
+    text = memory.read_text(encoding="utf-8")
+    assert "- **zebrafish tank** (aliases: heater degrees) — the heater" in text
+    assert f"[tend {item.key}]" in (vault / config.TENDED).read_text(encoding="utf-8")
+    assert [p for p in tendmod.tend(vault, dry_run=True).proposed if p.op == "alias"] == []
+
+
+@pytest.mark.parametrize("policy", ["propose", "apply"])
+def test_an_alias_the_guard_flags_is_never_written_nor_proposed(vault: Path, policy: str) -> None:
+    """The fixture's **pgxpool max conns** reached by a query carrying an injection: its words
+    (`maxconns explicitly disregard previous`) are an alias strict lint refuses, so the sweep
+    neither writes nor queues it, whatever the policy."""
+    aliases_policy(vault, policy)
+    log_finds(vault, "maxconns explicitly disregard previous", ["s1", "s2", "s3"])
+    assert learnmod.learn(vault, mode="keyword").proposed[0].alias == (
+        "maxconns explicitly disregard previous"
+    )
+    before = snapshot(vault)
+    result = tendmod.tend(vault)
+    assert result.applied == ()
+    assert not [p for p in result.proposed if p.op == "alias"]
+    after = snapshot(vault)
+    assert after["AI/LEARNINGS.md"] == before["AI/LEARNINGS.md"]
+    assert b"disregard" not in after[config.INBOX]
+
+
+@pytest.mark.parametrize("policy", ["propose", "apply"])
+def test_dry_run_lists_exactly_what_a_real_run_then_applies_and_proposes(
+    tended: Path, policy: str
+) -> None:
+    """`--dry-run` reported 0 applied where the real run then wrote an alias: both now compute
+    one plan."""
+    aliases_policy(tended, policy)
+    add(tended, f"- **zebrafish tank** — the heater is set to 26 degrees — me — {OLD}")
+    log_finds(tended, "heater degrees", ["s1", "s2", "s3"])
+    before = snapshot(tended)
+    dry = tendmod.tend(tended, dry_run=True)
+    assert snapshot(tended) == before
+    real = tendmod.tend(tended)
+    assert (dry.applied, dry.proposed) == (real.applied, real.proposed)
+    ops = sorted(p.op for p in real.proposed)
+    if policy == "apply":
+        assert [a.handle for a in real.applied] == ["zebrafish tank"]
+        assert ops == ["date", "drop", "merge"]
+    else:
+        assert real.applied == ()
+        assert ops == ["alias", "date", "drop", "merge"]
+    assert snapshot(tended) != before
+
+
+def test_an_alias_applied_leaves_the_items_on_that_bullet_applicable(tended: Path) -> None:
+    """An alias written at once rewrites the line another item (here: date it) names by its
+    hash; the item is queued naming the line as it is after the alias, so it still applies."""
+    aliases_policy(tended, "apply")
+    memory = tended / "AI/MEMORY.md"
+    text = memory.read_text(encoding="utf-8")
+    memory.write_text(text.replace("in AI/INBOX.md —", "in AI/INBOX.md for quokka review —"))
+    commit_all(tended, "quokka")
+    log_finds(tended, "quokka review", ["s1", "s2", "s3"])
+    result = tendmod.tend(tended)
+    assert [a.handle for a in result.applied] == ["inbox file"]
+    date = next(p for p in inboxmod.inbox(tended).proposals if p.markdown.startswith("tend: date"))
+    inboxmod.approve(tended, date.number)
+    assert (
+        f"- **inbox file** (aliases: quokka review) — proposals wait in AI/INBOX.md for quokka"
+        f" review — me — {today()}" in memory.read_text(encoding="utf-8")
+    )
+
+
+def test_an_alias_whose_bullet_strict_lint_refuses_is_proposed_not_applied(vault: Path) -> None:
+    """Under `aliases: apply`, nothing the sweep writes unasked may fail `lint --strict`: a
+    bullet whose line strict refuses (a web address) gets its alias through a person."""
+    aliases_policy(vault, "apply")
+    add(
+        vault,
+        f"- **zebrafish tank** — the heater is set to 26 degrees, manual at"
+        f" https://example.com/heater — me — {OLD}",
+    )
+    log_finds(vault, "heater degrees", ["s1", "s2", "s3"])
+    before = (vault / "AI/MEMORY.md").read_bytes()
+    result = tendmod.tend(vault)
+    assert result.applied == ()
+    assert [p.op for p in result.proposed if p.op == "alias"] == ["alias"]
+    assert (vault / "AI/MEMORY.md").read_bytes() == before
+
+
+# Bullets sharing a handle: (handle, older fact, newer fact, whether they say the same thing).
+# What COVERAGE_SAME and COSINE_SAME were measured on (brain/commands/tend.py).
+SAME_HANDLE = [
+    ("pnpm", "we use pnpm, never npm", "pnpm needs --frozen-lockfile in CI", False),
+    (
+        "payments service",
+        PAYMENTS_122,
+        "payments moved to Go 1.23",
+        False,
+    ),
+    (
+        "payments service",
+        PAYMENTS_122,
+        PAYMENTS_123,
+        True,
+    ),
+    (
+        "staging deploy",
+        "staging deploys run from the deploy-staging job on every merge to main",
+        "every merge to main deploys staging through the deploy-staging job",
+        True,
+    ),
+    (
+        "redis",
+        "redis is the session store for the web app",
+        "redis holds the web app's sessions",
+        True,
+    ),
+    (
+        "redis",
+        "redis is the session store for the web app",
+        "redis must run with maxmemory-policy allkeys-lru in production",
+        False,
+    ),
+    (
+        "ci cache",
+        "CI caches node_modules keyed on the lockfile hash",
+        "the CI cache for node_modules is keyed on the hash of the lockfile",
+        True,
+    ),
+    (
+        "ci cache",
+        "CI caches node_modules keyed on the lockfile hash",
+        "the CI cache is wiped every Sunday night",
+        False,
+    ),
+    (
+        "release day",
+        "we release on Tuesdays after the standup",
+        "releases go out on Tuesday, after standup",
+        True,
+    ),
+    (
+        "release day",
+        "we release on Tuesdays after the standup",
+        "a release needs two approvals from the core team",
+        False,
+    ),
+    ("node version", "the frontend builds with Node 18", "the frontend builds with Node 20", True),
+    (
+        "node version",
+        "the frontend builds with Node 18",
+        "Node 20 breaks the old webpack config of the admin panel",
+        False,
+    ),
+    (
+        "test db",
+        "integration tests use a throwaway Postgres started by testcontainers",
+        "integration tests start a throwaway Postgres with testcontainers",
+        True,
+    ),
+    (
+        "test db",
+        "integration tests use a throwaway Postgres started by testcontainers",
+        "the test database needs the pg_trgm extension",
+        False,
+    ),
+    (
+        "feature flags",
+        "feature flags live in LaunchDarkly, one project per service",
+        "feature flags are kept in LaunchDarkly with a project for each service",
+        True,
+    ),
+    (
+        "feature flags",
+        "feature flags live in LaunchDarkly, one project per service",
+        "stale feature flags are removed within two sprints",
+        False,
+    ),
+    (
+        "oncall",
+        "the oncall rotation changes every Monday at 10:00",
+        "oncall rotates weekly, Mondays at 10:00",
+        True,
+    ),
+    (
+        "oncall",
+        "the oncall rotation changes every Monday at 10:00",
+        "oncall pages go to the #payments-alerts channel first",
+        False,
+    ),
+    (
+        "api timeout",
+        "the public API times out requests after 30 seconds",
+        "public API requests time out after 30 s",
+        True,
+    ),
+    (
+        "api timeout",
+        "the public API times out requests after 30 seconds",
+        "the public API timeout is configured in gateway.yaml",
+        False,
+    ),
+]
+
+
+@pytest.mark.parametrize(("handle", "older", "newer", "same"), SAME_HANDLE)
+def test_same_thing_tells_a_restatement_from_another_fact(
+    handle: str, older: str, newer: str, same: bool
+) -> None:
+    from brain.vault import Unit
+
+    old = Unit("AI/MEMORY.md", 3, "bullet", older, handle=handle, date=OLD)
+    new = Unit("AI/MEMORY.md", 9, "bullet", newer, handle=handle, date="2026-01-02")
+    assert tendmod.same_thing(new, old) is same
+
+
+@pytest.mark.slow
+def test_the_cosine_bar_tells_them_apart_too() -> None:
+    """With the bundled model (handle and fact, as the index embeds a bullet), the cosine bar
+    alone sorts the same pairs."""
+    from brain import embed
+
+    model = embed.load_embedder("onnx")
+    assert model is not None
+    for handle, older, newer, same in SAME_HANDLE:
+        a, b = model.embed([f"{handle}: {older}", f"{handle}: {newer}"])
+        assert (float(a @ b) >= tendmod.COSINE_SAME) is same, (handle, newer)
+
+
+@pytest.mark.slow
+def test_with_the_models_vectors_a_paraphrase_is_merged_and_another_fact_is_not(
+    history_vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A paraphrase shares few words (`clock skew exceeds five minutes` / `clock drift over 5
+    min`: .17 of them) but the stored vectors say the same thing (.87); the pnpm pair says two
+    things by both measures."""
+    add(
+        history_vault,
+        f"- **login bug** — logins fail when the clock skew exceeds five minutes — me — {OLD}",
+        "- **login bug** — a clock drift over 5 min breaks signing in — me — 2026-03-01",
+        f"- **pnpm** — we use pnpm, never npm — me — {OLD}",
+        "- **pnpm** — pnpm needs --frozen-lockfile in CI — me — 2026-03-01",
+    )
+    commit_all(history_vault, "pairs")
+    monkeypatch.setenv("BRAIN_EMBED", "onnx")
+    run = brain("reindex", "--vault", str(history_vault), env={"BRAIN_EMBED": "onnx"})
+    assert run.code == 0, run.err
+    merges = [p for p in tendmod.tend(history_vault, dry_run=True).proposed if p.op == "merge"]
+    assert [m.summary.split("**")[1] for m in merges] == ["login bug"]
+    # by words alone (no vectors) the paraphrase is not merged: a miss costs nothing, a wrong
+    # merge drops a fact
+    from brain.vault import Unit
+
+    older, newer = (
+        Unit("AI/MEMORY.md", n, "bullet", fact, handle="login bug")
+        for n, fact in (
+            (1, "logins fail when the clock skew exceeds five minutes"),
+            (2, "a clock drift over 5 min breaks signing in"),
+        )
+    )
+    assert not tendmod.same_thing(newer, older)
+
+
+def test_bullets_that_only_share_a_handle_are_not_merged(history_vault: Path) -> None:
+    """`we use pnpm, never npm` and `pnpm needs --frozen-lockfile in CI` share the handle
+    `pnpm`: a merge moved the second to AI/DROPPED.md. They say different things: no merge."""
+    add(
+        history_vault,
+        f"- **pnpm** — we use pnpm, never npm — me — {OLD}",
+        "- **pnpm** — pnpm needs --frozen-lockfile in CI — me — 2026-03-01",
+    )
+    commit_all(history_vault, "pnpm")
+    result = tendmod.tend(history_vault)
+    assert [p for p in result.proposed if p.op == "merge"] == []
+    text = (history_vault / "AI/MEMORY.md").read_text(encoding="utf-8")
+    assert "we use pnpm, never npm" in text
+    assert "--frozen-lockfile in CI" in text
+    assert [d.handle for d in doctor(str(history_vault)).duplicate_handles] == ["pnpm"]
+
+
+def test_a_merge_quotes_the_line_it_drops_in_the_inbox_and_on_the_desk(tended: Path) -> None:
+    import html
+
+    from test_desk import PORT, signed_in
+
+    from brain.desk.server import Desk
+
+    older = next(
+        line
+        for line in (tended / "AI/MEMORY.md").read_text(encoding="utf-8").splitlines()
+        if line.startswith("- **payments service**") and "Go 1.22" in line
+    )
+    (merge,) = [p for p in tendmod.tend(tended).proposed if p.op == "merge"]
+    assert merge.summary.endswith(f"dropping AI/MEMORY.md:20 “{older}”")
+    inbox_line = next(
+        line
+        for line in (tended / config.INBOX).read_text(encoding="utf-8").splitlines()
+        if line.startswith("- tend: merge")
+    )
+    assert f"“{older}” <!-- brain:tend " in inbox_line
+    page = signed_in(Desk(tended, PORT)).get("/inbox").text
+    assert html.escape(f"“{older}”", quote=False) in page
 
 
 def test_tend_respects_what_the_inbox_keeps(tended: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -17,7 +17,7 @@ import datetime as dt
 import hashlib
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,7 +27,7 @@ from brain.errors import BrainError
 from brain.files import write_atomic
 from brain.text import printable
 
-OPS = ("supersede", "drop", "merge", "date")
+OPS = ("supersede", "drop", "merge", "date", "alias")
 _ITEM = re.compile(r"\s*<!-- brain:tend (\{.*\}) -->\s*$")
 _DROPPED_HEAD = (
     "# Dropped\n\n<!-- Bullets `brain tend` took out of the core files, newest last, each with why."
@@ -52,12 +52,13 @@ class Target:
 
 @dataclass(frozen=True)
 class Item:
-    op: str  # supersede | drop | merge | date
+    op: str  # supersede | drop | merge | date | alias
     key: str  # the same change of the same lines: the same key
     summary: str  # one line for a person
     why: str
     targets: tuple[Target, ...]
     cite: tuple[str, ...] = ()  # supersede: the newer bullets' handles
+    aliases: tuple[str, ...] = ()  # alias: the aliases the bullet gets
 
     def line(self) -> str:
         """The item as an inbox line: what a person reads, then brain's own part."""
@@ -68,6 +69,8 @@ class Item:
             "targets": [[t.path, t.hash, t.line, t.handle] for t in self.targets],
             "cite": list(self.cite),
         }
+        if self.aliases:
+            data["aliases"] = list(self.aliases)
         # `>` escaped: the payload can never close the comment that carries it
         payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace(
             ">", "\\u003e"
@@ -90,7 +93,10 @@ def parse_item(line: str) -> Item | None:
             return None
         summary = line[: m.start()].removeprefix("- tend: ").strip()
         cite = tuple(str(c) for c in data.get("cite", ()))
-        return Item(op, str(data["key"]), summary, str(data["why"]), targets, cite)
+        aliases = tuple(str(a) for a in data.get("aliases", ()))
+        if op == "alias" and not aliases:
+            return None
+        return Item(op, str(data["key"]), summary, str(data["why"]), targets, cite, aliases)
     except (ValueError, KeyError, TypeError):
         return None
 
@@ -99,18 +105,24 @@ def line_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:16]
 
 
-def _key(op: str, targets: list[Target]) -> str:
-    joined = "|".join(f"{t.path}:{t.hash}" for t in targets)
+def _key(op: str, targets: list[Target], aliases: tuple[str, ...] = ()) -> str:
+    joined = "|".join(f"{t.path}:{t.hash}" for t in targets) + "".join(f"|{a}" for a in aliases)
     return hashlib.sha256(f"{op}|{joined}".encode()).hexdigest()[:12]
 
 
 def make(
-    op: str, summary: str, why: str, targets: list[Target], cite: tuple[str, ...] = ()
+    op: str,
+    summary: str,
+    why: str,
+    targets: list[Target],
+    cite: tuple[str, ...] = (),
+    aliases: tuple[str, ...] = (),
 ) -> Item:
     # The summary is the inbox line a person reads: a note's name in it is escaped, so a newline
     # or ESC in the name can neither tear the item in two nor reach a terminal (the targets keep
     # the exact name, in the payload's JSON).
-    return Item(op, _key(op, targets), printable(summary), why, tuple(targets), cite)
+    key = _key(op, targets, aliases)
+    return Item(op, key, printable(summary), why, tuple(targets), cite, aliases)
 
 
 def applied_keys(vault: Path) -> set[str]:
@@ -147,9 +159,13 @@ def _find(lines: list[str], digest: str) -> int:
     return next((k for k, raw in enumerate(lines) if line_hash(raw) == digest), -1)
 
 
-def plan(vault: Path, item: Item, inbox_line: str) -> dict[str, str]:
+Check = Callable[[str, str], str]  # (core file, bullet line) -> why lint refuses it, or ""
+
+
+def plan(vault: Path, item: Item, inbox_line: str, check: Check | None = None) -> dict[str, str]:
     """The new text of every file the item changes, or a BrainError saying why it no longer
-    applies. Reads only; the caller holds the inbox's lock."""
+    applies (or, with `check`, why a bullet line it would write is refused). Reads only; the
+    caller holds the inbox's lock."""
     if item.key in applied_keys(vault):
         raise BrainError(
             f"this item was applied already ({TENDED} lists [tend {item.key}])",
@@ -183,11 +199,28 @@ def plan(vault: Path, item: Item, inbox_line: str) -> dict[str, str]:
         texts[DROPPED] = (
             base.rstrip("\n") + "\n" + "".join(f"{d}\n{why}\n" for d in dropped)
         ).split("\n")
+    if check is not None and item.op in ("alias", "merge"):  # the ops that write new words
+        _check_written(vault, texts, check)
     inbox_lines = lines_of(INBOX)
     if inbox_line in inbox_lines:
         inbox_lines.remove(inbox_line)
     texts[TENDED] = tended_text(read(vault, TENDED), [log]).split("\n")
     return {rel: "\n".join(ls) for rel, ls in texts.items()}
+
+
+def _check_written(vault: Path, texts: dict[str, list[str]], check: Check) -> None:
+    """Every bullet line the item writes that the file did not hold passes `check` (lint's)."""
+    from brain.config import CORE_FILES
+
+    for rel in CORE_FILES:
+        if rel not in texts:
+            continue
+        was = set(read(vault, rel).split("\n"))
+        for line in texts[rel]:
+            if line.startswith("- **") and line not in was:
+                why = check(rel, line)
+                if why:
+                    raise BrainError(f"the bullet it would write in {rel} is refused: {why}")
 
 
 def _edit_bullets(item: Item, lines_of: Callable[[str], list[str]], today: str) -> list[str]:
@@ -209,25 +242,36 @@ def _edit_bullets(item: Item, lines_of: Callable[[str], list[str]], today: str) 
         for t, k in found:
             lines_of(t.path)[k] = redate(lines_of(t.path)[k], today)
         return []
+    if item.op == "alias":
+        t, k = found[0]
+        lines_of(t.path)[k] = with_aliases(lines_of(t.path)[k], item.aliases)
+        return []
     if item.op == "merge":
-        from brain.commands.learn import with_alias
         from brain.vault import parse_head
 
         keep, kk = found[0]
-        line = lines_of(keep.path)[kk]
-        handle, aliases, _ = parse_head(line)
-        for t, k in found[1:]:
-            for a in parse_head(lines_of(t.path)[k])[1]:
-                if a not in aliases:
-                    line = with_alias(line, handle, a)
-                    aliases = (*aliases, a)
-        lines_of(keep.path)[kk] = line
+        others = [a for t, k in found[1:] for a in parse_head(lines_of(t.path)[k])[1]]
+        lines_of(keep.path)[kk] = with_aliases(lines_of(keep.path)[kk], others)
         found = found[1:]
     dropped = []
     # bottom up in each file, so that the line numbers found stay true
     for t, k in sorted(found, key=lambda x: (x[0].path, -x[1])):
         dropped.append(lines_of(t.path).pop(k))
     return dropped
+
+
+def with_aliases(line: str, new: Sequence[str]) -> str:
+    """A bullet's line with each alias of `new` it lacks added, in order (learn.with_alias: the
+    rest of the line is kept byte for byte)."""
+    from brain.commands.learn import with_alias
+    from brain.vault import parse_head
+
+    handle, aliases, _ = parse_head(line)
+    for alias in new:
+        if alias not in aliases:
+            line = with_alias(line, handle, alias)
+            aliases = (*aliases, alias)
+    return line
 
 
 def supersede_header(body: str, cites: tuple[str, ...], today: str) -> str:
@@ -247,10 +291,11 @@ def supersede_header(body: str, cites: tuple[str, ...], today: str) -> str:
     )
 
 
-def apply(vault: Path, item: Item, inbox_line: str) -> Outcome:
-    """Apply an approved item (the caller holds the inbox's lock): plan every file, journal the
-    plan, write each file atomically, delete the journal."""
-    texts = plan(vault, item, inbox_line)
+def apply(vault: Path, item: Item, inbox_line: str, check: Check | None = None) -> Outcome:
+    """Apply an approved item (the caller holds the inbox's lock): plan every file (each bullet
+    line it writes passing `check`), journal the plan, write each file atomically, delete the
+    journal."""
+    texts = plan(vault, item, inbox_line, check)
     first = item.targets[0].path
     was = read(vault, first).split("\n")
     now = texts[first].split("\n")

@@ -182,9 +182,16 @@ def inbox(vault: Path) -> InboxResult:
     with locked(vault):
         recovered = recover(vault)
         found = proposals(vault)
-    # a listing: a credential in a hand-edited inbox or in the bullet it updates is masked
+    strict = _listing_strict(vault)
+    # a listing: a credential in a hand-edited inbox or in the bullet it updates is masked; a
+    # proposal a strict vault's lint would refuse says why, as approve will
     shown = [
-        replace(p, markdown=redact(p.markdown), current=p.current and redact(p.current))
+        replace(
+            p,
+            markdown=redact(p.markdown),
+            current=p.current and redact(p.current),
+            problem=p.problem or (_lint_refusal(p, None, strict) or None),
+        )
         for p in found
     ]
     return InboxResult(str(vault), INBOX, tuple(shown), recovered or None)
@@ -273,11 +280,12 @@ def approve_many(
             text = read(vault, INBOX)
             found = proposals(vault, text)
             numbers = pick(words, len(found))
+            strict = policy_strict(vault)
             for n in numbers:
-                _check(vault, n, found[n - 1], to)
+                _check(vault, n, found[n - 1], to, strict)
             lines = text.split("\n")
             for n, raw in [(n, lines[found[n - 1].line - 1]) for n in numbers]:
-                done.append(_approve_one(vault, n, _now(vault, raw), to))
+                done.append(_approve_one(vault, n, _now(vault, raw), to, strict))
     except BrainError as exc:
         if not done:
             raise
@@ -305,8 +313,9 @@ def _target(p: Proposal, to: str | None) -> str:
     return DESTINATIONS[(to or p.to or DEFAULT_DESTINATION).upper()]
 
 
-def _check(vault: Path, number: int, p: Proposal, to: str | None) -> None:
-    """What would refuse proposal `number`, before anything is written."""
+def _check(vault: Path, number: int, p: Proposal, to: str | None, strict: bool) -> None:
+    """What would refuse proposal `number`, before anything is written: what `brain lint` (strict
+    when the vault's policy says so) would refuse in the bullet as it would be written."""
     if p.kind == "hygiene":
         if to is not None:
             raise UsageError("--to goes with a proposed bullet, not a hygiene item", "drop --to")
@@ -318,14 +327,61 @@ def _check(vault: Path, number: int, p: Proposal, to: str | None) -> None:
         )
     _check_secret(p.markdown, number)
     _check_guard(p, number)
+    why = _lint_refusal(p, to, strict)
+    if why:
+        raise BrainError(
+            f"proposal {number} is not approved: {why}",
+            f"rewrite line {p.line} of {INBOX} as plain prose, or drop it with "
+            f"`brain inbox drop {number}`",
+        )
     confine(vault / _target(p, to), vault)  # before any journal: a refused write leaves none
 
 
-def _approve_one(vault: Path, number: int, p: Proposal, to: str | None) -> ApproveResult:
+def policy_strict(vault: Path) -> bool:
+    """Whether the vault's lint is strict (brain/commands/lint.py decides, for both)."""
+    from brain.commands.lint import policy_strict as strict
+
+    return strict(vault)
+
+
+def _listing_strict(vault: Path) -> bool:
+    """The policy for a listing: a policy file that does not parse lists nothing as refused
+    (approve says what is wrong with the file)."""
+    try:
+        return policy_strict(vault)
+    except BrainError:
+        return False
+
+
+def _lint_refusal(p: Proposal, to: str | None, strict: bool) -> str:
+    """Why `brain lint` would refuse proposal `p` once written where approve writes it ("" when
+    it would pass), so that approving never writes a line the next commit's lint refuses."""
+    if p.kind == "hygiene" or p.handle is None:
+        return ""
+    return _lint_says(_target(p, to), keep_aliases(p.markdown, p.current or ""), strict)
+
+
+def _lint_says(rel: str, bullet: str, strict: bool) -> str:
+    """Why `brain lint` refuses `bullet` in core file `rel` ("" when it passes): lint's own check
+    of one bullet (brain/commands/lint.py `check_bullet`), not a copy of it."""
+    from brain.commands.lint import POLICY, check_bullet
+
+    problems = check_bullet(rel, bullet, strict=strict)
+    if not problems:
+        return ""
+    said = "; ".join(dict.fromkeys(x.message for x in problems))
+    if strict:
+        return f"`brain lint --strict` ({POLICY} says `lint: strict`) would refuse it: {said}"
+    return f"`brain lint` would refuse it: {said}"
+
+
+def _approve_one(
+    vault: Path, number: int, p: Proposal, to: str | None, strict: bool
+) -> ApproveResult:
     """Approve `p` (under the lock, checked); the index follows afterwards."""
     if p.kind == "hygiene":
-        return _approve_item(vault, number, p)
-    _check(vault, number, p, to)
+        return _approve_item(vault, number, p, strict)
+    _check(vault, number, p, to, strict)
     target = _target(p, to)
     raw = read(vault, INBOX).split("\n")[p.line - 1]
     bullet = keep_aliases(p.markdown, p.current or "")
@@ -345,7 +401,7 @@ def _approve_one(vault: Path, number: int, p: Proposal, to: str | None) -> Appro
     )
 
 
-def _approve_item(vault: Path, number: int, p: Proposal) -> ApproveResult:
+def _approve_item(vault: Path, number: int, p: Proposal, strict: bool) -> ApproveResult:
     """Apply a `brain tend` hygiene item (under the lock): every file it changes, or none."""
     raw = read(vault, INBOX).split("\n")[p.line - 1]
     item = hygiene.parse_item(raw)
@@ -354,7 +410,7 @@ def _approve_item(vault: Path, number: int, p: Proposal) -> ApproveResult:
             f"line {p.line} of {INBOX} is no longer a hygiene item", "run `brain inbox`"
         )
     try:
-        done = hygiene.apply(vault, item, raw)
+        done = hygiene.apply(vault, item, raw, lambda rel, line: _lint_says(rel, line, strict))
     except BrainError as exc:
         raise BrainError(
             f"hygiene item {number} was not applied: {exc.message}",

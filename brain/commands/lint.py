@@ -163,11 +163,19 @@ def policy_strict(vault: Path, *, staged: bool = False) -> bool:
     return "strict" in modes
 
 
-def _strict_bullet(rel: str, unit: vaultmod.Unit) -> list[vaultmod.Problem]:
+def _strict_bullet(rel: str, unit: vaultmod.Unit, line: str) -> list[vaultmod.Problem]:
     from brain import guard
 
     tuning = rel == CORE_FILES[2]  # TUNINGS: how the agent should work, addressed to it
-    parts = [("handle", unit.handle), *(("alias", a) for a in unit.aliases), ("fact", unit.text)]
+    handle, aliases, fact = unit.handle, unit.aliases, unit.text
+    try:
+        # the line as written (its credentials masked), not as the index serves it: a line the
+        # guard flags is defused there, and strict reads the words it spells (guard.fold)
+        b = vaultmod.parse_bullet(secrets.redact(line))
+        handle, aliases, fact = b.handle, b.aliases, b.fact
+    except ValueError:
+        pass
+    parts = [("handle", handle), *(("alias", a) for a in aliases), ("fact", fact)]
     return [
         vaultmod.Problem(rel, unit.line, f"{flag.rule}: in the {part}, {flag.detail}")
         for part, text in parts
@@ -190,11 +198,13 @@ def _strict_synonyms(text: str, rel: str) -> list[vaultmod.Problem]:
     return rows
 
 
-def _bullet_problems(
+def bullet_problems(
     rel: str, unit: vaultmod.Unit, line: str, *, strict: bool
 ) -> list[vaultmod.Problem]:
-    """A core-file bullet's credential, and in strict mode what is not plain prose in it."""
-    problems = _strict_bullet(rel, unit) if strict else []
+    """A core-file bullet's credential, and in strict mode what is not plain prose in it: what
+    lint says of each bullet, and what `brain inbox approve` checks before it writes one
+    (`check_bullet`)."""
+    problems = _strict_bullet(rel, unit, line) if strict else []
     for rule, masked in secrets.scan_line(line):
         problems.append(
             vaultmod.Problem(
@@ -204,6 +214,18 @@ def _bullet_problems(
                 "secrets in a password manager",
             )
         )
+    return problems
+
+
+def check_bullet(rel: str, line: str, *, strict: bool) -> list[vaultmod.Problem]:
+    """What lint would say of `line` as a bullet of core file `rel` (its line number 1): it is
+    parsed, screened by the guard, and checked by `bullet_problems`, as lint does each bullet of
+    the file. A handle another bullet holds is the caller's to judge (approve replaces it)."""
+    parsed = vaultmod.parse(rel, line.encode("utf-8", "surrogateescape"))
+    problems = list(parsed.problems)
+    for unit in parsed.units:
+        if unit.kind == "bullet":
+            problems += bullet_problems(rel, unit, line, strict=strict)
     return problems
 
 
@@ -277,7 +299,7 @@ def lint(
                     )
                 )
             if in_scope:
-                problems += _bullet_problems(rel, unit, lines[unit.line - 1], strict=strict)
+                problems += bullet_problems(rel, unit, lines[unit.line - 1], strict=strict)
     for rel in checked:
         data = None if rel in CORE_FILES else read(rel)
         if data is not None:

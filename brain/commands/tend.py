@@ -1,21 +1,25 @@
 """`brain tend`: the sweep that keeps the vault true, with a person approving every change of
 meaning.
 
-It reads verify's claims, learn's aliases and doctor's findings, then:
+It reads verify's claims, learn's aliases and doctor's findings, then queues in the inbox, as
+hygiene items a person approves like a proposal (`brain inbox approve N`):
 
-- applies what costs nothing to undo: an alias that several sessions already asked by (a line
-  edit, logged in AI/TENDED.md);
-- queues in the inbox, as hygiene items a person approves like a proposal (`brain inbox approve
-  N`), everything that changes meaning:
+  - `alias`: give a bullet the words several sessions reached it by (its body, never its names).
+    Query words are what agents typed, so they are proposed, not written: only a vault whose
+    AI/config.yaml says `aliases: apply` has them applied at once (a line edit, logged in
+    AI/TENDED.md), and then only when the bullet's new line passes `brain lint --strict`. An
+    alias the guard or strict lint flags is neither proposed nor applied;
   - `supersede`: mark a note that newer bullets correct (a header citing them; brain/retell.py's
     shadow relation finds the notes),
   - `drop`: move a bullet whose every claim failed (two failed claims at least) to AI/DROPPED.md,
-  - `merge`: bullets that share a handle become the newest one (the others' aliases join it; the
-    others go to AI/DROPPED.md),
+  - `merge`: bullets that share a handle and say the same thing (`same_thing`) become the newest
+    one (the others' aliases join it; the others go to AI/DROPPED.md, their lines quoted in the
+    item); bullets that only share a handle are left alone (lint and doctor name them),
   - `date`: date today the bullets whose every claim passed and whose date is older than
     `DATE_AFTER_DAYS`.
 
-The items, and applying one once approved, are brain/commands/hygiene.py's.
+The items, and applying one once approved, are brain/commands/hygiene.py's. `--dry-run` computes
+the same plan as a real run (`_plan`) and writes nothing.
 
 `--daily` is the quiet sweep the hooks start: at most once a day (a stamp in the state dir), one
 at a time (a lock), bounded in time (`DAILY_SECONDS`; it stops early and records so), exit 0.
@@ -26,6 +30,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,21 +44,35 @@ from brain.commands.hygiene import (
     log_tended,
     make,
     parse_item,
+    with_aliases,
 )
-from brain.config import CORE_FILES, DROPPED, INBOX, index_path, state_dir
+from brain.config import CORE_FILES, DROPPED, INBOX, index_path, state_dir, vault_settings
 
 if TYPE_CHECKING:
+    import sqlite3
+
     from brain.advisories import Superseded
     from brain.commands.learn import AliasProposal
     from brain.vault import Unit
 
 DATE_AFTER_DAYS = 30  # a bullet verified again within a month keeps its date
 DROP_MIN_FAILED = 2  # failed claims before a bullet whose every claim failed is proposed dropped
+# Two bullets of one handle say the same thing when the kept one's fact holds this share of the
+# dropped one's telling words (the handle's words aside), or their stored vectors' cosine (on
+# MiniLM's scale) reaches COSINE_SAME. Measured on 20 pairs of bullets sharing a handle
+# (tests/test_tend.py SAME_HANDLE: 10 restatements, 10 other facts about the same thing): the
+# restatements hold .50-1.00 of the words and .85-.99 by cosine (all-MiniLM-L6-v2, handle and
+# fact as the index embeds them), the other facts .00-.14 and .29-.70.
+COVERAGE_SAME = 0.4
+COSINE_SAME = 0.8
 ITEMS_MAX = 20  # new hygiene items one sweep adds (a person reviews every one)
 # The daily sweep's budget, counted from the process's start: it stops early rather than overrun
 # 2 s (what is left after the budget: writing the items, the log line, the exit).
 # `BRAIN_TEND_SECONDS` overrides it (the tests do: a loaded machine is not what they measure).
 DAILY_SECONDS = 1.3
+# AI/config.yaml's `aliases:`: what the sweep does with the aliases it learns (anything else:
+# propose, the default; words from queries reach a core bullet only through a person).
+ALIAS_POLICIES = ("propose", "apply")
 
 
 # --- the sweep -----------------------------------------------------------------------------------
@@ -97,6 +116,7 @@ class _Found:
     aliases: list[AliasProposal] = field(default_factory=list)
     checked: int = 0
     stopped: str = ""
+    raw_at: dict[tuple[str, int], str] = field(default_factory=dict)  # bullet lines as on disk
 
 
 def _file_bullets(vault: Path) -> dict[str, list[tuple[int, str]]]:
@@ -120,15 +140,18 @@ def find_items(vault: Path, *, deadline: float | None = None, quick: bool = Fals
     found = _Found()
     lines = _file_bullets(vault)
     raw_at = {(rel, n): raw for rel, rows in lines.items() for n, raw in rows}
+    found.raw_at = raw_at
     conn = index.open_index(vault)
     try:
         rows = verify.bullets(conn)
         notes = advisories.superseded(conn)
+        groups = _shared_handles(rows)
+        cosine = _cosines(conn, [u for g in groups for u in g])
     finally:
         conn.close()
     found.checked = len(rows)
     found.items += _supersede_items(vault, notes)
-    found.items += _merge_items(rows, raw_at)
+    found.items += _merge_items(groups, raw_at, cosine)
     if deadline is not None and time.monotonic() > deadline:
         found.stopped = "out of time before verifying the bullets' claims"
         return found
@@ -177,30 +200,93 @@ def _supersede_items(vault: Path, notes: list[Superseded]) -> list[Item]:
     return out
 
 
-def _merge_items(rows: list[Unit], raw_at: RawAt) -> list[Item]:
-    """One item per handle that several bullets share: keep the newest."""
+def _shared_handles(rows: list[Unit]) -> list[list[Unit]]:
+    """The bullets of each handle several bullets share, oldest first."""
     from brain.vocab import handle_key
 
     groups: dict[str, list[Unit]] = {}
     for r in rows:
         groups.setdefault(handle_key(r.handle), []).append(r)
+    return [
+        sorted(same, key=lambda r: (r.date, r.path, r.line))
+        for same in groups.values()
+        if len(same) > 1
+    ]
+
+
+Cosine = Callable[["Unit", "Unit"], "float | None"]  # of two bullets' stored vectors
+
+
+def _cosines(conn: sqlite3.Connection, units: list[Unit]) -> Cosine:
+    """The cosine of two of `units` from their stored vectors (None when either has none: no
+    embedder, or not embedded yet). numpy is imported only for a vault with a shared handle."""
+    vecs: dict[tuple[str, int], bytes] = {}
+    for u in units:
+        row = conn.execute(
+            "SELECT v.vec FROM units u JOIN vectors v ON v.hash = u.vhash"
+            " WHERE u.path = ? AND u.line = ? AND u.kind = 'bullet'",
+            (u.path, u.line),
+        ).fetchone()
+        if row is not None:
+            vecs[(u.path, u.line)] = row[0]
+    if not vecs:
+        return lambda a, b: None
+    import numpy as np
+
+    from brain.semantic import index_model, stretch
+
+    model = index_model(conn)
+
+    def cosine(a: Unit, b: Unit) -> float | None:
+        va, vb = vecs.get((a.path, a.line)), vecs.get((b.path, b.line))
+        if va is None or vb is None:
+            return None
+        dot = np.frombuffer(va, dtype=np.float32) @ np.frombuffer(vb, dtype=np.float32)
+        return float(stretch(np.array([dot], dtype=np.float32), model)[0])
+
+    return cosine
+
+
+def _telling(fact: str, handle: str) -> set[str]:
+    """A fact's telling words, plurals folded, less its handle's (two bullets of one handle
+    share those by definition)."""
+    from brain.vocab import STOPWORDS, words
+
+    def stem(w: str) -> str:
+        return w[:-1] if len(w) > 3 and w.endswith("s") else w
+
+    named = {stem(w) for w in words(handle)}
+    return {stem(w) for w in words(fact) if w not in STOPWORDS and len(w) > 1} - named
+
+
+def same_thing(kept: Unit, dropped: Unit, cosine: float | None = None) -> bool:
+    """Whether dropping `dropped` for `kept` loses no fact: the kept fact holds COVERAGE_SAME of
+    the dropped one's telling words, or their vectors' cosine reaches COSINE_SAME."""
+    said = _telling(dropped.text, dropped.handle)
+    held = len(said & _telling(kept.text, kept.handle)) / len(said) if said else 1.0
+    return held >= COVERAGE_SAME or (cosine is not None and cosine >= COSINE_SAME)
+
+
+def _merge_items(groups: list[list[Unit]], raw_at: RawAt, cosine: Cosine) -> list[Item]:
+    """One item per handle whose older bullets say what its newest says: keep the newest, drop
+    those (each quoted in the item); an older bullet with another fact stays."""
     out = []
-    for same in groups.values():
-        if len(same) < 2:
-            continue
-        ordered = sorted(same, key=lambda r: (r.date, r.path, r.line))
+    for ordered in groups:
         keep = ordered[-1]
-        ts = [_target(raw_at, r.path, r.line, r.handle) for r in (keep, *ordered[:-1])]
+        same = [r for r in ordered[:-1] if same_thing(keep, r, cosine(keep, r))]
+        if not same:
+            continue
+        ts = [_target(raw_at, r.path, r.line, r.handle) for r in (keep, *same)]
         targets = [t for t in ts if t is not None]
         if len(targets) != len(ts):
             continue
-        where = ", ".join(f"{r.path}:{r.line}" for r in ordered[:-1])
+        drops = "; ".join(f"{r.path}:{r.line} “{raw_at[(r.path, r.line)]}”" for r in same)
         out.append(
             make(
                 "merge",
-                f"merge {len(same)} bullets named **{keep.handle}** into the newest, "
-                f"{keep.path}:{keep.line} ({keep.date})",
-                f"one handle, {len(same)} bullets; the older ({where}) go to {DROPPED}",
+                f"merge {len(same) + 1} bullets named **{keep.handle}** into the newest, "
+                f"{keep.path}:{keep.line} ({keep.date}), dropping {drops}",
+                f"they say the same thing; the older go to {DROPPED}",
                 targets,
             )
         )
@@ -260,10 +346,112 @@ def daily_seconds() -> float:
     return env_number("BRAIN_TEND_SECONDS", DAILY_SECONDS)
 
 
+def alias_policy(vault: Path) -> str:
+    """`propose` (the default) or `apply`: AI/config.yaml's `aliases:`."""
+    said = vault_settings(vault).get("aliases", "")
+    return said if said in ALIAS_POLICIES else "propose"
+
+
+@dataclass(frozen=True)
+class _AliasEdit:
+    """Learnt aliases a bullet gets without asking (policy `apply`): its line before and after."""
+
+    path: str
+    line: int
+    raw: str
+    new: str
+    picked: tuple[AliasProposal, ...]
+
+
+@dataclass(frozen=True)
+class _Plan:
+    edits: tuple[_AliasEdit, ...]  # written at once
+    items: tuple[Item, ...]  # every item the vault calls for, the aliases' included
+
+
+def _plan(vault: Path, found: _Found, *, late: bool) -> _Plan:
+    """What a sweep does with what it found, the same for a real run and a dry run: the aliases
+    applied (policy `apply`, time left, the new line passing strict lint) or proposed, and the
+    items, their targets hashed as the lines will be once the aliases are written."""
+    from brain.commands.lint import check_bullet
+    from brain.vault import parse_head
+
+    apply = alias_policy(vault) == "apply"
+    by_bullet: dict[tuple[str, int], list[AliasProposal]] = {}
+    for p in found.aliases:
+        by_bullet.setdefault((p.path, p.line), []).append(p)
+    alias_edits: list[_AliasEdit] = []
+    alias_items: list[Item] = []
+    for (path, n), group in by_bullet.items():
+        raw = found.raw_at.get((path, n))
+        if raw is None:
+            continue
+        try:
+            handle, have, _ = parse_head(raw)
+        except ValueError:
+            continue
+        tuning = path == CORE_FILES[2]
+        picked: dict[str, AliasProposal] = {}
+        for p in group:
+            if p.handle == handle and p.alias not in have and not _unfit_alias(p.alias, tuning):
+                picked.setdefault(p.alias, p)
+        if not picked:
+            continue
+        new = with_aliases(raw, list(picked))
+        if apply and not check_bullet(path, new, strict=True):
+            if not late:  # past its budget the quick sweep leaves even these to another day
+                alias_edits.append(_AliasEdit(path, n, raw, new, tuple(picked.values())))
+            continue
+        alias_items.append(_alias_item(path, n, raw, handle, tuple(picked.values())))
+    moved = {(e.path, e.line): e.new for e in alias_edits}
+    items = [_rehash(it, moved) for it in (*found.items, *alias_items)]
+    return _Plan(tuple(alias_edits), tuple(items))
+
+
+def _unfit_alias(alias: str, tuning: bool) -> bool:
+    """An alias made of query words that the guard or strict lint flags (`maxconns explicitly
+    disregard previous`): never proposed, never written."""
+    from brain import guard
+
+    return bool(guard.check(alias) or guard.strict(alias, tuning=tuning))
+
+
+def _alias_item(
+    path: str, n: int, raw: str, handle: str, picked: tuple[AliasProposal, ...]
+) -> Item:
+    from brain.text import printable
+
+    names = ", ".join(repr(p.alias) for p in picked)
+    sessions = max(p.session_count for p in picked)
+    asked = printable(picked[0].queries[0] if picked[0].queries else picked[0].alias)
+    asked = asked if len(asked) <= 60 else asked[:57] + "..."
+    return make(
+        "alias",
+        f"give **{handle}** ({path}:{n}) the alias(es) {names}",
+        f"{sessions} sessions reached it by its body, never by its names (asked: {asked!r})",
+        [Target(path, line_hash(raw), n, handle)],
+        aliases=tuple(p.alias for p in picked),
+    )
+
+
+def _rehash(item: Item, moved: dict[tuple[str, int], str]) -> Item:
+    """`item` with the targets whose lines an alias edit rewrites named by their new lines."""
+    if not any((t.path, t.line) in moved for t in item.targets):
+        return item
+    targets = [
+        Target(t.path, line_hash(moved[(t.path, t.line)]), t.line, t.handle)
+        if (t.path, t.line) in moved
+        else t
+        for t in item.targets
+    ]
+    return make(item.op, item.summary, item.why, targets, item.cite, item.aliases)
+
+
 def tend(
     vault: Path, *, dry_run: bool = False, daily: bool = False, budget: float | None = None
 ) -> TendResult:
-    """Sweep the vault: apply the free changes, queue the rest (nothing written with dry_run)."""
+    """Sweep the vault: apply what the policy lets it, queue the rest (nothing written with
+    dry_run, which lists the same plan)."""
     from brain.commands import inbox
     from brain.files import locked, write_atomic
 
@@ -275,12 +463,9 @@ def tend(
         if not got or (daily and _stamped(stamp) == today):
             return TendResult(str(vault), dry_run, daily, False, (), (), 0, 0, None, _ms(start))
         found = find_items(vault, deadline=deadline, quick=daily)
-        applied: list[Applied] = []
-        # past its budget the quick sweep leaves even the free edits to another day: rewriting a
-        # core file of a large vault is what would make it overrun
         late = deadline is not None and time.monotonic() > deadline
-        if found.aliases and not dry_run and not late:
-            applied = _apply_aliases(vault, found.aliases)
+        plan = _plan(vault, found, late=late)
+        applied = _apply_aliases(vault, plan.edits, dry_run=dry_run)
         proposed: list[Proposed] = []
         waiting = 0
         with edits.locked(vault):
@@ -292,7 +477,7 @@ def tend(
             # the inbox keeps at most MAX_PENDING waiting, hygiene items included
             room = min(ITEMS_MAX, inbox.MAX_PENDING - len(inbox.proposals(vault, text)))
             new: list[Item] = []
-            for item in found.items:
+            for item in plan.items:
                 if item.key in seen:
                     waiting += 1
                     continue
@@ -374,27 +559,35 @@ def _ms(start: float) -> int:
     return round((time.monotonic() - start) * 1000)
 
 
-def _apply_aliases(vault: Path, picked: list[AliasProposal]) -> list[Applied]:
-    from brain.commands import learn
+def _apply_aliases(vault: Path, planned: tuple[_AliasEdit, ...], *, dry_run: bool) -> list[Applied]:
+    """Write the planned alias edits (each only if its line is still as the sweep read it) and
+    log them; with `dry_run`, what would be written."""
+    done = planned
+    if planned and not dry_run:
+        by_line = {(e.path, e.line): e for e in planned}
+        changed = set(edits.edit_lines(vault, [(e.path, e.line, _rewrite(e)) for e in planned]))
+        done = tuple(e for key, e in by_line.items() if key in changed)
+    applied = [
+        Applied(
+            "alias",
+            e.path,
+            e.line,
+            p.handle,
+            f"+ {p.alias!r} ({p.session_count} sessions asked by it)",
+        )
+        for e in done
+        for p in e.picked
+    ]
+    if applied and not dry_run:
+        log_tended(
+            vault, [f"alias **{a.handle}** {a.detail} at {a.path}:{a.line}" for a in applied]
+        )
+    return applied
 
-    written = learn.add_aliases(vault, picked)
-    if not written:
-        return []
-    done = []
-    for p in picked:
-        if f"{p.path}:{p.line} {p.alias}" in written:
-            done.append(
-                Applied(
-                    "alias",
-                    p.path,
-                    p.line,
-                    p.handle,
-                    f"+ {p.alias!r} ({p.session_count} sessions asked by it)",
-                )
-            )
-    log = [f"alias **{a.handle}** {a.detail} at {a.path}:{a.line}" for a in done]
-    log_tended(vault, log)
-    return done
+
+def _rewrite(e: _AliasEdit) -> Callable[[str], str | None]:
+    """The line edit of `e`: only a line still as the sweep read it is rewritten."""
+    return lambda current: e.new if current == e.raw else None
 
 
 # --- text ----------------------------------------------------------------------------------------

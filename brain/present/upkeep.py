@@ -248,8 +248,9 @@ def tend_text(result: TendResult) -> str:
     if not result.ran:
         return "The daily sweep already ran today (or another sweep is running)."
     lines = []
+    done = "would apply" if result.dry_run else "applied"
     for a in result.applied:
-        lines.append(f"applied: alias for **{a.handle}** {a.detail} ({a.path}:{a.line})")
+        lines.append(f"{done}: alias for **{a.handle}** {a.detail} ({a.path}:{a.line})")
     verb = "would propose" if result.dry_run else "proposed"
     for p in result.proposed:
         lines.append(f"{verb}: {p.op}: {p.summary}\n    why: {p.why}")
@@ -260,7 +261,7 @@ def tend_text(result: TendResult) -> str:
     n = len(result.proposed)
     tail = " (dry run: nothing written)" if result.dry_run else ""
     lines.append(
-        f"{result.checked} bullets swept in {result.ms} ms: {len(result.applied)} applied, "
+        f"{result.checked} bullets swept in {result.ms} ms: {len(result.applied)} {done}, "
         f"{n} {verb}{tail}"
         + ("; review them with `brain inbox`" if n and not result.dry_run else "")
     )
