@@ -20,8 +20,9 @@ import os
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 # Assignment-style rules need this many bits/char and chars.  At 8 chars, 3.0 bits
 # means eight distinct characters: it rejects "hunter22" and "changeme" (2.75) and
@@ -66,6 +67,9 @@ class Finding:
     line: int | None  # 1-based line of the secret's start; None: in the file's name
     rule: str  # rule id
     masked: str  # e.g. "ghp_…(40)": never enough to reuse
+    # Where inside the file, when not in its own bytes: a zip member's name, `gzip`, `PDF object
+    # 4`, joined by " > " when nested; `line` counts lines there.
+    inside: str | None = None
 
 
 def shannon_entropy(value: str) -> float:
@@ -613,8 +617,14 @@ def scan_line(line: str) -> list[tuple[str, str]]:
 def scan_name(path: str) -> list[Finding]:
     """A credential in a file's name or folders: every listing prints the path, so the finding
     names it masked (line 0)."""
-    hits = scan_line(path)
-    return [Finding(redact(path), None, rule, masked) for rule, masked in hits] if hits else []
+    return [finding for finding, _ in name_keyed(path)]
+
+
+def name_keyed(path: str) -> list[tuple[Finding, str]]:
+    """`scan_name`'s findings, each with its secret's digest (as `scan_keyed`)."""
+    found = scan_keyed(path, path)
+    masked = redact(path) if found else path
+    return [(Finding(masked, None, f.rule, f.masked), key) for f, key in found]
 
 
 # --- masking output ----------------------------------------------------------------
@@ -795,3 +805,275 @@ def run_gitleaks(
     except (OSError, subprocess.SubprocessError):
         return None
     return None
+
+
+# --- bytes: binary files, compressed files, archives, PDFs ---------------------------------------
+
+# A NUL byte in the first 8000 bytes means binary, as git decides (xdiff-interface.c,
+# buffer_is_binary).
+BINARY_SNIFF = 8000
+# What one file may decompress to, all its members and streams together, how deep archives may
+# nest, and how many members one may have: a zip bomb (kilobytes that inflate to petabytes) costs
+# at most this much memory and time, and what lies past it is named as not scanned.
+MAX_INFLATED = 32 << 20
+MAX_NESTING = 3
+MAX_MEMBERS = 10_000
+_CHUNK = 1 << 20
+# Reasons one file's line names before it counts the rest (a corrupt PDF has hundreds of streams).
+_MAX_REASONS = 3
+
+# A binary file is read as its runs of text in place: printable ASCII, tab, CR and LF are kept
+# (every rule's credential is ASCII) and any other byte becomes a vertical tab, which ends a value
+# and is not the space a key and its value may have between them. A line is the line `grep -an`
+# counts.
+_BINARY_TEXT = bytes(b if b in b"\t\n\r" or 0x20 <= b < 0x7F else 0x0B for b in range(256))
+
+# PDF (ISO 32000-1 §7.3.8): `<< /Filter /FlateDecode ... >> stream` EOL data `endstream`, inside
+# `N 0 obj`; "endstream" is not a stream's start.
+_PDF_STREAM = re.compile(rb"(?<![A-Za-z])stream\r?\n")
+_PDF_OBJ = re.compile(rb"(\d{1,10})[ \t\r\n]{1,10}\d{1,5}[ \t\r\n]{1,10}obj\b")
+_PDF_FILTER = re.compile(rb"/Filter[ \t\r\n]{0,10}\[?[ \t\r\n]{0,10}/([A-Za-z0-9]{1,40})")
+_PDF_HEAD = 4096  # how far before `stream` its object's dictionary may start
+_PAST_CAP = f"decompresses past the {MAX_INFLATED >> 20} MB one file may; the rest not scanned"
+
+
+@dataclass(frozen=True)
+class DataScan:
+    """What `scan_data` found in one file's bytes."""
+
+    findings: tuple[tuple[Finding, str], ...]  # each with its secret's digest, as `scan_keyed`
+    unscanned: str  # the parts not scanned and why, as one line; "" when every part was read
+
+
+def as_text(data: bytes) -> str:
+    """A file's bytes as the text the rules read: UTF-8 (a stray byte replaced), UTF-16 after its
+    byte-order mark, and for a binary file its runs of ASCII text, each where it stands."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return data.decode("utf-16", "replace")
+    if b"\0" not in data[:BINARY_SNIFF]:
+        return data.decode("utf-8", "replace")
+    return data.translate(_BINARY_TEXT).decode("ascii")
+
+
+def _kind(data: bytes) -> str:
+    """The container `data` is by its magic bytes (a renamed `backup.md.gz` is still gzip)."""
+    if data[:2] == b"\x1f\x8b":
+        return "gzip"
+    # "BZh", the block size, then a block's or the end's magic (bzip2's pi and sqrt(pi) digits)
+    if data[:3] == b"BZh" and data[4:10] in (b"1AY&SY", b"\x17rE8P\x90"):
+        return "bzip2"
+    if data[:6] == b"\xfd7zXZ\x00":
+        return "xz"
+    if data[:4] in (b"PK\x03\x04", b"PK\x05\x06"):  # also .docx, .xlsx, .odt, .epub, .jar
+        return "zip"
+    if b"%PDF-" in data[:1024]:  # the header may follow up to 1 KB of junk (ISO 32000-1 annex H)
+        return "pdf"
+    return ""
+
+
+def _part(inside: str, name: str) -> str:
+    return f"{inside} > {name}" if inside else name
+
+
+def _read_limited(stream: Any, left: int) -> tuple[bytes, str]:
+    """What `stream` yields up to `left` bytes, and why it was not read whole (or "")."""
+    out = bytearray()
+    why = ""
+    try:
+        while True:
+            chunk = stream.read(min(_CHUNK, left - len(out) + 1))
+            if not chunk:
+                break
+            out += chunk
+            if len(out) > left:
+                del out[left:]
+                why = _PAST_CAP
+                break
+    except EOFError:
+        why = "cut short; scanned as far as it goes"
+    # Hostile bytes may raise whatever a decoder has (zlib.error, LZMAError, BadZipFile,
+    # struct.error): the part is named as not scanned, never a traceback.
+    except Exception:
+        why = "corrupt; scanned as far as it could be read"
+    return bytes(out), why
+
+
+def _decompress(kind: str, data: bytes, left: int) -> tuple[bytes, str]:
+    """What a gzip, bzip2 or xz file holds, up to `left` bytes, with `_read_limited`'s why.
+    Decompressor objects, not file objects: those drop what a read decoded when the data turns
+    out cut short. Streams written one after another (`cat a.gz b.gz`) are read in turn."""
+    import bz2
+    import lzma
+    import zlib
+
+    def decompressor() -> Any:
+        if kind == "gzip":
+            return zlib.decompressobj(wbits=31)  # 16 + 15: a gzip header and trailer
+        return bz2.BZ2Decompressor() if kind == "bzip2" else lzma.LZMADecompressor()
+
+    out = bytearray()
+    rest = data
+    try:
+        while rest and _kind(rest) == kind:
+            inflater = decompressor()
+            pending = rest
+            while not inflater.eof:
+                want = left - len(out) + 1
+                chunk = inflater.decompress(pending, want)
+                # zlib hands back the input it did not read yet; bz2 and lzma keep it themselves
+                pending = getattr(inflater, "unconsumed_tail", b"")
+                out += chunk
+                if len(out) > left:
+                    del out[left:]
+                    return bytes(out), _PAST_CAP
+                if len(chunk) < want and not inflater.eof and not pending:
+                    return bytes(out), "cut short; scanned as far as it goes"
+            rest = inflater.unused_data
+    except (zlib.error, lzma.LZMAError, OSError, EOFError, ValueError):
+        return bytes(out), "corrupt; scanned as far as it could be read"
+    return bytes(out), ""
+
+
+class _Reader:
+    """One file's bytes, read layer by layer (the bytes, then what they decompress to) within one
+    budget of MAX_INFLATED bytes."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.left = MAX_INFLATED
+        self.found: list[tuple[Finding, str]] = []
+        self.reasons: list[str] = []
+        self.capped = False
+
+    def note(self, part: str, why: str) -> None:
+        if why == _PAST_CAP:
+            self.capped = True
+        self.reasons.append(f"{part}: {why}" if part else why)
+
+    def full(self, part: str) -> bool:
+        """True once the budget is spent: nothing more is decompressed, and that is named once."""
+        if self.left > 0:
+            return False
+        if not self.capped:
+            self.note(part, _PAST_CAP)
+        return True
+
+    def summary(self) -> str:
+        shown = "; ".join(self.reasons[:_MAX_REASONS])
+        more = len(self.reasons) - _MAX_REASONS
+        return f"{shown}; and {more} more" if more > 0 else shown
+
+    def opened(self, part: str, content: bytes, why: str, depth: int) -> None:
+        """What `part` decompressed to (`why` it is not whole, or ""), read as the next layer."""
+        self.left -= len(content)
+        if why:
+            self.note(part, why)
+        if content:
+            self.layer(content, part, depth + 1)
+
+    def layer(self, data: bytes, inside: str, depth: int) -> None:
+        raw = [
+            (replace(f, inside=inside) if inside else f, key)
+            for f, key in scan_keyed(as_text(data), self.path)
+        ]
+        before = len(self.found)
+        kind = _kind(data)
+        if kind and self.full(_part(inside, kind)):
+            pass
+        elif kind and depth >= MAX_NESTING:
+            self.note(_part(inside, kind), f"nested more than {MAX_NESTING} deep; not opened")
+        elif kind == "zip":
+            self.zip(data, inside, depth)
+        elif kind == "pdf":
+            self.pdf(data, inside, depth)
+        elif kind:
+            self.stream(data, kind, inside, depth)
+        # a secret its parts name (a stored zip member, a member's name) is reported there only
+        inner = {key for _, key in self.found[before:]}
+        self.found[before:before] = [(f, key) for f, key in raw if key not in inner]
+
+    def stream(self, data: bytes, kind: str, inside: str, depth: int) -> None:
+        self.opened(_part(inside, kind), *_decompress(kind, data, self.left), depth)
+
+    def zip(self, data: bytes, inside: str, depth: int) -> None:
+        import io
+        import zipfile
+
+        try:
+            archive = zipfile.ZipFile(io.BytesIO(data))
+            members = archive.infolist()
+        except Exception:  # hostile bytes: see _read_limited
+            self.note(
+                _part(inside, "zip"), "not a zip that can be opened; its bytes scanned as they are"
+            )
+            return
+        with archive:
+            for count, info in enumerate(members):
+                if count == MAX_MEMBERS:
+                    self.note(
+                        inside or "zip", f"more than {MAX_MEMBERS} members; the rest not scanned"
+                    )
+                    break
+                if self.full(inside or "zip"):
+                    break
+                if info.is_dir():
+                    continue
+                part = _part(inside, redact(info.filename))
+                for f, key in scan_keyed(info.filename, self.path):
+                    self.found.append((Finding(f.path, None, f.rule, f.masked, part), key))
+                if info.flag_bits & 0x1 or info.compress_type == 99:  # 99: WinZip AES
+                    self.note(part, "encrypted; not scanned")
+                    continue
+                try:
+                    with archive.open(info) as member:
+                        content, why = _read_limited(member, self.left)
+                except Exception:  # an unknown method, a bad header
+                    method = info.compress_type
+                    content, why = b"", f"compression method {method}, or corrupt; not scanned"
+                self.opened(part, content, why, depth)
+
+    def pdf(self, data: bytes, inside: str, depth: int) -> None:
+        import zlib
+
+        if b"/Encrypt" in data:
+            self.note(_part(inside, "PDF"), "encrypted; its streams not scanned")
+            return
+        view = memoryview(data)
+        for number, m in enumerate(_PDF_STREAM.finditer(data), 1):
+            if self.full(inside or "PDF"):
+                break
+            window = data[max(0, m.start() - _PDF_HEAD) : m.start()]
+            objects = list(_PDF_OBJ.finditer(window))
+            head = window[objects[-1].start() :] if objects else window
+            filters = _PDF_FILTER.search(head)
+            if filters is None or filters.group(1) != b"FlateDecode":
+                continue  # raw (read above with the file) or an image codec
+            name = f"PDF object {int(objects[-1].group(1))}" if objects else f"PDF stream {number}"
+            part = _part(inside, name)
+            end = data.find(b"endstream", m.end())
+            inflater = zlib.decompressobj()
+            try:
+                content = inflater.decompress(
+                    view[m.end() : end if end >= 0 else len(data)], self.left + 1
+                )
+            except zlib.error:
+                self.note(part, "does not inflate (corrupt); not scanned")
+                continue
+            why = ""
+            if len(content) > self.left:
+                content, why = content[: self.left], _PAST_CAP
+            elif not inflater.eof:
+                why = "cut short; scanned as far as it goes"
+            self.opened(part, content, why, depth)
+
+
+def scan_data(data: bytes, path: str) -> DataScan:
+    """Every credential in a file's bytes, keyed as `scan_keyed` keys them: a text file's text; a
+    binary file's runs of text; what a gzip, bzip2 or xz file, a zip's members (also .docx and
+    the like) and a PDF's FlateDecode streams decompress to, within MAX_INFLATED bytes and
+    MAX_NESTING levels. What could not be read (an encrypted member, corrupt data, past the cap)
+    is named in `unscanned`. The name is not scanned here (`scan_name`)."""
+    reader = _Reader(path)
+    reader.layer(data, "", 0)
+    return DataScan(tuple(reader.found), reader.summary())
+

@@ -103,17 +103,22 @@ def lint(result: LintResult, *, as_json: bool = False) -> Answer:
 
 
 def secrets(result: SecretsResult, *, as_json: bool = False) -> Answer:
-    """`brain secrets`: a line per finding on stdout; on stderr the files not read and the count."""
+    """`brain secrets`: a line per finding on stdout; on stderr the files not read (or not whole)
+    and the count."""
     code = 0 if result.ok else 1
     if as_json:
         return Answer(json_text(result), code=code)
     also = " (and gitleaks)" if result.gitleaks else ""
     text = "\n".join(
-        f"{printable(f.path)}{'' if f.line is None else f':{f.line}'}: {f.rule} ({f.masked})"
-        for f in result.findings
+        f"{where(f.path, f.inside, f.line)}: {f.rule} ({f.masked})" for f in result.findings
     )
-    notes = [str(skipped) for skipped in result.skipped]
+    notes = [str(problem) for problem in (*result.skipped, *result.not_scanned)]
     unread = f"; {plural(len(result.skipped), 'file')} not read (above)" if result.skipped else ""
+    if result.not_scanned:
+        unread += (
+            f"; {plural(len(result.not_scanned), 'file')} not scanned whole (above): check "
+            "what could not be read yourself, or keep it out of the vault"
+        )
     if result.findings:
         found = plural(len(result.findings), "possible secret")
         files = plural(len({f.path for f in result.findings}), "file")
@@ -126,13 +131,19 @@ def secrets(result: SecretsResult, *, as_json: bool = False) -> Answer:
     return Answer(text, "\n".join(notes), code)
 
 
+def where(path: str, inside: str | None, line: int | None) -> str:
+    """A finding's place: `notes.zip[a.md]:3`, `x.md:2`, `x.md` (in its name)."""
+    part = f"[{printable(inside)}]" if inside else ""
+    return f"{printable(path)}{part}{'' if line is None else f':{line}'}"
+
+
 def secrets_history(result: HistoryResult, *, as_json: bool = False) -> Answer:
     """`brain secrets --history`: a line per credential with the commit that added it."""
     code = 0 if result.ok else 1
     if as_json:
         return Answer(json_text(result), code=code)
     text = "\n".join(
-        f"{f.commit} {f.date} {printable(f.path)}:{f.line}: {f.rule} ({f.masked})"
+        f"{f.commit} {f.date} {where(f.path, f.inside, f.line)}: {f.rule} ({f.masked})"
         for f in result.findings
     )
     notes = [str(skipped) for skipped in result.skipped]
