@@ -1077,3 +1077,158 @@ def scan_data(data: bytes, path: str) -> DataScan:
     reader.layer(data, "", 0)
     return DataScan(tuple(reader.found), reader.summary())
 
+
+# --- commits -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CommitFinding:
+    commit: str  # the full id of the commit that brought the credential into `path`
+    path: str  # as `Finding.path`: masked when the name holds a credential
+    line: int | None  # in that commit's version of the file; None: in the name
+    rule: str
+    masked: str
+    inside: str | None = None  # as `Finding.inside`
+
+
+@dataclass(frozen=True)
+class CommitUnscanned:
+    commit: str
+    path: str
+    why: str
+
+
+@dataclass(frozen=True)
+class CommitScan:
+    ok: bool  # no finding, and every file read whole
+    commit_count: int  # commits read
+    blob_count: int  # distinct blobs read
+    findings: tuple[CommitFinding, ...]  # oldest commit first
+    unscanned: tuple[CommitUnscanned, ...]  # oldest commit first
+    first_bad: str | None  # the oldest commit that holds a credential
+    hint: str | None  # how to take it out of those commits, one line; None when none holds one
+
+
+def scan_commits(repo: Path, tip: str, exclude: Sequence[str]) -> CommitScan:
+    """Scan what every commit reachable from `tip` and from none of `exclude` (git's `tip --not
+    exclude...`; none: the whole history) adds or changes: a root commit's every file, a commit's
+    files that differ from its parent, a merge's that differ from every parent. The rules and the
+    decompression are `scan_data`'s; each blob is read once. A credential is reported at the
+    commit that brought it into its file (a later edit that keeps it is not reported again; a
+    later commit that deletes it does not undo it: it is in the history). An `exclude` that names
+    no commit hides nothing (scanning more is the safe side); a `tip` that names none is an
+    error. `hint` is written for `tip` being the checked-out branch, as sync sends it."""
+    import pygit2
+    from pygit2.enums import SortMode
+
+    from brain.errors import BrainError
+
+    try:
+        git = pygit2.Repository(str(repo))
+    except pygit2.GitError:
+        raise BrainError(
+            f"{repo} is not a git repository, so it has no commits", "run it in the vault"
+        ) from None
+    start = _commit(git, tip)
+    if start is None:
+        if tip == "HEAD" and git.head_is_unborn:
+            return CommitScan(True, 0, 0, (), (), None, None)  # nothing committed yet
+        raise BrainError(f"{tip} names no commit in {repo}", "name a branch or a commit id")
+    walker = git.walk(start.id, SortMode.TOPOLOGICAL | SortMode.REVERSE)
+    for name in exclude:
+        hidden = _commit(git, name)
+        if hidden is not None:
+            walker.hide(hidden.id)
+    cache: dict[bytes, DataScan] = {}
+    reported: set[tuple[str, str | None, str]] = set()
+    findings: list[CommitFinding] = []
+    unscanned: list[CommitUnscanned] = []
+    commits = 0
+    first: Any = None
+    for commit in walker:
+        commits += 1
+        cid = str(commit.id)
+        for path, oid in _changed(commit):
+            scanned = cache.get(oid.raw)
+            if scanned is None:
+                blob = git[oid]
+                data = blob.data if isinstance(blob, pygit2.Blob) else b""
+                scanned = cache[oid.raw] = scan_data(data, path)
+            if scanned.unscanned:
+                unscanned.append(CommitUnscanned(cid, redact(path), scanned.unscanned))
+            content = [(replace(f, path=path), key) for f, key in scanned.findings]
+            for f, key in name_keyed(path) + content:
+                if (f.path, f.inside, key) in reported:
+                    continue
+                reported.add((f.path, f.inside, key))
+                findings.append(CommitFinding(cid, f.path, f.line, f.rule, f.masked, f.inside))
+                first = first or commit
+    hint = _removal_hint(repo, first, findings[0]) if first is not None else None
+    return CommitScan(
+        not findings and not unscanned,
+        commits,
+        len(cache),
+        tuple(findings),
+        tuple(unscanned),
+        None if first is None else str(first.id),
+        hint,
+    )
+
+
+def _commit(git: Any, name: str) -> Any:
+    """The commit `name` (a ref, an id, `HEAD~2`) peels to in `git`, else None."""
+    import pygit2
+
+    try:
+        return git.revparse_single(name).peel(pygit2.Commit)
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+
+
+def _changed(commit: Any) -> list[tuple[str, Any]]:
+    """(path, blob id) of each file `commit` adds or changes, by path: against its parent; for a
+    merge against every parent (what it takes whole from one side is that side's commits'); for a
+    root commit, every file. A path that is not UTF-8 keeps its bytes (`os.fsdecode`)."""
+    import pygit2
+    from pygit2.enums import DeltaStatus
+
+    diffs = [parent.tree.diff_to_tree(commit.tree) for parent in commit.parents]
+    sides: list[dict[tuple[bytes, bytes], Any]] = []
+    for diff in diffs or [commit.tree.diff_to_tree(swap=True)]:
+        side = {}
+        for delta in diff.deltas:
+            new = delta.new_file
+            if delta.status != DeltaStatus.DELETED and new.mode != pygit2.enums.FileMode.COMMIT:
+                side[(new.raw_path, new.id.raw)] = new.id
+        sides.append(side)
+    changed = [
+        (os.fsdecode(raw), oid)
+        for (raw, key), oid in sides[0].items()
+        if all((raw, key) in side for side in sides[1:])
+    ]
+    return sorted(changed, key=lambda item: item[0])
+
+
+def _removal_hint(repo: Path, commit: Any, finding: CommitFinding) -> str:
+    """How to take a credential out of commits not sent yet, keeping every change: undo the
+    commits from the first that holds it on (`reset --soft`: the work tree and the index stay as
+    they are), remove it from the file, and commit again. Rewriting one commit (`rebase -i`, edit)
+    would keep the others as they were, but the same lines in later commits conflict, and
+    dropping it would lose the rest of what it changed."""
+    import shlex
+
+    from brain.text import printable
+
+    short = str(commit.id)[:12]
+    vault = shlex.quote(str(repo))
+    where = printable(finding.path) + (f"[{printable(finding.inside)}]" if finding.inside else "")
+    if commit.parents:
+        undo = f"git -C {vault} reset --soft {short}~1"
+    else:  # the first commit: the branch starts again, with every file staged
+        undo = f"git -C {vault} update-ref -d HEAD"
+    return (
+        f"commit {short} put a credential in {where} ({finding.rule}: {finding.masked}): to take "
+        f"it out of the commits not sent, undo them from that one on, keeping their changes "
+        f"(`{undo}`), remove the credential from {printable(finding.path)} if it is still there, "
+        "and commit again"
+    )
