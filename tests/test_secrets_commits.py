@@ -18,7 +18,7 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from conftest import git
+from conftest import brain, git
 
 from brain import secrets
 from brain.errors import BrainError
@@ -284,3 +284,42 @@ def _fast_import(feed_commits: int) -> str:
             out.append(f"M 100644 inline notes/n{(n + k) % 40}.md\ndata {len(body)}\n{body}")
     return "\n".join(out) + "\n"
 
+
+# --- `brain secrets --outgoing` -------------------------------------------------------------------
+
+
+def test_outgoing_names_the_commit_and_how_to_take_it_out(pushed: Path) -> None:
+    write(pushed, "notes/old.md", f"token {token()}\n")
+    commit(pushed, "an old leak, already sent")
+    git(pushed, "push", "-q", "origin", "main")
+    secret = token()
+    write(pushed, "notes/deploy.md", f"# Deploy\n\nthe bot token is {secret}\n")
+    bad = commit(pushed, "deploy notes")
+    run = brain("secrets", "--outgoing", "--vault", str(pushed))
+    assert run.code == 1
+    assert run.out == f"{bad[:12]} notes/deploy.md:3: github-token (ghp_…(40))\n"
+    lines = run.err.splitlines()
+    assert lines[0] == "1 possible secret in 1 commit not sent yet, 1 distinct file version read"
+    assert lines[1].startswith(f"commit {bad[:12]} put a credential in notes/deploy.md")
+    assert f"reset --soft {bad[:12]}~1" in lines[1]
+    doc = brain("secrets", "--outgoing", "--vault", str(pushed), "--json").json()
+    assert doc["hint"] == lines[1]  # the keys and their order: tests/test_contract.py
+    assert (doc["ok"], doc["first_bad"], doc["findings"][0]["commit"]) == (False, bad, bad)
+    assert secret not in run.out + run.err + str(doc)
+    git(pushed, "push", "-q", "origin", "main")
+    sent = brain("secrets", "--outgoing", "--vault", str(pushed))
+    assert (sent.code, sent.out, sent.err) == (
+        0,
+        "",
+        "no secrets in 0 commits not sent yet, 0 distinct file versions read\n",
+    )
+
+
+def test_outgoing_takes_no_paths_nor_another_mode(pushed: Path) -> None:
+    for extra in (["notes"], ["--staged"]):
+        run = brain("secrets", "--outgoing", *extra, "--vault", str(pushed))
+        assert run.code == 2, run
+        assert "--outgoing reads commits: it takes no PATHS and no --staged" in run.err
+    both = brain("secrets", "--outgoing", "--history", "--vault", str(pushed))
+    assert both.code == 2
+    assert "--history and --outgoing are two scans: give one" in both.err

@@ -178,6 +178,22 @@ def _gitleaks(
     return secrets.gitleaks_findings([vault / rel for rel in contents], vault)
 
 
+# --- what is not sent yet ------------------------------------------------------------------------
+
+
+def outgoing(vault: Path) -> secrets.CommitScan:
+    """The commits of the checked-out branch that no remote-tracking branch holds (every commit
+    when the vault has no remote), scanned as sync scans what it sends (`scan_commits`)."""
+    if not gitutil.is_repo(vault):
+        raise BrainError(
+            f"{vault} is not a git repository, so it has no commits",
+            "run `brain secrets` without --outgoing",
+        )
+    proc = gitutil.run(vault, "for-each-ref", "--format=%(refname)", "refs/remotes")
+    remotes = [ref for ref in proc.stdout.decode("utf-8", "replace").split("\n") if ref]
+    return secrets.scan_commits(vault, "HEAD", remotes)
+
+
 # --- the history ---------------------------------------------------------------------------------
 
 # A blob this large is no note: read it whole would cost its size in memory, so it is named as

@@ -4,9 +4,9 @@ module level (reindex and sync run from hooks on the fast path)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from brain.present import Answer, data, dumps, json_text, plural
 from brain.text import printable
@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from brain.commands.secrets import HistoryResult, SecretsResult
     from brain.commands.sync import SyncStatus
     from brain.gitsync import SyncResult
+    from brain.secrets import CommitScan
     from brain.vault import Problem
 
 
@@ -109,9 +110,7 @@ def secrets(result: SecretsResult, *, as_json: bool = False) -> Answer:
     if as_json:
         return Answer(json_text(result), code=code)
     also = " (and gitleaks)" if result.gitleaks else ""
-    text = "\n".join(
-        f"{where(f.path, f.inside, f.line)}: {f.rule} ({f.masked})" for f in result.findings
-    )
+    text = finding_lines(result.findings, lambda f: "")
     notes = [str(problem) for problem in (*result.skipped, *result.not_scanned)]
     unread = f"; {plural(len(result.skipped), 'file')} not read (above)" if result.skipped else ""
     if result.not_scanned:
@@ -131,10 +130,19 @@ def secrets(result: SecretsResult, *, as_json: bool = False) -> Answer:
     return Answer(text, "\n".join(notes), code)
 
 
-def where(path: str, inside: str | None, line: int | None) -> str:
-    """A finding's place: `notes.zip[a.md]:3`, `x.md:2`, `x.md` (in its name)."""
-    part = f"[{printable(inside)}]" if inside else ""
-    return f"{printable(path)}{part}{'' if line is None else f':{line}'}"
+def finding_lines(findings: Sequence[Any], lead: Callable[[Any], str]) -> str:
+    """A line per finding of `brain secrets` (`lead` starts it: a commit), at its place:
+    `notes.zip[a.md]:3`, `x.md:2`, `x.md` (in its name)."""
+    lines = []
+    for f in findings:
+        part = f"[{printable(f.inside)}]" if f.inside else ""
+        line = "" if f.line is None else f":{f.line}"
+        lines.append(f"{lead(f)}{printable(f.path)}{part}{line}: {f.rule} ({f.masked})")
+    return "\n".join(lines)
+
+
+def versions_read(commits: int, blobs: int, which: str = "") -> str:
+    return f"{plural(commits, 'commit')}{which}, {plural(blobs, 'distinct file version')} read"
 
 
 def secrets_history(result: HistoryResult, *, as_json: bool = False) -> Answer:
@@ -142,15 +150,9 @@ def secrets_history(result: HistoryResult, *, as_json: bool = False) -> Answer:
     code = 0 if result.ok else 1
     if as_json:
         return Answer(json_text(result), code=code)
-    text = "\n".join(
-        f"{f.commit} {f.date} {where(f.path, f.inside, f.line)}: {f.rule} ({f.masked})"
-        for f in result.findings
-    )
+    text = finding_lines(result.findings, lambda f: f"{f.commit} {f.date} ")
     notes = [str(skipped) for skipped in result.skipped]
-    read = (
-        f"{plural(result.commit_count, 'commit')}, "
-        f"{plural(result.blob_count, 'distinct file version')} read"
-    )
+    read = versions_read(result.commit_count, result.blob_count)
     if result.findings:
         found = plural(len(result.findings), "possible secret")
         notes.append(
@@ -159,6 +161,28 @@ def secrets_history(result: HistoryResult, *, as_json: bool = False) -> Answer:
         )
     else:
         notes.append(f"no secrets in the history ({read})")
+    return Answer(text, "\n".join(notes), code)
+
+
+def secrets_outgoing(result: CommitScan, *, as_json: bool = False) -> Answer:
+    """`brain secrets --outgoing`: a line per credential with the commit that brought it; on
+    stderr what was not read whole, the count and how to take it out."""
+    code = 0 if result.ok else 1
+    if as_json:
+        return Answer(json_text(result), code=code)
+    text = finding_lines(result.findings, lambda f: f"{f.commit[:12]} ")
+    notes = [f"{printable(u.path)}: in commit {u.commit[:12]}: {u.why}" for u in result.unscanned]
+    read = versions_read(result.commit_count, result.blob_count, " not sent yet")
+    unread = (
+        f"; {plural(len(result.unscanned), 'file')} not scanned whole (above)"
+        if result.unscanned
+        else ""
+    )
+    if result.findings:
+        notes.append(f"{plural(len(result.findings), 'possible secret')} in {read}{unread}")
+        notes.append(result.hint or "")
+    else:
+        notes.append(f"no secrets in {read}{unread}")
     return Answer(text, "\n".join(notes), code)
 
 
