@@ -834,6 +834,9 @@ _PDF_STREAM = re.compile(rb"(?<![A-Za-z])stream\r?\n")
 _PDF_OBJ = re.compile(rb"(\d{1,10})[ \t\r\n]{1,10}\d{1,5}[ \t\r\n]{1,10}obj\b")
 _PDF_FILTER = re.compile(rb"/Filter[ \t\r\n]{0,10}\[?[ \t\r\n]{0,10}/([A-Za-z0-9]{1,40})")
 _PDF_HEAD = 4096  # how far before `stream` its object's dictionary may start
+# Text shown with kerning, `[(the tok)-20(en is gh)5(p_...)] TJ` (§9.4.3): its strings joined.
+_PDF_TJ = re.compile(rb"\[([^\[\]]{0,65536}+)\][ \t\r\n]{0,10}TJ")
+_PDF_STRING = re.compile(rb"\(((?:[^()\\]|\\.){0,4096}+)\)")
 _PAST_CAP = f"decompresses past the {MAX_INFLATED >> 20} MB one file may; the rest not scanned"
 
 
@@ -866,7 +869,9 @@ def _kind(data: bytes) -> str:
         return "xz"
     if data[:4] in (b"PK\x03\x04", b"PK\x05\x06"):  # also .docx, .xlsx, .odt, .epub, .jar
         return "zip"
-    if b"%PDF-" in data[:1024]:  # the header may follow up to 1 KB of junk (ISO 32000-1 annex H)
+    # the header may follow up to 1 KB of junk (ISO 32000-1 annex H); a note about PDFs that
+    # quotes one has no end-of-file marker after it
+    if b"%PDF-" in data[:1024] and b"%%EOF" in data[-1024:]:
         return "pdf"
     return ""
 
@@ -1064,7 +1069,22 @@ class _Reader:
                 content, why = content[: self.left], _PAST_CAP
             elif not inflater.eof:
                 why = "cut short; scanned as far as it goes"
+            before = len(self.found)
             self.opened(part, content, why, depth)
+            if b"TJ" in content:
+                self.kerned(content, part, {key for _, key in self.found[before:]})
+
+    def kerned(self, content: bytes, part: str, known: set[str]) -> None:
+        """The text a content stream shows in pieces, each TJ array's strings joined where the
+        array stood (lines kept), read for what the pieces hid."""
+
+        def joined(m: re.Match[bytes]) -> bytes:
+            text = b"".join(_PDF_STRING.findall(m.group(1)))
+            return b"(" + text + b")" + b"\n" * m.group(1).count(b"\n")
+
+        for f, key in scan_keyed(as_text(_PDF_TJ.sub(joined, content)), self.path):
+            if key not in known:
+                self.found.append((replace(f, inside=part), key))
 
 
 def scan_data(data: bytes, path: str) -> DataScan:

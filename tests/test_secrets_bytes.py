@@ -323,6 +323,13 @@ def test_a_pdf_stream_is_inflated_and_read() -> None:
     assert found(data, "notes.pdf") == [(1, "github-token", "PDF object 5")]
 
 
+def test_text_a_pdf_shows_in_kerned_pieces_is_joined() -> None:
+    secret = token()
+    pieces = b"(" + b")-20(".join(secret[i : i + 7].encode() for i in range(0, 40, 7)) + b")"
+    text = b"BT /F1 12 Tf\n(cover) Tj\n[(the bot token is )" + pieces + b"] TJ ET"
+    assert found(pdf(text), "notes.pdf") == [(3, "github-token", "PDF object 4")]
+
+
 def test_a_pdf_stream_that_does_not_inflate_and_an_encrypted_pdf_are_named() -> None:
     data = pdf(b"BT (fine) Tj ET").replace(b"stream\nx", b"stream\n\0")
     assert secrets.scan_data(data, "n.pdf").unscanned == (
@@ -330,6 +337,11 @@ def test_a_pdf_stream_that_does_not_inflate_and_an_encrypted_pdf_are_named() -> 
     )
     locked = secrets.scan_data(pdf(b"BT (x) Tj ET", encrypt=True), "n.pdf")
     assert locked.unscanned == "PDF: encrypted; its streams not scanned"
+
+
+def test_a_note_about_pdfs_is_no_pdf() -> None:
+    text = b"# PDF\n\nEvery PDF starts with %PDF-1.7; /Encrypt in its trailer means a password.\n"
+    assert secrets.scan_data(text, "notes/pdf.md") == secrets.DataScan((), "")
 
 
 # --- the command ----------------------------------------------------------------------------------
