@@ -63,7 +63,9 @@ class Rule:
 
 @dataclass(frozen=True)
 class Finding:
-    path: str  # as given by the caller (vault-relative, '/'-separated); masked when it holds one
+    # as given by the caller (vault-relative, '/'-separated), so it can act on the file; masked for
+    # a finding in the name. A presenter masks it (`redact`) before it prints it.
+    path: str
     line: int | None  # 1-based line of the secret's start; None: in the file's name
     rule: str  # rule id
     masked: str  # e.g. "ghp_…(40)": never enough to reuse
@@ -1182,7 +1184,8 @@ def scan_commits(repo: Path, tip: str, exclude: Sequence[str]) -> CommitScan:
                 scanned = cache[oid.raw] = scan_data(data, path)
             if scanned.unscanned:
                 unscanned.append(CommitUnscanned(cid, redact(path), scanned.unscanned))
-            content = [(replace(f, path=path), key) for f, key in scanned.findings]
+            shown = redact(path)  # a name that holds a credential is never printed
+            content = [(replace(f, path=shown), key) for f, key in scanned.findings]
             for f, key in name_keyed(path) + content:
                 if (f.path, f.inside, key) in reported:
                     continue

@@ -219,3 +219,23 @@ def test_gitleaks_sees_the_staged_content(repo: Path) -> None:
     run = brain("secrets", "--staged", "--vault", str(repo), "--json")
     assert run.json()["gitleaks"] is True
     assert "(and gitleaks)" in brain("secrets", "--staged", "--vault", str(repo)).err
+
+
+def test_a_name_holding_a_credential_is_printed_masked_with_what_the_file_holds(repo: Path) -> None:
+    """The finding in the file's text named the file by its real name, credential and all."""
+    in_name = token()
+    (repo / "notes" / f"key-{in_name}.md").write_text(f"x\ntoken {token()}\n", "utf-8")
+    run = brain("secrets", "--vault", str(repo))
+    assert run.out.splitlines() == [
+        "notes/key-ghp_…(40).md: github-token (ghp_…(40))",
+        "notes/key-ghp_…(40).md:2: github-token (ghp_…(40))",
+    ]
+    doc = brain("secrets", "--vault", str(repo), "--json").json()
+    assert in_name not in run.out + run.err + str(doc)
+    # in-process the path stays the file's, so sync can leave it uncommitted
+    assert f"notes/key-{in_name}.md" in [f.path for f in scan(repo.resolve()).findings]
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-verify", "-m", "named after a key")
+    history = brain("secrets", "--history", "--vault", str(repo))
+    assert history.code == 1
+    assert in_name not in history.out + history.err

@@ -114,18 +114,20 @@ def test_odd_names_binary_and_compressed_files_are_read(pushed: Path) -> None:
     (pushed / "old.md.gz").write_bytes(gzip.compress(f"a\nb\ntoken {in_gzip}\n".encode()))
     with zipfile.ZipFile(pushed / "notes.zip", "w", zipfile.ZIP_DEFLATED) as archive:
         archive.writestr("keys.md", f"token {in_zip}\n")
-    (pushed / f"{token()}.md").write_text("named after a key\n", encoding="utf-8")
+    in_file_name = token()
+    (pushed / f"{in_file_name}.md").write_text(f"and a key in it {token()}\n", encoding="utf-8")
     bad = commit(pushed, "odd files")
     found = scan_commits(pushed, "HEAD", ["origin/main"])
     assert [(f.commit, f.path, f.line, f.inside) for f in found.findings] == [
         (bad, "caf\udce9.md", 2, None),
         (bad, "ghp_…(40).md", None, None),  # the name: masked, no line
+        (bad, "ghp_…(40).md", 1, None),  # what it holds, under its masked name
         (bad, "logo.png", 3, None),
         (bad, "notes.zip", 1, "keys.md"),
         (bad, "old.md.gz", 3, "gzip"),
     ]
     shown = repr(found)
-    for secret in (in_name, in_binary, in_gzip, in_zip):
+    for secret in (in_name, in_binary, in_gzip, in_zip, in_file_name):
         assert secret not in shown
 
 

@@ -146,7 +146,8 @@ def scan(vault: Path, paths: list[str] | None = None, *, staged: bool = False) -
             if (finding.path, finding.line) not in seen:
                 seen.add((finding.path, finding.line))
                 findings.append(finding)
-    findings.sort(key=lambda f: (f.path, f.inside or "", f.line or 0, f.rule))
+    # in the order they are printed: by the path as shown (masked), the name's finding first
+    findings.sort(key=lambda f: (secrets.redact(f.path), f.inside or "", f.line or 0, f.rule))
     skipped.sort(key=lambda p: p.path)
     return SecretsResult(
         not findings and not skipped and not not_scanned,
@@ -287,7 +288,7 @@ def history(vault: Path) -> HistoryResult:
                     HistoryFinding(
                         short,
                         date,
-                        finding.path,
+                        secrets.redact(finding.path),
                         finding.line,
                         finding.rule,
                         finding.masked,

@@ -106,7 +106,15 @@ def lint(result: LintResult, *, as_json: bool = False) -> Answer:
 def secrets(result: SecretsResult, *, as_json: bool = False) -> Answer:
     """`brain secrets`: a line per finding on stdout; on stderr the files not read (or not whole)
     and the count."""
+    from dataclasses import replace
+
+    from brain.secrets import redact
+
     code = 0 if result.ok else 1
+    # a finding's path is the file's, for a caller that acts on it (sync leaves it uncommitted):
+    # a name that holds a credential is printed masked
+    masked = tuple(replace(f, path=redact(f.path)) for f in result.findings)
+    result = replace(result, findings=masked)
     if as_json:
         return Answer(json_text(result), code=code)
     also = " (and gitleaks)" if result.gitleaks else ""
