@@ -617,16 +617,15 @@ def scan_line(line: str) -> list[tuple[str, str]]:
 
 
 def scan_name(path: str) -> list[Finding]:
-    """A credential in a file's name or folders: every listing prints the path, so the finding
-    names it masked (line 0)."""
+    """A credential in a file's name or folders (line None). The finding's path is the file's, so
+    a caller can act on it (sync leaves the file uncommitted); every listing prints paths, so
+    whatever prints it masks it first (`redact`)."""
     return [finding for finding, _ in name_keyed(path)]
 
 
 def name_keyed(path: str) -> list[tuple[Finding, str]]:
     """`scan_name`'s findings, each with its secret's digest (as `scan_keyed`)."""
-    found = scan_keyed(path, path)
-    masked = redact(path) if found else path
-    return [(Finding(masked, None, f.rule, f.masked), key) for f, key in found]
+    return [(Finding(path, None, f.rule, f.masked), key) for f, key in scan_keyed(path, path)]
 
 
 # --- masking output ----------------------------------------------------------------
@@ -1168,7 +1167,7 @@ def scan_commits(repo: Path, tip: str, exclude: Sequence[str]) -> CommitScan:
         if hidden is not None:
             walker.hide(hidden.id)
     cache: dict[bytes, DataScan] = {}
-    reported: set[tuple[str, str | None, str]] = set()
+    reported: set[tuple[str, bool, str | None, str]] = set()
     findings: list[CommitFinding] = []
     unscanned: list[CommitUnscanned] = []
     commits = 0
@@ -1185,12 +1184,11 @@ def scan_commits(repo: Path, tip: str, exclude: Sequence[str]) -> CommitScan:
             if scanned.unscanned:
                 unscanned.append(CommitUnscanned(cid, redact(path), scanned.unscanned))
             shown = redact(path)  # a name that holds a credential is never printed
-            content = [(replace(f, path=shown), key) for f, key in scanned.findings]
-            for f, key in name_keyed(path) + content:
-                if (f.path, f.inside, key) in reported:
+            for f, key in name_keyed(path) + list(scanned.findings):
+                if (path, f.line is None, f.inside, key) in reported:
                     continue
-                reported.add((f.path, f.inside, key))
-                findings.append(CommitFinding(cid, f.path, f.line, f.rule, f.masked, f.inside))
+                reported.add((path, f.line is None, f.inside, key))
+                findings.append(CommitFinding(cid, shown, f.line, f.rule, f.masked, f.inside))
                 first = first or commit
     hint = _removal_hint(repo, first, findings[0]) if first is not None else None
     return CommitScan(

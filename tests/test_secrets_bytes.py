@@ -394,3 +394,15 @@ def test_sync_holds_back_a_credential_in_a_file_named_in_latin1(repo: Path) -> N
     assert "caf" not in tree
     again = brain("sync", "status", "--vault", str(repo))
     assert again.code == 0, again
+
+
+def test_sync_holds_back_a_file_whose_name_holds_a_credential(repo: Path) -> None:
+    """The name's finding carried the masked name, which named no file to leave uncommitted: the
+    file went with the pass, its name and so the credential to the remote."""
+    in_name = token()
+    (repo / "notes" / f"key-{in_name}.md").write_text("nothing in it\n", "utf-8")
+    run = brain("sync", "--vault", str(repo), "--json")
+    assert run.code == 1, run
+    assert "github-token" in " ".join(run.json()["waiting"])
+    assert in_name not in git(repo, "log", "--all", "--format=%B", "--name-only")
+    assert f"?? notes/key-{in_name}.md" in git(repo, "status", "--porcelain")

@@ -251,7 +251,7 @@ def history(vault: Path) -> HistoryResult:
         walker.push(repo.head.target)
         tips += 1
     seen: set[bytes] = set()
-    reported: set[tuple[str, str | None, str]] = set()
+    reported: set[tuple[str, bool, str | None, str]] = set()
     findings: list[HistoryFinding] = []
     skipped: list[vaultmod.Problem] = []
     commits = blobs = 0
@@ -281,9 +281,10 @@ def history(vault: Path) -> HistoryResult:
                     found += keyed
                     skipped += [problem] if problem else []
             for finding, key in found:
-                if (finding.path, finding.inside, key) in reported:
+                where = (finding.path, finding.line is None, finding.inside, key)
+                if where in reported:
                     continue  # the same credential in a later version of the file
-                reported.add((finding.path, finding.inside, key))
+                reported.add(where)
                 findings.append(
                     HistoryFinding(
                         short,
