@@ -199,6 +199,12 @@ def secrets_command(
             "--history", help="Scan every version of every file in every commit of the vault."
         ),
     ] = False,
+    outgoing: Annotated[
+        bool,
+        typer.Option(
+            "--outgoing", help="Scan the commits not on the remote yet, as `brain sync` sends them."
+        ),
+    ] = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -210,21 +216,27 @@ def secrets_command(
     from brain.commands.secrets import scan
     from brain.config import resolve_vault
 
-    if history:
+    if history and outgoing:
+        raise UsageError(
+            "--history and --outgoing are two scans: give one", "brain secrets --outgoing"
+        )
+    if history or outgoing:
+        flag = "--history" if history else "--outgoing"
         if staged or paths:
             raise UsageError(
-                "--history reads every commit of the vault: it takes no PATHS and no --staged",
-                "brain secrets --history",
+                f"{flag} reads commits: it takes no PATHS and no --staged", f"brain secrets {flag}"
             )
-        raise typer.Exit(_secrets_history(resolve_vault(vault), as_json=as_json))
+        raise typer.Exit(_secrets_commits(resolve_vault(vault), outgoing, as_json=as_json))
     result = scan(resolve_vault(vault), paths or None, staged=staged)
     raise typer.Exit(emit(present_vault.secrets(result, as_json=as_json)))
 
 
-def _secrets_history(vault: Path, *, as_json: bool) -> int:
-    from brain.commands.secrets import history
+def _secrets_commits(vault: Path, outgoing: bool, *, as_json: bool) -> int:
+    from brain.commands import secrets as cmd
 
-    return emit(present_vault.secrets_history(history(vault), as_json=as_json))
+    if outgoing:
+        return emit(present_vault.secrets_outgoing(cmd.outgoing(vault), as_json=as_json))
+    return emit(present_vault.secrets_history(cmd.history(vault), as_json=as_json))
 
 
 @app.command("install")

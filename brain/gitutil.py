@@ -202,6 +202,40 @@ def staged_paths(repo: Path) -> list[str]:
     return [p for p in proc.stdout.decode("utf-8", "replace").split("\0") if p]
 
 
+def staged_files(repo: Path) -> list[tuple[str, str]]:
+    """(path, blob id) of each file added, copied, modified or renamed in the index, as
+    `staged_paths`; a name that is not UTF-8 keeps its bytes (`os.fsdecode`, so it can be handed
+    back to git or the file system), and a submodule, which holds no file here, is left out."""
+    proc = run(
+        repo,
+        "diff",
+        "--cached",
+        "--raw",
+        "-z",
+        "--no-abbrev",
+        "--relative",
+        "--diff-filter=ACMR",
+        index=hook_index(repo),
+    )
+    # `:OLDMODE NEWMODE OLDID NEWID STATUS` NUL PATH NUL, a copy or a rename with two paths
+    fields = proc.stdout.split(b"\0")
+    found: list[tuple[str, str]] = []
+    at = 0
+    while at < len(fields) and fields[at].startswith(b":"):
+        meta = fields[at][1:].split()
+        paths = 2 if meta[4][:1] in (b"C", b"R") else 1
+        if meta[1] != b"160000":
+            found.append((os.fsdecode(fields[at + paths]), meta[3].decode("ascii")))
+        at += 1 + paths
+    return found
+
+
+def blob(repo: Path, oid: str) -> bytes | None:
+    """The content of the blob `oid` (a staged file's: `staged_files`); None when git has none."""
+    proc = run(repo, "cat-file", "blob", oid, check=False)
+    return proc.stdout if proc.returncode == 0 else None
+
+
 def staged_blob(repo: Path, path: str) -> bytes | None:
     """The staged content of `path`, relative to `repo` (`:./path`; `:path` is from the top)."""
     proc = run(repo, "show", f":./{path}", check=False, index=hook_index(repo))

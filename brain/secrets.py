@@ -20,8 +20,9 @@ import os
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 # Assignment-style rules need this many bits/char and chars.  At 8 chars, 3.0 bits
 # means eight distinct characters: it rejects "hunter22" and "changeme" (2.75) and
@@ -62,10 +63,15 @@ class Rule:
 
 @dataclass(frozen=True)
 class Finding:
-    path: str  # as given by the caller (vault-relative, '/'-separated); masked when it holds one
+    # as given by the caller (vault-relative, '/'-separated), so it can act on the file; masked for
+    # a finding in the name. A presenter masks it (`redact`) before it prints it.
+    path: str
     line: int | None  # 1-based line of the secret's start; None: in the file's name
     rule: str  # rule id
     masked: str  # e.g. "ghp_…(40)": never enough to reuse
+    # Where inside the file, when not in its own bytes: a zip member's name, `gzip`, `PDF object
+    # 4`, joined by " > " when nested; `line` counts lines there.
+    inside: str | None = None
 
 
 def shannon_entropy(value: str) -> float:
@@ -611,10 +617,15 @@ def scan_line(line: str) -> list[tuple[str, str]]:
 
 
 def scan_name(path: str) -> list[Finding]:
-    """A credential in a file's name or folders: every listing prints the path, so the finding
-    names it masked (line 0)."""
-    hits = scan_line(path)
-    return [Finding(redact(path), None, rule, masked) for rule, masked in hits] if hits else []
+    """A credential in a file's name or folders (line None). The finding's path is the file's, so
+    a caller can act on it (sync leaves the file uncommitted); every listing prints paths, so
+    whatever prints it masks it first (`redact`)."""
+    return [finding for finding, _ in name_keyed(path)]
+
+
+def name_keyed(path: str) -> list[tuple[Finding, str]]:
+    """`scan_name`'s findings, each with its secret's digest (as `scan_keyed`)."""
+    return [(Finding(path, None, f.rule, f.masked), key) for f, key in scan_keyed(path, path)]
 
 
 # --- masking output ----------------------------------------------------------------
@@ -795,3 +806,456 @@ def run_gitleaks(
     except (OSError, subprocess.SubprocessError):
         return None
     return None
+
+
+# --- bytes: binary files, compressed files, archives, PDFs ---------------------------------------
+
+# A NUL byte in the first 8000 bytes means binary, as git decides (xdiff-interface.c,
+# buffer_is_binary).
+BINARY_SNIFF = 8000
+# What one file may decompress to, all its members and streams together, how deep archives may
+# nest, and how many members one may have: a zip bomb (kilobytes that inflate to petabytes) costs
+# at most this much memory and time, and what lies past it is named as not scanned.
+MAX_INFLATED = 32 << 20
+MAX_NESTING = 3
+MAX_MEMBERS = 10_000
+_CHUNK = 1 << 20
+# Reasons one file's line names before it counts the rest (a corrupt PDF has hundreds of streams).
+_MAX_REASONS = 3
+
+# A binary file is read as its runs of ASCII text (every rule's credential is ASCII) of 8 bytes or
+# more (no rule matches fewer): printable characters, tab, CR and LF. Between two runs stands a
+# vertical tab, which ends a value and is not the space a key and its value may have between them,
+# and the line breaks of what was left out, so a line is the line `grep -an` counts. Random bytes
+# hold few such runs, so the rules read a fraction of the file.
+_TEXT_RUN = re.compile(rb"[\t\n\r\x20-\x7e]{8,}")
+
+# PDF (ISO 32000-1 §7.3.8): `<< /Filter /FlateDecode ... >> stream` EOL data `endstream`, inside
+# `N 0 obj`; "endstream" is not a stream's start.
+_PDF_STREAM = re.compile(rb"(?<![A-Za-z])stream\r?\n")
+_PDF_OBJ = re.compile(rb"(\d{1,10})[ \t\r\n]{1,10}\d{1,5}[ \t\r\n]{1,10}obj\b")
+_PDF_FILTER = re.compile(rb"/Filter[ \t\r\n]{0,10}\[?[ \t\r\n]{0,10}/([A-Za-z0-9]{1,40})")
+_PDF_HEAD = 4096  # how far before `stream` its object's dictionary may start
+# Text shown with kerning, `[(the tok)-20(en is gh)5(p_...)] TJ` (§9.4.3): its strings joined.
+_PDF_TJ = re.compile(rb"\[([^\[\]]{0,65536}+)\][ \t\r\n]{0,10}TJ")
+_PDF_STRING = re.compile(rb"\(((?:[^()\\]|\\.){0,4096}+)\)")
+_PAST_CAP = f"decompresses past the {MAX_INFLATED >> 20} MB one file may; the rest not scanned"
+
+
+@dataclass(frozen=True)
+class DataScan:
+    """What `scan_data` found in one file's bytes."""
+
+    findings: tuple[tuple[Finding, str], ...]  # each with its secret's digest, as `scan_keyed`
+    unscanned: str  # the parts not scanned and why, as one line; "" when every part was read
+
+
+def as_text(data: bytes) -> str:
+    """A file's bytes as the text the rules read: UTF-8 (a stray byte replaced), UTF-16 after its
+    byte-order mark, and for a binary file its runs of ASCII text, each where it stands."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return data.decode("utf-16", "replace")
+    if b"\0" not in data[:BINARY_SNIFF]:
+        return data.decode("utf-8", "replace")
+    parts: list[bytes] = []
+    end = 0
+    for run in _TEXT_RUN.finditer(data):
+        parts += [b"\n" * data.count(b"\n", end, run.start()), b"\v", run.group()]
+        end = run.end()
+    return b"".join(parts).decode("ascii")
+
+
+def _kind(data: bytes) -> str:
+    """The container `data` is by its magic bytes (a renamed `backup.md.gz` is still gzip)."""
+    if data[:2] == b"\x1f\x8b":
+        return "gzip"
+    # "BZh", the block size, then a block's or the end's magic (bzip2's pi and sqrt(pi) digits)
+    if data[:3] == b"BZh" and data[4:10] in (b"1AY&SY", b"\x17rE8P\x90"):
+        return "bzip2"
+    if data[:6] == b"\xfd7zXZ\x00":
+        return "xz"
+    if data[:4] in (b"PK\x03\x04", b"PK\x05\x06"):  # also .docx, .xlsx, .odt, .epub, .jar
+        return "zip"
+    # the header may follow up to 1 KB of junk (ISO 32000-1 annex H); a note about PDFs that
+    # quotes one has no end-of-file marker after it
+    if b"%PDF-" in data[:1024] and b"%%EOF" in data[-1024:]:
+        return "pdf"
+    return ""
+
+
+def _part(inside: str, name: str) -> str:
+    return f"{inside} > {name}" if inside else name
+
+
+def _read_limited(stream: Any, left: int) -> tuple[bytes, str]:
+    """What `stream` yields up to `left` bytes, and why it was not read whole (or "")."""
+    out = bytearray()
+    why = ""
+    try:
+        while True:
+            chunk = stream.read(min(_CHUNK, left - len(out) + 1))
+            if not chunk:
+                break
+            out += chunk
+            if len(out) > left:
+                del out[left:]
+                why = _PAST_CAP
+                break
+    except EOFError:
+        why = "cut short; scanned as far as it goes"
+    # Hostile bytes may raise whatever a decoder has (zlib.error, LZMAError, BadZipFile,
+    # struct.error): the part is named as not scanned, never a traceback.
+    except Exception:
+        why = "corrupt; scanned as far as it could be read"
+    return bytes(out), why
+
+
+def _decompress(kind: str, data: bytes, left: int) -> tuple[bytes, str]:
+    """What a gzip, bzip2 or xz file holds, up to `left` bytes, with `_read_limited`'s why.
+    Decompressor objects, not file objects: those drop what a read decoded when the data turns
+    out cut short. Streams written one after another (`cat a.gz b.gz`) are read in turn."""
+    import bz2
+    import lzma
+    import zlib
+
+    def decompressor() -> Any:
+        if kind == "gzip":
+            return zlib.decompressobj(wbits=31)  # 16 + 15: a gzip header and trailer
+        return bz2.BZ2Decompressor() if kind == "bzip2" else lzma.LZMADecompressor()
+
+    out = bytearray()
+    rest = data
+    try:
+        while rest and _kind(rest) == kind:
+            inflater = decompressor()
+            pending = rest
+            while not inflater.eof:
+                want = left - len(out) + 1
+                chunk = inflater.decompress(pending, want)
+                # zlib hands back the input it did not read yet; bz2 and lzma keep it themselves
+                pending = getattr(inflater, "unconsumed_tail", b"")
+                out += chunk
+                if len(out) > left:
+                    del out[left:]
+                    return bytes(out), _PAST_CAP
+                if len(chunk) < want and not inflater.eof and not pending:
+                    return bytes(out), "cut short; scanned as far as it goes"
+            rest = inflater.unused_data
+    except (zlib.error, lzma.LZMAError, OSError, EOFError, ValueError):
+        return bytes(out), "corrupt; scanned as far as it could be read"
+    return bytes(out), ""
+
+
+class _Reader:
+    """One file's bytes, read layer by layer (the bytes, then what they decompress to) within one
+    budget of MAX_INFLATED bytes."""
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.left = MAX_INFLATED
+        self.found: list[tuple[Finding, str]] = []
+        self.reasons: list[str] = []
+        self.capped = False
+
+    def note(self, part: str, why: str) -> None:
+        if why == _PAST_CAP:
+            self.capped = True
+        self.reasons.append(f"{part}: {why}" if part else why)
+
+    def full(self, part: str) -> bool:
+        """True once the budget is spent: nothing more is decompressed, and that is named once."""
+        if self.left > 0:
+            return False
+        if not self.capped:
+            self.note(part, _PAST_CAP)
+        return True
+
+    def summary(self) -> str:
+        shown = "; ".join(self.reasons[:_MAX_REASONS])
+        more = len(self.reasons) - _MAX_REASONS
+        return f"{shown}; and {more} more" if more > 0 else shown
+
+    def opened(self, part: str, content: bytes, why: str, depth: int) -> None:
+        """What `part` decompressed to (`why` it is not whole, or ""), read as the next layer."""
+        self.left -= len(content)
+        if why:
+            self.note(part, why)
+        if content:
+            self.layer(content, part, depth + 1)
+
+    def layer(self, data: bytes, inside: str, depth: int) -> None:
+        raw = [
+            (replace(f, inside=inside) if inside else f, key)
+            for f, key in scan_keyed(as_text(data), self.path)
+        ]
+        before = len(self.found)
+        kind = _kind(data)
+        if kind and self.full(_part(inside, kind)):
+            pass
+        elif kind and depth >= MAX_NESTING:
+            self.note(_part(inside, kind), f"nested more than {MAX_NESTING} deep; not opened")
+        elif kind == "zip":
+            self.zip(data, inside, depth)
+        elif kind == "pdf":
+            self.pdf(data, inside, depth)
+        elif kind:
+            self.stream(data, kind, inside, depth)
+        # a secret its parts name (a stored zip member, a member's name) is reported there only
+        inner = {key for _, key in self.found[before:]}
+        self.found[before:before] = [(f, key) for f, key in raw if key not in inner]
+
+    def stream(self, data: bytes, kind: str, inside: str, depth: int) -> None:
+        self.opened(_part(inside, kind), *_decompress(kind, data, self.left), depth)
+
+    def zip(self, data: bytes, inside: str, depth: int) -> None:
+        import io
+        import zipfile
+
+        try:
+            archive = zipfile.ZipFile(io.BytesIO(data))
+            members = archive.infolist()
+        except Exception:  # hostile bytes: see _read_limited
+            self.note(
+                _part(inside, "zip"), "not a zip that can be opened; its bytes scanned as they are"
+            )
+            return
+        with archive:
+            for count, info in enumerate(members):
+                if count == MAX_MEMBERS:
+                    self.note(
+                        inside or "zip", f"more than {MAX_MEMBERS} members; the rest not scanned"
+                    )
+                    break
+                if self.full(inside or "zip"):
+                    break
+                if info.is_dir():
+                    continue
+                part = _part(inside, redact(info.filename))
+                for f, key in scan_keyed(info.filename, self.path):
+                    self.found.append((Finding(f.path, None, f.rule, f.masked, part), key))
+                if info.flag_bits & 0x1 or info.compress_type == 99:  # 99: WinZip AES
+                    self.note(part, "encrypted; not scanned")
+                    continue
+                try:
+                    with archive.open(info) as member:
+                        content, why = _read_limited(member, self.left)
+                except Exception:  # an unknown method, a bad header
+                    method = info.compress_type
+                    content, why = b"", f"compression method {method}, or corrupt; not scanned"
+                self.opened(part, content, why, depth)
+
+    def pdf(self, data: bytes, inside: str, depth: int) -> None:
+        import zlib
+
+        if b"/Encrypt" in data:
+            self.note(_part(inside, "PDF"), "encrypted; its streams not scanned")
+            return
+        view = memoryview(data)
+        for number, m in enumerate(_PDF_STREAM.finditer(data), 1):
+            if self.full(inside or "PDF"):
+                break
+            window = data[max(0, m.start() - _PDF_HEAD) : m.start()]
+            objects = list(_PDF_OBJ.finditer(window))
+            head = window[objects[-1].start() :] if objects else window
+            filters = _PDF_FILTER.search(head)
+            if filters is None or filters.group(1) != b"FlateDecode":
+                continue  # raw (read above with the file) or an image codec
+            name = f"PDF object {int(objects[-1].group(1))}" if objects else f"PDF stream {number}"
+            part = _part(inside, name)
+            end = data.find(b"endstream", m.end())
+            inflater = zlib.decompressobj()
+            try:
+                content = inflater.decompress(
+                    view[m.end() : end if end >= 0 else len(data)], self.left + 1
+                )
+            except zlib.error:
+                self.note(part, "does not inflate (corrupt); not scanned")
+                continue
+            why = ""
+            if len(content) > self.left:
+                content, why = content[: self.left], _PAST_CAP
+            elif not inflater.eof:
+                why = "cut short; scanned as far as it goes"
+            before = len(self.found)
+            self.opened(part, content, why, depth)
+            if b"TJ" in content:
+                self.kerned(content, part, {key for _, key in self.found[before:]})
+
+    def kerned(self, content: bytes, part: str, known: set[str]) -> None:
+        """The text a content stream shows in pieces, each TJ array's strings joined where the
+        array stood (lines kept), read for what the pieces hid."""
+
+        def joined(m: re.Match[bytes]) -> bytes:
+            text = b"".join(_PDF_STRING.findall(m.group(1)))
+            return b"(" + text + b")" + b"\n" * m.group(1).count(b"\n")
+
+        for f, key in scan_keyed(as_text(_PDF_TJ.sub(joined, content)), self.path):
+            if key not in known:
+                self.found.append((replace(f, inside=part), key))
+
+
+def scan_data(data: bytes, path: str) -> DataScan:
+    """Every credential in a file's bytes, keyed as `scan_keyed` keys them: a text file's text; a
+    binary file's runs of text; what a gzip, bzip2 or xz file, a zip's members (also .docx and
+    the like) and a PDF's FlateDecode streams decompress to, within MAX_INFLATED bytes and
+    MAX_NESTING levels. What could not be read (an encrypted member, corrupt data, past the cap)
+    is named in `unscanned`. The name is not scanned here (`scan_name`)."""
+    reader = _Reader(path)
+    reader.layer(data, "", 0)
+    return DataScan(tuple(reader.found), reader.summary())
+
+
+# --- commits -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class CommitFinding:
+    commit: str  # the full id of the commit that brought the credential into `path`
+    path: str  # as `Finding.path`: masked when the name holds a credential
+    line: int | None  # in that commit's version of the file; None: in the name
+    rule: str
+    masked: str
+    inside: str | None = None  # as `Finding.inside`
+
+
+@dataclass(frozen=True)
+class CommitUnscanned:
+    commit: str
+    path: str
+    why: str
+
+
+@dataclass(frozen=True)
+class CommitScan:
+    ok: bool  # no finding, and every file read whole
+    commit_count: int  # commits read
+    blob_count: int  # distinct blobs read
+    findings: tuple[CommitFinding, ...]  # oldest commit first
+    unscanned: tuple[CommitUnscanned, ...]  # oldest commit first
+    first_bad: str | None  # the oldest commit that holds a credential
+    hint: str | None  # how to take it out of those commits, one line; None when none holds one
+
+
+def scan_commits(repo: Path, tip: str, exclude: Sequence[str]) -> CommitScan:
+    """Scan what every commit reachable from `tip` and from none of `exclude` (git's `tip --not
+    exclude...`; none: the whole history) adds or changes: a root commit's every file, a commit's
+    files that differ from its parent, a merge's that differ from every parent. The rules and the
+    decompression are `scan_data`'s; each blob is read once. A credential is reported at the
+    commit that brought it into its file (a later edit that keeps it is not reported again; a
+    later commit that deletes it does not undo it: it is in the history). An `exclude` that names
+    no commit hides nothing (scanning more is the safe side); a `tip` that names none is an
+    error. `hint` is written for `tip` being the checked-out branch, as sync sends it."""
+    import pygit2
+    from pygit2.enums import SortMode
+
+    from brain.errors import BrainError
+
+    try:
+        git = pygit2.Repository(str(repo))
+    except pygit2.GitError:
+        raise BrainError(
+            f"{repo} is not a git repository, so it has no commits", "run it in the vault"
+        ) from None
+    start = _commit(git, tip)
+    if start is None:
+        if tip == "HEAD" and git.head_is_unborn:
+            return CommitScan(True, 0, 0, (), (), None, None)  # nothing committed yet
+        raise BrainError(f"{tip} names no commit in {repo}", "name a branch or a commit id")
+    walker = git.walk(start.id, SortMode.TOPOLOGICAL | SortMode.REVERSE)
+    for name in exclude:
+        hidden = _commit(git, name)
+        if hidden is not None:
+            walker.hide(hidden.id)
+    cache: dict[bytes, DataScan] = {}
+    reported: set[tuple[str, bool, str | None, str]] = set()
+    findings: list[CommitFinding] = []
+    unscanned: list[CommitUnscanned] = []
+    commits = 0
+    first: Any = None
+    for commit in walker:
+        commits += 1
+        cid = str(commit.id)
+        for path, oid in _changed(commit):
+            scanned = cache.get(oid.raw)
+            if scanned is None:
+                blob = git[oid]
+                data = blob.data if isinstance(blob, pygit2.Blob) else b""
+                scanned = cache[oid.raw] = scan_data(data, path)
+            if scanned.unscanned:
+                unscanned.append(CommitUnscanned(cid, redact(path), scanned.unscanned))
+            shown = redact(path)  # a name that holds a credential is never printed
+            for f, key in name_keyed(path) + list(scanned.findings):
+                if (path, f.line is None, f.inside, key) in reported:
+                    continue
+                reported.add((path, f.line is None, f.inside, key))
+                findings.append(CommitFinding(cid, shown, f.line, f.rule, f.masked, f.inside))
+                first = first or commit
+    hint = _removal_hint(repo, first, findings[0]) if first is not None else None
+    return CommitScan(
+        not findings and not unscanned,
+        commits,
+        len(cache),
+        tuple(findings),
+        tuple(unscanned),
+        None if first is None else str(first.id),
+        hint,
+    )
+
+
+def _commit(git: Any, name: str) -> Any:
+    """The commit `name` (a ref, an id, `HEAD~2`) peels to in `git`, else None."""
+    import pygit2
+
+    try:
+        return git.revparse_single(name).peel(pygit2.Commit)
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+
+
+def _changed(commit: Any) -> list[tuple[str, Any]]:
+    """(path, blob id) of each file `commit` adds or changes, by path: against its parent; for a
+    merge against every parent (what it takes whole from one side is that side's commits'); for a
+    root commit, every file. A path that is not UTF-8 keeps its bytes (`os.fsdecode`)."""
+    import pygit2
+    from pygit2.enums import DeltaStatus
+
+    diffs = [parent.tree.diff_to_tree(commit.tree) for parent in commit.parents]
+    sides: list[dict[tuple[bytes, bytes], Any]] = []
+    for diff in diffs or [commit.tree.diff_to_tree(swap=True)]:
+        side = {}
+        for delta in diff.deltas:
+            new = delta.new_file
+            if delta.status != DeltaStatus.DELETED and new.mode != pygit2.enums.FileMode.COMMIT:
+                side[(new.raw_path, new.id.raw)] = new.id
+        sides.append(side)
+    changed = [
+        (os.fsdecode(raw), oid)
+        for (raw, key), oid in sides[0].items()
+        if all((raw, key) in side for side in sides[1:])
+    ]
+    return sorted(changed, key=lambda item: item[0])
+
+
+def _removal_hint(repo: Path, commit: Any, finding: CommitFinding) -> str:
+    """How to take a credential out of commits not sent yet, keeping every change: undo the
+    commits from the first that holds it on (`reset --soft`: the work tree and the index stay as
+    they are), remove it from the file, and commit again. Rewriting one commit (`rebase -i`, edit)
+    would keep the others as they were, but the same lines in later commits conflict, and
+    dropping it would lose the rest of what it changed."""
+    import shlex
+
+    from brain.text import printable
+
+    short = str(commit.id)[:12]
+    vault = shlex.quote(str(repo))
+    where = printable(finding.path) + (f"[{printable(finding.inside)}]" if finding.inside else "")
+    if commit.parents:
+        undo = f"git -C {vault} reset --soft {short}~1"
+    else:  # the first commit: the branch starts again, with every file staged
+        undo = f"git -C {vault} update-ref -d HEAD"
+    return (
+        f"commit {short} put a credential in {where} ({finding.rule}: {finding.masked}): to take "
+        f"it out of the commits not sent, undo them from that one on, keeping their changes "
+        f"(`{undo}`), remove the credential from {printable(finding.path)} if it is still there, "
+        "and commit again"
+    )

@@ -49,7 +49,8 @@ def write_state(vault: Path, doc: dict[str, Any]) -> None:
     from brain.files import write_atomic
 
     with contextlib.suppress(OSError):
-        write_atomic(state_path(vault), json.dumps(doc, ensure_ascii=False) + "\n")
+        # ASCII escapes: a path that is not UTF-8 (a surrogate) in a waiting line stays writable
+        write_atomic(state_path(vault), json.dumps(doc) + "\n")
 
 
 def iso(ts: float) -> str:

@@ -455,14 +455,16 @@ def link_problem(path: Path, root: Path) -> str:
     return ""
 
 
-def walk(vault: Path, keep: Callable[[str, bool], bool], start: str = "") -> Walk:
+def walk(
+    vault: Path, keep: Callable[[str, bool], bool], start: str = "", *, any_name: bool = False
+) -> Walk:
     """The files under `vault` (or its folder `start`) that `keep(rel, is_dir)` accepts.
 
     Links are followed only to files inside the vault: one that leads out of it (or in a loop) is
     skipped with a line saying so, and a linked folder is never entered (one inside is walked at
     its own path anyway). A name that is not UTF-8, or a folder that cannot be read, is skipped
-    with a line too. `os.scandir` tells links from files without a stat per file: this runs on
-    every `brain find`.
+    with a line too, unless `any_name` (`brain secrets` reads such a file by its bytes).
+    `os.scandir` tells links from files without a stat per file: this runs on every `brain find`.
     """
     found = Walk()
     stack = [start]
@@ -485,7 +487,7 @@ def walk(vault: Path, keep: Callable[[str, bool], bool], start: str = "") -> Wal
                 link, is_dir = True, False  # a loop: is_dir cannot tell
             if not keep(rel, is_dir):
                 continue
-            if not _utf8(entry.name):
+            if not any_name and not _utf8(entry.name):
                 why = "the name is not valid UTF-8; skipped (rename it to index it)"
                 found.skipped.append(Problem(rel, None, why))
                 continue

@@ -90,10 +90,21 @@ KEYS: dict[str, list[str]] = {
     ],
     "`lint`": ["ok", "strict", "files", "bullet_count", "problems"],
     "problem (`lint`, `secrets` skipped)": ["path", "line", "message"],
-    "`secrets`": ["ok", "files", "findings", "gitleaks", "skipped"],
-    "`secrets` finding": ["path", "line", "rule", "masked"],
+    "`secrets`": ["ok", "files", "findings", "gitleaks", "skipped", "not_scanned"],
+    "`secrets` finding": ["path", "line", "rule", "masked", "inside"],
     "`secrets --history`": ["ok", "commit_count", "blob_count", "findings", "skipped"],
-    "`secrets --history` finding": ["commit", "date", "path", "line", "rule", "masked"],
+    "`secrets --history` finding": ["commit", "date", "path", "line", "rule", "masked", "inside"],
+    "`secrets --outgoing`": [
+        "ok",
+        "commit_count",
+        "blob_count",
+        "findings",
+        "unscanned",
+        "first_bad",
+        "hint",
+    ],
+    "`secrets --outgoing` finding": ["commit", "path", "line", "rule", "masked", "inside"],
+    "`secrets --outgoing` not scanned": ["commit", "path", "why"],
     "`install`": [
         "vault",
         "origin",
@@ -375,6 +386,9 @@ DATACLASSES: dict[str, str] = {
     "`secrets` finding": "brain.secrets:Finding",
     "`secrets --history`": "brain.commands.secrets:HistoryResult",
     "`secrets --history` finding": "brain.commands.secrets:HistoryFinding",
+    "`secrets --outgoing`": "brain.secrets:CommitScan",
+    "`secrets --outgoing` finding": "brain.secrets:CommitFinding",
+    "`secrets --outgoing` not scanned": "brain.secrets:CommitUnscanned",
     "`install`": "brain.commands.install:InstallResult",
     "`install` index": "brain.commands.install:IndexBuilt",
     "`uninstall`": "brain.commands.install:UninstallResult",
@@ -451,8 +465,11 @@ NESTED: dict[tuple[str, str], str] = {
     ("`lint`", "problems"): "problem (`lint`, `secrets` skipped)",
     ("`secrets`", "findings"): "`secrets` finding",
     ("`secrets`", "skipped"): "problem (`lint`, `secrets` skipped)",
+    ("`secrets`", "not_scanned"): "problem (`lint`, `secrets` skipped)",
     ("`secrets --history`", "findings"): "`secrets --history` finding",
     ("`secrets --history`", "skipped"): "problem (`lint`, `secrets` skipped)",
+    ("`secrets --outgoing`", "findings"): "`secrets --outgoing` finding",
+    ("`secrets --outgoing`", "unscanned"): "`secrets --outgoing` not scanned",
     ("`hooks status`", "harnesses"): "`hooks status` harness",
     ("`hooks on` / `off`", "harnesses"): AGENT_HOOKS,
     ("`pack`", "bullets"): "`pack` bullet",
@@ -842,6 +859,7 @@ def test_every_vault_command_answers_its_rows(git_vault: Path) -> None:
     check("`lint`", "lint")
     check("`secrets`", "secrets")
     check("`secrets --history`", "secrets", "--history")
+    check("`secrets --outgoing`", "secrets", "--outgoing")
     check("`sync` / `sync connect`", "sync", code=1)
     check("`sync status` / `on` / `off`", "sync", "status")
     nested = {row for (parent, _), row in NESTED.items() if parent in seen}

@@ -104,8 +104,8 @@ def test_a_name_that_is_not_utf8_is_skipped_with_a_line(vault: Path) -> None:
     lint = brain("lint", "--vault", str(vault))
     assert lint.code == 1, lint
     assert "notes/bad\\xff.md: the name is not valid UTF-8; skipped" in lint.out
-    secrets = brain("secrets", "--vault", str(vault))
-    assert "notes/bad\\xff.md: the name is not valid UTF-8" in secrets.err
+    secrets = brain("secrets", "--vault", str(vault))  # reads it by its bytes: test_secrets_cmd
+    assert (secrets.code, secrets.out) == (0, ""), secrets
     for run in (report, found, lint, secrets):
         assert "Traceback" not in run.err
 

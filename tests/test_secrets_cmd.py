@@ -52,14 +52,16 @@ def test_whole_vault_finds_the_token_with_its_line(repo: Path) -> None:
     assert result.gitleaks is False
 
 
-def test_git_folder_and_binary_files_are_skipped(repo: Path) -> None:
+def test_the_git_folder_is_skipped_and_a_binary_file_read_by_its_bytes(repo: Path) -> None:
     secret = token()
     (repo / ".git" / "leak.md").write_text(secret, encoding="utf-8")
-    (repo / "image.png").write_bytes(b"\x89PNG\0\0" + secret.encode())
+    (repo / "image.png").write_bytes(b"\x89PNG\0\0\1\2\nIHDR " + secret.encode() + b"\0\xff")
     result = scan(repo.resolve())
-    assert result.ok
     assert not any(p.startswith(".git/") for p in result.files)
-    assert "image.png" not in result.files
+    assert "image.png" in result.files
+    assert [(f.path, f.line, f.rule, f.inside) for f in result.findings] == [
+        ("image.png", 2, "github-token", None)  # the line `grep -an` gives
+    ]
 
 
 def test_named_paths_limit_the_scan(repo: Path) -> None:
@@ -143,8 +145,8 @@ def test_cli_json_contract(repo: Path) -> None:
     run = brain("secrets", "--vault", str(repo), "--json")
     assert run.code == 1
     doc = run.json()
-    assert list(doc) == ["ok", "files", "findings", "gitleaks", "skipped"]
-    assert list(doc["findings"][0]) == ["path", "line", "rule", "masked"]
+    assert list(doc) == ["ok", "files", "findings", "gitleaks", "skipped", "not_scanned"]
+    assert list(doc["findings"][0]) == ["path", "line", "rule", "masked", "inside"]
     assert doc["ok"] is False
     assert doc["findings"][0]["path"] == "notes/leak.md"
     assert doc["gitleaks"] is False
@@ -217,3 +219,23 @@ def test_gitleaks_sees_the_staged_content(repo: Path) -> None:
     run = brain("secrets", "--staged", "--vault", str(repo), "--json")
     assert run.json()["gitleaks"] is True
     assert "(and gitleaks)" in brain("secrets", "--staged", "--vault", str(repo)).err
+
+
+def test_a_name_holding_a_credential_is_printed_masked_with_what_the_file_holds(repo: Path) -> None:
+    """The finding in the file's text named the file by its real name, credential and all."""
+    in_name = token()
+    (repo / "notes" / f"key-{in_name}.md").write_text(f"x\ntoken {token()}\n", "utf-8")
+    run = brain("secrets", "--vault", str(repo))
+    assert run.out.splitlines() == [
+        "notes/key-ghp_…(40).md: github-token (ghp_…(40))",
+        "notes/key-ghp_…(40).md:2: github-token (ghp_…(40))",
+    ]
+    doc = brain("secrets", "--vault", str(repo), "--json").json()
+    assert in_name not in run.out + run.err + str(doc)
+    # in-process the path stays the file's, so sync can leave it uncommitted
+    assert f"notes/key-{in_name}.md" in [f.path for f in scan(repo.resolve()).findings]
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "--no-verify", "-m", "named after a key")
+    history = brain("secrets", "--history", "--vault", str(repo))
+    assert history.code == 1
+    assert in_name not in history.out + history.err

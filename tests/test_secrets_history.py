@@ -3,6 +3,7 @@ clone; it is found in any commit of any ref, with the commit that brought it in,
 
 from __future__ import annotations
 
+import gzip
 import random
 import string
 from pathlib import Path
@@ -10,6 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import brain, git
 
+from brain import secrets
 from brain.commands import secrets as secretscmd
 
 RNG = random.Random(17_017)  # noqa: S311 - reproducible fake credentials, not crypto
@@ -62,7 +64,7 @@ def test_a_deleted_secret_is_found_with_the_commit_that_added_it(
     assert doc["ok"] is False
     assert doc["commit_count"] == 4
     (finding,) = doc["findings"]
-    assert list(finding) == ["commit", "date", "path", "line", "rule", "masked"]
+    assert list(finding) == ["commit", "date", "path", "line", "rule", "masked", "inside"]
     assert finding["commit"] == added
     assert secret not in str(doc)
 
@@ -79,20 +81,40 @@ def test_every_ref_is_read_and_each_blob_once(repo: Path, monkeypatch: pytest.Mo
     (repo / "b.md").write_text("plain\n", encoding="utf-8")
     commit_all(repo, "two copies", "2026-03-02")
     read: list[bytes] = []
-    real = secretscmd._text
-    monkeypatch.setattr(secretscmd, "_text", lambda data: read.append(data or b"") or real(data))
+    real = secrets.scan_data
+    monkeypatch.setattr(
+        secrets, "scan_data", lambda data, path: read.append(data) or real(data, path)
+    )
     result = secretscmd.history(repo)
     assert [(f.commit, f.path) for f in result.findings] == [(branch, "branch.md")]
     assert read.count(b"plain\n") == 1
     assert result.blob_count == len(read)
 
 
-def test_binary_blobs_are_skipped_and_a_clean_history_passes(repo: Path) -> None:
-    (repo / "image.bin").write_bytes(b"\0\1\2" + token().encode())
+def test_a_clean_history_passes(repo: Path) -> None:
+    (repo / "image.bin").write_bytes(b"\0\1\2 no key here\n")
     commit_all(repo, "binary", "2026-04-01")
     run = brain("secrets", "--vault", str(repo), "--history")
     assert run.code == 0, run
     assert run.err.startswith("no secrets in the history (2 commits, ")
+
+
+def test_binary_and_compressed_blobs_are_read_as_the_work_tree_is(repo: Path) -> None:
+    in_binary, in_gzip = token(), token()
+    (repo / "image.bin").write_bytes(b"\0\1\2" + in_binary.encode())
+    (repo / "backup.md.gz").write_bytes(gzip.compress(f"# Old\n\ntoken {in_gzip}\n".encode()))
+    added = commit_all(repo, "binary and gzip", "2026-04-01")
+    (repo / "image.bin").unlink()
+    (repo / "backup.md.gz").unlink()
+    commit_all(repo, "removed", "2026-04-02")
+    run = brain("secrets", "--vault", str(repo), "--history")
+    assert run.code == 1, run
+    assert run.out.splitlines() == [
+        f"{added} 2026-04-01 backup.md.gz[gzip]:3: github-token (ghp_…(40))",
+        f"{added} 2026-04-01 image.bin:1: github-token (ghp_…(40))",
+    ]
+    assert in_binary not in run.out + run.err
+    assert in_gzip not in run.out + run.err
 
 
 def test_history_needs_a_repository_and_takes_no_paths(vault: Path, repo: Path) -> None:
