@@ -215,6 +215,68 @@ def _text(lines: list[bytes]) -> list[str]:
     return [line.decode("utf-8", "replace").rstrip("\r\n") for line in lines]
 
 
+@dataclass(frozen=True)
+class Carried:
+    """What `carry` did to a file: `written` (it held the old text, now the new), `merged` (it
+    had changed too: both kept), `kept` (its own change kept, the other could not be merged in:
+    a binary file, or a file the change deletes), `same` (it held the new text already)."""
+
+    how: str
+    clashes: tuple[Clash, ...] = ()
+
+
+CARRY_TRIES = 20  # a file rewritten this many times while brain merged it: give up, say so
+
+
+def carry(
+    root: Path, rel: str, base: bytes | None, new: bytes | None, *, mode: int | None = None
+) -> Carried:
+    """Bring the change `base` -> `new` (None: no file) into `root/rel`, whatever it holds now.
+
+    A file that still holds `base` becomes `new`; one that changed since (a person typing, another
+    program) gets the change merged in line by line, its own lines kept. Compare, then replace
+    (brain.files.replace): a write that lands while this runs is merged in on the next try, never
+    overwritten. Raises BrainError when the file never stands still."""
+    from brain import files
+    from brain.errors import BrainError
+    from brain.text import printable
+
+    last: tuple[bytes, bytes, str, tuple[Clash, ...]] | None = None  # (read, wrote): a try lost
+    for _ in range(CARRY_TRIES):
+        now = files.read_in(root, rel)
+        clashes: tuple[Clash, ...] = ()
+        target: bytes | None
+        if now == new:
+            return Carried("same")
+        if last and now is not None and now.startswith(last[0]) and last[1].endswith(b"\n"):
+            # Lines appended while the last try merged (a person typing at the end of the
+            # file): they go at the end of what it made, as a merge would put them, without
+            # paying for another (a fast typist would outrun git merge-file for ever).
+            target, how, clashes = last[1] + now[len(last[0]) :], last[2], last[3]
+        elif now == base:
+            target, how = new, "written"
+        elif new is None:
+            return Carried("kept")  # changed here, deleted there: the change here is kept
+        elif now is None:
+            target, how = new, "written"  # deleted here, changed there: the change is kept
+        else:
+            try:
+                merged = merge(base or b"", now, new)
+            except ValueError:
+                return Carried("kept")
+            target, how, clashes = merged.data, "merged", merged.clashes
+        try:
+            files.replace(root, rel, target, was=now, mode=mode)
+        except files.Changed:
+            last = (now, target, how, clashes) if now is not None and target is not None else None
+            continue
+        return Carried(how, clashes)
+    raise BrainError(
+        f"{printable(rel)} kept changing while brain merged a change into it; nothing was lost",
+        "try again in a moment",
+    )
+
+
 # --- the git merge driver ------------------------------------------------------------------------
 
 
