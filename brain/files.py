@@ -13,7 +13,7 @@ import os
 import stat
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from brain.errors import BrainError
@@ -21,7 +21,12 @@ from brain.text import printable
 
 
 def resolved(path: Path) -> Path:
-    """`path` with every link resolved (a loop resolves to where it gives up, never raises)."""
+    """`path` with every link resolved (a loop resolves to where it gives up). An OSError only
+    when a link keeps changing under it (realpath's readlink finds a folder where lstat saw a
+    link): it is asked again first."""
+    for _ in range(4):
+        with contextlib.suppress(OSError):
+            return Path(os.path.realpath(path))
     return Path(os.path.realpath(path))
 
 
@@ -117,9 +122,13 @@ def _folder(root: Path, rel: str, *, create: bool) -> Iterator[tuple[int | None,
     it fails here with one line. Where the platform has no `dir_fd` (Windows) the descriptor is
     None and the checked path is used."""
     base = resolved(root)
-    target = resolved(root / rel)  # resolved once: a second look may see another folder
+    try:
+        target = resolved(root / rel)  # resolved once: a second look may see another folder
+    except OSError:  # a link that became a folder between realpath's lstat and its readlink
+        target = Path("/")
     if not target.is_relative_to(base):
-        confine(root / rel, root)  # the one line that says where the link leads
+        with contextlib.suppress(OSError):
+            confine(root / rel, root)  # the one line that says where the link leads
         raise BrainError(
             f"{printable(str(root / rel))} changed while brain was writing it; nothing was written",
             "try again",
@@ -176,25 +185,38 @@ def _read_at(fd: int | None, name: str) -> tuple[bytes | None, os.stat_result | 
 
 def read_in(root: Path, rel: str) -> bytes | None:
     """The bytes of `root/rel` (None when it does not exist), read as `replace` would see them."""
-    with _folder(root, rel, create=False) as (fd, name):
-        return _read_at(fd, name)[0]
+    try:
+        with _folder(root, rel, create=False) as (fd, name):
+            return _read_at(fd, name)[0]
+    except FileNotFoundError:  # its folder does not exist either
+        return None
+
+
+Merge = Callable[[bytes, bytes, bytes], bytes]  # (base, one side, the other): both; ValueError
 
 
 def replace(
-    root: Path, rel: str, data: bytes | None, *, was: bytes | None, mode: int | None = None
+    root: Path,
+    rel: str,
+    data: bytes | None,
+    *,
+    was: bytes | None,
+    mode: int | None = None,
+    merge: Merge | None = None,
 ) -> None:
     """Set `root/rel` to `data` (None: delete it), only if it still holds `was` (None: it did not
     exist); otherwise raise `Changed` with what it holds now, and leave it as it is.
 
     Compare, then replace, atomically where the system allows: on Linux the new file is swapped
-    in with renameat2(RENAME_EXCHANGE) and what it displaced is compared after the swap (a write
-    that landed between the check and the swap is swapped back, never lost); a new file is put
+    in with renameat2(RENAME_EXCHANGE) and what it displaced is compared after the swap, once no
+    writer holds it: a write that landed between the check and the swap is appended, merged in
+    with `merge`, or swapped back, never lost; a new file is put
     in place only where no file is (RENAME_NOREPLACE, or a hard link elsewhere). A file with
     other hard links is written through in place, so the links stay one file. A reader never
     sees half a file, and nothing is written outside `root` (see `_folder`)."""
     try:
         with _folder(root, rel, create=data is not None) as (fd, name):
-            _replace_at(fd, name, data, was, mode)
+            _replace_at(fd, name, data, was, mode, merge)
     except FileNotFoundError:
         if was is not None:
             raise Changed(None) from None
@@ -203,7 +225,12 @@ def replace(
 
 
 def _replace_at(
-    fd: int | None, name: str, data: bytes | None, was: bytes | None, mode: int | None
+    fd: int | None,
+    name: str,
+    data: bytes | None,
+    was: bytes | None,
+    mode: int | None,
+    merge: Merge | None,
 ) -> None:
     now, st = _read_at(fd, name)
     if now != was:
@@ -222,7 +249,7 @@ def _replace_at(
         if now is None:
             _put_new(fd, tmp, name)
         else:
-            _swap_in(fd, tmp, name, data, was)
+            _swap_in(fd, tmp, name, data, was, merge)
     finally:
         with contextlib.suppress(OSError):
             _unlink(fd, tmp)
@@ -299,45 +326,74 @@ def _put_new(fd: int | None, tmp: str, name: str) -> None:
         raise Changed(_read_at(fd, name)[0]) from None
 
 
-def _swap_in(fd: int | None, tmp: str, name: str, data: bytes, was: bytes | None) -> None:
-    """Swap `tmp` in for `name`; when what it displaced is not `was` (written between the check
-    and the swap), swap it back and raise Changed."""
+def _swap_in(
+    fd: int | None, tmp: str, name: str, data: bytes, was: bytes | None, merge: Merge | None
+) -> None:
+    """Swap `tmp` in for `name`, then look at what it displaced once nobody writes to it: what
+    was written between the check and the swap is kept (appended lines appended to the new
+    text, another change merged with `merge`); when it cannot be, the displaced file goes back
+    and Changed is raised."""
     if not _renameat2(fd, tmp, name, _EXCHANGE):
         now = _read_at(fd, name)[0]  # no atomic swap here: check once more, as late as can be
         if now != was:
             raise Changed(now)
         _rename(fd, tmp, name)
         return
-    displaced = _read_at(fd, tmp)[0]
-    if displaced == was:
+    late = _settled(fd, tmp)
+    if late == was or late is None:
         return
-    if (
-        was is not None
-        and displaced is not None
-        and displaced.startswith(was)
-        and data[-1:] in (b"", b"\n")
-    ):
+    if was is not None and late.startswith(was) and data[-1:] in (b"", b"\n"):
         # Lines appended between the check and the swap (a person, an agent typing at the end
         # of the file) are appended to the new text: a fast writer cannot starve the replace.
-        _append_late(fd, name, tmp, len(was))
+        _append(fd, name, late[len(was) :])
+        return
+    for _ in range(20 if merge else 0):
+        now = _read_at(fd, name)[0]
+        if now is None or merge is None:
+            break
+        try:
+            both = merge(was or b"", late, now)
+            _replace_at(fd, name, both, now, None, None)
+        except Changed:
+            continue
+        except ValueError:  # binary: the late version goes back
+            break
         return
     _renameat2(fd, tmp, name, _EXCHANGE)
-    raise Changed(displaced)
+    ours = _settled(fd, tmp) or b""
+    if ours != data:  # written into while it was in place: appended lines go on, else it stays
+        if not ours.startswith(data):
+            _rename(fd, tmp, f"{name}.kept-{os.getpid()}")
+            raise Changed(late)
+        _append(fd, name, ours[len(data) :])
+    raise Changed(late)
 
 
-def _append_late(fd: int | None, name: str, old: str, seen: int) -> None:
-    """Append to `name` what the displaced file `old` gained past `seen` bytes (again, while a
-    writer that opened it before the swap goes on writing into it)."""
+def _settled(fd: int | None, name: str) -> bytes | None:
+    """A displaced file's bytes once no process holds it open for writing: a writer that opened
+    it before the swap (a shell's `>>` between its open and its write) may still be writing into
+    it. On Linux a read lease is granted only when no such writer is left (fcntl(2),
+    F_SETLEASE); elsewhere it is read at once."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        handle = os.open(name, flags, dir_fd=fd) if fd is not None else os.open(name, flags)
+    except FileNotFoundError:
+        return None
+    with os.fdopen(handle, "rb") as fh:
+        leased = _lease(handle, 2.0)
+        try:
+            return fh.read()
+        finally:
+            if leased:
+                _unlease(handle)
+
+
+def _append(fd: int | None, name: str, extra: bytes) -> None:
     flags = os.O_WRONLY | os.O_APPEND | os.O_NOFOLLOW | getattr(os, "O_BINARY", 0)
     handle = os.open(name, flags, dir_fd=fd) if fd is not None else os.open(name, flags)
     with os.fdopen(handle, "ab") as out:
-        for _ in range(100):
-            grown = _read_at(fd, old)[0] or b""
-            if len(grown) <= seen:
-                break
-            out.write(grown[seen:])
-            out.flush()
-            seen = len(grown)
+        out.write(extra)
+        out.flush()
         os.fsync(out.fileno())
 
 
@@ -347,7 +403,7 @@ def _remove(fd: int | None, name: str, was: bytes | None) -> None:
 
     aside = f".{name}.{secrets.token_hex(4)}.del"
     _rename(fd, name, aside)
-    held = _read_at(fd, aside)[0]
+    held = _settled(fd, aside)
     if held == was:
         _unlink(fd, aside)
         return
@@ -445,6 +501,12 @@ if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
         os.lseek(fd, 0, os.SEEK_SET)
         msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
 
+    def _lease(fd: int, wait: float) -> bool:
+        return False
+
+    def _unlease(fd: int) -> None:
+        return
+
 else:
     import fcntl
 
@@ -453,3 +515,24 @@ else:
 
     def _unlock(fd: int) -> None:
         fcntl.flock(fd, fcntl.LOCK_UN)
+
+    def _lease(fd: int, wait: float) -> bool:
+        """A read lease on `fd`, granted only once no process holds the file open for writing
+        (Linux, fcntl(2) F_SETLEASE); False where there are no leases or `wait` ran out."""
+        lease = getattr(fcntl, "F_SETLEASE", None)
+        if lease is None:  # pragma: no cover - macOS and the BSDs have no leases
+            return False
+        end = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.fcntl(fd, lease, fcntl.F_RDLCK)
+            except OSError:
+                if time.monotonic() >= end:
+                    return False
+                time.sleep(0.001)
+                continue
+            return True
+
+    def _unlease(fd: int) -> None:
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(fd, fcntl.F_SETLEASE, fcntl.F_UNLCK)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import re
 import sys
 import tempfile
 from dataclasses import dataclass
@@ -177,6 +178,59 @@ def merge(base: bytes, ours: bytes, theirs: bytes) -> Merged:
     return _settle_markers(_lines(proc.stdout))
 
 
+def clean(base: bytes, ours: bytes, theirs: bytes, *, union: bool = False) -> bytes | None:
+    """git's own three-way merge of a text file (for files brain does not merge line by line):
+    the result, or None when both sides changed the same lines (`union`: git's union merge,
+    which keeps both). ValueError for binary content."""
+    if b"\0" in base[:8000] + ours[:8000] + theirs[:8000]:
+        raise ValueError("binary content")
+    with tempfile.TemporaryDirectory(prefix="brain-merge-") as tmp:
+        folder = Path(tmp)
+        for name, data in (("base", base), ("ours", ours), ("theirs", theirs)):
+            (folder / name).write_bytes(data)
+        how = ["--union"] if union else []
+        proc = gitutil.run(folder, "merge-file", "-p", *how, "ours", "base", "theirs", check=False)
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def by_driver(
+    command: str,
+    base: bytes,
+    ours: bytes,
+    theirs: bytes,
+    *,
+    path: str,
+    cwd: Path,
+    timeout: float,
+) -> bytes | None:
+    """Merge through a driver the person configured (`merge.NAME.driver`), as git runs it:
+    `%O %A %B %L %P` replaced, through the shell, the result left in %A; None when it fails."""
+    import shlex
+    import subprocess
+
+    with tempfile.TemporaryDirectory(prefix="brain-merge-") as tmp:
+        folder = Path(tmp)
+        names = {"O": folder / "base", "A": folder / "ours", "B": folder / "theirs"}
+        for key, data in zip("OAB", (base, ours, theirs), strict=True):
+            names[key].write_bytes(data)
+        words = {**{k: shlex.quote(str(v)) for k, v in names.items()}, "L": "7", "%": "%"}
+        words["P"] = shlex.quote(path)
+        line = re.sub(r"%([OABLP%])", lambda m: words[m.group(1)], command)
+        try:
+            proc = subprocess.run(
+                ["sh", "-c", line],
+                cwd=cwd,
+                env=gitutil.no_git_env(),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=timeout,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return names["A"].read_bytes() if proc.returncode == 0 else None
+
+
 def _settle_markers(lines: list[bytes]) -> Merged:
     start, mid, sep, end = (ch * MARKER for ch in (b"<", b"|", b"=", b">"))
     out: list[bytes] = []
@@ -228,6 +282,11 @@ class Carried:
 CARRY_TRIES = 20  # a file rewritten this many times while brain merged it: give up, say so
 
 
+def _both(base: bytes, one: bytes, other: bytes) -> bytes:
+    """`merge` for brain.files.replace: what was written while it replaced a file, kept."""
+    return merge(base, one, other).data
+
+
 def carry(
     root: Path, rel: str, base: bytes | None, new: bytes | None, *, mode: int | None = None
 ) -> Carried:
@@ -266,7 +325,7 @@ def carry(
                 return Carried("kept")
             target, how, clashes = merged.data, "merged", merged.clashes
         try:
-            files.replace(root, rel, target, was=now, mode=mode)
+            files.replace(root, rel, target, was=now, mode=mode, merge=_both)
         except files.Changed:
             last = (now, target, how, clashes) if now is not None and target is not None else None
             continue
