@@ -18,12 +18,14 @@ is then settled here, line by line:
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import os
 import re
 import sys
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -146,29 +148,29 @@ def _joined(lines: list[bytes]) -> bytes:
     return b"".join(fixed)
 
 
-def merge(base: bytes, ours: bytes, theirs: bytes) -> Merged:
-    """Merge three versions of a text file line by line; never leaves a conflict marker."""
-    if b"\0" in base[:8000] + ours[:8000] + theirs[:8000]:
+@contextlib.contextmanager
+def _three(base: bytes, ours: bytes, theirs: bytes, *, text: bool = True) -> Iterator[Path]:
+    """A temp folder holding `base`, `ours` and `theirs`, for git merge-file or a driver;
+    ValueError for binary content where a text merge is asked for."""
+    if text and b"\0" in base[:8000] + ours[:8000] + theirs[:8000]:
         raise ValueError("binary content")
     with tempfile.TemporaryDirectory(prefix="brain-merge-") as tmp:
         folder = Path(tmp)
         for name, data in (("base", base), ("ours", ours), ("theirs", theirs)):
             (folder / name).write_bytes(data)
+        yield folder
+
+
+def merge(base: bytes, ours: bytes, theirs: bytes) -> Merged:
+    """Merge three versions of a text file line by line; never leaves a conflict marker."""
+    with _three(base, ours, theirs) as folder:
         proc = gitutil.run(
             folder,
             "merge-file",
             "-p",
             "--diff3",
             f"--marker-size={MARKER}",
-            "-L",
-            "ours",
-            "-L",
-            "base",
-            "-L",
-            "theirs",
-            str(folder / "ours"),
-            str(folder / "base"),
-            str(folder / "theirs"),
+            *("-L", "ours", "-L", "base", "-L", "theirs", "ours", "base", "theirs"),
             check=False,
         )
     if proc.returncode < 0 or proc.returncode > 127:
@@ -182,12 +184,7 @@ def clean(base: bytes, ours: bytes, theirs: bytes, *, union: bool = False) -> by
     """git's own three-way merge of a text file (for files brain does not merge line by line):
     the result, or None when both sides changed the same lines (`union`: git's union merge,
     which keeps both). ValueError for binary content."""
-    if b"\0" in base[:8000] + ours[:8000] + theirs[:8000]:
-        raise ValueError("binary content")
-    with tempfile.TemporaryDirectory(prefix="brain-merge-") as tmp:
-        folder = Path(tmp)
-        for name, data in (("base", base), ("ours", ours), ("theirs", theirs)):
-            (folder / name).write_bytes(data)
+    with _three(base, ours, theirs) as folder:
         how = ["--union"] if union else []
         proc = gitutil.run(folder, "merge-file", "-p", *how, "ours", "base", "theirs", check=False)
     return proc.stdout if proc.returncode == 0 else None
@@ -208,11 +205,8 @@ def by_driver(
     import shlex
     import subprocess
 
-    with tempfile.TemporaryDirectory(prefix="brain-merge-") as tmp:
-        folder = Path(tmp)
+    with _three(base, ours, theirs, text=False) as folder:
         names = {"O": folder / "base", "A": folder / "ours", "B": folder / "theirs"}
-        for key, data in zip("OAB", (base, ours, theirs), strict=True):
-            names[key].write_bytes(data)
         words = {**{k: shlex.quote(str(v)) for k, v in names.items()}, "L": "7", "%": "%"}
         words["P"] = shlex.quote(path)
         line = re.sub(r"%([OABLP%])", lambda m: words[m.group(1)], command)

@@ -85,6 +85,14 @@ class Machine:
     def git(self, *args: str) -> str:
         return git(self.vault, *args)
 
+    def start(self) -> None:
+        """Make this machine's vault: a new repository holding the starter files."""
+        git(self.vault.parent, "init", "-q", "-b", "main", str(self.vault))
+        for name in shipped.STARTER_FILES:
+            self.add(f"AI/{name}", shipped.starter_file(name))
+        self.git("add", "-A")
+        self.git("commit", "-qm", "starter")
+
     def activate(self, monkeypatch: pytest.MonkeyPatch) -> None:
         """Be this machine in-process (for calls that read the state dir from the env)."""
         for key, value in self.env().items():
@@ -108,11 +116,7 @@ def remote(tmp_path: Path) -> Path:
 def pair(tmp_path: Path, remote: Path) -> tuple[Machine, Machine]:
     """Machine a made the vault (the starter files) and pushed it; machine b cloned it."""
     a, b = make_machine(tmp_path, "a"), make_machine(tmp_path, "b")
-    git(tmp_path, "init", "-q", "-b", "main", str(a.vault))
-    for name in shipped.STARTER_FILES:
-        a.add(f"AI/{name}", shipped.starter_file(name))
-    a.git("add", "-A")
-    a.git("commit", "-qm", "starter")
+    a.start()
     a.git("remote", "add", "origin", str(remote))
     a.git("push", "-qu", "origin", "main")
     git(tmp_path, "clone", "-q", str(remote), str(b.vault))
@@ -326,6 +330,22 @@ def test_a_push_rejected_because_the_other_machine_sent_first(
     assert bullet("sent second by a") in text
 
 
+def with_driver(pair: tuple[Machine, Machine], name: str, first: str) -> None:
+    """`name`, in both machines' vault, merges on a through a driver of the person's that runs
+    the shell line `first`, then git's union merge."""
+    a, b = pair
+    driver = a.home / f"{name}-driver"
+    driver.write_text(
+        f'#!/bin/sh\n{first}\nexec git merge-file --union "$2" "$1" "$3"\n', encoding="utf-8"
+    )
+    driver.chmod(0o755)
+    a.add(".gitattributes", f"{name} merge=custom\n")
+    a.add(name, "base\n")
+    a.sync()
+    b.sync()
+    a.git("config", "merge.custom.driver", f"{driver} %O %A %B")
+
+
 @pytest.fixture
 def slow_merge(pair: tuple[Machine, Machine], tmp_path: Path) -> tuple[Path, Path]:
     """slow.txt merges through a driver that stalls while `hold` exists (touching `started`): a
@@ -333,19 +353,7 @@ def slow_merge(pair: tuple[Machine, Machine], tmp_path: Path) -> tuple[Path, Pat
     b each changed it; a has a bullet written down and another not written down yet."""
     a, b = pair
     hold, started = tmp_path / "hold", tmp_path / "started"
-    driver = tmp_path / "slow-driver"
-    driver.write_text(
-        "#!/bin/sh\n"
-        f"if [ -f {hold} ]; then echo $$ > {started}; sleep 120; fi\n"
-        'exec git merge-file --union "$2" "$1" "$3"\n',
-        encoding="utf-8",
-    )
-    driver.chmod(0o755)
-    a.add(".gitattributes", "slow.txt merge=slow\n")
-    a.add("slow.txt", "base\n")
-    a.sync()
-    b.sync()
-    a.git("config", "merge.slow.driver", f"{driver} %O %A %B")
+    with_driver(pair, "slow.txt", f"if [ -f {hold} ]; then echo $$ > {started}; sleep 120; fi")
     b.add("slow.txt", "from b\n")
     b.sync()
     a.add("slow.txt", "from a\n")
@@ -504,19 +512,7 @@ def test_a_bullet_typed_while_a_pass_receives_is_kept(
     failed on the file changed under it, and its abort reset the file.)"""
     a, b = pair
     typed = bullet("typed during the pass")
-    driver = tmp_path / "typing-driver"
-    driver.write_text(
-        "#!/bin/sh\n"
-        f'printf "%s" "{typed}" >> {a.vault}/AI/MEMORY.md\n'
-        'exec git merge-file --union "$2" "$1" "$3"\n',
-        encoding="utf-8",
-    )
-    driver.chmod(0o755)
-    a.add(".gitattributes", "notes.txt merge=typing\n")
-    a.add("notes.txt", "base\n")
-    a.sync()
-    b.sync()
-    a.git("config", "merge.typing.driver", f"{driver} %O %A %B")
+    with_driver(pair, "notes.txt", f'printf "%s" "{typed}" >> {a.vault}/AI/MEMORY.md')
     a.add("notes.txt", "from a\n")
     for i in range(6):
         a.add("AI/MEMORY.md", bullet(f"unsent {i}"))

@@ -22,8 +22,6 @@ import pytest
 from conftest import git
 from test_sync import Machine, bullet, make_machine
 
-from brain import shipped
-
 pytestmark = [
     pytest.mark.slow,
     pytest.mark.skipif(sys.platform != "linux", reason="kills process trees through /proc"),
@@ -103,11 +101,7 @@ def test_nothing_typed_is_lost_while_passes_run_and_are_killed(
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
     a, b = make_machine(tmp_path, "a"), make_machine(tmp_path, "b")
-    git(tmp_path, "init", "-q", "-b", "main", str(a.vault))
-    for name in shipped.STARTER_FILES:
-        a.add(f"AI/{name}", shipped.starter_file(name))
-    a.git("add", "-A")
-    a.git("commit", "-qm", "starter")
+    a.start()
     assert a.sync("connect", str(remote))["outcome"] == "synced"
     git(tmp_path, "clone", "-q", str(remote), str(b.vault))
     typists = {m.name: Typist(m, f"race {seed} {m.name}", rng) for m in (a, b)}
