@@ -685,7 +685,7 @@ def _write_down(p: _Pass) -> None:
     """Commit what changed in the vault, except files that fail brain's checks (named in
     p.waiting, left uncommitted). The vault's git hooks run, as for any commit."""
     vault = p.vault
-    p.git("add", "--all", check=True)
+    p.git("add", "--all", "--", ".", check=True)  # inside the vault only, whatever git finds
     stat = _staged_stat(vault)
     if not stat:
         return
