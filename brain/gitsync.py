@@ -1113,6 +1113,8 @@ def _carry(p: _Pass, old: str | None, new: str, *, index: bool = True) -> bool:
             )
         p.conflicts += _located(p.vault, [_Clash(path, c) for c in carried.clashes])
         done.append((path, b))
+        if b is None and carried.how == "written":
+            _prune(p.vault, path)
     if index:
         _index_follows(repo, done)
     return True
@@ -1161,6 +1163,17 @@ def _unwind_rebase(p: _Pass, *, brains: bool) -> str:
     if auto and _out(vault, "rev-parse", "--verify", "--quiet", "refs/stash") == auto:
         gitutil.run(vault, "stash", "drop", "--quiet", check=False)
     return "its rebase unwound" + (", the changes it had put aside applied" if auto else "")
+
+
+def _prune(vault: Path, path: str) -> None:
+    """The folders a deleted file leaves empty go too, as git's checkout would remove them."""
+    folder = (vault / path).parent
+    while folder != vault and folder.is_relative_to(vault):
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent
 
 
 def _carry_link(p: _Pass, repo: Any, path: str, a: Entry | None, b: Entry | None) -> bool:

@@ -624,7 +624,7 @@ def test_a_remote_whose_history_was_rewritten_is_not_repaired(
     assert doc["sent"] == 1
     assert "Not for sharing" not in remote_history(remote)
     assert bullet("typed on b afterwards") in git(remote, "show", "main:AI/MEMORY.md")
-    assert not (b.vault / "private" / "salaries.md").exists()
+    assert not (b.vault / "private").exists()
     assert b.git("status", "--porcelain") == ""
     assert b.sync()["outcome"] == "up-to-date"
     assert a.sync()["received"] == 1
