@@ -117,6 +117,7 @@ def sync_command(**opts: Any) -> None:
     """Share the vault with your other machines over git: write down, receive, send.
 
     `status` says where sync stands, `connect URL` where the vault meets the other machines,
+    `follow` takes the remote's history after someone rewrote it (a leaked file scrubbed),
     `off` and `on` stop and restart it for this vault on this machine (also BRAIN_SYNC=off).
     Exit 1 when something is left waiting: not connected, offline, a refused line, a conflict.
     """

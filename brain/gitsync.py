@@ -3,20 +3,25 @@ or pushing.
 
 A pass writes down (commits what changed in the vault, after brain's lint and secrets checks:
 a file that carries a credential or a malformed bullet stays here, uncommitted, and is named),
-receives (fetch, then rebase onto the remote: the vault's Markdown merges line by line through
-`brain merge-driver`, see brain/merge.py) and sends (push; a push the remote rejects because
-another machine sent first is received and tried again). The git CLI does all of it, through
-brain/gitutil.py, so ssh keys, credential helpers and insteadOf rules work as they do for `git`;
-reading a few facts costs a git call of a few ms, less than importing pygit2, which makes only
-the commit that joins two histories (`_join`).
+receives (fetch, then this machine's unsent commits replayed onto the remote's, in git objects
+only: the vault's Markdown merges line by line, see brain/merge.py) and sends (every commit about
+to leave is scanned for credentials first; push; a push the remote rejects because another
+machine sent first is received and tried again). Fetch, push and commit go through the git CLI
+(brain/gitutil.py), so ssh keys, credential helpers and insteadOf rules work as they do for
+`git`; the replay is made with pygit2.
+
+The work tree belongs to the person: a pass never runs `rebase`, `reset --hard`, `checkout` or
+`stash` over it. When the branch moves to what was received, each changed file is carried over
+(brain.merge.carry): a file still as it was written down takes the new text; one changed since,
+even while the pass runs, gets the received change merged into it, compared and then replaced,
+never overwritten. A journal in the git dir names the move until every file is carried, so a pass
+killed at any point is finished by the next one.
 
 Passes run one at a time per vault (a lock file in the state dir), within a deadline, every git
-call bounded in time and killed with everything it started when time is up. A pass killed
-halfway (SIGKILL, a power cut) is finished by the next one: a marker in the git dir says a pass
-was running and which git process group it had started; the next pass stops that group if it
-still runs, clears the lock files git left behind and undoes a half-done rebase (`git rebase
---abort`: the local commits are intact, the remote's are received again). A remote that cannot
+call bounded in time and killed with everything it started when time is up. A remote that cannot
 be reached leaves everything here and keeps background passes away for OFFLINE_BACKOFF seconds.
+A remote whose history was rewritten (a leaked file scrubbed and force-pushed) is never repaired
+by sending back what it dropped: the pass stops and says so until `brain sync follow`.
 
 Hooks start passes in the background through brain/sync.py, which stays small: the hook pays
 for the spawn only.
@@ -49,8 +54,11 @@ PUSH_TRIES = 3  # push, rejected (another machine sent first), receive, push aga
 STALE_LOCK_S = 5.0  # a git lock file this old, left by an interrupted pass, is removed
 ORPHAN_MAX_AGE = 3600.0  # an interrupted pass's git group is stopped only when this recent
 MARKER = "brain-sync"  # in the git dir while a pass runs
-CLASHES = "brain-sync-clashes.jsonl"  # the merge driver's report during a rebase
+MOVE = "brain-sync-move"  # in the git dir while a moved branch's files are carried over
 BACKUP_REFS = "refs/brain/before-joining"
+FOLLOW_REFS = "refs/brain/before-following"
+SYNCED_REFS = "refs/brain/synced"  # per branch: the remote's head this machine last synced with
+ZERO = "0" * 40
 SSH = "ssh -o ConnectTimeout=10 -o BatchMode=yes -o ServerAliveInterval=10 -o ServerAliveCountMax=3"
 NET_CONFIG = ("http.lowSpeedLimit=1000", "http.lowSpeedTime=30")
 ATTRIBUTES_NOTE = "# brain sync: Markdown merges line by line, both machines' lines kept"
@@ -108,7 +116,8 @@ class _Pass:
     joined: str = ""
     reason: str = ""
     retry: str = ""
-    rebasing: float = 0.0  # when this pass started a rebase that has not ended yet
+    follow: bool = False  # `brain sync follow`: take a remote whose history was rewritten
+    stopped: bool = False  # the pass must not go on (said in waiting): nothing more is sent
     conf: dict[str, str] = field(default_factory=dict)  # the vault's git config (read_config)
     started: float = field(default_factory=time.perf_counter)
 
@@ -245,12 +254,16 @@ def set_enabled(vault: Path, on: bool) -> None:
 # --- one pass ------------------------------------------------------------------------------------
 
 
-def run(vault: Path, mode: str = "full", *, background: bool = False) -> SyncResult:
-    """One pass over `vault`: write down, receive, send (or the part `mode` names)."""
+def run(
+    vault: Path, mode: str = "full", *, background: bool = False, follow: bool = False
+) -> SyncResult:
+    """One pass over `vault`: write down, receive, send (or the part `mode` names). `follow`
+    takes a remote whose history was rewritten (see `_rewritten`)."""
     if mode not in MODES:
         raise BrainError(f"unknown sync mode {mode!r}", f"use one of {', '.join(MODES)}")
-    p = _Pass(vault, mode, background=background)
+    p = _Pass(vault, mode, background=background, follow=follow)
     p.gd = git_dir(vault)
+    _own_repository(vault)
     p.conf = read_config(vault)
     on, why = enabled(p.conf)
     if not on:
@@ -270,14 +283,11 @@ def run(vault: Path, mode: str = "full", *, background: bool = False) -> SyncRes
         if not got:
             p.reason = "another sync of this vault is running; try again in a moment"
             return p.finish("busy")
-        p.recovered = _recover(vault, p.gd)
-        p.note(0)
         try:
-            outcome = _pass(p)
-        finally:
-            if p.rebasing:  # interrupted (Ctrl-C, SIGTERM): undo it, the local commits stay
-                _clear_leftovers(vault, p.gd, ours_since=p.rebasing)  # its git died with it
-                _abort_rebase(vault, p.gd)
+            p.recovered = _recover(p)
+            p.note(0)
+            outcome = "done" if p.stopped else _pass(p)
+        finally:  # a move still being carried keeps its journal: the next pass finishes it
             with contextlib.suppress(OSError):
                 (p.gd / MARKER).unlink()
     now = time.time()
@@ -292,6 +302,22 @@ def run(vault: Path, mode: str = "full", *, background: bool = False) -> SyncRes
         doc.pop("offline_reason", None)
     write_state(vault, doc)
     return result
+
+
+def _own_repository(vault: Path) -> None:
+    """sync commits and pushes a whole repository: a vault that is a folder of a larger one (a
+    project's `docs/brain`) would send the project's work in progress to the project's remote."""
+    top = gitutil.toplevel(vault)
+    if top is not None and files.resolved(top) != files.resolved(vault):
+        from brain.text import printable
+
+        raise BrainError(
+            f"the vault {printable(str(vault))} is a folder inside the git repository "
+            f"{printable(str(top))}: brain sync works only on a vault that is a repository of "
+            "its own, so nothing was committed or sent",
+            f"commit and push in {printable(str(top))} yourself, or make the vault its own "
+            "repository (brain install --init NEW_FOLDER, then move the notes there)",
+        )
 
 
 @contextlib.contextmanager
@@ -333,6 +359,10 @@ def _pass(p: _Pass) -> str:
         p.waiting.append("the vault is not on a branch (detached HEAD); `git switch BRANCH` there")
         return "done"
     p.branch = branch
+    other = _other_branch(p)
+    if other:
+        p.waiting.append(other)
+        return "done"
     try:
         if p.mode != "receive":
             with _core_files_locked(vault):
@@ -341,21 +371,50 @@ def _pass(p: _Pass) -> str:
         if where is None:
             return "not-connected"
         name, p.remote, upstream = where
+        before = rev(vault, f"refs/remotes/{name}/{upstream}")
         failure = _fetch(p, name)
         if failure:
             p.reason = failure
             return "offline"
         upstream = _upstream(p, name, upstream)
+        if _rewritten(p, name, upstream, before):
+            return "done"
         with _core_files_locked(vault):
             _receive(p, name, upstream)
-        if p.mode != "receive":
+        if p.mode != "receive" and not p.stopped:
             failure = _send(p, name, upstream)
             if failure:
                 p.reason = failure
                 return "offline"
-    except gitutil.GitTimeout as exc:  # a local command (a hook, a merge) that hung
+        _mark_synced(p, name, upstream)
+    except gitutil.GitTimeout as exc:  # a local command (a hook) that hung
         p.waiting.append(f"{exc.message}; nothing lost, run brain sync again")
     return "done"
+
+
+def _other_branch(p: _Pass) -> str:
+    """Why this pass leaves the vault alone because it is on a branch sync was not connected
+    with ("" when it is the one). The branch is recorded (`brain.branch`, this clone's config)
+    by connect, or by the first pass on a vault that has one branch or whose branch tracks the
+    remote's; a person's own branch (`git switch -c experiment`) is never written down or sent,
+    least of all into the remote's main."""
+    recorded = p.conf.get("brain.branch", "")
+    if recorded == p.branch:
+        return ""
+    if not recorded:
+        heads = (_out(p.vault, "for-each-ref", "--format=%(refname)", "refs/heads/") or "").split()
+        if f"branch.{p.branch}.remote" in p.conf or len(heads) <= 1:
+            gitutil.run(p.vault, "config", "--local", "brain.branch", p.branch)
+            p.conf["brain.branch"] = p.branch
+            return ""
+        return (
+            f"the vault is on branch {p.branch}, and sync was never told which branch to sync: "
+            "nothing written down or sent; run `brain sync connect URL` on the branch to sync"
+        )
+    return (
+        f"the vault is on branch {p.branch}, and sync works on {recorded} (the branch it was "
+        f"connected with): nothing written down or sent here; `git switch {recorded}` to sync"
+    )
 
 
 # --- locks and recovery --------------------------------------------------------------------------
@@ -370,31 +429,41 @@ def _core_files_locked(vault: Path) -> Iterator[None]:
         yield
 
 
-def _rebasing(gd: Path) -> bool:
-    return (gd / "rebase-merge").exists() or (gd / "rebase-apply").exists()
-
-
-def _recover(vault: Path, gd: Path) -> str:
-    """Finish what an interrupted pass left (its marker is still there); "" when nothing."""
+def _recover(p: _Pass) -> str:
+    """Finish what an interrupted pass left; "" when nothing. A killed pass leaves its marker
+    (and perhaps a git still running, stopped here, and git's lock files); one killed while its
+    files were carried leaves the move's journal; an older brain killed mid-rebase left a
+    rebase, which is unwound here without touching what was typed since."""
+    vault, gd = p.vault, p.gd
     marker = gd / MARKER
+    done = []
     try:
         doc = json.loads(marker.read_text(encoding="utf-8") or "{}")
         age = time.time() - marker.stat().st_mtime
     except FileNotFoundError:
-        return ""
+        doc, age = None, 0.0
     except (OSError, ValueError):
         doc, age = {}, 0.0
-    group = doc.get("group") if isinstance(doc, dict) else None
-    if isinstance(group, int) and group > 0 and age < ORPHAN_MAX_AGE:
-        _stop_orphan(group)
-    _clear_leftovers(vault, gd)
-    done = "finished an interrupted sync"
-    if _rebasing(gd):
-        _abort_rebase(vault, gd, check=True)
-        done += " (its rebase undone, nothing lost)"
+    if doc is not None:
+        group = doc.get("group") if isinstance(doc, dict) else None
+        if isinstance(group, int) and group > 0 and age < ORPHAN_MAX_AGE:
+            _stop_orphan(group)
+        _clear_leftovers(vault, gd)
+        done.append("finished an interrupted sync")
+    if (gd / MOVE).exists():
+        moved = _finish_move(p)
+        if moved and not done:
+            done.append("finished an interrupted sync")
+        if moved:
+            done.append(moved)
+    unwound = _unwind_rebase(p, brains=doc is not None)
+    if unwound:
+        done.append(unwound)
     with contextlib.suppress(OSError):
         marker.unlink()
-    return done
+    if not done:
+        return ""
+    return done[0] + (f" ({'; '.join(done[1:])})" if len(done) > 1 else "")
 
 
 def _stop_orphan(group: int) -> None:
@@ -439,18 +508,6 @@ def _clear_leftovers(vault: Path, gd: Path, ours_since: float = 0.0) -> None:
         if "/" not in name:
             with contextlib.suppress(OSError):
                 (vault / name).unlink()
-
-
-def _abort_rebase(vault: Path, gd: Path, *, check: bool = False) -> None:
-    if not _rebasing(gd):
-        return
-    proc = gitutil.run(vault, "rebase", "--abort", config=merge_config(), check=False)
-    if proc.returncode != 0 and check:
-        raise BrainError(
-            f"cannot undo the rebase an interrupted sync left in {vault}: "
-            f"{gitutil.complaint(proc)}",
-            f"finish it by hand: git -C {vault} rebase --abort",
-        )
 
 
 def _in_progress(vault: Path, gd: Path) -> str:
@@ -628,7 +685,7 @@ def _write_down(p: _Pass) -> None:
     """Commit what changed in the vault, except files that fail brain's checks (named in
     p.waiting, left uncommitted). The vault's git hooks run, as for any commit."""
     vault = p.vault
-    p.git("add", "--all", check=True)
+    p.git("add", "--all", "--", ".", check=True)  # inside the vault only, whatever git finds
     stat = _staged_stat(vault)
     if not stat:
         return
@@ -723,11 +780,10 @@ def _upstream(p: _Pass, remote: str, upstream: str) -> str:
 
 
 def _receive(p: _Pass, remote: str, upstream: str) -> None:
-    """Rebase what is written down here onto the remote's branch (or join the remote's vault);
-    the clashes the merge driver kept both sides of are reported, the index follows."""
-    from brain import merge
-
-    vault, gd = p.vault, p.gd
+    """Replay what is written down here onto the remote's branch (or join the remote's vault),
+    in git objects, then move the branch and carry the files over; the lines both sides changed
+    are reported, the index follows."""
+    vault = p.vault
     theirs = rev(vault, f"refs/remotes/{remote}/{upstream}")
     if theirs is None:
         return  # the remote has no such branch yet: the send creates it
@@ -744,56 +800,421 @@ def _receive(p: _Pass, remote: str, upstream: str) -> None:
     behind = counts(vault, ours, theirs)[1]
     if behind == 0:
         return
-    report = gd / CLASHES
-    report.write_text("", encoding="utf-8")
-    p.rebasing = time.time()
-    proc = p.git(
-        "rebase",
-        "--quiet",
-        "--autostash",
-        theirs,
-        config=[*merge_config(), f"core.hooksPath={os.devnull}", *_commit_config(p.conf)],
-        env={merge.REPORT_ENV: str(report)},
-    )
-    if proc.returncode != 0 or _rebasing(gd):
-        names = _files(vault, "diff", "--name-only", "--diff-filter=U")
-        _abort_rebase(vault, gd)
-        p.rebasing = 0.0
-        what = f"both sides changed {names[0]}" if names else gitutil.complaint(proc)
-        p.waiting.append(
-            f"{what}: not merged, nothing lost; merge it by hand (git -C {vault} pull --rebase)"
-        )
+    mine = _out(vault, "rev-list", "--reverse", "--no-merges", ours, "--not", theirs) or ""
+    replayed = _replay(p, mine.split(), theirs)
+    if replayed is None:
+        p.stopped = True
         return
-    p.rebasing = 0.0
-    stuck = _in_progress(vault, gd)  # the autostash could not be put back cleanly
-    if stuck:
-        p.waiting.append(stuck)
+    new, clashes = replayed
+    if not _move(p, ours, new, "received"):
+        return
     p.received += behind
-    p.changed += _files(vault, "diff", "--name-only", "--no-renames", ours, "HEAD")
-    p.conflicts += _read_clashes(vault, report)
-    with contextlib.suppress(OSError):
-        report.unlink()
+    p.changed += _files(vault, "diff", "--name-only", "--no-renames", ours, new)
+    p.conflicts += _located(vault, clashes)
     _reindex(p)
 
 
-def _read_clashes(vault: Path, report: Path) -> list[Conflict]:
-    """The driver's clashes, at the line where their lines are now (a later commit of the
-    rebase may have moved them)."""
-    found = []
+def _rewritten(p: _Pass, remote: str, upstream: str, before: str | None) -> bool:
+    """Whether the remote's branch was rewritten (a leaked file scrubbed, then force-pushed)
+    while this branch still holds commits it dropped: replaying or pushing them would put back
+    what the person removed. The pass stops and says so, every pass, until `brain sync follow`
+    (which keeps only this machine's unsent work). A machine where the person rewrote the branch
+    themselves holds none of them and goes on."""
+    vault = p.vault
+    theirs = rev(vault, f"refs/remotes/{remote}/{upstream}")
+    known = rev(vault, f"{SYNCED_REFS}/{p.branch}") or before
+    if theirs is None or known is None or known == theirs or _ancestor(vault, known, theirs):
+        return False
+    mine = int(_out(vault, "rev-list", "--count", "HEAD", "--not", theirs) or 0)
+    new = int(_out(vault, "rev-list", "--count", "HEAD", "--not", theirs, known) or 0)
+    if mine == new:  # none of the dropped commits is here
+        return False
+    if p.follow:
+        _follow(p, known, theirs)
+        return p.stopped
+    gitutil.run(vault, "update-ref", f"{SYNCED_REFS}/{p.branch}", known)  # the stop holds
+    p.waiting.append(
+        f"the history of {p.remote} ({upstream}) was rewritten: it no longer holds "
+        f"{_plural(mine - new, 'commit')} this machine has; nothing received or sent, so "
+        "nothing it dropped goes back. If that was meant (a leaked file scrubbed), run "
+        "`brain sync follow`: this machine takes the new history and keeps only its own unsent "
+        "changes on top"
+    )
+    p.stopped = True
+    return True
+
+
+def _follow(p: _Pass, known: str, theirs: str) -> None:
+    """Take the remote's rewritten history: this machine's commits that were never sent (not in
+    what it last synced with) are replayed on top of it; the old branch is kept under
+    refs/brain/before-following/, and the files move as in a receive."""
+    vault = p.vault
+    ours = rev(vault, "HEAD")
+    if ours is None:
+        return
+    mine = _out(vault, "rev-list", "--reverse", "--no-merges", ours, "--not", known, theirs) or ""
+    replayed = _replay(p, mine.split(), theirs)
+    if replayed is None:
+        p.stopped = True
+        return
+    new, clashes = replayed
+    kept = f"{FOLLOW_REFS}/{time.strftime('%Y%m%d-%H%M%S')}"
+    gitutil.run(vault, "update-ref", kept, ours)
+    if not _move(p, ours, new, "followed the remote's rewritten history"):
+        return
+    p.recovered = (
+        f"followed the rewritten history of {p.remote}, this machine's old one kept as {kept}"
+    )
+    p.changed += _files(vault, "diff", "--name-only", "--no-renames", ours, new)
+    p.conflicts += _located(vault, clashes)
+    _reindex(p)
+
+
+def _mark_synced(p: _Pass, remote: str, upstream: str) -> None:
+    """Remember the remote head this pass ended in step with (see `_rewritten`)."""
+    if p.stopped:
+        return
+    theirs = rev(p.vault, f"refs/remotes/{remote}/{upstream}")
+    ours = rev(p.vault, "HEAD")
+    if theirs and ours and (ours == theirs or _ancestor(p.vault, theirs, ours)):
+        gitutil.run(p.vault, "update-ref", f"{SYNCED_REFS}/{p.branch}", theirs, check=False)
+
+
+def _ancestor(vault: Path, older: str, newer: str) -> bool:
+    proc = gitutil.run(vault, "merge-base", "--is-ancestor", older, newer, check=False)
+    return proc.returncode == 0
+
+
+# --- the replay: this machine's commits on top of the remote's, in git objects --------------------
+
+Entry = tuple[Any, int]  # (object id, file mode) of a path in a tree
+
+
+@dataclass(frozen=True)
+class _Clash:
+    path: str
+    clash: Any  # brain.merge.Clash
+
+
+def _replay(p: _Pass, commits: list[str], onto: str) -> tuple[str, list[_Clash]] | None:
+    """`commits` (oldest first) made again on top of `onto`, as `git rebase` would but without
+    a work tree: each commit's change applied to the tip, a file both sides changed merged
+    line by line (brain.merge) where the vault's attributes say `merge=brain`, else only when
+    git merges it cleanly. A commit left with nothing to change is dropped. None (said in
+    p.waiting) when a file cannot be merged: nothing has moved."""
+    import pygit2
+
+    repo = pygit2.Repository(str(p.gd))
+    tip = repo[onto].peel(pygit2.Commit)
+    clashes: list[_Clash] = []
+    committer = _signature(p.conf, "COMMITTER")
+    for sha in commits:
+        commit = repo[sha].peel(pygit2.Commit)
+        idx = pygit2.Index()
+        idx.read_tree(tip.tree)
+        parent = commit.parents[0].tree if commit.parents else None
+        for path, before, after in _changes(parent, commit.tree):
+            now = (idx[path].id, int(idx[path].mode)) if path in idx else None
+            if now == after:
+                continue
+            take: Entry | None = after
+            if now != before:
+                merged = _merge_path(p, repo, path, before, now, after)
+                if merged is None:
+                    return None
+                take, found = merged
+                clashes += [_Clash(path, c) for c in found]
+            if take is None:
+                idx.remove(path)
+            else:
+                idx.add(pygit2.IndexEntry(path, take[0], pygit2.enums.FileMode(take[1])))
+        tree = idx.write_tree(repo)
+        if tree == tip.tree_id:
+            continue  # the remote has this change already
+        made = repo.create_commit(None, commit.author, committer, commit.message, tree, [tip.id])
+        tip = repo[made].peel(pygit2.Commit)
+    return str(tip.id), clashes
+
+
+def _changes(old: Any, new: Any) -> Iterator[tuple[str, Entry | None, Entry | None]]:
+    """(path, its entry in `old`, in `new`) for each path that differs (None: absent)."""
+    diff = new.diff_to_tree(swap=True) if old is None else old.diff_to_tree(new)
+    for delta in diff.deltas:
+        before = None if delta.status_char() == "A" else (delta.old_file.id, delta.old_file.mode)
+        after = None if delta.status_char() == "D" else (delta.new_file.id, delta.new_file.mode)
+        yield delta.new_file.path if after else delta.old_file.path, before, after
+
+
+_REGULAR = (0o100644, 0o100755)
+
+
+def _merge_path(
+    p: _Pass, repo: Any, path: str, base: Entry | None, ours: Entry | None, theirs: Entry | None
+) -> tuple[Entry | None, tuple[Any, ...]] | None:
+    """One path both sides changed: (its merged entry, the clashes), or None (said in
+    p.waiting) when it cannot be merged. A side that deleted it loses to one that changed it:
+    nothing is lost."""
+    from brain import merge
+
+    if ours is None or theirs is None:
+        return (ours or theirs), ()
+    if ours[1] not in _REGULAR or theirs[1] not in _REGULAR:
+        _unmerged(p, path)
+        return None
+    data = [repo[e[0]].read_raw() if e else b"" for e in (base, ours, theirs)]
+    how = _merge_attribute(p.vault, path)
     try:
-        rows = report.read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return []
-    for row in rows:
-        with contextlib.suppress(ValueError, KeyError, TypeError):
-            doc = json.loads(row)
-            kept = [*doc["ours"], *doc["theirs"]]
-            line = int(doc["line"])
-            with contextlib.suppress(OSError):
-                text = (vault / doc["path"]).read_text(encoding="utf-8").split("\n")
-                line = next((text.index(k) + 1 for k in kept if k in text), line)
-            found.append(Conflict(str(doc["path"]), line, tuple(kept)))
+        if how == "brain":
+            result = merge.merge(*data)
+            return (repo.create_blob(result.data), theirs[1]), result.clashes
+        driver = p.conf.get(f"merge.{how}.driver")
+        if how in ("unset", "binary"):
+            clean = None
+        elif driver:
+            clean = merge.by_driver(driver, *data, path=path, cwd=p.vault, timeout=LOCAL_TIMEOUT)
+        else:
+            clean = merge.clean(*data, union=how == "union")
+    except ValueError:
+        clean = None
+    if clean is None:
+        _unmerged(p, path)
+        return None
+    return (repo.create_blob(clean), theirs[1]), ()
+
+
+def _unmerged(p: _Pass, path: str) -> None:
+    from brain.text import printable
+
+    p.waiting.append(
+        f"both sides changed {printable(path)}: not merged, nothing lost; merge it by hand "
+        f"(git -C {printable(str(p.vault))} pull --rebase)"
+    )
+
+
+def _merge_attribute(vault: Path, path: str) -> str:
+    """The `merge` attribute the vault's attributes give `path`, as git would merge it: `brain`
+    (line by line), `union`, `unset` (binary), a driver's name, or `unspecified`."""
+    proc = gitutil.run(vault, "check-attr", "-z", "merge", "--", path, check=False)
+    fields = proc.stdout.split(b"\0")
+    return fields[2].decode("utf-8", "replace") if len(fields) >= 3 else "unspecified"
+
+
+def _located(vault: Path, clashes: list[_Clash]) -> list[Conflict]:
+    """Each clash at the line where its lines are now (a later commit, or a carry, may have
+    moved them)."""
+    found = []
+    for item in clashes:
+        kept = [*item.clash.ours, *item.clash.theirs]
+        line = item.clash.line
+        with contextlib.suppress(OSError, UnicodeDecodeError):
+            text = (vault / item.path).read_text(encoding="utf-8").split("\n")
+            line = next((text.index(k) + 1 for k in kept if k in text), line)
+        found.append(Conflict(item.path, line, tuple(kept)))
     return found
+
+
+# --- moving the branch, carrying the files over ------------------------------------------------
+
+
+def _move(p: _Pass, old: str | None, new: str, why: str) -> bool:
+    """Point the branch at `new` (only if it still is at `old`) and carry the work tree's files
+    from `old`'s content to `new`'s, keeping every change made here since. A journal names the
+    move until every file is carried: a pass killed halfway is finished by the next one."""
+    vault, journal = p.vault, p.gd / MOVE
+    ref = f"refs/heads/{p.branch}"
+    files.write_atomic(journal, json.dumps({"ref": ref, "old": old, "new": new}) + "\n")
+    proc = gitutil.run(
+        vault, "update-ref", "-m", f"brain sync: {why}", ref, new, old or ZERO, check=False
+    )
+    if proc.returncode != 0:
+        with contextlib.suppress(OSError):
+            journal.unlink()
+        p.waiting.append(
+            f"the branch {p.branch} moved while brain synced (a commit made meanwhile?): nothing "
+            "lost, run brain sync again"
+        )
+        p.stopped = True
+        return False
+    if not _carry(p, old, new):
+        return False
+    with contextlib.suppress(OSError):
+        journal.unlink()
+    return True
+
+
+def _finish_move(p: _Pass) -> str:
+    """Finish the move an interrupted pass journaled; what was done, "" when nothing was owed."""
+    journal = p.gd / MOVE
+    try:
+        doc = json.loads(journal.read_text(encoding="utf-8"))
+        ref, old, new = str(doc["ref"]), doc["old"], str(doc["new"])
+    except (OSError, ValueError, KeyError, TypeError):
+        with contextlib.suppress(OSError):
+            journal.unlink()
+        return ""
+    at = rev(p.vault, ref)
+    if at == old or at is None:  # killed before the branch moved: nothing to finish
+        with contextlib.suppress(OSError):
+            journal.unlink()
+        return ""
+    if at != new and not _ancestor(p.vault, new, at):
+        with contextlib.suppress(OSError):
+            journal.unlink()
+        p.waiting.append(
+            f"an interrupted sync had moved {ref.removeprefix('refs/heads/')} and the branch has "
+            "moved again since: check `git status` for files still as they were before"
+        )
+        return ""
+    if not _carry(p, old, new):
+        return ""
+    with contextlib.suppress(OSError):
+        journal.unlink()
+    return "its received files carried over"
+
+
+def _carry(p: _Pass, old: str | None, new: str, *, index: bool = True) -> bool:
+    """Carry each file that differs between the commits `old` and `new` into the work tree
+    (brain.merge.carry), then (with `index`) point the index at `new` for them. False (said in
+    p.waiting, the journal kept for the next pass) when a file could not be carried."""
+    import pygit2
+
+    from brain import merge
+
+    repo = pygit2.Repository(str(p.gd))
+    before = repo[old].peel(pygit2.Commit).tree if old else None
+    after = repo[new].peel(pygit2.Commit).tree
+    done: list[tuple[str, Entry | None]] = []
+    for path, a, b in _changes(before, after):
+        if (a and a[1] not in _REGULAR) or (b and b[1] not in _REGULAR):
+            if not _carry_link(p, repo, path, a, b):
+                continue
+            done.append((path, b))
+            continue
+        base = repo[a[0]].read_raw() if a else None
+        data = repo[b[0]].read_raw() if b else None
+        try:
+            carried = merge.carry(
+                p.vault, path, base, data, mode=0o755 if b and b[1] == 0o100755 else None
+            )
+        except BrainError as exc:
+            p.waiting.append(f"{exc.message}; the next brain sync finishes it")
+            p.stopped = True
+            return False
+        except OSError as exc:
+            p.waiting.append(
+                f"cannot write {path}: {exc.strerror}; the next brain sync finishes it"
+            )
+            p.stopped = True
+            return False
+        if carried.how == "kept" and b is not None:
+            p.waiting.append(
+                f"{path} changed here and on the other machine and cannot be merged: this "
+                f"machine's kept, the other's is in commit {new[:10]}"
+            )
+        p.conflicts += _located(p.vault, [_Clash(path, c) for c in carried.clashes])
+        done.append((path, b))
+        if b is None and carried.how == "written":
+            _prune(p.vault, path)
+    if index:
+        _index_follows(repo, done)
+    return True
+
+
+def _unwind_rebase(p: _Pass, *, brains: bool) -> str:
+    """Unwind a rebase an older brain's pass left when it was killed (`brains`: its marker was
+    there), or the husk git leaves when it dies while putting the autostash back (`rebase-merge/`
+    holding nothing but `autostash`, which neither `--continue` nor `--abort` can end). Never
+    `rebase --abort`: that resets the work tree over what was typed since. The branch is taken
+    back where it was (the files carried, what was typed kept), the autostash is stored in
+    `git stash list` first, then applied line by line and dropped. A person's own rebase is left
+    alone. What was done, "" when nothing."""
+    import shutil
+
+    vault, state = p.vault, p.gd / "rebase-merge"
+    if not state.is_dir():
+        return ""
+
+    def field(name: str) -> str:
+        try:
+            return (state / name).read_text(encoding="utf-8").strip()
+        except (OSError, UnicodeDecodeError):
+            return ""
+
+    husk = {f.name for f in state.iterdir()} <= {"autostash"}
+    if not husk and not brains:
+        return ""
+    head, auto = field("head-name"), field("autostash")
+    if auto and rev(vault, auto) is None:
+        auto = ""
+    if auto:
+        gitutil.run(vault, "stash", "store", "-m", "brain sync: put aside by a rebase", auto)
+    if head.startswith("refs/heads/"):
+        target = rev(vault, head) or field("orig-head")
+        here = rev(vault, "HEAD")
+        if here and target and here != target and not _carry(p, here, target, index=False):
+            return ""
+        gitutil.run(vault, "symbolic-ref", "HEAD", head)
+        gitutil.run(vault, "reset", "--quiet")  # the index only: HEAD's entries, no conflicts
+    if auto:
+        base = _out(vault, "rev-parse", "--verify", "--quiet", f"{auto}^1")
+        if base is None or not _carry(p, base, auto, index=False):
+            return ""
+    shutil.rmtree(state, ignore_errors=True)
+    if auto and _out(vault, "rev-parse", "--verify", "--quiet", "refs/stash") == auto:
+        gitutil.run(vault, "stash", "drop", "--quiet", check=False)
+    return "its rebase unwound" + (", the changes it had put aside applied" if auto else "")
+
+
+def _prune(vault: Path, path: str) -> None:
+    """The folders a deleted file leaves empty go too, as git's checkout would remove them."""
+    folder = (vault / path).parent
+    while folder != vault and folder.is_relative_to(vault):
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent
+
+
+def _carry_link(p: _Pass, repo: Any, path: str, a: Entry | None, b: Entry | None) -> bool:
+    """A symbolic link (or a submodule) that changed: replaced only where it is still as it
+    was; otherwise left, and said."""
+    target = p.vault / path
+    try:
+        now = str(target.readlink()) if target.is_symlink() else None
+    except OSError:
+        now = None
+    was = (
+        repo[a[0]].read_raw().decode("utf-8", "surrogateescape") if a and a[1] == 0o120000 else None
+    )
+    if (now != was or (now is None and target.exists())) or (b and b[1] != 0o120000):
+        p.waiting.append(f"{path} is a link or a submodule that changed: left as it is here")
+        return False
+    with contextlib.suppress(OSError):
+        target.unlink()
+    if b is not None:
+        target.symlink_to(repo[b[0]].read_raw().decode("utf-8", "surrogateescape"))
+    return True
+
+
+def _index_follows(repo: Any, done: list[tuple[str, Entry | None]]) -> None:
+    """The index's entries for the carried files are the new commit's: `git status` then shows
+    only what was changed here. A person's git holding the index now leaves it as it was; the
+    next write-down stages the work tree anyway."""
+    import pygit2
+
+    try:
+        index = repo.index
+        index.read(force=True)
+        for path, entry in done:
+            if entry is None:
+                if path in index:
+                    index.remove(path)
+            else:
+                index.add(pygit2.IndexEntry(path, entry[0], pygit2.enums.FileMode(entry[1])))
+        index.write()
+    except (pygit2.GitError, OSError):
+        return
 
 
 def _reindex(p: _Pass) -> None:
@@ -846,11 +1267,13 @@ def _join(p: _Pass, theirs: str) -> None:
         message = f"brain sync on {host()}: joined {p.remote}, keeping {', '.join(merged[:3])}"
         new = str(repo.create_commit(None, sig, sig, f"{message}{more}\n", tree, [theirs]))
     old = None if unborn else str(repo.head.target)
-    p.joined = "fresh"
+    kept = "fresh"
     if old is not None:
-        p.joined = f"{BACKUP_REFS}/{time.strftime('%Y%m%d-%H%M%S')}"
-        gitutil.run(vault, "update-ref", p.joined, old)
-    _move_to(p, new, stash=dirty)
+        kept = f"{BACKUP_REFS}/{time.strftime('%Y%m%d-%H%M%S')}"
+        gitutil.run(vault, "update-ref", kept, old)
+    if not _move(p, old, new, f"joined {p.remote}"):
+        return
+    p.joined = kept
     p.received += int(_out(vault, "rev-list", "--count", theirs) or 0)
     p.changed += (
         _files(vault, "diff", "--name-only", "--no-renames", old, new)
@@ -905,23 +1328,16 @@ def _blobs(tree: Any, prefix: str = "") -> Iterator[tuple[str, Any, int]]:
             yield path, entry.id, entry.filemode
 
 
-def _move_to(p: _Pass, new: str, *, stash: bool) -> None:
-    """Point the branch and the working tree at `new`; uncommitted files are put back on top
-    (merged by the driver), or kept in `git stash list` when they cannot be."""
-    stashed = stash and p.git("stash", "push", "-uq", "-m", "brain sync: joining").returncode == 0
-    p.git("reset", "--hard", "--quiet", new, check=True)
-    if stashed and p.git("stash", "pop", "--quiet", config=merge_config()).returncode != 0:
-        p.waiting.append("this machine's uncommitted changes are kept in `git stash list`")
-
-
-def _signature(conf: dict[str, str]) -> Any:
+def _signature(conf: dict[str, str], who: str = "AUTHOR") -> Any:
+    """The person as git would name them (GIT_AUTHOR_* or GIT_COMMITTER_*, then user.*), else
+    brain on this host."""
     import pygit2
 
     def get(key: str, env: str, default: str) -> str:
         return os.environ.get(env) or conf.get(key) or default
 
-    name = get("user.name", "GIT_AUTHOR_NAME", "brain")
-    return pygit2.Signature(name, get("user.email", "GIT_AUTHOR_EMAIL", f"brain@{host()}"))
+    name = get("user.name", f"GIT_{who}_NAME", "brain")
+    return pygit2.Signature(name, get("user.email", f"GIT_{who}_EMAIL", f"brain@{host()}"))
 
 
 # --- send ----------------------------------------------------------------------------------------
@@ -942,15 +1358,17 @@ def _send(p: _Pass, remote: str, upstream: str) -> str:
         )
         if ahead == 0:
             return ""
+        if _holds_credentials(p, ours, remote):
+            return ""
         track = [] if f"branch.{p.branch}.remote" in p.conf else ["-u"]
         try:
-            proc = p.git(
+            proc = p.git(  # the commit scanned, not HEAD: a commit made meanwhile waits
                 "push",
                 "--porcelain",
                 "--quiet",
                 *track,
                 remote,
-                f"HEAD:refs/heads/{upstream}",
+                f"{ours}:refs/heads/{upstream}",
                 **_net(p.conf),
             )
         except gitutil.GitTimeout as exc:
@@ -970,13 +1388,39 @@ def _send(p: _Pass, remote: str, upstream: str) -> str:
         failure = _fetch(p, remote)
         if failure:
             return failure
-        before = len(p.waiting)
         with _core_files_locked(vault):
             _receive(p, remote, upstream)
-        if len(p.waiting) > before:
+        if p.stopped:
             return ""
     p.waiting.append("the remote kept changing while this machine sent; run brain sync again")
     return ""
+
+
+def _holds_credentials(p: _Pass, ours: str, remote: str) -> bool:
+    """Scan every commit about to be sent (those no branch of the remote holds): a commit made
+    with `--no-verify`, or by another tool, is checked here as the write-down checks its own.
+    One that holds a credential stops the send (said in p.waiting, with how to take it out)."""
+    from brain import secrets
+    from brain.text import printable
+
+    theirs = _out(p.vault, "for-each-ref", "--format=%(objectname)", f"refs/remotes/{remote}/")
+    scan_commits = getattr(secrets, "scan_commits", None)  # TEMP-LEAD: until secrets26 lands
+    if scan_commits is None:
+        return False
+    scan = scan_commits(p.vault, ours, (theirs or "").split())
+    if scan.first_bad is None:
+        return False
+    found = [f for f in scan.findings if f.commit == scan.first_bad] or list(scan.findings)
+    first = found[0]
+    where = f"git -C {printable(str(p.vault))}"
+    p.waiting.append(
+        f"{printable(first.path)}:{first.line} in commit {first.commit[:10]} looks like a "
+        f"credential ({first.rule}: {first.masked}): nothing sent; take it out of that commit "
+        f"({where} rebase -i {first.commit[:10]}^, edit it, remove the line, amend), then "
+        "brain sync"
+    )
+    p.stopped = True
+    return True
 
 
 # --- connect -------------------------------------------------------------------------------------
@@ -997,6 +1441,8 @@ def connect(vault: Path, url: str) -> SyncResult:
     branch = _out(vault, "symbolic-ref", "--quiet", "--short", "HEAD")
     if branch and _out(vault, "config", "--get", f"branch.{branch}.remote") not in (None, "origin"):
         gitutil.run(vault, "config", "--local", f"branch.{branch}.remote", "origin")
+    if branch:  # the branch sync works on from now on (see _other_branch)
+        gitutil.run(vault, "config", "--local", "brain.branch", branch)
     ensure_driver(vault, gd)
     write_attributes(vault)
     was = f" (was {before})" if before and before != url else ""

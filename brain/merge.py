@@ -18,11 +18,14 @@ is then settled here, line by line:
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import json
 import os
+import re
 import sys
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -145,29 +148,29 @@ def _joined(lines: list[bytes]) -> bytes:
     return b"".join(fixed)
 
 
-def merge(base: bytes, ours: bytes, theirs: bytes) -> Merged:
-    """Merge three versions of a text file line by line; never leaves a conflict marker."""
-    if b"\0" in base[:8000] + ours[:8000] + theirs[:8000]:
+@contextlib.contextmanager
+def _three(base: bytes, ours: bytes, theirs: bytes, *, text: bool = True) -> Iterator[Path]:
+    """A temp folder holding `base`, `ours` and `theirs`, for git merge-file or a driver;
+    ValueError for binary content where a text merge is asked for."""
+    if text and b"\0" in base[:8000] + ours[:8000] + theirs[:8000]:
         raise ValueError("binary content")
     with tempfile.TemporaryDirectory(prefix="brain-merge-") as tmp:
         folder = Path(tmp)
         for name, data in (("base", base), ("ours", ours), ("theirs", theirs)):
             (folder / name).write_bytes(data)
+        yield folder
+
+
+def merge(base: bytes, ours: bytes, theirs: bytes) -> Merged:
+    """Merge three versions of a text file line by line; never leaves a conflict marker."""
+    with _three(base, ours, theirs) as folder:
         proc = gitutil.run(
             folder,
             "merge-file",
             "-p",
             "--diff3",
             f"--marker-size={MARKER}",
-            "-L",
-            "ours",
-            "-L",
-            "base",
-            "-L",
-            "theirs",
-            str(folder / "ours"),
-            str(folder / "base"),
-            str(folder / "theirs"),
+            *("-L", "ours", "-L", "base", "-L", "theirs", "ours", "base", "theirs"),
             check=False,
         )
     if proc.returncode < 0 or proc.returncode > 127:
@@ -175,6 +178,51 @@ def merge(base: bytes, ours: bytes, theirs: bytes) -> Merged:
     if proc.returncode == 0:
         return Merged(proc.stdout, ())
     return _settle_markers(_lines(proc.stdout))
+
+
+def clean(base: bytes, ours: bytes, theirs: bytes, *, union: bool = False) -> bytes | None:
+    """git's own three-way merge of a text file (for files brain does not merge line by line):
+    the result, or None when both sides changed the same lines (`union`: git's union merge,
+    which keeps both). ValueError for binary content."""
+    with _three(base, ours, theirs) as folder:
+        how = ["--union"] if union else []
+        proc = gitutil.run(folder, "merge-file", "-p", *how, "ours", "base", "theirs", check=False)
+    return proc.stdout if proc.returncode == 0 else None
+
+
+def by_driver(
+    command: str,
+    base: bytes,
+    ours: bytes,
+    theirs: bytes,
+    *,
+    path: str,
+    cwd: Path,
+    timeout: float,
+) -> bytes | None:
+    """Merge through a driver the person configured (`merge.NAME.driver`), as git runs it:
+    `%O %A %B %L %P` replaced, through the shell, the result left in %A; None when it fails."""
+    import shlex
+    import subprocess
+
+    with _three(base, ours, theirs, text=False) as folder:
+        names = {"O": folder / "base", "A": folder / "ours", "B": folder / "theirs"}
+        words = {**{k: shlex.quote(str(v)) for k, v in names.items()}, "L": "7", "%": "%"}
+        words["P"] = shlex.quote(path)
+        line = re.sub(r"%([OABLP%])", lambda m: words[m.group(1)], command)
+        try:
+            proc = subprocess.run(
+                ["sh", "-c", line],
+                cwd=cwd,
+                env=gitutil.no_git_env(),
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                timeout=timeout,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        return names["A"].read_bytes() if proc.returncode == 0 else None
 
 
 def _settle_markers(lines: list[bytes]) -> Merged:
@@ -213,6 +261,73 @@ def _settle_markers(lines: list[bytes]) -> Merged:
 
 def _text(lines: list[bytes]) -> list[str]:
     return [line.decode("utf-8", "replace").rstrip("\r\n") for line in lines]
+
+
+@dataclass(frozen=True)
+class Carried:
+    """What `carry` did to a file: `written` (it held the old text, now the new), `merged` (it
+    had changed too: both kept), `kept` (its own change kept, the other could not be merged in:
+    a binary file, or a file the change deletes), `same` (it held the new text already)."""
+
+    how: str
+    clashes: tuple[Clash, ...] = ()
+
+
+CARRY_TRIES = 20  # a file rewritten this many times while brain merged it: give up, say so
+
+
+def _both(base: bytes, one: bytes, other: bytes) -> bytes:
+    """`merge` for brain.files.replace: what was written while it replaced a file, kept."""
+    return merge(base, one, other).data
+
+
+def carry(
+    root: Path, rel: str, base: bytes | None, new: bytes | None, *, mode: int | None = None
+) -> Carried:
+    """Bring the change `base` -> `new` (None: no file) into `root/rel`, whatever it holds now.
+
+    A file that still holds `base` becomes `new`; one that changed since (a person typing, another
+    program) gets the change merged in line by line, its own lines kept. Compare, then replace
+    (brain.files.replace): a write that lands while this runs is merged in on the next try, never
+    overwritten. Raises BrainError when the file never stands still."""
+    from brain import files
+    from brain.errors import BrainError
+    from brain.text import printable
+
+    last: tuple[bytes, bytes, str, tuple[Clash, ...]] | None = None  # (read, wrote): a try lost
+    for _ in range(CARRY_TRIES):
+        now = files.read_in(root, rel)
+        clashes: tuple[Clash, ...] = ()
+        target: bytes | None
+        if now == new:
+            return Carried("same")
+        if last and now is not None and now.startswith(last[0]) and last[1].endswith(b"\n"):
+            # Lines appended while the last try merged (a person typing at the end of the
+            # file): they go at the end of what it made, as a merge would put them, without
+            # paying for another (a fast typist would outrun git merge-file for ever).
+            target, how, clashes = last[1] + now[len(last[0]) :], last[2], last[3]
+        elif now == base:
+            target, how = new, "written"
+        elif new is None:
+            return Carried("kept")  # changed here, deleted there: the change here is kept
+        elif now is None:
+            target, how = new, "written"  # deleted here, changed there: the change is kept
+        else:
+            try:
+                merged = merge(base or b"", now, new)
+            except ValueError:
+                return Carried("kept")
+            target, how, clashes = merged.data, "merged", merged.clashes
+        try:
+            files.replace(root, rel, target, was=now, mode=mode, merge=_both)
+        except files.Changed:
+            last = (now, target, how, clashes) if now is not None and target is not None else None
+            continue
+        return Carried(how, clashes)
+    raise BrainError(
+        f"{printable(rel)} kept changing while brain merged a change into it; nothing was lost",
+        "try again in a moment",
+    )
 
 
 # --- the git merge driver ------------------------------------------------------------------------

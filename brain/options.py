@@ -124,7 +124,7 @@ COMMANDS: dict[str, Command] = {
     ),
     "sync": (
         (
-            ("action", "?", "status, connect, on or off (default: one pass)."),
+            ("action", "?", "status, connect, follow, on or off (default: one pass)."),
             ("url", "?", "With connect: the remote's URL."),
         ),
         (VAULT, JSON, (("--background",), "background", str, None)),

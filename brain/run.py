@@ -298,7 +298,8 @@ def run_sync(
     as_json: bool = False,
     background: str | None = None,
 ) -> int:
-    """`brain sync [status | connect URL | on | off]`; exit 1 when something is left waiting."""
+    """`brain sync [status | connect URL | follow | on | off]`; exit 1 when something is left
+    waiting."""
     from brain.commands import sync as cmd
     from brain.config import resolve_vault
     from brain.present import emit
@@ -312,7 +313,12 @@ def run_sync(
     if action == "connect":
         result = cmd.connect(path, url or "")
     else:
-        result = cmd.sync(path, mode=background or "full", background=background is not None)
+        result = cmd.sync(
+            path,
+            mode=background or "full",
+            background=background is not None,
+            follow=action == "follow",
+        )
     return emit(present.sync(result, as_json=as_json, background=background is not None))
 
 

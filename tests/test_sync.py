@@ -7,6 +7,7 @@ Credentials are built at run time: no token literal lives in this file.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -84,6 +85,14 @@ class Machine:
     def git(self, *args: str) -> str:
         return git(self.vault, *args)
 
+    def start(self) -> None:
+        """Make this machine's vault: a new repository holding the starter files."""
+        git(self.vault.parent, "init", "-q", "-b", "main", str(self.vault))
+        for name in shipped.STARTER_FILES:
+            self.add(f"AI/{name}", shipped.starter_file(name))
+        self.git("add", "-A")
+        self.git("commit", "-qm", "starter")
+
     def activate(self, monkeypatch: pytest.MonkeyPatch) -> None:
         """Be this machine in-process (for calls that read the state dir from the env)."""
         for key, value in self.env().items():
@@ -107,11 +116,7 @@ def remote(tmp_path: Path) -> Path:
 def pair(tmp_path: Path, remote: Path) -> tuple[Machine, Machine]:
     """Machine a made the vault (the starter files) and pushed it; machine b cloned it."""
     a, b = make_machine(tmp_path, "a"), make_machine(tmp_path, "b")
-    git(tmp_path, "init", "-q", "-b", "main", str(a.vault))
-    for name in shipped.STARTER_FILES:
-        a.add(f"AI/{name}", shipped.starter_file(name))
-    a.git("add", "-A")
-    a.git("commit", "-qm", "starter")
+    a.start()
     a.git("remote", "add", "origin", str(remote))
     a.git("push", "-qu", "origin", "main")
     git(tmp_path, "clone", "-q", str(remote), str(b.vault))
@@ -325,29 +330,37 @@ def test_a_push_rejected_because_the_other_machine_sent_first(
     assert bullet("sent second by a") in text
 
 
-@pytest.fixture
-def slow_merge(pair: tuple[Machine, Machine], tmp_path: Path) -> tuple[Path, Path]:
-    """slow.txt merges through a driver that stalls while `hold` exists (touching `started`):
-    a pass can be stopped while git is in the middle of its rebase. a and b each changed it."""
+def with_driver(pair: tuple[Machine, Machine], name: str, first: str) -> None:
+    """`name`, in both machines' vault, merges on a through a driver of the person's that runs
+    the shell line `first`, then git's union merge."""
     a, b = pair
-    hold, started = tmp_path / "hold", tmp_path / "started"
-    driver = tmp_path / "slow-driver"
+    driver = a.home / f"{name}-driver"
     driver.write_text(
-        "#!/bin/sh\n"
-        f"if [ -f {hold} ]; then echo $$ > {started}; sleep 120; fi\n"
-        'exec git merge-file --union "$2" "$1" "$3"\n',
-        encoding="utf-8",
+        f'#!/bin/sh\n{first}\nexec git merge-file --union "$2" "$1" "$3"\n', encoding="utf-8"
     )
     driver.chmod(0o755)
-    a.add(".gitattributes", "slow.txt merge=slow\n")
-    a.add("slow.txt", "base\n")
+    a.add(".gitattributes", f"{name} merge=custom\n")
+    a.add(name, "base\n")
     a.sync()
     b.sync()
-    a.git("config", "merge.slow.driver", f"{driver} %O %A %B")
+    a.git("config", "merge.custom.driver", f"{driver} %O %A %B")
+
+
+@pytest.fixture
+def slow_merge(pair: tuple[Machine, Machine], tmp_path: Path) -> tuple[Path, Path]:
+    """slow.txt merges through a driver that stalls while `hold` exists (touching `started`): a
+    rebase (as brain ran before 2026-12) can be killed while git is in the middle of it. a and
+    b each changed it; a has a bullet written down and another not written down yet."""
+    a, b = pair
+    hold, started = tmp_path / "hold", tmp_path / "started"
+    with_driver(pair, "slow.txt", f"if [ -f {hold} ]; then echo $$ > {started}; sleep 120; fi")
     b.add("slow.txt", "from b\n")
     b.sync()
     a.add("slow.txt", "from a\n")
     a.add("AI/MEMORY.md", bullet("written before the kill"))
+    a.git("commit", "-qam", "a's change")
+    a.add("AI/LEARNINGS.md", bullet("not written down before the kill"))
+    a.git("fetch", "-q")
     hold.touch()
     return hold, started
 
@@ -360,10 +373,18 @@ def alive(pid: int) -> bool:
     return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
 
 
-def stop_mid_rebase(machine: Machine, started: Path, signum: int) -> None:
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "brain", "sync", "--vault", str(machine.vault)],
-        env={**os.environ, **machine.env()},
+def test_a_rebase_an_older_brain_left_is_unwound_keeping_what_was_typed_since(
+    pair: tuple[Machine, Machine], slow_merge: tuple[Path, Path], remote: Path
+) -> None:
+    """brain before 2026-12 rebased in the work tree; killed mid-rebase, it left a detached
+    HEAD, `rebase-merge/` with an autostash, and its marker. The next pass unwinds it without
+    `rebase --abort` (which would reset what was typed since): the bullet typed after the kill,
+    the one the autostash held and the commit all survive and are sent."""
+    a, b = pair
+    hold, started = slow_merge
+    rebase = subprocess.Popen(
+        ["git", "-C", str(a.vault), "rebase", "--quiet", "--autostash", "origin/main"],
+        env={**os.environ, **a.env()},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
@@ -371,54 +392,242 @@ def stop_mid_rebase(machine: Machine, started: Path, signum: int) -> None:
     try:
         wait_for(started.exists, "the rebase to reach the slow merge")
     finally:
-        os.kill(proc.pid, signum)
-        proc.wait(timeout=60)
-
-
-def test_a_sync_stopped_with_sigterm_undoes_its_own_rebase(
-    pair: tuple[Machine, Machine], slow_merge: tuple[Path, Path], remote: Path
-) -> None:
-    a, _ = pair
-    hold, started = slow_merge
-    stop_mid_rebase(a, started, signal.SIGTERM)
-    wait_for(lambda: not alive(int(started.read_text())), "its git to be stopped", timeout=5)
+        os.killpg(rebase.pid, signal.SIGKILL)  # the power cut: the pass and its git
+        rebase.wait(timeout=60)
     gd = a.vault / ".git"
-    assert not (gd / "rebase-merge").exists()
-    assert not (gd / "brain-sync").exists()
-    assert not (gd / "index.lock").exists()
-    assert a.git("status", "--porcelain") == ""
+    assert (gd / "rebase-merge" / "autostash").exists()
+    (gd / "brain-sync").write_text(json.dumps({"pid": 1, "group": rebase.pid}), "utf-8")
     hold.unlink()
+    a.add("AI/MEMORY.md", bullet("typed after the kill"))
     doc = a.sync()
-    assert (doc["recovered"], doc["received"], doc["sent"]) == (None, 1, 1)
-    assert bullet("written before the kill") in git(remote, "show", "main:AI/MEMORY.md")
-
-
-def test_a_sync_killed_mid_rebase_is_finished_by_the_next_one(
-    pair: tuple[Machine, Machine], slow_merge: tuple[Path, Path], remote: Path
-) -> None:
-    """The pass is killed (SIGKILL) while git is rebasing; the rebase keeps running without it.
-    The next pass stops that orphan, undoes the rebase and syncs: nothing is lost."""
-    a, b = pair
-    hold, started = slow_merge
-    stop_mid_rebase(a, started, signal.SIGKILL)
-    gd = a.vault / ".git"
-    assert (gd / "rebase-merge").is_dir()
-    assert (gd / "brain-sync").exists()
-    driver = int(started.read_text(encoding="utf-8"))
-    assert alive(driver)  # the orphaned rebase is still running
-    hold.unlink()
-    doc = a.sync()
-    wait_for(lambda: not alive(driver), "the orphaned git to be stopped", timeout=5)
-    assert doc["recovered"] == "finished an interrupted sync (its rebase undone, nothing lost)"
-    assert doc["summary"].startswith("finished an interrupted sync")
-    assert (doc["wrote"], doc["received"], doc["sent"]) == (0, 1, 1)
+    assert doc["recovered"] == (
+        "finished an interrupted sync (its rebase unwound, the changes it had put aside applied)"
+    )
+    assert (doc["received"], doc["sent"], doc["waiting"]) == (1, 2, [])
     assert not (gd / "rebase-merge").exists()
-    assert not (gd / "brain-sync").exists()
+    assert a.git("stash", "list") == ""
     assert a.git("status", "--porcelain") == ""
+    for rel, line in (
+        ("AI/MEMORY.md", bullet("written before the kill")),
+        ("AI/MEMORY.md", bullet("typed after the kill")),
+        ("AI/LEARNINGS.md", bullet("not written down before the kill")),
+    ):
+        assert a.text(rel).count(line) == 1
+        assert line in git(remote, "show", f"main:{rel}")
     assert set(a.text("slow.txt").split()) >= {"base", "from", "a", "b"}
-    assert bullet("written before the kill") in git(remote, "show", "main:AI/MEMORY.md")
     b.sync()
     assert a.text("slow.txt") == b.text("slow.txt")
+
+
+def test_a_rebase_husk_holding_only_its_autostash_is_recovered(
+    pair: tuple[Machine, Machine], remote: Path
+) -> None:
+    """git killed while it put the autostash back leaves `rebase-merge/` holding nothing but
+    `autostash`: neither `git rebase --continue` nor `--abort` ends it, and a bullet lives only
+    in that stash. The next pass applies it and goes on."""
+    a, _ = pair
+    a.add("AI/MEMORY.md", bullet("only in the autostash"))
+    stash = a.git("stash", "create").strip()
+    a.git("checkout", "--", "AI/MEMORY.md")  # the rebase had taken it away
+    a.add("AI/TUNINGS.md", bullet("typed while it was stuck"))
+    husk = a.vault / ".git" / "rebase-merge"
+    husk.mkdir()
+    (husk / "autostash").write_text(stash + "\n", encoding="utf-8")
+    doc = a.sync()
+    assert doc["recovered"] == "its rebase unwound, the changes it had put aside applied"
+    assert (doc["wrote"], doc["sent"], doc["waiting"]) == (2, 1, [])
+    assert not husk.exists()
+    assert a.git("stash", "list") == ""
+    assert bullet("only in the autostash") in git(remote, "show", "main:AI/MEMORY.md")
+    assert bullet("typed while it was stuck") in git(remote, "show", "main:AI/TUNINGS.md")
+
+
+def test_a_pass_killed_after_moving_the_branch_is_finished_by_the_next_one(
+    pair: tuple[Machine, Machine], remote: Path
+) -> None:
+    """Killed after it moved the branch to what it received and before it carried the files
+    over (its journal says so), a pass left the work tree behind the branch. The next pass
+    carries them, keeping the bullet typed since, and never writes down the old text as a
+    change (which would undo what was received)."""
+    a, b = pair
+    a.add("AI/MEMORY.md", bullet("from a"))
+    a.sync()
+    b.git("fetch", "-q")
+    old, new = b.git("rev-parse", "HEAD").strip(), b.git("rev-parse", "origin/main").strip()
+    gd = b.vault / ".git"
+    journal = {"ref": "refs/heads/main", "old": old, "new": new}
+    (gd / "brain-sync-move").write_text(json.dumps(journal), "utf-8")
+    b.git("update-ref", "refs/heads/main", new, old)
+    (gd / "brain-sync").write_text(json.dumps({"pid": 1, "group": 0}), "utf-8")
+    b.add("AI/MEMORY.md", bullet("typed after the kill"))
+    doc = b.sync()
+    assert doc["recovered"] == "finished an interrupted sync (its received files carried over)"
+    assert (doc["wrote"], doc["sent"], doc["waiting"]) == (1, 1, [])
+    assert not (gd / "brain-sync-move").exists()
+    text = git(remote, "show", "main:AI/MEMORY.md")
+    assert text.count(bullet("from a")) == 1
+    assert text.count(bullet("typed after the kill")) == 1
+    assert b.text() == text
+
+
+def test_a_pass_stopped_with_sigterm_stops_its_git_and_leaves_nothing_behind(
+    pair: tuple[Machine, Machine], remote: Path, tmp_path: Path
+) -> None:
+    a, _ = pair
+    slow = slow_remote(a, remote, tmp_path, 60)
+    a.add("AI/MEMORY.md", bullet("written before the stop"))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "brain", "sync", "--vault", str(a.vault)],
+        env={**os.environ, **a.env(), **slow},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    marker = a.vault / ".git" / "brain-sync"
+
+    def fetching() -> int:
+        with contextlib.suppress(OSError, ValueError):
+            return int(json.loads(marker.read_text(encoding="utf-8"))["group"])
+        return 0
+
+    wait_for(lambda: fetching() > 0 and a.git("status", "--porcelain") == "", "the fetch")
+    group = fetching()
+    proc.send_signal(signal.SIGTERM)
+    proc.wait(timeout=60)
+    wait_for(lambda: not alive(group), "its git to be stopped", timeout=5)
+    assert not marker.exists()
+    assert not (a.vault / ".git" / "index.lock").exists()
+    a.git("remote", "set-url", "origin", str(remote))
+    doc = a.sync()
+    assert (doc["recovered"], doc["sent"]) == (None, 1)
+    assert bullet("written before the stop") in git(remote, "show", "main:AI/MEMORY.md")
+
+
+def test_a_bullet_typed_while_a_pass_receives_is_kept(
+    pair: tuple[Machine, Machine], remote: Path, tmp_path: Path
+) -> None:
+    """a has many commits not sent, b has sent one; a bullet is typed on a while its pass
+    merges what it received (a merge driver of the person's, for notes.txt, types it: it runs
+    in the middle of the receive). It stays in the work tree, uncommitted, through the receive,
+    and the next pass sends it. (brain before 2026-12 rebased in the work tree: the rebase
+    failed on the file changed under it, and its abort reset the file.)"""
+    a, b = pair
+    typed = bullet("typed during the pass")
+    with_driver(pair, "notes.txt", f'printf "%s" "{typed}" >> {a.vault}/AI/MEMORY.md')
+    a.add("notes.txt", "from a\n")
+    for i in range(6):
+        a.add("AI/MEMORY.md", bullet(f"unsent {i}"))
+        a.git("add", "-A")
+        a.git("commit", "-qm", f"unsent {i}")
+    b.add("notes.txt", "from b\n")
+    b.add("AI/MEMORY.md", bullet("sent by b"))
+    b.sync()
+    doc = a.sync()
+    assert (doc["received"], doc["sent"]) == (1, 6)
+    assert a.text().count(typed) == 1
+    assert a.git("status", "--porcelain").strip() == "M AI/MEMORY.md"
+    assert typed not in git(remote, "show", "main:AI/MEMORY.md")
+    assert a.sync()["sent"] == 1
+    text = git(remote, "show", "main:AI/MEMORY.md")
+    for line in [typed, bullet("sent by b"), *(bullet(f"unsent {i}") for i in range(6))]:
+        assert text.count(line) == 1
+    assert set(git(remote, "show", "main:notes.txt").split()) == {"base", "from", "a", "b"}
+
+
+def test_sync_on_a_branch_of_ones_own_does_nothing_but_say_so(
+    pair: tuple[Machine, Machine], remote: Path
+) -> None:
+    a, _ = pair
+    assert a.sync()["outcome"] == "up-to-date"  # the branch it syncs is recorded: main
+    a.git("switch", "-qc", "experiment")
+    a.add("AI/MEMORY.md", bullet("an experiment"))
+    a.git("commit", "-qam", "experiment")
+    a.add("notes/draft.md", "Not written down.\n")
+    before = git(remote, "rev-parse", "main")
+    doc = a.sync(code=1)
+    assert (doc["wrote"], doc["sent"], doc["received"]) == (0, 0, 0)
+    assert doc["waiting"] == [
+        "the vault is on branch experiment, and sync works on main (the branch it was "
+        "connected with): nothing written down or sent here; `git switch main` to sync"
+    ]
+    assert git(remote, "rev-parse", "main") == before
+    assert git(remote, "branch", "--format=%(refname:short)").split() == ["main"]
+    assert "?? notes/" in a.git("status", "--porcelain")
+
+
+def test_sync_on_an_unrecorded_branch_of_ones_own_does_nothing(
+    pair: tuple[Machine, Machine], remote: Path
+) -> None:
+    """A vault connected by an older brain never recorded its branch: a branch of the person's
+    own, with main beside it, is not taken for the one to sync."""
+    a, _ = pair
+    a.git("switch", "-qc", "experiment")
+    a.add("AI/MEMORY.md", bullet("an experiment"))
+    a.git("commit", "-qam", "experiment")
+    before = git(remote, "rev-parse", "main")
+    doc = a.sync(code=1)
+    assert doc["sent"] == 0
+    assert doc["waiting"][0].startswith("the vault is on branch experiment, and sync was never")
+    assert git(remote, "rev-parse", "main") == before
+    assert bullet("an experiment").strip() not in remote_history(remote)
+
+
+def test_a_vault_inside_a_larger_repository_is_refused(tmp_path: Path) -> None:
+    """A vault that is a folder of a project's repository: sync would commit the project's work
+    in progress and push it to the project's remote. Nothing is committed or pushed."""
+    project, origin = tmp_path / "project", tmp_path / "origin.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(origin))
+    git(tmp_path, "init", "-q", "-b", "main", str(project))
+    (project / "src").mkdir()
+    (project / "src" / "main.py").write_text("print('hello')\n", encoding="utf-8")
+    git(project, "add", "-A")
+    git(project, "commit", "-qm", "start")
+    git(project, "remote", "add", "origin", str(origin))
+    git(project, "push", "-qu", "origin", "main")
+    (project / "src" / "main.py").write_text("print('work in progress')\n", encoding="utf-8")
+    (project / "src" / ".env.local").write_text("DEBUG=1\n", encoding="utf-8")
+    vault = project / "docs" / "brain"
+    (vault / "AI").mkdir(parents=True)
+    (vault / "AI" / "MEMORY.md").write_text(bullet("in the project"), encoding="utf-8")
+    run = brain("sync", "--vault", str(vault))
+    assert run.code == 1
+    assert f"is a folder inside the git repository {project}" in run.err
+    assert "Traceback" not in run.err
+    assert git(project, "rev-list", "--count", "HEAD").strip() == "1"
+    assert git(origin, "rev-list", "--count", "main").strip() == "1"
+    assert git(project, "status", "--porcelain").count("\n") == 3  # all still there, unstaged
+
+
+def test_a_remote_whose_history_was_rewritten_is_not_repaired(
+    pair: tuple[Machine, Machine], remote: Path
+) -> None:
+    """a wrote a file that must not be shared, b received it; a scrubbed it from the remote's
+    history (reset, force-push). b's next passes must not put it back; `brain sync follow`
+    takes the new history, keeps b's unsent bullet and drops the file from b's work tree."""
+    a, b = pair
+    a.add("private/salaries.md", "Not for sharing.\n")
+    a.sync()
+    b.sync()
+    assert (b.vault / "private" / "salaries.md").exists()
+    a.git("reset", "-q", "--hard", "HEAD~1")  # the person scrubs it (not brain)
+    a.git("push", "-qf", "origin", "main")
+    b.add("AI/MEMORY.md", bullet("typed on b afterwards"))
+    for _ in range(2):  # it holds, pass after pass
+        doc = b.sync(code=1)
+        assert doc["sent"] == 0
+        assert doc["waiting"][0].startswith(
+            f"the history of {remote} (main) was rewritten: it no longer holds 1 commit this "
+            "machine has; nothing received or sent"
+        )
+        assert "Not for sharing" not in remote_history(remote)
+    doc = b.sync("follow")
+    assert doc["recovered"].startswith(f"followed the rewritten history of {remote}")
+    assert doc["sent"] == 1
+    assert "Not for sharing" not in remote_history(remote)
+    assert bullet("typed on b afterwards") in git(remote, "show", "main:AI/MEMORY.md")
+    assert not (b.vault / "private").exists()
+    assert b.git("status", "--porcelain") == ""
+    assert b.sync()["outcome"] == "up-to-date"
+    assert a.sync()["received"] == 1
 
 
 @pytest.mark.parametrize("kind", ["credential", "malformed bullet"])

@@ -1,6 +1,7 @@
-"""`brain sync [status | connect URL | on | off]`: the command layer over brain.sync.
+"""`brain sync [status | connect URL | follow | on | off]`: the command layer over brain.sync.
 
-With no action, one pass: write down, receive, send. The engine (brain/sync.py) does the work;
+With no action, one pass: write down, receive, send; `follow` is that pass taking a remote whose
+history was rewritten. The engine (brain/sync.py) does the work;
 this module picks the part to run and returns frozen results.
 """
 
@@ -15,7 +16,7 @@ from brain import sync as hookside
 from brain.errors import UsageError
 from brain.gitsync import SyncResult
 
-ACTIONS = ("status", "connect", "on", "off")
+ACTIONS = ("status", "connect", "follow", "on", "off")
 
 
 @dataclass(frozen=True)
@@ -35,10 +36,13 @@ class SyncStatus:
     last_at: str | None
 
 
-def sync(vault: Path, *, mode: str = "full", background: bool = False) -> SyncResult:
+def sync(
+    vault: Path, *, mode: str = "full", background: bool = False, follow: bool = False
+) -> SyncResult:
     """One pass; `background` is the detached pass a hook started (it never waits for the lock,
-    respects the offline back-off, and embeds what it received)."""
-    return engine.run(vault, mode, background=background)
+    respects the offline back-off, and embeds what it received); `follow` takes a remote whose
+    history was rewritten, keeping only this machine's unsent changes on top."""
+    return engine.run(vault, mode, background=background, follow=follow)
 
 
 def connect(vault: Path, url: str) -> SyncResult:
@@ -105,7 +109,8 @@ def check_action(action: str | None, url: str | None) -> None:
         return
     if action not in ACTIONS:
         raise UsageError(
-            f"unknown sync action {action!r}", "use status, connect URL, on or off (or nothing)"
+            f"unknown sync action {action!r}",
+            "use status, connect URL, follow, on or off (or nothing)",
         )
     if action == "connect" and not url:
         raise UsageError("connect needs the remote's URL", "brain sync connect git@host:vault.git")

@@ -1,0 +1,150 @@
+"""`brain sync` under the way people really use it: two machines append bullets while passes run,
+and passes (and their git) are killed with SIGKILL at random moments. Nothing anyone wrote may be
+lost, and no pass may be left stuck.
+
+The real path throughout: a bare repository is the remote, two clones are two machines with their
+own HOME and state dirs, every pass is the real `brain` in its own process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from conftest import git
+from test_sync import Machine, bullet, make_machine
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(sys.platform != "linux", reason="kills process trees through /proc"),
+]
+
+ROUNDS = 60  # passes per seed; four seeds: 240 passes with edits during them and kills
+
+
+def _children(pid: int) -> list[int]:
+    """Every process below `pid` (git, ssh, hooks a pass started in their own groups)."""
+    kids: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            stat = (entry / "stat").read_text()
+            ppid = int(stat.rsplit(")", 1)[1].split()[1])
+            kids.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        for kid in kids.get(todo.pop(), []):
+            found.append(kid)
+            todo.append(kid)
+    return found
+
+
+def _kill_tree(proc: subprocess.Popen[bytes], rng: random.Random) -> None:
+    """SIGKILL the pass, and half the time every process it started too (a power cut)."""
+    victims = [proc.pid] + (_children(proc.pid) if rng.random() < 0.5 else [])
+    for pid in victims:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+
+
+class Typist:
+    """A person appending bullets to a machine's core files, each the way `>>` does."""
+
+    def __init__(self, machine: Machine, tag: str, rng: random.Random) -> None:
+        self.machine, self.tag, self.rng = machine, tag, rng
+        self.typed: list[str] = []
+
+    def type(self, count: int, pause: float) -> None:
+        for _ in range(count):
+            line = bullet(f"{self.tag} {len(self.typed)}", f"typed on {self.machine.name}")
+            rel = self.rng.choice(["AI/MEMORY.md", "AI/LEARNINGS.md"])
+            with (self.machine.vault / rel).open("a", encoding="utf-8") as fh:
+                fh.write(line)
+            self.typed.append(line)
+            time.sleep(self.rng.random() * pause)
+
+
+def _start_pass(machine: Machine) -> subprocess.Popen[bytes]:
+    return subprocess.Popen(
+        [sys.executable, "-P", "-m", "brain", "sync", "--vault", str(machine.vault), "--json"],
+        env={**os.environ, **machine.env()},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+
+
+def _everything(machine: Machine) -> str:
+    return "".join(
+        (machine.vault / "AI" / name).read_text(encoding="utf-8")
+        for name in ("MEMORY.md", "LEARNINGS.md")
+    )
+
+
+def _on_remote(remote: Path) -> str:
+    return "".join(git(remote, "show", f"main:AI/{n}") for n in ("MEMORY.md", "LEARNINGS.md"))
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_nothing_typed_is_lost_while_passes_run_and_are_killed(
+    tmp_path: Path, seed: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rng = random.Random(seed)  # noqa: S311 -- reproducible timings, not crypto
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    a, b = make_machine(tmp_path, "a"), make_machine(tmp_path, "b")
+    a.start()
+    assert a.sync("connect", str(remote))["outcome"] == "synced"
+    git(tmp_path, "clone", "-q", str(remote), str(b.vault))
+    typists = {m.name: Typist(m, f"race {seed} {m.name}", rng) for m in (a, b)}
+    killed = passes = 0
+    for _ in range(ROUNDS):
+        machine = rng.choice([a, b])
+        typist = typists[machine.name]
+        proc = _start_pass(machine)
+        passes += 1
+        person = threading.Thread(target=typist.type, args=(rng.randint(0, 4), 0.15))
+        person.start()
+        if rng.random() < 0.35:
+            time.sleep(rng.random() * 0.6)
+            _kill_tree(proc, rng)
+            killed += proc.poll() is None or proc.returncode == -signal.SIGKILL
+        try:
+            _, err = proc.communicate(timeout=240)
+        finally:
+            person.join()
+        assert proc.returncode in (0, 1, -signal.SIGKILL), err
+        assert b"Traceback" not in err
+        if rng.random() < 0.3:  # the other machine gets a bullet with no pass running
+            other = b if machine is a else a
+            typists[other.name].type(1, 0)
+    # Every machine syncs in turn until both are in step: nobody may be stuck.
+    for _ in range(3):
+        for machine in (a, b):
+            doc = machine.sync(code=0)
+            assert doc["waiting"] == [], doc
+            assert doc["conflicts"] == [], doc
+    wanted = typists["a"].typed + typists["b"].typed
+    for machine in (a, b):
+        text = _everything(machine)
+        lost = [line for line in wanted if text.count(line) != 1]
+        assert lost == [], f"{machine.name} lost or doubled {len(lost)}: {lost[:3]}"
+        gd = machine.vault / ".git"
+        assert not (gd / "rebase-merge").exists()
+        assert not (gd / "brain-sync").exists()
+        assert not (gd / "brain-sync-move").exists()
+        assert machine.git("status", "--porcelain") == ""
+        assert machine.git("stash", "list") == ""
+    on_remote = _on_remote(remote)
+    assert [line for line in wanted if on_remote.count(line) != 1] == []
+    assert a.git("rev-parse", "HEAD") == b.git("rev-parse", "HEAD")
+    with capsys.disabled():
+        print(f"\nseed {seed}: {passes} passes, {killed} killed, {len(wanted)} bullets typed")
