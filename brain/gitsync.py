@@ -691,15 +691,26 @@ def _write_down(p: _Pass) -> None:
         return
     from brain.commands.lint import lint  # the secrets rules take ~0.1 s to compile: only now
     from brain.commands.secrets import scan
+    from brain.secrets import redact
+    from brain.text import printable
 
     why: dict[str, str] = {}
     for problem in lint(vault, staged=True).problems:
         why.setdefault(problem.path, f"{problem.path}:{problem.line or 0}: {problem.message}")
-    for f in scan(vault, staged=True).findings:
+    scanned = scan(vault, staged=True)
+    for f in scanned.findings:  # f.path acts on the file; what is said shows it masked
+        shown = printable(redact(f.path))
+        where = f"{shown}:{f.line}" if f.line is not None else f"{shown} (its name)"
         why[f.path] = (
-            f"{f.path}:{f.line}: looks like a credential ({f.rule}: {f.masked}); it stays here "
-            "until it is removed"
+            f"{where}: looks like a credential ({f.rule}: {f.masked}); it stays here until it "
+            "is removed"
         )
+    p.waiting += [  # what cannot be read is said, and goes as it is (an encrypted archive)
+        f"{printable(u.path)} could not be scanned for credentials ({u.message}): written down "
+        "as it is"
+        for u in scanned.not_scanned
+        if u.path not in why
+    ]
     if why:
         gitutil.run(vault, "reset", "--quiet", "--", *sorted(why))
         p.waiting += [why[path] for path in sorted(why)]
@@ -718,7 +729,7 @@ def _staged_stat(vault: Path) -> list[tuple[str, str, str]]:
     """(lines added, lines deleted, path) per staged file; `-` counts for binary files."""
     proc = gitutil.run(vault, "diff", "--cached", "--numstat", "--no-renames", "-z")
     rows = []
-    for entry in proc.stdout.decode("utf-8", "replace").split("\0"):
+    for entry in os.fsdecode(proc.stdout).split("\0"):  # a name's own bytes, as the checks see
         parts = entry.split("\t", 2)
         if len(parts) == 3:
             rows.append((parts[0], parts[1], parts[2]))
@@ -728,11 +739,13 @@ def _staged_stat(vault: Path) -> list[tuple[str, str, str]]:
 def _message(stat: list[tuple[str, str, str]]) -> str:
     """`brain sync on HOST: AI/MEMORY.md +2 -1, notes/x.md +5`, every file in the body."""
 
+    from brain.text import printable
+
     def one(added: str, deleted: str, path: str) -> str:
         signs = [f"+{added}"] if added not in ("0", "-") else []
         if deleted not in ("0", "-"):
             signs.append(f"-{deleted}")
-        return " ".join([path, *signs])
+        return " ".join([printable(path), *signs])
 
     shown = ", ".join(one(*row) for row in stat[:3])
     more = f" and {len(stat) - 3} more" if len(stat) > 3 else ""
@@ -1404,21 +1417,16 @@ def _holds_credentials(p: _Pass, ours: str, remote: str) -> bool:
     from brain.text import printable
 
     theirs = _out(p.vault, "for-each-ref", "--format=%(objectname)", f"refs/remotes/{remote}/")
-    scan_commits = getattr(secrets, "scan_commits", None)  # TEMP-LEAD: until secrets26 lands
-    if scan_commits is None:
-        return False
-    scan = scan_commits(p.vault, ours, (theirs or "").split())
+    scan = secrets.scan_commits(p.vault, ours, (theirs or "").split())
+    p.waiting += [  # said once, by the pass that sends them
+        f"{printable(u.path)} in commit {u.commit[:10]} could not be scanned for credentials "
+        f"({u.why}): sent as it is"
+        for u in scan.unscanned
+        if scan.first_bad is None
+    ]
     if scan.first_bad is None:
         return False
-    found = [f for f in scan.findings if f.commit == scan.first_bad] or list(scan.findings)
-    first = found[0]
-    where = f"git -C {printable(str(p.vault))}"
-    p.waiting.append(
-        f"{printable(first.path)}:{first.line} in commit {first.commit[:10]} looks like a "
-        f"credential ({first.rule}: {first.masked}): nothing sent; take it out of that commit "
-        f"({where} rebase -i {first.commit[:10]}^, edit it, remove the line, amend), then "
-        "brain sync"
-    )
+    p.waiting.append(f"nothing sent: {scan.hint}")
     p.stopped = True
     return True
 

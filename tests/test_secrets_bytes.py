@@ -388,7 +388,9 @@ def test_sync_holds_back_a_credential_in_a_file_named_in_latin1(repo: Path) -> N
     run = brain("sync", "--vault", str(repo), "--json")
     assert run.code == 1, run
     doc = run.json()
-    assert [w.split(": looks like")[0] for w in doc["waiting"]] == ["notes/caf\udce9.md:4"]
+    assert [w.split(": looks like")[0] for w in doc["waiting"]] == [
+        "notes/caf\\xe9.md:4"
+    ]  # the byte shown escaped
     tree = git(repo, "ls-tree", "-r", "--name-only", "HEAD")
     assert "notes/fine.md" in tree
     assert "caf" not in tree

@@ -1026,3 +1026,37 @@ def test_bad_sync_arguments_say_what_to_type(
     assert run.code == 2
     assert message in run.err
     assert "Traceback" not in run.err
+
+
+def test_a_commit_that_holds_a_key_is_never_sent_whoever_made_it(
+    pair: tuple[Machine, Machine], remote: Path
+) -> None:
+    """A commit made with `git commit --no-verify` (or by any other program) skipped the checks
+    a write-down makes; the pass scans every commit it is about to send, compressed files too,
+    and sends none while one holds a credential. Its hint, followed, keeps every change."""
+    import gzip
+
+    a, _ = pair
+    secret = token()
+    (a.vault / "backup.md.gz").write_bytes(gzip.compress(bullet("ci token", secret).encode()))
+    a.git("add", "-A")
+    a.git("commit", "-q", "--no-verify", "-m", "a backup")
+    bad = a.git("rev-parse", "HEAD").strip()
+    a.add("AI/MEMORY.md", bullet("clean, written after"))
+    run = a.brain("sync", "--vault", str(a.vault), "--json")
+    assert run.code == 1, run
+    assert secret not in run.out + run.err
+    doc = run.json()
+    assert (doc["wrote"], doc["sent"]) == (1, 0)
+    [why] = doc["waiting"]
+    assert why.startswith(f"nothing sent: commit {bad[:12]} put a credential in backup.md.gz[")
+    assert f"git -C {a.vault} reset --soft {bad[:12]}~1" in why
+    assert secret not in remote_history(remote)
+    assert "clean, written after" not in remote_history(remote)
+    # The hint, followed: the commits undone from that one on, the file fixed, then sync.
+    a.git("reset", "--soft", f"{bad}~1")
+    (a.vault / "backup.md.gz").unlink()
+    doc = a.sync()
+    assert (doc["wrote"], doc["sent"], doc["waiting"]) == (1, 1, [])
+    assert secret not in remote_history(remote)
+    assert bullet("clean, written after") in git(remote, "show", "main:AI/MEMORY.md")
