@@ -259,6 +259,21 @@ def test_render_masks_every_cell_before_a_column_folds_it() -> None:
     assert "…(40)" in shown
 
 
+def test_the_hot_paths_load_no_rules_for_text_without_a_hint() -> None:
+    """Every answer is masked on its way out, but text holding none of CREDENTIAL_HINTS never
+    loads brain.secrets (~30 ms of regular expressions): find and prime stay as fast as before."""
+    from test_imports import V, imported_modules
+
+    env = {"BRAIN_WORKER": "0"}
+    imported_modules("find", "--vault", V, "x", env=env)  # builds the index (which masks)
+    for args in (["find", "libgit2", "hooks"], ["find", "--json", "pygit2"], ["prime", "pygit2"]):
+        code, modules = imported_modules(*args[:1], "--vault", V, *args[1:], env=env)
+        assert code in (0, 1)
+        assert "brain.secrets" not in modules, args
+    _, modules = imported_modules("prime", "--vault", V, f"pygit2 {KEY}", env=env)
+    assert "brain.secrets" in modules  # the prompt holds one: its words are masked first
+
+
 # --- the sweep: every command, every kind of input ----------------------------------------------
 
 
