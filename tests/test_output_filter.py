@@ -283,6 +283,7 @@ class Call:
     input: str | None = None
     cwd: Path | None = None
     json: bool = True  # also with --json
+    env: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass
@@ -343,6 +344,7 @@ def calls(w: World) -> Iterator[tuple[str, Call]]:
     yield "find", Call(("find", *v, "okapi"))
     yield "find", Call(("find", *v, "--raw", "okapi", "keys"))
     yield "find", Call(("find", *v, f"okapi {KEY}"))
+    yield "find", Call(("find", *v, "okapi"), env=(("BRAIN_CALLER", f"bot {KEY}"),))  # a caller
     yield "prime", Call(("prime", *v, f"how does okapi deploy {KEY}"))
     yield (
         "prime",
@@ -447,7 +449,7 @@ def test_no_command_prints_a_planted_key_or_a_raw_control(world: World) -> None:
         if call.json and takes_json.get(name):
             variants.append(with_json(call.args, name))
         for args in variants:
-            run = brain(*args, input=call.input, env=world.env, cwd=call.cwd)
+            run = brain(*args, input=call.input, env=world.env | dict(call.env), cwd=call.cwd)
             label = " ".join(a if len(a) < 60 else a[:20] + "…" for a in args)
             assert run.code in (0, 1, 2), (label, run)
             assert "Traceback" not in run.err, (label, run.err)
@@ -491,7 +493,8 @@ def test_every_desk_page_passes_the_output_step(
 
     from brain.desk.server import POLL, Desk, create_app
 
-    assert brain("find", "--vault", str(world.vault), f"okapi {KEY}", env=world.env).code == 0
+    caller = world.env | {"BRAIN_CALLER": f"bot {KEY}"}  # the ledger's chart names callers
+    assert brain("find", "--vault", str(world.vault), f"okapi {KEY}", env=caller).code == 0
     for name, value in world.env.items():  # the desk runs here: recall reads the transcripts
         monkeypatch.setenv(name, value)
     desk = Desk(world.vault, 8765, wait=60.0)
@@ -515,5 +518,5 @@ def test_every_desk_page_passes_the_output_step(
             r = client.get(page + q)
             assert r.status_code == 200, (page, r.text[:300])
             assert_clean(r.text, page + q)
-    inbox = client.get("/inbox").text
-    assert "…(40)" in inbox
+    assert "…(40)" in client.get("/inbox").text
+    assert "bot ghp_…(40)" in client.get("/ledger").text  # in the chart's data too

@@ -198,6 +198,14 @@ def _shown(value: Any) -> Any:
     return value
 
 
+def _json_dumps(obj: Any, **kwargs: Any) -> str:
+    import json
+
+    from brain.present import scrubbed
+
+    return json.dumps(scrubbed(obj), **kwargs)
+
+
 def templates() -> Jinja2Templates:
     import jinja2
 
@@ -207,6 +215,9 @@ def templates() -> Jinja2Templates:
         undefined=jinja2.StrictUndefined,
         finalize=_shown,  # every value a page prints passes the output step, as the CLI's answers
     )
+    # `|tojson` (the ledger's chart data) gives markup, which finalize leaves: its data is masked
+    # as `--json`'s is (brain.present.scrubbed)
+    env.policies["json.dumps_function"] = _json_dumps
     env.filters["n"] = lambda v: f"{v:,}"
     return Jinja2Templates(env=env)
 
