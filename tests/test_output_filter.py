@@ -221,6 +221,23 @@ def test_locate_masks_a_key_given_as_its_handle(git_vault: Path) -> None:
         assert_clean(out, "locate")
 
 
+def test_a_warning_on_stderr_masks_the_setting_it_quotes(isolated_env: Path) -> None:
+    """brain.semantic's warning is written by the core, not a presenter: it passes the same step
+    (a URL's password in brain.yaml was quoted whole)."""
+    import os
+
+    from test_imports import V
+
+    password = AWS[4:]  # random enough for the url-password rule
+    config = Path(os.environ["XDG_CONFIG_HOME"]) / "brain" / "brain.yaml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    url = f"ftp://deploy:{password}@api.example.com/v1"
+    config.write_text(f'embed:\n  provider: openai\n  url: "{url}"\n', "utf-8")
+    run = brain("find", "--vault", V, "libgit2", env={"BRAIN_WORKER": "0", "BRAIN_EMBED": ""})
+    assert "semantic search is off: embedding url 'ftp://deploy:" in run.err
+    assert password[:12] not in run.err
+
+
 # --- the step itself ----------------------------------------------------------------------------
 
 
