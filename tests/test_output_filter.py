@@ -537,3 +537,35 @@ def test_every_desk_page_passes_the_output_step(
             assert_clean(r.text, page + q)
     assert "…(40)" in client.get("/inbox").text
     assert "bot ghp_…(40)" in client.get("/ledger").text  # in the chart's data too
+
+
+def at_a_terminal(world: World, call: Call) -> str:
+    from test_find import run_in_pty
+
+    code, shown = run_in_pty(*call.args, env=world.env | dict(call.env))
+    assert code in (0, 1, 2), (call.args, shown)
+    assert "Traceback" not in shown, shown
+    return shown
+
+
+def test_a_persons_tables_and_listings_mask_and_escape(world: World) -> None:
+    """What rich lays out for a person (find's listing, the ledger, howto's and lessons' tables):
+    rich's colours are the only escape sequences that reach the terminal."""
+    v = ("--vault", str(world.vault))
+    brain("find", *v, "okapi", env=world.env | {"BRAIN_CALLER": f"bot {KEY}"})
+    for args in [
+        ("find", *v, "okapi"),
+        ("ledger", *v),
+        ("howto", "seed", "the", "local", "database"),
+        ("lessons", "--since", "2026-11-16"),
+    ]:
+        assert_clean(at_a_terminal(world, Call(args)), args[0])
+
+
+@pytest.mark.slow
+def test_no_command_at_a_terminal_prints_a_planted_key(world: World) -> None:
+    """The sweep again with a person at a terminal (tables, listings, notes on stderr); a call
+    that reads stdin or runs in another folder is left to the sweep above."""
+    for _, call in calls(world):
+        if call.input is None and call.cwd is None:
+            assert_clean(at_a_terminal(world, call), " ".join(call.args)[:80])
