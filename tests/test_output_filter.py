@@ -506,7 +506,7 @@ def test_every_desk_page_passes_the_output_step(
     world: World, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from starlette.routing import Route
-    from starlette.testclient import TestClient
+    from test_desk import PORT, signed_in
 
     from brain.desk.server import POLL, Desk, create_app
 
@@ -514,7 +514,7 @@ def test_every_desk_page_passes_the_output_step(
     assert brain("find", "--vault", str(world.vault), f"okapi {KEY}", env=caller).code == 0
     for name, value in world.env.items():  # the desk runs here: recall reads the transcripts
         monkeypatch.setenv(name, value)
-    desk = Desk(world.vault, 8765, wait=60.0)
+    desk = Desk(world.vault, PORT, wait=60.0)
     app = create_app(desk)
     pages = [
         r.path
@@ -523,10 +523,7 @@ def test_every_desk_page_passes_the_output_step(
     ]
     assert "/inbox" in pages
     assert "/search" in pages
-    host = "127.0.0.1:8765"
-    client = TestClient(app, base_url=f"http://{host}")  # type: ignore[arg-type]
-    client.headers["host"] = host
-    assert client.get(f"/inbox?token={desk.token}", follow_redirects=False).status_code == 303
+    client = signed_in(desk)  # as the person's browser, with its cookie
     for page in pages:
         queries = (
             [f"?q=okapi+{KEY}", "?q=okapi", "?q=seed&in=transcripts"] if page == "/search" else [""]
