@@ -6,8 +6,9 @@ a string in the middle of an emoji). Neither can be encoded again as UTF-8, so S
 stdout would fail on it. Control characters (NUL, ESC and its terminal sequences) are valid UTF-8
 but must not reach a Markdown file or a terminal. Everything here is cheap for clean text.
 
-Untrusted text is printed escaped, one character at a time by `escaped` (the guard's `defuse`
-spells what it flags the same way), through one of a pair that differ in what they keep:
+Untrusted text is printed escaped, one character at a time by `escaped` (brain.escapes; the
+guard's `defuse` spells what it flags the same way), through one of a pair that differ in what
+they keep:
 `printable` for one line (a file name, a path): every control, format and line-breaking character
 escaped, so a name cannot forge a line of output or reorder what a terminal shows; `visible` for a
 message, a log line or a whole answer that may run over lines: tab and line breaks kept, control
@@ -19,6 +20,8 @@ credentials masked, then `visible`.
 from __future__ import annotations
 
 import re
+
+from brain.escapes import escaped, one_line
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # C0 controls but tab, newline and carriage return (whitespace Markdown and terminals expect),
@@ -67,16 +70,6 @@ def strip_controls(text: str) -> tuple[str, int]:
     return text, n + m
 
 
-def escaped(ch: str) -> str:
-    """One character as an escape a person can read and nothing acts on: `\\xff` for a byte that
-    was not UTF-8 (os.fsdecode's surrogate for it), else as Python spells it (`\\n`, `\\x1b`,
-    `\\u202e`, `\\U000e0041`)."""
-    code = ord(ch)
-    if 0xDC80 <= code <= 0xDCFF:
-        return f"\\x{code - 0xDC00:02x}"
-    return ch.encode("unicode_escape").decode("ascii")
-
-
 def _escape_match(m: re.Match[str]) -> str:
     return "".join(escaped(c) for c in m[0])
 
@@ -98,31 +91,12 @@ def visible(text: str) -> str:
     return _UNSHOWN.sub(_escape_match, text)
 
 
-# Characters a name must not print raw: controls (a newline forges a line of output, ESC starts a
-# terminal sequence), bidi controls and other format characters (U+202E reverses what follows),
-# line and paragraph separators, and the surrogates that stand for bytes that were not UTF-8.
-# The zero-width joiners (emoji sequences, Persian and Indic words) are format characters too, and
-# harmless.
-_UNSAFE = frozenset(("Cc", "Cf", "Zl", "Zp", "Cs"))
-_JOINERS = frozenset("\u200c\u200d")
-
-
 def printable(text: str) -> str:
     """`text` as one line that may be printed: any credential masked, then unsafe characters
     escaped (`\\n`, `\\u202e`, `\\xff` for a byte that was not UTF-8). Masking goes first: an
     escape just before a credential (`\\tghp_...`) would hide it from the rules of the output step.
     Names without any (nearly all) cost one `isprintable` call and the hint check."""
-    text = mask_secrets(text)
-    if text.isprintable():
-        return text
-    import unicodedata
-
-    return "".join(
-        ch
-        if ch.isprintable() or ch in _JOINERS or unicodedata.category(ch) not in _UNSAFE
-        else escaped(ch)
-        for ch in text
-    )
+    return one_line(mask_secrets(text))
 
 
 # Words without which no rule of brain.secrets runs: a rule runs only when one of its keywords
