@@ -680,14 +680,18 @@ def desk_command(
         try:
             browse = not no_open and sys.stdout.isatty()
             shown = f"{desk.address} (opening it in your browser)" if browse else desk.url
-            present.out(f"brain desk for {path}: {shown}")
+            # the URL's token is brain's own and the person needs it whole: past the mask
+            present.out(present.with_own_url(f"brain desk for {path}: ", shown))
             present.out(
                 f"Any browser here opens it from {page.as_uri()} (yours only, until it stops)."
             )
             present.out("Ctrl-C stops it; it stops by itself after an idle hour.")
             if browse:
                 door.open_browser(
-                    page, lambda: present.out(f"No browser could be opened: {desk.url}")
+                    page,
+                    lambda: present.out(
+                        present.with_own_url("No browser could be opened: ", desk.url)
+                    ),
                 )
             why = server.serve(desk, sock, idle=idle)
         finally:

@@ -21,15 +21,16 @@ from brain.errors import BrainError
 
 
 def _fail(message: str, *, as_json: bool) -> None:
-    from brain.text import visible
+    """An error through the output step (brain.present): it may quote argv, a key pasted there
+    included, or bytes that are not UTF-8 and ESC."""
+    from brain.present import err, error_json, out
+    from brain.text import sanitized
 
-    message = visible(message)  # an error may quote argv: no raw bytes or ESC on screen
+    message = sanitized(message)  # escaped in the JSON too, as it always was
     if as_json:
-        from brain.present import error_json, out
-
         out(error_json(message))
     else:
-        sys.stderr.write(f"brain: {message}\n")
+        err(f"brain: {message}")
 
 
 def _daily(

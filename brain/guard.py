@@ -36,7 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brain.text import controls, escaped
+from brain.escapes import escaped
+from brain.text import controls
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -49,7 +49,7 @@ from brain import __version__
 from brain.caller import Caller
 from brain.crash import crash_report
 from brain.errors import BrainError
-from brain.present import Answer, data, record, size
+from brain.present import Answer, data, record, sanitized, scrubbed, size
 from brain.text import printable
 
 INSTRUCTIONS = (
@@ -92,27 +92,28 @@ class Server:
         return resolve_vault(self.vault)
 
     def call(self, answer: Callable[[], tuple[Answer, Any]]) -> CallToolResult:
-        """Run a tool: its answer as text (logged as the CLI logs it), its JSON as structure.
-        A command's error is a tool error with the line the CLI would print."""
-        from brain.text import visible
-
+        """Run a tool: its answer as text (logged as the CLI logs it), its JSON as structure,
+        both through the CLI's output step (brain.present: `sanitized`, `scrubbed`). A command's
+        error is a tool error with the line the CLI would print."""
         try:
             with _LOCK:
                 shown, doc = answer()
                 record(shown.lookup, size(shown.text))
         except BrainError as exc:
-            raise ToolError(visible(str(exc))) from None
+            raise ToolError(sanitized(str(exc))) from None
         except ToolError:
             raise
         except Exception as exc:  # as cli.execute: a line and a crash report, never a traceback
             raise ToolError(
-                visible(
+                sanitized(
                     f"internal error ({type(exc).__name__}: {exc}); details in "
                     f"{crash_report(exc, [])}; please report it"
                 )
             ) from None
-        text = shown.text.rstrip("\n") or f"(nothing; exit status {shown.code})"
-        return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=doc)
+        text = sanitized(shown.text).rstrip("\n") or f"(nothing; exit status {shown.code})"
+        return CallToolResult(
+            content=[TextContent(type="text", text=text)], structured_content=scrubbed(doc)
+        )
 
 
 def _require(module: str) -> None:
@@ -190,7 +191,7 @@ def build(vault: str | None = None) -> MCPServer:
 
             if full is not None:
                 turn = cmd.full(full)
-                return present.full(turn), data(present.masked_turn(turn))
+                return present.full(turn), data(turn)
             text = query.strip()
             mode_of(text)  # nothing asked: the CLI's usage error
             who = server.caller(ctx)

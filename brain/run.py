@@ -259,9 +259,9 @@ def _warm(vault: Path, gate: Gate) -> Callable[[Any, str], list[tuple[int, float
 
 def _prime_failed(exc: BaseException, *, loud: bool) -> None:
     """One line in the state dir's logs/prime.log (and on stderr by hand); never raises."""
-    from brain.text import visible
+    from brain.text import sanitized
 
-    line = f"{type(exc).__name__}: {exc}"
+    line = sanitized(f"{type(exc).__name__}: {exc}")
     try:
         from brain.config import state_dir
 
@@ -269,11 +269,13 @@ def _prime_failed(exc: BaseException, *, loud: bool) -> None:
         folder.mkdir(parents=True, exist_ok=True)
         fd = os.open(folder / "prime.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         with os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace") as fh:
-            fh.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {visible(line)}\n")
+            fh.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {line}\n")
     except Exception:  # noqa: S110 - the log is a courtesy; prime stays out of the way
         pass
     if loud:
-        sys.stderr.write(f"brain: prime: {visible(line)}\n")
+        from brain.present import err
+
+        err(f"brain: prime: {line}")
 
 
 def run_reindex(
@@ -342,7 +344,9 @@ def run_pack(
     except BrainError as exc:
         if project is not None or as_json:
             raise
-        sys.stderr.write(f"brain: {exc}\n")
+        from brain.present import err
+
+        err(f"brain: {exc}")
         return 0
     except Exception as exc:
         if not hook:
@@ -446,8 +450,10 @@ def argv_text(text: str, what: str = "the query") -> str:
     if not has_surrogates(text):
         return text
     fixed = repair(text)
-    said = mask_secrets(fixed)
-    sys.stderr.write(f"brain: {what} is not valid UTF-8 ({undecodable(text)}); read as {said!r}\n")
+    said = mask_secrets(fixed)  # before repr: an escape it writes could hide a key from `err`'s
+    from brain.present import err
+
+    err(f"brain: {what} is not valid UTF-8 ({undecodable(text)}); read as {said!r}")
     return fixed
 
 

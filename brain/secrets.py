@@ -1244,7 +1244,7 @@ def _removal_hint(repo: Path, commit: Any, finding: CommitFinding) -> str:
     dropping it would lose the rest of what it changed."""
     import shlex
 
-    from brain.text import printable
+    from brain.escapes import one_line as printable  # brain.text imports this module: no cycle
 
     short = str(commit.id)[:12]
     vault = shlex.quote(str(repo))

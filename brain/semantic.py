@@ -90,7 +90,9 @@ def load() -> Embedder | None:
 
 
 def warn(message: str) -> None:
-    sys.stderr.write(f"brain: {message}\n")
+    from brain.text import sanitized  # the output step: a message may quote a setting's value
+
+    sys.stderr.write(sanitized(f"brain: {message}") + "\n")
 
 
 def update(

@@ -6,17 +6,22 @@ a string in the middle of an emoji). Neither can be encoded again as UTF-8, so S
 stdout would fail on it. Control characters (NUL, ESC and its terminal sequences) are valid UTF-8
 but must not reach a Markdown file or a terminal. Everything here is cheap for clean text.
 
-Untrusted text is printed escaped, one character at a time by `escaped` (the guard's `defuse`
-spells what it flags the same way), through one of a pair that differ in what they keep:
+Untrusted text is printed escaped, one character at a time by `escaped` (brain.escapes; the
+guard's `defuse` spells what it flags the same way), through one of a pair that differ in what
+they keep:
 `printable` for one line (a file name, a path): every control, format and line-breaking character
 escaped, so a name cannot forge a line of output or reorder what a terminal shows; `visible` for a
-message or a log line that may run over lines: tab and line breaks kept, control characters and
-undecodable bytes escaped (format characters are the guard's to judge).
+message, a log line or a whole answer that may run over lines: tab and line breaks kept, control
+and bidi characters and undecodable bytes escaped (the other format characters are the guard's to
+judge). `sanitized` is the output step every answer passes (brain.present writes only through it):
+credentials masked, then `visible`.
 """
 
 from __future__ import annotations
 
 import re
+
+from brain.escapes import escaped, one_line
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 # C0 controls but tab, newline and carriage return (whitespace Markdown and terminals expect),
@@ -26,6 +31,9 @@ _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 # so that stripping it leaves no `[31m` behind.
 _ESCAPE = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)?|[ -~])")
 _NAMES = {0: "NUL", 0x1B: "ESC", 0x7F: "DEL"}
+# The same, kept by re.split: text between terminal sequences is masked piece by piece, as a
+# sequence ends in a letter (`ESC[31m`) that the rules would read as the start of a key after it.
+_SEQUENCES = re.compile(f"({_ESCAPE.pattern})")
 
 
 def has_surrogates(text: str) -> bool:
@@ -62,48 +70,33 @@ def strip_controls(text: str) -> tuple[str, int]:
     return text, n + m
 
 
-def escaped(ch: str) -> str:
-    """One character as an escape a person can read and nothing acts on: `\\xff` for a byte that
-    was not UTF-8 (os.fsdecode's surrogate for it), else as Python spells it (`\\n`, `\\x1b`,
-    `\\u202e`, `\\U000e0041`)."""
-    code = ord(ch)
-    if 0xDC80 <= code <= 0xDCFF:
-        return f"\\x{code - 0xDC00:02x}"
-    return ch.encode("unicode_escape").decode("ascii")
-
-
 def _escape_match(m: re.Match[str]) -> str:
     return "".join(escaped(c) for c in m[0])
 
 
+# What `visible` escapes: the controls of _CONTROL, a carriage return that does not end a line
+# (it sends the cursor back to the line's start: what follows overwrites what a person read), the
+# bidi controls brain.guard lists (they reorder what a screen shows), the line and paragraph
+# separators, and the surrogates that stand for bytes that were not UTF-8.
+_UNSHOWN = re.compile(
+    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"
+    "\ud800-\udfff]|\r(?!\n|\\Z)"
+)
+
+
 def visible(text: str) -> str:
-    """`text` safe to print, lines kept: control characters and undecodable bytes escaped."""
-    return _SURROGATE.sub(_escape_match, _CONTROL.sub(_escape_match, text))
-
-
-# Characters a name must not print raw: controls (a newline forges a line of output, ESC starts a
-# terminal sequence), bidi controls and other format characters (U+202E reverses what follows),
-# line and paragraph separators, and the surrogates that stand for bytes that were not UTF-8.
-# The zero-width joiners (emoji sequences, Persian and Indic words) are format characters too, and
-# harmless.
-_UNSAFE = frozenset(("Cc", "Cf", "Zl", "Zp", "Cs"))
-_JOINERS = frozenset("\u200c\u200d")
+    """`text` safe to print, lines kept (tab, line breaks, CRLF): control and bidi characters and
+    undecodable bytes escaped, so that no field can send a terminal an escape sequence, overwrite
+    a line or reorder one."""
+    return _UNSHOWN.sub(_escape_match, text)
 
 
 def printable(text: str) -> str:
-    """`text` as one line that may be printed: unsafe characters escaped (`\\n`, `\\u202e`,
-    `\\xff` for a byte that was not UTF-8). Names without any (nearly all) cost one `isprintable`
-    call."""
-    if text.isprintable():
-        return text
-    import unicodedata
-
-    return "".join(
-        ch
-        if ch.isprintable() or ch in _JOINERS or unicodedata.category(ch) not in _UNSAFE
-        else escaped(ch)
-        for ch in text
-    )
+    """`text` as one line that may be printed: any credential masked, then unsafe characters
+    escaped (`\\n`, `\\u202e`, `\\xff` for a byte that was not UTF-8). Masking goes first: an
+    escape just before a credential (`\\tghp_...`) would hide it from the rules of the output step.
+    Names without any (nearly all) cost one `isprintable` call and the hint check."""
+    return one_line(mask_secrets(text))
 
 
 # Words without which no rule of brain.secrets runs: a rule runs only when one of its keywords
@@ -120,13 +113,38 @@ CREDENTIAL_HINTS = (
 )
 
 
+def has_hint(text: str) -> bool:
+    """Whether `text` holds one of CREDENTIAL_HINTS: without one, it has nothing to mask."""
+    lowered = text.lower()
+    return any(hint in lowered for hint in CREDENTIAL_HINTS)
+
+
 def mask_secrets(text: str) -> str:
     """`text` with every credential in it masked as `brain secrets` shows it (`ghp_…(40)`), for
     echoing what a person or an agent typed (a query, a prompt). Text with none of
     CREDENTIAL_HINTS in it is returned as it is, without importing brain.secrets."""
-    lowered = text.lower()
-    if not any(hint in lowered for hint in CREDENTIAL_HINTS):
+    if not has_hint(text):
         return text
     from brain.secrets import redact
 
+    if "\x1b" in text:
+        pieces = _SEQUENCES.split(text)
+        return "".join(p if i % 2 else redact(p) for i, p in enumerate(pieces))
     return redact(text)
+
+
+def cut(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters, an ellipsis marking the cut. Text to be cut is masked
+    first (`mask_secrets`): half a credential is no longer one the output step's rules know."""
+    if len(text) <= limit:
+        return text
+    text = mask_secrets(text)
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def sanitized(text: str) -> str:
+    """`text` as brain lets it out (stdout, stderr, an MCP tool's text, a desk page): every
+    credential in it masked (`mask_secrets`, so text without a hint costs no import), then every
+    control and bidi character escaped (`visible`), lines kept. Masking goes first: an escape
+    must not split a credential out of the rules' sight."""
+    return visible(mask_secrets(text))

@@ -77,9 +77,12 @@ def locate(vault: Path, query: str) -> LocateResult:
 
 def missing(result: LocateResult) -> BrainError:
     """What a person reads when nothing matched (JSON answers the empty list instead)."""
+    from brain.text import mask_secrets
+
     path, name = split_prefix(result.query)
     where = f" in {path}" if path else ""
+    # masked before repr: an escape it writes (`\\t`) would hide a credential from the output step
     return BrainError(
-        f"no bullet is named {name.strip()!r}{where}",
+        f"no bullet is named {mask_secrets(name.strip())!r}{where}",
         f"search for it: brain find {shlex.quote(name.strip())}",
     )

@@ -302,8 +302,10 @@ def shown(path: str, cwd: str) -> str:
 
 
 def _quote(text: str) -> str:
-    line = " ".join(text.split()).replace('"', "'")
-    return line if len(line) <= QUOTE_CAP else line[: QUOTE_CAP - 1].rstrip() + "…"
+    """A correction as the reason quotes it: one line, masked before a cut (brain.text.cut)."""
+    from brain.text import cut
+
+    return cut(" ".join(text.split()).replace('"', "'"), QUOTE_CAP)
 
 
 def reason(files: Iterable[str], corrections: Iterable[str]) -> str:

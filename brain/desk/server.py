@@ -40,6 +40,7 @@ from starlette.templating import Jinja2Templates
 from brain.commands.inbox import proposals
 from brain.desk import actions, pages
 from brain.errors import BrainError
+from brain.text import sanitized
 
 IDLE_SECONDS = 3600  # the desk exits after an hour without a request
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
@@ -189,6 +190,22 @@ class Guard:
         return None
 
 
+def _shown(value: Any) -> Any:
+    """A value a template prints ({{ ... }}), text through brain's output step
+    (brain.text.sanitized: credentials masked, control and bidi characters escaped)."""
+    if isinstance(value, str) and not hasattr(value, "__html__"):  # markup the page made stays
+        return sanitized(value)
+    return value
+
+
+def _json_dumps(obj: Any, **kwargs: Any) -> str:
+    import json
+
+    from brain.present import scrubbed
+
+    return json.dumps(scrubbed(obj), **kwargs)
+
+
 def templates() -> Jinja2Templates:
     import jinja2
 
@@ -196,7 +213,11 @@ def templates() -> Jinja2Templates:
         loader=jinja2.PackageLoader("brain.desk", "templates"),
         autoescape=True,  # every value is text, never markup: a proposal's <script> stays text
         undefined=jinja2.StrictUndefined,
+        finalize=_shown,  # every value a page prints passes the output step, as the CLI's answers
     )
+    # `|tojson` (the ledger's chart data) gives markup, which finalize leaves: its data is masked
+    # as `--json`'s is (brain.present.scrubbed)
+    env.policies["json.dumps_function"] = _json_dumps
     env.filters["n"] = lambda v: f"{v:,}"
     return Jinja2Templates(env=env)
 
@@ -213,7 +234,11 @@ def create_app(desk: Desk) -> ASGIApp:
             count = len(items) if items is not None else len(proposals(desk.vault))
         except BrainError:
             count = "?"
-        base = {"csrf": desk.csrf, "note": note, "vault": str(desk.vault), "page": name}
+        from markupsafe import Markup
+
+        # the form's own token, printed as it is: the output step would mask what it must send back
+        csrf = Markup(desk.csrf)  # noqa: S704 - token_urlsafe: letters, digits, - and _ only
+        base = {"csrf": csrf, "note": note, "vault": str(desk.vault), "page": name}
         base["stamp"] = pages.stamp(desk.vault)  # after the page read the vault
         return views.TemplateResponse(
             request, f"{name}.html", {**base, "inbox_count": count, **context}

@@ -7,6 +7,14 @@ server (brain.mcp_server) both call the command and then the presenter, so their
 drift. `data` is the one JSON builder: a result's fields in their declared order (the order is
 part of the contract: README, tests/test_contract.py).
 
+Everything brain lets out passes one output step here, so a command added later is covered
+without calling anything: `out` and `err` write text `sanitized` (brain.text: credentials masked,
+control and bidi characters escaped, lines kept), `dumps` builds every JSON text with each string
+value masked and no raw control or bidi character in it (a `\\u` escape: the data is kept
+exactly), `render` gives rich every string sanitized before it lays out a table, and the MCP
+server (brain.mcp_server) passes a tool's text and structure through `sanitized` and `scrubbed`.
+Text that has passed (`Sanitized`) is not filtered twice.
+
 This module and the presenters of the hot commands (find, prime, pack) import only the standard
 library at module level: `brain find` starts in tens of milliseconds.
 """
@@ -15,11 +23,13 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from brain import text as textmod
 from brain.text import mask_secrets
 
 T = TypeVar("T")
@@ -43,8 +53,54 @@ def data(value: Any) -> Any:
     return value
 
 
+class Sanitized(str):
+    """Text that has passed the output step: `out` writes it as it is. What is made of it by
+    concatenation or slicing is a plain str again, and passes again."""
+
+    __slots__ = ()
+
+
+def sanitized(text: str) -> Sanitized:
+    """`text` through the output step (brain.text.sanitized), once."""
+    return text if isinstance(text, Sanitized) else Sanitized(textmod.sanitized(text))
+
+
+def with_own_url(text: str, url: str) -> Sanitized:
+    """`text` through the output step, then `url` as it is: a URL brain made itself whose token
+    the person needs whole (the desk's), which the step would mask as a credential."""
+    return Sanitized(sanitized(text) + url)
+
+
+def scrubbed(doc: Any) -> Any:
+    """JSON data with every string value masked (brain.text.mask_secrets; keys are the program's
+    own names and stay): what `dumps` writes and an MCP tool returns as its structure."""
+    if isinstance(doc, str):
+        return mask_secrets(doc)
+    if isinstance(doc, list | tuple):
+        return [scrubbed(v) for v in doc]
+    if isinstance(doc, dict):
+        return {k: scrubbed(v) for k, v in doc.items()}
+    return doc
+
+
+# What json.dumps (ensure_ascii=False) leaves raw that a terminal acts on: DEL and C1 controls, the
+# bidi controls, the line and paragraph separators, lone surrogates. In JSON text they can stand
+# only inside a string, where `\\u202e` is the same character to every reader.
+_JSON_UNSHOWN = re.compile("[\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069\ud800-\udfff]")
+
+
 def dumps(doc: Any) -> str:
-    return json.dumps(doc, ensure_ascii=False)
+    """`doc` as one line of JSON through the output step (a `Sanitized`): credentials masked in
+    every string value (the walk only when the text holds a credential hint), no raw control or
+    bidi character (escaped as JSON escapes them, so the data is kept exactly)."""
+    text = json.dumps(doc, ensure_ascii=False)
+    if textmod.has_hint(text):
+        text = json.dumps(scrubbed(doc), ensure_ascii=False)
+    return Sanitized(_JSON_UNSHOWN.sub(_json_escape, text))
+
+
+def _json_escape(m: re.Match[str]) -> str:
+    return f"\\u{ord(m[0]):04x}"
 
 
 def json_text(result: Any) -> str:
@@ -57,7 +113,9 @@ def error_json(message: str) -> str:
 
 
 def out(text: str) -> int:
-    """Write to stdout; return the bytes written, which the usage log records."""
+    """Write `text` to stdout through the output step (`sanitized`); return the bytes written,
+    which the usage log records."""
+    text = sanitized(text)
     data = text if text.endswith("\n") or not text else text + "\n"
     sys.stdout.write(data)
     sys.stdout.flush()
@@ -66,13 +124,15 @@ def out(text: str) -> int:
 
 def size(text: str) -> int:
     """The bytes `out(text)` writes (with its closing newline), as cli.main set stdout to."""
+    text = sanitized(text)
     data = text if text.endswith("\n") or not text else text + "\n"
     return len(data.encode("utf-8", "backslashreplace"))
 
 
 def err(text: str) -> None:
-    """A line (or lines) for a person on stderr."""
+    """A line (or lines) for a person on stderr, through the output step (`sanitized`)."""
     if text:
+        text = sanitized(text)
         sys.stderr.write(text if text.endswith("\n") else text + "\n")
 
 
@@ -142,8 +202,9 @@ def fit(items: Sequence[T], size: Callable[[T], int], budget: int) -> tuple[list
 
 
 def clip(text: str, limit: int) -> str:
-    """`text` cut to `limit` characters, an ellipsis marking the cut."""
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+    """`text` cut to `limit` characters, an ellipsis marking the cut, masked before the cut
+    (brain.text.cut)."""
+    return textmod.cut(text, limit)
 
 
 ECHO_CHARS = 200  # of a query an answer echoes: a pasted log is searched, not printed back
@@ -156,18 +217,32 @@ def echoed(query: str) -> str:
     return clip(mask_secrets(query), ECHO_CHARS)
 
 
-def rich_text(markup: str) -> str:
-    """Rich markup rendered as a person's terminal shows it (colours, bold)."""
+# The escape sequences rich adds for colour and bold (SGR); any other is escaped after rendering.
+_SGR = re.compile(r"(\x1b\[[0-9;]*m)")
+
+
+def render(*renderables: Any) -> Sanitized:
+    """Rich markup and renderables (tables) as a person's terminal shows them (colours, bold).
+    Every string rich is given (markup, a table's cells) passes the output step before rich
+    parses it, so a credential is masked before a narrow column folds it over two lines; in what
+    comes out, rich's colour sequences are the only escapes left raw."""
     from rich.console import Console
 
-    console = Console(highlight=False, soft_wrap=False)
+    class Filtered(Console):
+        def render_str(self, text: str, **kwargs: Any) -> Any:
+            return super().render_str(textmod.sanitized(text), **kwargs)
+
+    console = Filtered(highlight=False, soft_wrap=False)
     with console.capture() as cap:
-        console.print(markup)
-    return cap.get()
+        for r in renderables:
+            console.print(r)
+    parts = _SGR.split(cap.get())
+    return Sanitized("".join(p if i % 2 else textmod.visible(p) for i, p in enumerate(parts)))
 
 
-def print_rich(markup: str) -> int:
-    return out(rich_text(markup))
+def rich_text(markup: str) -> Sanitized:
+    """Rich markup rendered as a person's terminal shows it (`render`)."""
+    return render(markup)
 
 
 def noun(n: int, word: str, many: str = "") -> str:

@@ -2,8 +2,9 @@
 table for a person, terse lines for an agent or a pipe, and the JSON objects (key order is the
 contract).
 
-Every command, snippet and lesson shown has been through brain.recall.history.masked (the
-commands and outputs here) or one_line (turns), so no credential reaches the screen.
+What the transcripts said (a command, a lesson, a session's title, a written file's name) leaves
+through the output step of brain.present like every answer (credentials masked, controls escaped);
+a name or title is made one line here (`printable`), as it is one field of a line.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from brain.commands.day import DayResult, WeekResult
 from brain.commands.howto import HowtoHit, HowtoResult
 from brain.commands.lessons import LessonsResult
-from brain.present import Answer, clip, echoed, json_text
+from brain.present import Answer, clip, echoed, json_text, render
 from brain.recall import history
 from brain.recall.activity import RepoDay
 from brain.recall.search import SHORT_ID
@@ -169,16 +170,6 @@ def _table(*columns: str) -> Any:
     return table
 
 
-def _capture(*renderables: Any) -> str:
-    from rich.console import Console
-
-    console = Console(highlight=False, soft_wrap=False)
-    with console.capture() as cap:
-        for r in renderables:
-            console.print(r)
-    return cap.get()
-
-
 def _listing(items: list[str], more: int) -> str:
     from rich.markup import escape
 
@@ -205,7 +196,7 @@ def howto_table(result: HowtoResult) -> str:
         p = result.proposal
         parts.append(escape(_proposal_line(p.action, p.number, p.markdown)))
     parts.append("[dim]`brain recall --full ID` shows the turn a command followed[/dim]")
-    return _capture(*parts)
+    return render(*parts)
 
 
 def lessons_table(result: LessonsResult) -> str:
@@ -220,17 +211,17 @@ def lessons_table(result: LessonsResult) -> str:
         if p:
             cell += f"\n[cyan]{escape(_proposal_line(p.action, p.number, p.markdown))}[/cyan]"
         table.add_row(history.local_date(m.at), m.kind, escape(_where(m.cwd)), cell)
-    return _capture(table)
+    return render(table)
 
 
 def day_table(day: DayResult) -> str:
-    return _capture(_day_grid([day], with_day=False), _summary(day.date, day))
+    return render(_day_grid([day], with_day=False), _summary(day.date, day))
 
 
 def week_table(week: WeekResult) -> str:
     busy = [d for d in week.days if d.repos]
     scope = f" in {week.project}" if week.project else ""
-    return _capture(
+    return render(
         _day_grid(busy, with_day=True),
         _summary(f"{week.first_date} to {week.last_date}{scope}", week),
     )

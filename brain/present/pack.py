@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from brain.present import Answer, Lookup, json_text
+from brain.present import Answer, Lookup, echoed, json_text
 
 if TYPE_CHECKING:
     from brain.caller import Caller
@@ -41,7 +41,7 @@ def pack(
         text = result.text
     note = ""
     if not text and who.person and hook is None:
-        note = f"brain: the vault knows nothing about {asked!r}"
+        note = f"brain: the vault knows nothing about {echoed(asked)!r}"
     name = "claude-code" if hook is not None and who.name in ("script", "person") else who.name
     session = hook.session if hook is not None and hook.session else who.session
     given = (*result.bullets, *result.rules) if text else ()

@@ -1,7 +1,8 @@
 """The presenter of `brain recall`: terse lines, and the JSON objects (key order is the contract).
 
-Transcripts are what was said, credentials pasted into a chat included: every text shown here goes
-through `brain.secrets.redact` first, as the vault's units do when they are indexed.
+Transcripts are what was said, credentials pasted into a chat included: every answer passes the
+output step of brain.present (credentials masked, controls escaped); a snippet, an excerpt cut at
+`…`, is masked here first with what only an excerpt needs (a secret cut in two).
 """
 
 from __future__ import annotations
@@ -23,19 +24,11 @@ TITLE_CHARS = 32
 
 
 def masked(hit: Hit) -> Hit:
-    """The hit with credentials in its title and snippet masked (the snippet is an excerpt, cut
-    at `…`: a secret cut in two is masked too)."""
+    """The hit with a secret cut in two at its snippet's `…` masked too: the output step masks
+    what the rules recognise, and a cut may have left only key material behind."""
     from brain.secrets import redact
 
-    title = redact(hit.title) if hit.title else None
-    return dataclasses.replace(hit, title=title, snippet=redact(hit.snippet, clipped=True))
-
-
-def masked_turn(turn: FullTurn) -> FullTurn:
-    from brain.secrets import redact
-
-    title = redact(turn.title) if turn.title else None
-    return dataclasses.replace(turn, title=title, body=redact(turn.body))
+    return dataclasses.replace(hit, snippet=redact(hit.snippet, clipped=True))
 
 
 def hit_line(hit: Hit) -> str:
@@ -79,8 +72,7 @@ def recall(result: RecallResult, who: Caller, query: str, *, as_json: bool = Fal
 
 
 def full(turn: FullTurn, *, as_json: bool = False) -> Answer:
-    """`brain recall --full ID`: one turn whole, credentials masked."""
-    turn = masked_turn(turn)
+    """`brain recall --full ID`: one turn whole (credentials masked by the output step)."""
     if as_json:
         return Answer(json_text(turn))
     when = turn.at[:16].replace("T", " ") if turn.at else None

@@ -71,7 +71,9 @@ def sync(result: SyncResult, *, as_json: bool = False, background: bool = False)
     started never fails)."""
     calm = result.outcome in ("synced", "up-to-date", "off") or background
     code = 0 if calm and not result.waiting and not result.conflicts else 1
-    return Answer(json_text(result) if as_json else result.summary, code=code)
+    # the summary is one line naming files (brain.gitsync.describe): a tab or a U+202E in a name
+    # is escaped, as every name brain prints (README); the JSON keeps it exactly (`dumps`)
+    return Answer(json_text(result) if as_json else printable(result.summary), code=code)
 
 
 @dataclass(frozen=True)

@@ -87,8 +87,11 @@ def cap(text: str) -> str:
 
 
 def clip_title(text: str) -> str:
-    line = " ".join(text.split())
-    return line if len(line) <= TITLE_CAP else line[: TITLE_CAP - 1].rstrip() + "…"
+    """A session's title as one line of at most TITLE_CAP characters, as stored: a long one is
+    masked before its cut (brain.text.cut), or half a key would be kept past every mask."""
+    from brain.text import cut
+
+    return cut(" ".join(text.split()), TITLE_CAP)
 
 
 def iso(value: Any) -> str:
