@@ -189,7 +189,7 @@ def test_settle_masks_a_written_file_name_in_its_reason(tx: dict[str, str], tmp_
 
 def test_sync_summary_escapes_a_file_name(git_vault: Path) -> None:
     """A file that waits (it holds a credential) is named in the one-line summary: a tab and a
-    U+202E in its name are escaped there, as every name brain prints; --json keeps the name."""
+    U+202E in its name are escaped there, as every name brain prints, in --json's prose too."""
     name = "notes/draft\u202eb\tc.md"
     (git_vault / name).write_text(f"The okapi token is {KEY}.\n", "utf-8")
     text = brain("sync", "--vault", str(git_vault))
@@ -201,7 +201,7 @@ def test_sync_summary_escapes_a_file_name(git_vault: Path) -> None:
     doc = brain("sync", "--vault", str(git_vault), "--json")
     assert doc.code == 1, doc
     assert_clean(doc.out, "sync --json")
-    assert "notes/draft\u202eb\tc.md" in doc.json()["summary"]  # as it is
+    assert "notes/draft\\u202eb\\tc.md" in doc.json()["summary"]  # prose: named escaped
 
 
 def test_locate_masks_a_key_given_as_its_handle(git_vault: Path) -> None:
