@@ -142,13 +142,16 @@ def choose_vault(path: str | Path | None = None) -> VaultChoice:
 
 
 def _add_starter(vault: Path) -> tuple[str, ...]:
-    """The starter AI/ files that are missing (never overwrites anything)."""
+    """The starter AI/ files that are missing (never overwrites anything: one that appears while
+    install runs is kept, and nothing is written through a folder that is a link out)."""
+    from brain.files import Changed, replace
+
     added = []
     for name in shipped.STARTER_FILES:
-        target = vault / "AI" / name
-        if target.exists():
+        try:
+            replace(vault, f"AI/{name}", shipped.starter_file(name).encode("utf-8"), was=None)
+        except Changed:
             continue
-        write_atomic(target, shipped.starter_file(name))
         added.append(f"AI/{name}")
     return tuple(added)
 
