@@ -160,11 +160,14 @@ def jsonl_lines(data: bytes, start: int) -> Iterator[tuple[int, bytes]]:
 
 
 def loads(data: bytes) -> Any:
-    """JSON as Python; ValueError for what is not JSON or not UTF-8, or is nested too deeply for
-    the parser. A lone surrogate that a string spells out (`\\ud800`: Node cuts a string in the
-    middle of an emoji) comes back as U+FFFD, so that no text reaching SQLite holds one."""
+    """JSON as Python; ValueError for what is not JSON, or is nested too deeply for the parser.
+    A lone surrogate that a string spells out (`\\ud800`: Node cuts a string in the middle of an
+    emoji) comes back as U+FFFD, so that no text reaching SQLite holds one. The bytes are decoded
+    here, each one that is not UTF-8 replaced: json.loads decodes bytes with "surrogatepass",
+    which reads the UTF-8 bytes of a lone surrogate (ED A0 80) as U+D800, and SQLite refused it
+    (UnicodeEncodeError at the insert, exit 3 on every read of the transcripts)."""
     try:
-        doc = json.loads(data)
+        doc = json.loads(data.decode("utf-8-sig", "replace"))
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None
     if _SURROGATE_ESCAPE.search(data):  # rare: only then is every string looked at
