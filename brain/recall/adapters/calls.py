@@ -160,9 +160,9 @@ def _nested(text: str) -> Any:
     """JSON held in a transcript's string (a call's arguments, its output) as the transcript's
     own lines are read: a lone surrogate it spells out (`\\ud800`) comes back as U+FFFD, else
     the command or output that holds it would reach SQLite, which cannot store it."""
-    from brain.recall.adapters import loads  # the package imports this module first
+    from brain.text import json_loads
 
-    return loads(text.encode("utf-8"))
+    return json_loads(text.encode("utf-8"))
 
 
 def codex_outcome(payload: dict[str, Any]) -> Outcome | None:
