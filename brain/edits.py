@@ -24,7 +24,11 @@ def read(vault: Path, rel: str) -> str:
     is an error."""
     from brain.files import outside, read_in
 
-    if outside(vault / rel, vault) is not None:
+    try:
+        away = outside(vault / rel, vault)
+    except OSError as exc:  # a link swapped for a folder and back while it was resolved
+        raise BrainError(f"{rel} changed while brain was reading it", "try again") from exc
+    if away is not None:
         if rel != INBOX:
             return ""
         confine(vault / rel, vault)
