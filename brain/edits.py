@@ -1,7 +1,9 @@
 """Changing the vault's own files (the inbox, the core files, AI/config.yaml): one writer at a
-time per vault (a lock in the state dir), every file rewritten whole through a temp file and
-`os.replace`, line edits that leave a line alone when it moved, and the reader of the crash
-journals that make a change of several files all or nothing (brain/commands/inbox.py, hygiene.py).
+time per vault (a lock in the state dir), every change written as a change of what brain read
+(`write(..., was=)`: a line a person added meanwhile is merged in, never overwritten; folders
+opened from the vault down, so a folder swapped for a link cannot send the write outside), line
+edits that leave a line alone when it moved, and the reader of the crash journals that make a
+change of several files all or nothing (brain/commands/inbox.py, hygiene.py).
 """
 
 from __future__ import annotations
@@ -20,14 +22,19 @@ def read(vault: Path, rel: str) -> str:
     """A vault file's text, "" when it does not exist. A core file that is a link out of the vault
     reads as absent, as the index skips it (approving into it is refused); an inbox that is one
     is an error."""
-    from brain.files import outside, read_regular
+    from brain.files import outside, read_in
 
-    if outside(vault / rel, vault) is not None:
+    try:
+        away = outside(vault / rel, vault)
+    except OSError as exc:  # a link swapped for a folder and back while it was resolved
+        raise BrainError(f"{rel} changed while brain was reading it", "try again") from exc
+    if away is not None:
         if rel != INBOX:
             return ""
         confine(vault / rel, vault)
     try:
-        return read_regular(vault / rel).decode("utf-8")
+        # read as `write` will see it: from the vault down, no folder swapped for a link followed
+        return (read_in(vault, rel) or b"").decode("utf-8")
     except FileNotFoundError:
         return ""
     except (OSError, UnicodeDecodeError) as exc:
@@ -35,11 +42,15 @@ def read(vault: Path, rel: str) -> str:
         raise BrainError(f"cannot read {rel}: {why}", f"fix or re-save {vault / rel}") from exc
 
 
-def write(vault: Path, rel: str, text: str) -> None:
-    from brain.files import write_atomic
+def write(vault: Path, rel: str, text: str, *, was: str) -> None:
+    """Make the change `was` -> `text` to a vault file, `was` being what the caller read of it
+    ("" for a file that was missing). A file that changed since (a person appending a bullet,
+    an editor saving) gets the change merged in line by line, its own lines kept
+    (brain.merge.carry): brain never overwrites what it did not read."""
+    from brain.merge import carry
 
     try:
-        write_atomic(vault / rel, text, root=vault)
+        carry(vault, rel, was.encode("utf-8"), text.encode("utf-8"))
     except OSError as exc:
         raise BrainError(
             f"cannot write {rel}: {exc.strerror}", f"make {vault / rel} writable and try again"
@@ -86,7 +97,8 @@ def edit_lines(vault: Path, edits: list[LineEdit]) -> list[tuple[str, int]]:
         for rel, line, fn in edits:
             by_path.setdefault(rel, []).append((line, fn))
         for rel, items in by_path.items():
-            lines = read(vault, rel).split("\n")
+            text = read(vault, rel)
+            lines = text.split("\n")
             changed = False
             for line, fn in items:
                 new = fn(lines[line - 1]) if 0 < line <= len(lines) else None
@@ -95,7 +107,7 @@ def edit_lines(vault: Path, edits: list[LineEdit]) -> list[tuple[str, int]]:
                     changed = True
                     done.append((rel, line))
             if changed:
-                write(vault, rel, "\n".join(lines))
+                write(vault, rel, "\n".join(lines), was=text)
     if done:
         reindex(vault)
     return done

@@ -38,6 +38,9 @@ def outside(path: Path, root: Path) -> Path | None:
     return target
 
 
+NOT_REGULAR = "not a regular file (a pipe, a socket or a device)"  # one wording, every reader
+
+
 def read_regular(path: Path) -> bytes:
     """A file's bytes, refusing anything but a regular file (through links): a pipe nobody writes
     to would block the read for ever, a device such as /dev/zero never end. Opened without
@@ -50,8 +53,7 @@ def read_regular(path: Path) -> bytes:
         if stat.S_ISDIR(mode):
             raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
         if not stat.S_ISREG(mode):
-            why = "not a regular file (a pipe, a socket or a device)"
-            raise OSError(errno.EINVAL, why, str(path))
+            raise OSError(errno.EINVAL, NOT_REGULAR, str(path))
         return fh.read()
 
 
@@ -179,7 +181,7 @@ def _read_at(fd: int | None, name: str) -> tuple[bytes | None, os.stat_result | 
         if not stat.S_ISREG(st.st_mode):
             import errno
 
-            raise OSError(errno.EINVAL, "not a regular file", name)
+            raise OSError(errno.EINVAL, NOT_REGULAR, name)
         return fh.read(), st
 
 

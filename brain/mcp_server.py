@@ -18,6 +18,7 @@ This module imports the SDK (about a second) and is imported only by `brain mcp`
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import json
 import os
@@ -25,7 +26,7 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -266,11 +267,76 @@ def serve(vault: str | None = None) -> None:
 
 
 async def _run_stdio(mcp: MCPServer) -> None:
-    """The SDK's `run("stdio")`, with `Mended` between the wire and the server."""
+    """The SDK's `run("stdio")`, with `Checked` lines and `Mended` between the wire and the
+    server."""
     server = mcp._lowlevel_server  # the SDK's run_stdio_async does the same
-    async with stdio_server() as (read, write):
-        options = server.create_initialization_options()
-        await server.run(Mended(read, write), write, options)
+    with _wire_in() as wire:
+        async with stdio_server(stdin=Checked(wire)) as (read, write):  # type: ignore[arg-type]
+            options = server.create_initialization_options()
+            await server.run(Mended(read, write), write, options)
+
+
+@contextlib.contextmanager
+def _wire_in() -> Iterator[anyio.AsyncFile[str]]:
+    """stdin's wire for the reader, fd 0 pointed at the null device meanwhile: as the SDK's
+    stdio_server does when it opens stdin itself (mcp/server/stdio.py, _claim_fd), which it
+    does not when given its stdin, so a tool's child process reads EOF, never the protocol.
+    The wire is never closed: a reader thread may still block on it when the server stops."""
+    import io
+
+    wire = os.dup(0)  # not inherited by children (PEP 446)
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    try:
+        text = io.TextIOWrapper(
+            os.fdopen(wire, "rb", closefd=False), encoding="utf-8", errors="replace"
+        )
+        yield anyio.wrap_file(text)
+    finally:
+        with contextlib.suppress(OSError):
+            os.dup2(wire, 0)
+
+
+# A line Checked refuses reaches the SDK's reader as this, then the code: no JSON parser takes it,
+# and Mended answers it.
+_REFUSED = "\x00brain refused "
+
+
+def refusal(line: str) -> int | None:
+    """The JSON-RPC error a line gets before the SDK reads it, None when the SDK judges it.
+
+    The SDK reads a request whose id is not a string or an integer (`"id": NaN`, `1.5`, `2.0`,
+    `null`, `true`) as a notification, which gets no answer (JSON-RPC 2.0, 4.1): the client
+    waited for ever. JSON-RPC 2.0 (https://www.jsonrpc.org/specification, 5 and 5.1) answers
+    an invalid request with an error whose id is null when the id cannot be told: -32600
+    Invalid Request, or -32700 Parse error for what is not JSON, which NaN and Infinity are not
+    (RFC 8259, 6); MCP asks of a request "a string or integer ID ... MUST NOT be null"
+    (https://modelcontextprotocol.io/specification/2025-06-18/basic)."""
+    try:
+        doc = json.loads(line, parse_constant=_no_constant)
+    except (ValueError, RecursionError):
+        return PARSE_ERROR
+    if not isinstance(doc, dict) or "id" not in doc or "method" not in doc:
+        return None  # a notification, a response, or what the SDK refuses and Mended answers
+    rid = doc["id"]
+    return None if isinstance(rid, str | int) and not isinstance(rid, bool) else INVALID_REQUEST
+
+
+class Checked:
+    """The wire's lines, each first checked by `refusal`: a refused one goes on as `_REFUSED`
+    and its code, which the SDK's parser refuses in turn and Mended answers, in its place."""
+
+    def __init__(self, wire: anyio.AsyncFile[str]) -> None:
+        self._lines = wire.__aiter__()
+
+    def __aiter__(self) -> Checked:
+        return self
+
+    async def __anext__(self) -> str:
+        line = await self._lines.__anext__()
+        code = refusal(line)
+        return line if code is None else f"{_REFUSED}{code}\n"
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -279,8 +345,10 @@ _SURROGATE = re.compile("[\ud800-\udfff]")
 class Mended:
     """The SDK's read stream, with what its parser refuses answered as JSON-RPC asks rather than
     dropped (the client would wait for ever): a line that is not JSON gets the -32700 parse
-    error, JSON that is not a message -32600; a lone surrogate escape (`\\ud800`, which Node
-    writes when it cuts a string mid-emoji) becomes U+FFFD and the message is served."""
+    error, JSON that is not a message -32600, as do the lines `Checked` refused (a request whose
+    id is not a string or an integer, with the id null); a lone surrogate escape (`\\ud800`,
+    which Node writes when it cuts a string mid-emoji) becomes U+FFFD and the message is
+    served."""
 
     def __init__(self, inner: Any, write: Any) -> None:
         self._inner = inner
@@ -324,6 +392,12 @@ def mend(error: ValidationError) -> SessionMessage | JSONRPCError:
     to send back, as the protocol asks."""
     details = error.errors()
     if details and details[0]["type"] == "json_invalid" and isinstance(details[0]["input"], str):
+        refused = details[0]["input"]
+        if refused.startswith(_REFUSED):
+            code = int(refused[len(_REFUSED) :])
+            return _rpc_error(
+                None, code, "Parse error" if code == PARSE_ERROR else "Invalid Request"
+            )
         try:
             doc = json.loads(details[0]["input"], parse_constant=_no_constant)
             doc = _replace_surrogates(doc)

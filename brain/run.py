@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from brain import DEADLINE, PRIME_STDIN_MAX, env_number, prime_deadline, read_stdin
+from brain import DEADLINE, PRIME_STDIN_MAX, Gate, env_number, process_gate, read_stdin
 from brain.crash import crash_report
 from brain.errors import BrainError, UsageError
 
@@ -74,9 +74,6 @@ def find_within(
     return find(path, text, limit=DEFAULT_LIMIT if limit is None else limit), budget, path
 
 
-PRIME_GRACE = 0.1  # seconds the deadline waits for output (and its log row) already under way
-
-
 def run_prime(
     prompt: Sequence[str] = (),
     vault: str | None = None,
@@ -85,15 +82,19 @@ def run_prime(
 ) -> int:
     """`brain prime`: the UserPromptSubmit hook, or by hand with the prompt as TEXT. Never in
     the way: exit 0 whatever happens (an error is a line in the state dir's `logs/prime.log`,
-    and on stderr by hand), and nothing at all rather than late (brain.PRIME_DEADLINE)."""
-    from brain.commands.prime import DEFAULT_BUDGET
-
+    and on stderr by hand), and nothing at all rather than late (brain.PRIME_DEADLINE). With
+    stdin closed and no TEXT there is no prompt and nobody to tell: nothing, exit 0."""
+    gate = prime_gate()  # first: what follows imports, and the deadline is watched meanwhile
+    stdin = _stdin_kind()
+    if not prompt and stdin == "closed":
+        return 0
+    by_hand = bool(prompt) or stdin == "terminal"
     if budget is None:
+        from brain.commands.prime import DEFAULT_BUDGET
+
         budget = int(env_number("BRAIN_PRIME_BUDGET", DEFAULT_BUDGET))
     if budget < 1:
         raise UsageError("--budget must be a positive number of tokens", "pass e.g. --budget 600")
-    gate = prime_gate()
-    by_hand = bool(prompt) or _no_piped_stdin()
     if by_hand and not prompt:
         raise UsageError(
             "brain prime needs the prompt",
@@ -106,47 +107,21 @@ def run_prime(
     return 0
 
 
-def _no_piped_stdin() -> bool:
-    """stdin is a terminal or closed (in the worker, a closed one has no isatty)."""
+def _stdin_kind() -> str:
+    """ "terminal", "closed" (no stdin at all: `<&-`, or in the worker a client whose stdin is
+    closed) or "piped" (a hook's pipe, a file, /dev/null)."""
     try:
-        return sys.stdin is None or bool(sys.stdin.isatty())
+        if sys.stdin is None:
+            return "closed"
+        return "terminal" if sys.stdin.isatty() else "piped"
     except (AttributeError, OSError, ValueError):
-        return True
+        return "closed"
 
 
-class Gate:
-    """The prime deadline. In a process of its own (`watchdog`), at `deadline` a watchdog thread
-    ends the process (exit 0) unless output is being written, which it waits for at most
-    PRIME_GRACE: a thread, not a signal, as a hung socket or SQLite's busy wait would hold a
-    signal handler back. In the worker (no watchdog: it would end the worker) the thin client
-    stops waiting at the deadline, and what the command writes after it goes nowhere."""
-
-    def __init__(self, deadline: float, *, watchdog: bool = True) -> None:
-        import threading
-
-        self.lock = threading.Lock()
-        self.deadline = deadline
-        if watchdog:
-            timer = threading.Timer(max(0.0, deadline - time.monotonic()), self._fire)
-            timer.daemon = True
-            timer.start()
-
-    def left(self) -> float:
-        return self.deadline - time.monotonic()
-
-    def _fire(self) -> None:
-        self.lock.acquire(timeout=PRIME_GRACE)
-        sys.stdout.flush()
-        os._exit(0)
-
-
-def _process_gate() -> Gate:
-    """Prime's deadline in a process of its own: counted from its start (brain.STARTED)."""
-    return Gate(prime_deadline())
-
-
-# brain.worker swaps in a gate with no watchdog, counted from its client's start
-prime_gate: Callable[[], Gate] = _process_gate
+# Prime's deadline: in a process of its own, counted from its start (brain.STARTED), the gate
+# the thin client made first thing; brain.worker swaps in one with no watchdog, counted from
+# its client's start.
+prime_gate: Callable[[], Gate] = process_gate
 
 
 def _serve_prime(
@@ -185,8 +160,8 @@ def _serve_prime(
     answer = hits.prime(
         result, name, session, path, cap, as_json=as_json, person=who.person, hook=form
     )
-    with gate.lock:  # the output and its log row together, or (past the deadline) neither
-        if gate.left() <= 0:
+    with gate.lock:  # the output and its log row together, or (at the deadline) neither
+        if not gate.open():
             return
         emit(answer)
 

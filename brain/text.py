@@ -20,10 +20,12 @@ credentials masked, then `visible`.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from brain.escapes import escaped, one_line
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")  # `\ud800` to `\udfff` in JSON text
 # C0 controls but tab, newline and carriage return (whitespace Markdown and terminals expect),
 # DEL, and C1 controls (some terminals act on them as on ESC sequences).
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
@@ -43,6 +45,44 @@ def has_surrogates(text: str) -> bool:
 def repair(text: str) -> str:
     """`text` with every lone surrogate replaced by U+FFFD, as a UTF-8 decoder would have."""
     return _SURROGATE.sub("\ufffd", text) if has_surrogates(text) else text
+
+
+def json_loads(data: bytes) -> Any:
+    """JSON from outside (a transcript's line, a JSON string inside one) as Python; ValueError
+    for what is not JSON, or is nested too deeply for the parser. A lone surrogate a string
+    spells out (`\\ud800`: Node cuts a string in the middle of an emoji) comes back as U+FFFD,
+    so that no text reaching SQLite holds one. The bytes are decoded here, each one that is not
+    UTF-8 replaced: json.loads decodes bytes with "surrogatepass", which reads the UTF-8 bytes of
+    a lone surrogate (ED A0 80) as U+D800, and SQLite refused it (UnicodeEncodeError at the
+    insert: recall exited 3 on every read of the transcripts)."""
+    import json
+
+    try:
+        doc = json.loads(data.decode("utf-8-sig", "replace"))
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+    if _SURROGATE_ESCAPE.search(data):  # rare: only then is every string looked at
+        doc = _repaired(doc)
+    return doc
+
+
+def _repaired(doc: Any) -> Any:
+    """`doc` with every string (and key) repaired; a loop, not recursion, for deep documents."""
+    root = [doc]
+    todo: list[tuple[Any, Any]] = [(root, 0)]
+    while todo:
+        parent, key = todo.pop()
+        value = parent[key]
+        if isinstance(value, str):
+            parent[key] = repair(value)
+        elif isinstance(value, list):
+            todo.extend((value, i) for i in range(len(value)))
+        elif isinstance(value, dict):
+            items = [(repair(k), v) for k, v in value.items()]
+            value.clear()
+            value.update(items)
+            todo.extend((value, k) for k in value)
+    return root[0]
 
 
 def undecodable(text: str) -> str:

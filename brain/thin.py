@@ -31,6 +31,8 @@ from brain import (
     SILENCE,
     STARTED,
     prime_deadline,
+    process_gate,
+    process_gate_made,
     read_stdin,
     run_dir,
     worker_name,
@@ -282,6 +284,8 @@ def _write(fd: int, data: bytes) -> None:
 def main() -> None:
     """The console script's and `python -m brain`'s entry point."""
     args = sys.argv[1:]
+    if args[:1] == ["prime"] and "--help" not in args and "-h" not in args:
+        process_gate()  # the deadline is watched from here on: whatever follows, it is kept
     after: tuple[str, str, int] | None = None
     if args[:1] and args[0] in FORWARD and os.environ.get("BRAIN_WORKER", "1") != "0":
         vault = guess_vault(args)
@@ -360,6 +364,9 @@ def _try(args: list[str], vault: str) -> tuple[int | None, tuple[str, str, int] 
     except KeyboardInterrupt:
         sys.stderr.write("brain: interrupted\n")
         return 130, None
+    gate = process_gate_made() if args[0] == "prime" else None
+    if gate is not None:  # the answer whole, or (past the deadline) nothing: as run_prime's emit
+        gate.lock.acquire()
     try:
         for fd, data in chunks:
             _write(fd, data)
@@ -367,6 +374,9 @@ def _try(args: list[str], vault: str) -> tuple[int | None, tuple[str, str, int] 
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
         code = 0
+    finally:
+        if gate is not None:
+            gate.lock.release()
     if code in (0, 1) and _tty(sys.stderr) == 1 and not os.environ.get("BRAIN_NO_UPDATE"):
         from brain.cli import update_notice
 

@@ -438,11 +438,11 @@ def _client_side(job: _Job) -> Iterator[None]:
 
 def _prime_gate() -> Any:
     """Prime's deadline for a command this worker runs: counted from its client's start, and
-    with no watchdog (brain.run's would end the worker); the client stops waiting at it."""
-    from brain import run as runmod
+    with no watchdog (a process's own would end the worker); the client stops waiting at it."""
+    from brain import Gate
 
     started = getattr(_STREAMS, "started", time.monotonic())
-    return runmod.Gate(started + prime_seconds(), watchdog=False)
+    return Gate(started + prime_seconds(), watchdog=False)
 
 
 def _defer_usage() -> None:

@@ -174,6 +174,84 @@ def test_place_block_appends_then_replaces() -> None:
     assert again == f"top\n{new}\ntail\n"
 
 
+EXAMPLE = f"""# Payments
+
+How brain's block looks, for the docs:
+
+```md
+{exportmod.BEGIN}
+## What the brain vault knows about example
+- **example** — a made-up fact — 2026-01-01
+{exportmod.END}
+```
+
+    {exportmod.BEGIN}
+    an indented example
+    {exportmod.END}
+
+~~~
+{exportmod.BEGIN}
+~~~
+
+Run `make test` first.
+"""
+
+
+def test_markers_inside_a_code_block_are_an_example_not_the_block(payments: Path) -> None:
+    """A brain:begin / brain:end pair (or a lone marker) inside a fenced or indented code block
+    is text a person wrote: it is left byte for byte, and brain's block goes after it."""
+    claude = payments / "CLAUDE.md"
+    claude.write_text(EXAMPLE, encoding="utf-8")
+    doc = export(payments, "claude")
+    assert doc["targets"][0]["action"] == "updated", doc
+    text = claude.read_text(encoding="utf-8")
+    assert text.startswith(EXAMPLE + "\n" + exportmod.BEGIN)
+    assert "- **example** — a made-up fact" in text
+    assert text.count(exportmod.BEGIN) == 4
+    assert export(payments, "claude")["targets"][0]["action"] == "unchanged"
+    assert claude.read_text(encoding="utf-8") == text
+    # the real block is replaced in place; the example before it stays as it is
+    stale = text.replace("payments", "PAYMENTS")  # in the real block only
+    claude.write_text(stale + "\ntail\n", encoding="utf-8")
+    assert export(payments, "claude")["targets"][0]["action"] == "updated"
+    assert claude.read_text(encoding="utf-8") == text + "\ntail\n"
+
+
+def test_a_file_ending_in_an_open_code_fence_is_refused(payments: Path) -> None:
+    """A block appended inside a fence nobody closed would be code: the next export would not
+    find it and would add another. One line says so; the file is left as it is."""
+    claude = payments / "CLAUDE.md"
+    claude.write_text("# Payments\n\n```sh\nmake test\n", encoding="utf-8")
+    run = brain("export", "--vault", V, "claude", cwd=payments)
+    assert run.code == 1, run
+    assert run.err.count("\n") == 1, run.err
+    assert "CLAUDE.md ends inside a code block that is never closed" in run.err
+    assert claude.read_text(encoding="utf-8") == "# Payments\n\n```sh\nmake test\n"
+
+
+def test_a_line_saved_while_export_writes_is_kept(
+    payments: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A person saves CLAUDE.md after export read it and before it wrote: the block is placed
+    and the person's line kept (the change is merged in, not written over the file)."""
+    from brain.commands.export import export as run_export
+
+    claude = payments / "CLAUDE.md"
+    claude.write_text("# Payments\n\nRun `make test` first.\n", encoding="utf-8")
+    place = exportmod.place_block
+
+    def typed_meanwhile(existing: str, new_block: str, where: str) -> str:
+        with claude.open("a", encoding="utf-8") as fh:
+            fh.write("A line typed while brain exported.\n")
+        return place(existing, new_block, where)
+
+    monkeypatch.setattr(exportmod, "place_block", typed_meanwhile)
+    run_export(Path(V), payments, ["claude"])
+    text = claude.read_text(encoding="utf-8")
+    assert "A line typed while brain exported.\n" in text
+    assert text.count(exportmod.BEGIN) == 1
+
+
 # --- links: never read or written through out of the repository (brain.files.confine) ---
 
 

@@ -420,7 +420,7 @@ def test_a_crash_before_the_core_write_is_finished_by_the_next_approve(
 ) -> None:
     real_write = inboxmod.write
 
-    def crash(vault_: Path, rel: str, text: str) -> None:
+    def crash(vault_: Path, rel: str, text: str, *, was: str) -> None:
         raise Crash
 
     monkeypatch.setattr(inboxmod, "write", crash)
@@ -467,3 +467,72 @@ def test_a_hand_edited_inbox_line_with_control_characters_is_listed_escaped(vaul
     assert "\x1b" not in approve.out + approve.err
     assert approve.code == 1
     assert "not a valid bullet: control characters (ESC)" in approve.err
+
+
+# --- a person editing the files while brain writes them -----------------------------------------
+
+
+class Person:
+    """Types a bullet at the end of `rel` each time brain has just read it: brain's next write
+    is of a file that changed since it was read. Everything typed must be kept."""
+
+    def __init__(self, vault: Path, rel: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        from brain import edits
+        from brain.commands import hygiene
+
+        self.vault, self.rel, self.typed = vault, rel, list[str]()
+        real = edits.read
+
+        def read(vault_: Path, rel_: str) -> str:
+            text = real(vault_, rel_)
+            if rel_ == self.rel:
+                line = f"- **typed {len(self.typed)}** — typed by hand — me — {TODAY}"
+                with (self.vault / self.rel).open("a", encoding="utf-8") as fh:
+                    fh.write(("" if text.endswith("\n") or not text else "\n") + line + "\n")
+                self.typed.append(line)
+            return text
+
+        for module in (edits, inboxmod, hygiene):
+            monkeypatch.setattr(module, "read", read)
+
+    def kept(self) -> None:
+        text = (self.vault / self.rel).read_text(encoding="utf-8")
+        assert self.typed
+        for line in self.typed:
+            assert text.count(line) == 1, (line, text)
+
+
+def test_a_bullet_typed_into_memory_while_approve_writes_it_is_kept(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    person = Person(vault, "AI/MEMORY.md", monkeypatch)
+    result = inboxmod.approve(vault, 1)
+    person.kept()
+    memory = lines_of(vault, "AI/MEMORY.md")
+    assert memory.count(result.markdown) == 1
+    assert memory[result.line - 1] == result.markdown  # where it is, the typed lines merged in
+    assert not any(result.markdown == line for line in lines_of(vault, "AI/INBOX.md"))
+
+
+def test_a_line_typed_into_the_inbox_while_propose_and_drop_write_it_is_kept(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    person = Person(vault, "AI/INBOX.md", monkeypatch)
+    propose(vault, "kept okapi — proposed while a person types", source="me")
+    inboxmod.drop(vault, 1)
+    person.kept()
+    inbox = lines_of(vault, "AI/INBOX.md")
+    assert f"- **kept okapi** — proposed while a person types — me — {TODAY}" in inbox
+    assert not any("zanzibar quota" in line for line in inbox)  # proposal 1 was dropped
+
+
+def test_approve_writes_through_a_hard_linked_memory(vault: Path, tmp_path: Path) -> None:
+    """A MEMORY.md hard-linked elsewhere (a backup tool's, a second checkout's) stays one file:
+    the approved bullet is in both names, the link is not split into two files."""
+    memory = vault / "AI" / "MEMORY.md"
+    elsewhere = tmp_path / "MEMORY-link.md"
+    os.link(memory, elsewhere)
+    result = inboxmod.approve(vault, 1)
+    assert memory.stat().st_ino == elsewhere.stat().st_ino
+    assert memory.stat().st_nlink == 2
+    assert result.markdown in elsewhere.read_text(encoding="utf-8").split("\n")

@@ -214,6 +214,38 @@ def test_a_file_is_refused(tmp_path: Path) -> None:
     assert "Traceback" not in run.err
 
 
+@pytest.mark.parametrize("how", ["--vault", "PATH", "BRAIN_VAULT", "new", "--json"])
+def test_a_vault_path_that_is_not_utf8_is_refused_before_anything(tmp_path: Path, how: str) -> None:
+    """brain writes the vault's path as UTF-8 text (its record, the hooks, git's config): a
+    folder whose name is not UTF-8 (the byte 0xff, which Python reads as U+DCFF) is refused in
+    one line that names it escaped, before anything is made. It crashed (exit 3) at the record,
+    after making the vault and its repository, and once more on the next try."""
+    parent = tmp_path / ("new\udcff" if how == "new" else "")
+    bad = parent / "bad\udcffvault"
+    if how != "new":
+        bad.mkdir()  # the name's bytes: the surrogate is written back as 0xff
+    args, env = (["--vault", str(bad)], None)
+    if how == "PATH":
+        args = [str(bad)]
+    elif how == "BRAIN_VAULT":
+        args, env = [], {"BRAIN_VAULT": str(bad)}
+    elif how == "--json":
+        args = [*args, "--json"]
+    run = install(*args, "--init", env=env)
+    assert run.code == 1, run
+    assert "internal error" not in run.out + run.err
+    said = run.json()["error"] if how == "--json" else run.err
+    assert how == "--json" or run.err.count("\n") == 1
+    assert f"{tmp_path}/" in said
+    assert "bad\\xffvault is not valid UTF-8 (byte 0xff)" in said
+    assert "rename" in said
+    assert not config.recorded_vault_file().exists()
+    if how == "new":
+        assert not parent.exists()
+    else:
+        assert list(bad.iterdir()) == []  # no repository, no starter files
+
+
 def test_dash_dash_vault_is_path(tmp_path: Path) -> None:
     """`brain install --vault PATH` is `brain install PATH`, as every command takes --vault;
     the two naming different folders is a usage error that installs nothing."""

@@ -7,14 +7,18 @@ writer refuses it, naming the file and the next step.
 
 from __future__ import annotations
 
+import os
 import random
 import string
+import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 from conftest import Run, brain
 
-from brain import index
+from brain import files, index
 from brain import vault as vaultmod
 from brain.commands import inbox as inboxmod
 from brain.errors import BrainError
@@ -187,3 +191,72 @@ def test_write_atomic_confined_to_a_root(tmp_path: Path, outside: Path) -> None:
     assert (root / "in.md").is_symlink()
     write_atomic(root / "out.md", "ours")  # no root: a dotfiles link is written through
     assert (outside / "t.md").read_text("utf-8") == "ours"
+
+
+# --- a folder swapped for a link while brain writes ----------------------------------------------
+
+
+class Flipper:
+    """A thread that swaps the vault's AI/ for a link out of the vault and back, again and again,
+    at random moments (renameat2's atomic exchange: AI/ is always one or the other)."""
+
+    def __init__(self, vault: Path, outside: Path, seed: int) -> None:
+        self.vault = vault
+        (vault / "AI-link").symlink_to(outside, target_is_directory=True)
+        self.rng = random.Random(seed)  # noqa: S311 - the flips' timing, not crypto
+        self.stop = threading.Event()
+        self.flips = 0
+        self.thread = threading.Thread(target=self._run)
+
+    def _swap(self, fd: int) -> None:
+        assert files._renameat2(fd, "AI", "AI-link", files._EXCHANGE)
+
+    def _run(self) -> None:
+        fd = os.open(self.vault, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            while not self.stop.is_set():
+                time.sleep(self.rng.random() / 100)  # AI/ is the folder for up to 10 ms
+                self._swap(fd)  # AI/ is the link out
+                self.flips += 1
+                time.sleep(self.rng.random() / 1000)
+                self._swap(fd)
+        finally:
+            os.close(fd)
+
+    def __enter__(self) -> Flipper:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.stop.set()
+        self.thread.join()
+        assert not (self.vault / "AI").is_symlink()
+        (self.vault / "AI-link").unlink()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="renameat2 swaps AI/ atomically")
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_propose_while_ai_flips_to_a_link_out_never_writes_outside(
+    vault: Path, outside: Path, seed: int
+) -> None:
+    """`brain propose` runs again and again while AI/ is swapped for a link out of the vault
+    and back: each run proposes inside the vault or exits 1 with one line; nothing is written
+    outside, no temp file is left, and every proposal that was accepted is in the inbox, once."""
+    accepted, refused = [], 0
+    with Flipper(vault, outside, seed) as flipper:
+        for i in range(25):
+            line = f"flip{seed}x{i} — proposed while AI/ flips {i}"
+            run = brain("propose", "--vault", str(vault), line)
+            assert run.code in (0, 1), run
+            if run.code:
+                one_line(run)
+                refused += 1
+            else:
+                accepted.append(f"- **flip{seed}x{i}** — proposed while AI/ flips {i}")
+    assert flipper.flips > 0
+    assert list(outside.rglob("*")) == []
+    assert [p for p in vault.rglob(".*") if p.name != ".git"] == []  # no temp file left
+    inbox = (vault / "AI" / "INBOX.md").read_text("utf-8")
+    for bullet in accepted:
+        assert inbox.count(bullet) == 1, bullet
+    assert accepted, refused  # the runs did write

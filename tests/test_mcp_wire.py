@@ -100,3 +100,32 @@ def test_a_lone_surrogate_in_the_arguments_gets_an_answer(vault: Path) -> None:
         assert server.reply()["id"] == 2  # a lone low half, and a whole pair, in one line
     finally:
         server.close()
+
+
+def test_a_request_whose_id_is_no_string_or_integer_gets_an_error_with_id_null(
+    vault: Path,
+) -> None:
+    """The SDK read `"id": NaN` (or 1.5, null, true) as a notification and answered nothing: the
+    client waited for ever. JSON-RPC 2.0 (5, 5.1) answers an invalid request with an error whose
+    id is null: -32700 for what is not JSON (NaN, Infinity), -32600 for an id MCP refuses."""
+    server = RawServer(vault)
+    try:
+        server.initialize("raw")
+        for rid, code in (
+            ("NaN", -32700),
+            ("Infinity", -32700),
+            ("1.5", -32600),
+            ("2.0", -32600),  # written as no integer is
+            ("null", -32600),
+            ("true", -32600),
+            ('{"a": 1}', -32600),
+        ):
+            server.send(f'{{"jsonrpc": "2.0", "id": {rid}, "method": "tools/list"}}')
+            got = server.reply()
+            assert (got["id"], got["error"]["code"]) == (None, code), rid
+        server.send('{"jsonrpc": "2.0", "id": 2, "method": "ping"}')
+        assert server.reply() == {"jsonrpc": "2.0", "id": 2, "result": {}}
+        server.send(json.dumps({"jsonrpc": "2.0", "id": "x", "method": "tools/list"}))
+        assert {t["name"] for t in server.reply()["result"]["tools"]} == TOOLS
+    finally:
+        server.close()

@@ -286,6 +286,57 @@ def test_one_odd_transcript_line_never_breaks_recall(claude: dict[str, str], kin
             assert full["at"] is None  # undated: null (README: JSON)
 
 
+@pytest.mark.parametrize("raw", [b"\xed\xa0\x80", b"\xff\xfe"])
+def test_a_transcript_line_with_bytes_that_are_not_utf8_never_breaks_a_command(
+    claude: dict[str, str], raw: bytes
+) -> None:
+    """A line holding the UTF-8 bytes of a lone surrogate (ED A0 80, which Python's JSON reads
+    as U+D800 and SQLite cannot store), or bytes that are no UTF-8 at all, is read with each bad
+    byte replaced: every command that reads the transcripts answers, and the turn is kept."""
+    line = json.dumps(ZEBRA, ensure_ascii=False).encode("utf-8").replace(b"Elm", b"Elm " + raw)
+    with _transcript(claude).open("ab") as fh:
+        fh.write(line + b"\n")
+    for args in (
+        ["recall", "zebra crossing"],
+        ["howto", "zebra crossing"],
+        ["lessons"],
+        ["day"],
+        ["week"],
+    ):
+        run = brain(*args, env=claude)
+        assert_one_clean_line(run)
+        assert run.code in (0, 1), (args, run)
+    zebra = brain("recall", "zebra crossing", "--json", env=claude)
+    assert zebra.code == 0, zebra
+    hit = next(h for h in zebra.json()["hits"] if "zebra" in h["snippet"])
+    full = brain("recall", "--full", hit["id"], "--json", env=claude).json()
+    assert "Elm \ufffd" in full["body"]
+
+
+def test_a_lone_surrogate_in_a_codex_call_s_nested_json_never_breaks_a_command(
+    tmp_path: Path,
+) -> None:
+    """Codex keeps a call's arguments and output as JSON inside a JSON string: a lone surrogate
+    spelled out there (`\\ud800`) is repaired as in the line itself, never stored as one."""
+    shutil.copytree(TRANSCRIPTS / "codex", tmp_path / "codex")
+    env = {"CODEX_HOME": str(tmp_path / "codex")}
+    assert brain("recall", "--enable", "codex", env=env).code == 0
+    call = {"type": "function_call", "name": "shell", "call_id": "call_9"}
+    call["arguments"] = json.dumps({"command": ["rg", "zebra \ud800"]})
+    out = {"type": "function_call_output", "call_id": "call_9"}
+    out["output"] = json.dumps({"output": "zebra \udc00", "metadata": {"exit_code": 1}})
+    (rollout,) = (tmp_path / "codex").rglob("rollout-*.jsonl")
+    with rollout.open("a", encoding="utf-8") as fh:
+        for i, payload in enumerate((call, out)):
+            stamp = f"2025-05-08T11:00:0{5 + i}.000Z"
+            rec = {"timestamp": stamp, "type": "response_item", "payload": payload}
+            fh.write(json.dumps(rec) + "\n")
+    for args in (["recall", "zebra"], ["howto", "zebra"], ["lessons"], ["day"], ["week"]):
+        run = brain(*args, env=env)
+        assert_one_clean_line(run)
+        assert run.code in (0, 1), (args, run)
+
+
 def test_gemini_documents_with_odd_values(tmp_path: Path, isolated_env: Path) -> None:
     chats = isolated_env / ".gemini" / "tmp" / "abc" / "chats"
     chats.mkdir(parents=True)

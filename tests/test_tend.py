@@ -5,6 +5,7 @@ history, real processes for the hook and the daily sweep."""
 from __future__ import annotations
 
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,7 @@ from brain.commands import learn as learnmod
 from brain.commands import tend as tendmod
 from brain.commands import verify as verifymod
 from brain.commands.doctor import doctor
+from brain.commands.propose import propose
 from brain.errors import BrainError
 
 OLD = "2025-01-02"
@@ -929,3 +931,80 @@ def test_fixture_vault_proposals(vault: Path) -> None:
     result = tendmod.tend(vault, dry_run=True)
     assert [(p.op, len(p.targets)) for p in result.proposed] == [("date", 3)]
     assert snapshot(FIXTURE_VAULT) == before
+
+
+def test_lines_typed_while_tend_queues_and_approve_applies_are_kept(
+    tended: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A person types into the inbox while `brain tend` queues its items, then into MEMORY.md
+    while an item is applied: each file gets brain's change and keeps every typed line."""
+    from test_inbox import Person
+
+    with monkeypatch.context() as patch:
+        person = Person(tended, "AI/INBOX.md", patch)
+        assert len(tendmod.tend(tended).proposed) == 3
+        person.kept()
+    items = [p for p in inboxmod.inbox(tended).proposals if p.kind == "hygiene"]
+    assert len(items) == 3
+    with monkeypatch.context() as patch:
+        person = Person(tended, "AI/MEMORY.md", patch)
+        inboxmod.approve(tended, items[0].number)  # merge: MEMORY, DROPPED, TENDED, the inbox
+        person.kept()
+    text = (tended / "AI/MEMORY.md").read_text(encoding="utf-8")
+    assert text.count("**payments service**") == 1
+    assert "payments is a Go 1.22 service" in (tended / config.DROPPED).read_text("utf-8")
+
+
+PERSON = """
+import os, sys, time, random
+memory, inbox, stop, date = sys.argv[1:5]
+rng = random.Random(int(sys.argv[5]))
+i = 0
+while not os.path.exists(stop):
+    # as a shell's `>>` does: open for appending, write the line, close
+    with open(memory if i % 2 == 0 else inbox, "a", encoding="utf-8") as fh:
+        fh.write(f"- **typed {i}** — typed by hand — me — {date}\\n")
+    i += 1
+    time.sleep(rng.random() / 25)  # a line every 20 ms or so
+print(i)
+"""
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+def test_a_person_appending_while_propose_approve_and_tend_run_loses_nothing(
+    tended: Path, tmp_path: Path, seed: int
+) -> None:
+    """Another process appends bullets to MEMORY.md and the inbox, as fast as a shell loop,
+    while brain proposes, approves (bullets and tend's items) and tends, again and again:
+    every line it typed is in its file once, and so is everything brain wrote."""
+    stop = tmp_path / "stop"
+    memory, inbox = tended / "AI/MEMORY.md", tended / "AI/INBOX.md"
+    person = subprocess.Popen(
+        [sys.executable, "-c", PERSON, str(memory), str(inbox), str(stop), today(), str(seed)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        for k in range(10):
+            if k % 3 == 0:
+                tendmod.tend(tended)
+            propose(tended, f"stress {k} — proposed while a person typed {k}", source="me")
+            listed = inboxmod.inbox(tended).proposals
+            mine = next(p.number for p in listed if p.handle == f"stress {k}")
+            inboxmod.approve(tended, mine)
+            item = next((p.number for p in listed if p.kind == "hygiene"), None)
+            if item is not None:
+                inboxmod.approve(tended, item if item < mine else item - 1)
+    finally:
+        stop.touch()
+        out, _ = person.communicate(timeout=60)
+    typed = int(out)
+    assert typed > 10
+    text = {memory: memory.read_text("utf-8"), inbox: inbox.read_text("utf-8")}
+    for i in range(typed):
+        line = f"- **typed {i}** — typed by hand — me — {today()}\n"
+        assert text[memory if i % 2 == 0 else inbox].count(line) == 1, line
+    for k in range(10):
+        assert text[memory].count(f"- **stress {k}** — proposed while a person typed {k}") == 1
+    assert not any(p.kind == "hygiene" for p in inboxmod.inbox(tended).proposals)
+    assert text[memory].count("**payments service**") == 1  # the merge was applied

@@ -5,8 +5,9 @@ person approves it (`brain inbox approve N`). `brain tend` makes the items and q
 An item names its targets by the hash of their lines (a note by the hash of its text), never by
 line number: approving one item moves the lines of the others. An item whose target changed
 since the sweep is refused with the reason, and nothing is written. Applying touches several files
-(the core file, AI/DROPPED.md, AI/TENDED.md, the inbox): the new text of each is journalled first,
-then each is written atomically, then the journal goes; a crash in between is finished by the next
+(the core file, AI/DROPPED.md, AI/TENDED.md, the inbox): the text read and the new text of each are
+journalled first, then each change is written atomically (merged into a file a person changed
+meanwhile, brain.edits.write), then the journal goes; a crash in between is finished by the next
 inbox or tend command, so the vault ends before or after, never half-way.
 """
 
@@ -20,6 +21,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeGuard
 
 from brain.config import DROPPED, INBOX, TENDED, index_path, state_dir
 from brain.edits import locked, read, read_journal, write
@@ -131,7 +133,8 @@ def applied_keys(vault: Path) -> set[str]:
 
 def log_tended(vault: Path, entries: list[str]) -> None:
     with locked(vault):
-        write(vault, TENDED, tended_text(read(vault, TENDED), entries))
+        current = read(vault, TENDED)
+        write(vault, TENDED, tended_text(current, entries), was=current)
 
 
 def tended_text(current: str, entries: list[str]) -> str:
@@ -160,22 +163,29 @@ def _find(lines: list[str], digest: str) -> int:
 
 
 Check = Callable[[str, str], str]  # (core file, bullet line) -> why lint refuses it, or ""
+Plan = dict[str, tuple[str, str]]  # a vault file -> (the text read, its new text)
 
 
-def plan(vault: Path, item: Item, inbox_line: str, check: Check | None = None) -> dict[str, str]:
-    """The new text of every file the item changes, or a BrainError saying why it no longer
-    applies (or, with `check`, why a bullet line it would write is refused). Reads only; the
-    caller holds the inbox's lock."""
+def plan(vault: Path, item: Item, inbox_line: str, check: Check | None = None) -> Plan:
+    """The text read and the new text of every file the item changes, or a BrainError saying
+    why it no longer applies (or, with `check`, why a bullet line it would write is refused).
+    Reads only; the caller holds the inbox's lock."""
     if item.key in applied_keys(vault):
         raise BrainError(
             f"this item was applied already ({TENDED} lists [tend {item.key}])",
             "drop it with `brain inbox drop N`",
         )
+    read_: dict[str, str] = {}  # each file read once: its change is made to that text
     texts: dict[str, list[str]] = {}
+
+    def got(rel: str) -> str:
+        if rel not in read_:
+            read_[rel] = read(vault, rel)
+        return read_[rel]
 
     def lines_of(rel: str) -> list[str]:
         if rel not in texts:
-            texts[rel] = read(vault, rel).split("\n")
+            texts[rel] = got(rel).split("\n")
         return texts[rel]
 
     today = dt.date.today().isoformat()
@@ -183,7 +193,7 @@ def plan(vault: Path, item: Item, inbox_line: str, check: Check | None = None) -
     log = f"{item.op}: {item.summary} ({item.why}) [tend {item.key}]"
     if item.op == "supersede":
         t = item.targets[0]
-        body = read(vault, t.path)
+        body = got(t.path)
         if line_hash(body) != t.hash:
             raise BrainError(
                 f"{t.path} changed since the sweep, so it is not marked",
@@ -193,7 +203,7 @@ def plan(vault: Path, item: Item, inbox_line: str, check: Check | None = None) -
     else:
         dropped = _edit_bullets(item, lines_of, today)
     if dropped:
-        base = read(vault, DROPPED)
+        base = got(DROPPED)
         base = base if base.strip() else _DROPPED_HEAD
         why = f"  <!-- dropped {today} by brain tend: {item.why} [tend {item.key}] -->"
         texts[DROPPED] = (
@@ -204,8 +214,8 @@ def plan(vault: Path, item: Item, inbox_line: str, check: Check | None = None) -
     inbox_lines = lines_of(INBOX)
     if inbox_line in inbox_lines:
         inbox_lines.remove(inbox_line)
-    texts[TENDED] = tended_text(read(vault, TENDED), [log]).split("\n")
-    return {rel: "\n".join(ls) for rel, ls in texts.items()}
+    texts[TENDED] = tended_text(got(TENDED), [log]).split("\n")
+    return {rel: (got(rel), "\n".join(ls)) for rel, ls in texts.items()}
 
 
 def _check_written(vault: Path, texts: dict[str, list[str]], check: Check) -> None:
@@ -297,8 +307,7 @@ def apply(vault: Path, item: Item, inbox_line: str, check: Check | None = None) 
     journal."""
     texts = plan(vault, item, inbox_line, check)
     first = item.targets[0].path
-    was = read(vault, first).split("\n")
-    now = texts[first].split("\n")
+    was, now = (t.split("\n") for t in texts[first])
     # where the file changed first: the bullet dated or kept, the line dropped, the header added
     line = next((k for k, (a, b) in enumerate(zip(was, now, strict=False)) if a != b), len(now))
     write_atomic(_journal(vault), json.dumps(texts, ensure_ascii=False), 0o600)
@@ -306,11 +315,11 @@ def apply(vault: Path, item: Item, inbox_line: str, check: Check | None = None) 
     return Outcome(item.summary, first, line + 1, tuple(texts))
 
 
-def _write_all(vault: Path, texts: dict[str, str]) -> None:
-    for n, (rel, body) in enumerate(texts.items()):
+def _write_all(vault: Path, texts: Plan) -> None:
+    for n, (rel, (was, body)) in enumerate(texts.items()):
         if n:
             _between_writes(rel)
-        write(vault, rel, body)
+        write(vault, rel, body, was=was)
     with contextlib.suppress(FileNotFoundError):
         _journal(vault).unlink()
 
@@ -320,20 +329,34 @@ def _between_writes(rel: str) -> None:
 
 
 def recover(vault: Path) -> str:
-    """Finish an apply a crash interrupted (the caller holds the inbox's lock): write every file
-    the journal holds again. Returns what it finished, "" when there was nothing."""
+    """Finish an apply a crash interrupted (the caller holds the inbox's lock): make every change
+    the journal holds again (a file that holds its new text already is left alone). Returns what
+    it finished, "" when there was nothing."""
     path = _journal(vault)
-    texts = read_journal(path)
-    if texts is None:
+    doc = read_journal(path)
+    if doc is None:
         return ""
-    if not isinstance(texts, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) and _vault_relative(k) for k, v in texts.items()
-    ):
+    texts: Plan = {}
+    for rel, held in doc.items() if isinstance(doc, dict) else ():
+        if not (isinstance(rel, str) and _vault_relative(rel)):
+            texts = {}
+            break
+        # an older brain's journal holds only the new text: made over what the file holds now
+        pair = [read(vault, rel), held] if isinstance(held, str) else held
+        if not _pair(pair):
+            texts = {}
+            break
+        texts[rel] = (pair[0], pair[1])
+    if not texts:
         with contextlib.suppress(OSError):
             path.unlink()
         return ""
     _write_all(vault, texts)
     return f"a tend item ({', '.join(texts)})"
+
+
+def _pair(v: object) -> TypeGuard[list[str]]:
+    return isinstance(v, list) and len(v) == 2 and all(isinstance(s, str) for s in v)
 
 
 def _vault_relative(rel: str) -> bool:

@@ -2,8 +2,9 @@
 
 Agents propose (`brain propose`, `brain import`); a person approves. Every change to the inbox and
 every approval runs under one lock per vault (a file in the state dir), and every file is
-rewritten whole through a temp file and `os.replace`, so two agents proposing at once never lose a
-line and a reader never sees half a file.
+rewritten whole through a temp file swapped in only over what brain read (brain.edits.write: a line
+a person typed meanwhile is merged in), so two agents proposing at once never lose a line, nor does
+a person editing the file, and a reader never sees half a file.
 
 An approval touches two files. It first records its intent in a journal beside the lock, then
 writes the core file, then the inbox, then deletes the journal. Each step is idempotent (the core
@@ -249,7 +250,7 @@ def drop_many(vault: Path, words: Sequence[str]) -> tuple[DropResult, ...]:
         numbers = pick(words, len(found))
         gone = {found[n - 1].line for n in numbers}
         kept = [line for i, line in enumerate(text.split("\n"), start=1) if i not in gone]
-        write(vault, INBOX, "\n".join(kept))
+        write(vault, INBOX, "\n".join(kept), was=text)
         remaining = len(proposals(vault))
     # redacted: a proposal may be dropped for holding a credential
     return tuple(
@@ -482,19 +483,22 @@ def _apply(vault: Path, intent: dict[str, str]) -> int:
     lines = core.split("\n")
     if bullet in lines:
         at = lines.index(bullet)
-    elif old and old in lines:
-        at = lines.index(old)
-        lines[at] = bullet
-        write(vault, target, "\n".join(lines))
     else:
-        lines, at = insert_approved(lines, bullet)
-        write(vault, target, "\n".join(lines))
+        if old and old in lines:
+            at = lines.index(old)
+            lines[at] = bullet
+        else:
+            lines, at = insert_approved(lines, bullet)
+        write(vault, target, "\n".join(lines), was=core)
+        # where the bullet is now: a line a person added meanwhile may have been merged in above
+        now = read(vault, target).split("\n")
+        at = now.index(bullet) if bullet in now else at
     _after_core_write(vault)
     inbox_text = read(vault, INBOX)
     inbox_lines = inbox_text.split("\n")
     if intent["inbox"] in inbox_lines:
         inbox_lines.remove(intent["inbox"])
-        write(vault, INBOX, "\n".join(inbox_lines))
+        write(vault, INBOX, "\n".join(inbox_lines), was=inbox_text)
     with contextlib.suppress(FileNotFoundError):
         journal_path(vault).unlink()
     return at + 1

@@ -26,6 +26,7 @@ from pathlib import Path
 from brain import agent_hooks, config, githooks, gitutil, index, shipped, worker_client
 from brain.errors import BrainError
 from brain.files import write_atomic
+from brain.text import has_surrogates, printable, undecodable
 
 
 @dataclass(frozen=True)
@@ -111,6 +112,12 @@ def choose_vault(path: str | Path | None = None) -> VaultChoice:
         origin, raw = ("recorded", recorded) if recorded else ("default", default_vault())
     vault = (Path.cwd() / raw.expanduser()).resolve()
     source = "" if origin == "argument" else f" (from {origin})"
+    if has_surrogates(str(vault)):  # before anything is made: the record would fail last
+        raise BrainError(
+            f"{printable(str(vault))} is not valid UTF-8 ({undecodable(str(vault))}){source}: "
+            "brain writes the vault's path as text (its record, the hooks, git's config)",
+            "rename the folder, or pick another, then install again",
+        )
     if vault.exists() and not vault.is_dir():
         raise BrainError(
             f"{vault} is a file, not a folder{source}",
@@ -142,13 +149,16 @@ def choose_vault(path: str | Path | None = None) -> VaultChoice:
 
 
 def _add_starter(vault: Path) -> tuple[str, ...]:
-    """The starter AI/ files that are missing (never overwrites anything)."""
+    """The starter AI/ files that are missing (never overwrites anything: one that appears while
+    install runs is kept, and nothing is written through a folder that is a link out)."""
+    from brain.files import Changed, replace
+
     added = []
     for name in shipped.STARTER_FILES:
-        target = vault / "AI" / name
-        if target.exists():
+        try:
+            replace(vault, f"AI/{name}", shipped.starter_file(name).encode("utf-8"), was=None)
+        except Changed:
             continue
-        write_atomic(target, shipped.starter_file(name))
         added.append(f"AI/{name}")
     return tuple(added)
 

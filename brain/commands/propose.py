@@ -203,7 +203,7 @@ def propose_many(
             body = text.rstrip("\n")
             last = body.rsplit("\n", 1)[-1]
             gap = "" if not body else "\n" if inboxmod.is_proposal(last) else "\n\n"
-            edits.write(vault, INBOX, body + gap + "\n".join(q.added) + "\n")
+            edits.write(vault, INBOX, body + gap + "\n".join(q.added) + "\n", was=q.text)
     return results
 
 

@@ -44,7 +44,7 @@ def review(vault: Path, mode: str | None = None) -> ReviewResult:
                 text = _LINE.sub(line, current, count=1)
             else:
                 text = (current or _HEAD).rstrip("\n") + f"\n{line}\n"
-            write(vault, VAULT_CONFIG, text)
+            write(vault, VAULT_CONFIG, text, was=current)
         changed = True
     index.sync(vault)
     now = review_mode(vault)

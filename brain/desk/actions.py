@@ -76,7 +76,8 @@ def edit_then_approve(vault: Path, key: str, text: str, to: str = "") -> Done:
     if problem:
         raise UsageError(f"the edited bullet was not saved: {problem}", "fix it and try again")
     with edits.locked(vault):
-        found = inboxmod.proposals(vault)
+        current = edits.read(vault, INBOX)  # once: the line numbers are this text's
+        found = inboxmod.proposals(vault, current)
         match = [p for p in found if redact(p.markdown) == key]
         if not match:
             raise BrainError(f"that proposal is no longer in the inbox: {key}", GONE_HINT)
@@ -94,9 +95,9 @@ def edit_then_approve(vault: Path, key: str, text: str, to: str = "") -> Done:
             bullet = complete(text, source, date)
         except ValueError as exc:
             raise UsageError(f"the edited bullet was not saved: {exc}", "fix it") from None
-        lines = edits.read(vault, INBOX).split("\n")
+        lines = current.split("\n")
         lines[p.line - 1] = inboxmod.with_marker(bullet, p.to or "")
-        edits.write(vault, INBOX, "\n".join(lines))
+        edits.write(vault, INBOX, "\n".join(lines), was=current)
         number = p.number
     r = inboxmod.approve(vault, number, _destination(to))
     where = f"{r.path}:{r.line}"
@@ -143,7 +144,6 @@ def add_synonym(vault: Path, term: str, expansion: str) -> Done:
     bring the index up to date, so the next find widens `term` at once."""
     from brain import index
     from brain.config import SYNONYMS
-    from brain.files import write_atomic
     from brain.text import controls
     from brain.vault import parse_synonyms
 
@@ -152,18 +152,14 @@ def add_synonym(vault: Path, term: str, expansion: str) -> Done:
         raise UsageError("a synonym row needs a term and its expansion", "fill in both")
     if controls(term + expansion):
         raise UsageError("the row holds control characters", "remove them")
-    current = edits.read(vault, SYNONYMS)
-    known, _ = parse_synonyms(current)
-    if expansion.casefold() in (e.casefold() for e in known.get(term.lower(), [])):
-        return Done(f"{SYNONYMS} already widens {term!r} to {expansion!r}", ok=False)
-    body = current if current.strip() else "term\texpansion\n"
-    if not body.endswith("\n"):
-        body += "\n"
-    try:
-        write_atomic(vault / SYNONYMS, f"{body}{term}\t{expansion}\n", root=vault)
-    except OSError as exc:
-        raise BrainError(
-            f"cannot write {SYNONYMS}: {exc.strerror}", f"make {vault / SYNONYMS} writable"
-        ) from None
+    with edits.locked(vault):
+        current = edits.read(vault, SYNONYMS)
+        known, _ = parse_synonyms(current)
+        if expansion.casefold() in (e.casefold() for e in known.get(term.lower(), [])):
+            return Done(f"{SYNONYMS} already widens {term!r} to {expansion!r}", ok=False)
+        body = current if current.strip() else "term\texpansion\n"
+        if not body.endswith("\n"):
+            body += "\n"
+        edits.write(vault, SYNONYMS, f"{body}{term}\t{expansion}\n", was=current)
     index.sync(vault)
     return Done(f"Added to {SYNONYMS}: {term} → {expansion}. Not committed.")

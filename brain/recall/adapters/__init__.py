@@ -9,7 +9,6 @@ append-only JSONL. Everything else (storage, incremental sync, search) is the ag
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import re
 from collections.abc import Iterator
@@ -19,11 +18,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from brain.recall.adapters.calls import Call, Outcome
-from brain.text import repair
+from brain.text import json_loads
 
 BODY_CAP = 16_000  # characters kept of one turn; a pasted log or a huge answer is bounded
 TITLE_CAP = 120
-_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")  # `\ud800` to `\udfff` in JSON text
 
 # Bodies that are machinery, not conversation: hook output, slash-command plumbing, context dumps.
 _WRAPPERS = re.compile(
@@ -159,43 +157,11 @@ def jsonl_lines(data: bytes, start: int) -> Iterator[tuple[int, bytes]]:
         pos = nl + 1
 
 
-def loads(data: bytes) -> Any:
-    """JSON as Python; ValueError for what is not JSON or not UTF-8, or is nested too deeply for
-    the parser. A lone surrogate that a string spells out (`\\ud800`: Node cuts a string in the
-    middle of an emoji) comes back as U+FFFD, so that no text reaching SQLite holds one."""
-    try:
-        doc = json.loads(data)
-    except RecursionError:
-        raise ValueError("JSON nested too deeply") from None
-    if _SURROGATE_ESCAPE.search(data):  # rare: only then is every string looked at
-        doc = _repaired(doc)
-    return doc
-
-
-def _repaired(doc: Any) -> Any:
-    """`doc` with every string (and key) repaired; a loop, not recursion, for deep documents."""
-    root = [doc]
-    todo: list[tuple[Any, Any]] = [(root, 0)]
-    while todo:
-        parent, key = todo.pop()
-        value = parent[key]
-        if isinstance(value, str):
-            parent[key] = repair(value)
-        elif isinstance(value, list):
-            todo.extend((value, i) for i in range(len(value)))
-        elif isinstance(value, dict):
-            items = [(repair(k), v) for k, v in value.items()]
-            value.clear()
-            value.update(items)
-            todo.extend((value, k) for k in value)
-    return root[0]
-
-
 def record(line: bytes) -> dict[str, Any] | None:
     """One JSONL line as a JSON object; None when it is malformed, not UTF-8, nested too deeply or
     not an object (the caller counts it as skipped)."""
     try:
-        rec = loads(line)
+        rec = json_loads(line)
     except ValueError:
         return None
     return rec if isinstance(rec, dict) else None

@@ -10,7 +10,6 @@ where an error message usually is) and a command to COMMAND_CAP.
 
 from __future__ import annotations
 
-import json
 import re
 import shlex
 from dataclasses import dataclass
@@ -129,7 +128,7 @@ def codex_call(payload: dict[str, Any], ts: str, session: str, turn: str, cwd: s
         patch = str(payload.get("input") or "")
     elif kind == "function_call":
         try:
-            args = json.loads(str(payload.get("arguments") or "{}"))
+            args = _nested(str(payload.get("arguments") or "{}"))
         except ValueError:
             return []
         if not isinstance(args, dict):
@@ -157,6 +156,15 @@ def codex_call(payload: dict[str, Any], ts: str, session: str, turn: str, cwd: s
     return [Call(cid, 0, ts, session, turn, where, "shell", name, clip_command(command))]
 
 
+def _nested(text: str) -> Any:
+    """JSON held in a transcript's string (a call's arguments, its output) as the transcript's
+    own lines are read: a lone surrogate it spells out (`\\ud800`) comes back as U+FFFD, else
+    the command or output that holds it would reach SQLite, which cannot store it."""
+    from brain.text import json_loads
+
+    return json_loads(text.encode("utf-8"))
+
+
 def codex_outcome(payload: dict[str, Any]) -> Outcome | None:
     """The Outcome in a Codex `function_call_output` / `custom_tool_call_output`: the output is a
     JSON string with `metadata.exit_code` (older), freeform text opening "Exit code: N" (newer),
@@ -175,7 +183,7 @@ def codex_outcome(payload: dict[str, Any]) -> Outcome | None:
     code: int | None = None
     if text.startswith("{"):
         try:
-            doc = json.loads(text)
+            doc = _nested(text)
         except ValueError:
             doc = None
         if isinstance(doc, dict) and isinstance(doc.get("metadata"), dict):

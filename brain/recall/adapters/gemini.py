@@ -20,11 +20,11 @@ from brain.recall.adapters import (
     cap,
     clip_title,
     iso,
-    loads,
     walk,
     wrapper,
 )
 from brain.recall.adapters.calls import Call, Outcome, gemini_calls
+from brain.text import json_loads
 
 _ROLES = {"user": "user", "gemini": "assistant", "model": "assistant"}
 
@@ -54,7 +54,7 @@ class Gemini:
 
     def read(self, path: Path, data: bytes, start: int, state: FileState) -> Chunk:
         try:
-            doc = loads(data)
+            doc = json_loads(data)
         except ValueError:
             return Chunk([], 0, state, skipped=1, titled=False)
         if not isinstance(doc, dict) or not isinstance(doc.get("messages"), list):
