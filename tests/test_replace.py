@@ -109,8 +109,8 @@ def test_a_folder_flipped_to_a_link_while_brain_writes_never_sends_a_write_outsi
         while not stop.is_set():
             _exchange(real, link)  # AI/ is the link to outside now
             time.sleep(rng.random() / 5000)
-            _exchange(real, link)  # and the folder again
-            time.sleep(rng.random() / 5000)
+            _exchange(real, link)  # and the folder again, most of the time: writes land
+            time.sleep(rng.random() / 500)
             flips += 1
 
     flipper = threading.Thread(target=flip)
@@ -128,7 +128,8 @@ def test_a_folder_flipped_to_a_link_while_brain_writes_never_sends_a_write_outsi
         flipper.join()
     assert not real.is_symlink()
     assert list(outside.iterdir()) == []
-    assert (written, refused, written + refused) > (0, 0, 299), (written, refused, flips)
+    assert written + refused == 300
+    assert written > 0, (written, refused, flips)  # not a test of nothing
     assert len(list(real.iterdir())) == written  # and no temp file left
 
 
