@@ -18,7 +18,7 @@ to instruct an agent. Two levels:
   the vault's policy file, for a bullet's handle, aliases and fact, and for synonyms.tsv rows:
   plain prose about the world, with no addresses, paths outside a project, markup, template or
   encoded runs, words addressing the reader, or phrasing that reads as an instruction to a model.
-  Strict reads text through `fold` (NFKC, the look-alike table, marks and hidden characters
+  Strict reads text through `plain` (NFKC, the look-alike table, marks and hidden characters
   dropped), so an instruction spelt in look-alike letters reads as the words it shows. Folding is
   the guard's reading only: nothing stored is changed.
 
@@ -199,7 +199,7 @@ def _compat(ch: str) -> str:
     return folded if folded.isascii() and folded.isalpha() else ""
 
 
-def fold(text: str) -> str:
+def plain(text: str) -> str:
     """`text` as the guard reads it: NFKC (fullwidth and mathematical letters become plain ones),
     look-alike letters as the ASCII ones they look like, combining marks and hidden characters
     dropped. For reading only: what is stored never changes."""
@@ -353,7 +353,7 @@ def check(line: str) -> list[Flag]:
                 Flag(
                     "lookalike",
                     f"{shown} is spelt in look-alike letters ({_kinds(text)}) that read as "
-                    f"{fold(text)!r}; retype it in plain letters",
+                    f"{plain(text)!r}; retype it in plain letters",
                 )
             )
         for start, end in _marked_words(line):
@@ -361,7 +361,7 @@ def check(line: str) -> list[Flag]:
                 Flag(
                     "combining",
                     f"the word {_unmarked(line[start:end])} has combining marks stacked on its "
-                    f"letters or drawn through them (it reads as {fold(line[start:end])!r}); "
+                    f"letters or drawn through them (it reads as {plain(line[start:end])!r}); "
                     "remove them",
                 )
             )
@@ -619,8 +619,8 @@ def _first(pattern: str, text: str) -> str:
 def strict(text: str, *, tuning: bool = False) -> list[Flag]:
     """What strict mode refuses in a bullet's handle, an alias or its fact: it must be plain prose
     about the world. `tuning`: a TUNINGS bullet, which addresses the agent by design. The text is
-    read folded (`fold`): `ｉｇｎｏｒｅ` reads as `ignore`."""
-    text = fold(text)
+    read folded (`plain`): `ｉｇｎｏｒｅ` reads as `ignore`."""
+    text = plain(text)
     flags: list[Flag] = []
 
     def flag(rule: str, found: str, why: str) -> None:

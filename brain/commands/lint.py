@@ -170,7 +170,7 @@ def _strict_bullet(rel: str, unit: vaultmod.Unit, line: str) -> list[vaultmod.Pr
     handle, aliases, fact = unit.handle, unit.aliases, unit.text
     try:
         # the line as written (its credentials masked), not as the index serves it: a line the
-        # guard flags is defused there, and strict reads the words it spells (guard.fold)
+        # guard flags is defused there, and strict reads the words it spells (guard.plain)
         b = vaultmod.parse_bullet(secrets.redact(line))
         handle, aliases, fact = b.handle, b.aliases, b.fact
     except ValueError:
