@@ -550,7 +550,7 @@ def ensure_driver(vault: Path, gd: Path | None = None, conf: dict[str, str] | No
 
     gd = gd or git_dir(vault)
     conf = read_config(vault) if conf is None else conf
-    _add_lines(gd / "info" / "attributes", merge.ATTRIBUTES)
+    _add_lines(gd, "info/attributes", merge.ATTRIBUTES)
     want = merge.driver_command()
     if conf.get("merge.brain.driver") == want:
         return False
@@ -583,14 +583,18 @@ def write_attributes(vault: Path) -> bool:
     them); True when the file changed."""
     from brain import merge
 
-    return _add_lines(vault / ".gitattributes", merge.ATTRIBUTES)
+    return _add_lines(vault, ".gitattributes", merge.ATTRIBUTES)
 
 
-def _add_lines(path: Path, lines: tuple[str, ...]) -> bool:
+def _add_lines(root: Path, rel: str, lines: tuple[str, ...]) -> bool:
+    """Add `lines` missing from `root/rel`, as a change of what was read (brain.merge.carry): a
+    line the person saved there meanwhile stays, and a link out of `root` is refused."""
+    from brain import merge
+
+    path = root / rel
     try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        text = ""
+        old = files.read_in(root, rel)
+        text = (old or b"").decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise BrainError(f"cannot read {path}: {exc}", f"fix or remove {path}") from exc
     present = {line.strip() for line in text.splitlines()}
@@ -598,8 +602,9 @@ def _add_lines(path: Path, lines: tuple[str, ...]) -> bool:
     if not missing:
         return False
     head = text + ("\n" if text and not text.endswith("\n") else "") + ("\n" if text else "")
+    new = head + "\n".join([ATTRIBUTES_NOTE, *missing]) + "\n"
     try:
-        files.write_atomic(path, head + "\n".join([ATTRIBUTES_NOTE, *missing]) + "\n")
+        merge.carry(root, rel, old, new.encode("utf-8"))
     except OSError as exc:
         raise BrainError(f"cannot write {path}: {exc.strerror}", f"make {path} writable") from exc
     return True

@@ -1060,3 +1060,24 @@ def test_a_commit_that_holds_a_key_is_never_sent_whoever_made_it(
     assert (doc["wrote"], doc["sent"], doc["waiting"]) == (1, 1, [])
     assert secret not in remote_history(remote)
     assert bullet("clean, written after") in git(remote, "show", "main:AI/MEMORY.md")
+
+
+def test_connect_keeps_what_gitattributes_held_and_refuses_a_link_out(
+    git_vault: Path, remote: Path, tmp_path: Path
+) -> None:
+    """connect adds brain's merge lines to the vault's `.gitattributes` as a change of what it
+    read (the person's own lines stay) and never writes through a link out of the vault."""
+    (git_vault / ".gitattributes").write_text("*.png binary\n", encoding="utf-8")
+    assert brain("sync", "connect", str(remote), "--vault", str(git_vault)).code == 0
+    text = (git_vault / ".gitattributes").read_text(encoding="utf-8")
+    assert text.startswith("*.png binary\n")
+    assert "*.md merge=brain" in text
+    other, elsewhere = tmp_path / "other", tmp_path / "elsewhere.txt"
+    git(tmp_path, "init", "-q", "-b", "main", str(other))
+    (other / "AI").mkdir()
+    elsewhere.write_text("not the vault's\n", encoding="utf-8")
+    (other / ".gitattributes").symlink_to(elsewhere)
+    run = brain("sync", "connect", str(remote), "--vault", str(other))
+    assert run.code == 1
+    assert "outside the vault" in run.err
+    assert elsewhere.read_text(encoding="utf-8") == "not the vault's\n"
