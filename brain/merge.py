@@ -335,11 +335,13 @@ def carry(
 
 def driver(base: Path, ours: Path, theirs: Path, path: str) -> int:
     """`brain merge-driver %O %A %B %P`: the merged text into %A, exit 0; 1 leaves it to git."""
+    from brain.text import say
+
     try:
         merged = merge(base.read_bytes(), ours.read_bytes(), theirs.read_bytes())
         ours.write_bytes(merged.data)
     except (OSError, ValueError) as exc:
-        sys.stderr.write(f"brain: cannot merge {path} line by line ({exc}); git's merge decides\n")
+        say(f"cannot merge {path} line by line ({exc}); git's merge decides")
         return 1
     if merged.clashes:
         report = os.environ.get(REPORT_ENV)
@@ -350,9 +352,7 @@ def driver(base: Path, ours: Path, theirs: Path, path: str) -> int:
                     fh.write(json.dumps(doc, ensure_ascii=False) + "\n")
         else:
             for c in merged.clashes:
-                sys.stderr.write(
-                    f"brain: both sides changed {path}:{c.line}; both versions kept, keep one\n"
-                )
+                say(f"both sides changed {path}:{c.line}; both versions kept, keep one")
     return 0
 
 

@@ -91,7 +91,9 @@ def after_command(args: list[str]) -> None:
             _spawn_check()
         text = message(state, release.installed_tag())
         if text:
-            sys.stderr.write(f"brain: {text}\n")
+            from brain.text import say
+
+            say(text)
     except OSError:
         return  # a notice is never worth an error
 

@@ -182,6 +182,14 @@ def cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
+def say(line: str) -> None:
+    """`brain: LINE` on stderr, through the output step (for the modules below the presenters:
+    a file's name, a git message, a reason, masked and escaped)."""
+    import sys
+
+    sys.stderr.write(f"brain: {sanitized(line)}\n")
+
+
 def sanitized(text: str) -> str:
     """`text` as brain lets it out (stdout, stderr, an MCP tool's text, a desk page): every
     credential in it masked (`mask_secrets`, so text without a hint costs no import), then every

@@ -37,6 +37,7 @@ from brain import (
     prime_seconds,
     worker_client,
 )
+from brain.text import say
 from brain.worker_client import (
     UNIX,
     LineReader,
@@ -491,7 +492,7 @@ class _Worker:
             except TimeoutError:
                 if self.failed is not None:
                     if self.failed:
-                        sys.stderr.write(f"brain: {self.failed}\n")
+                        say(self.failed)
                     return 1
                 with self.cond:
                     quiet = not self.clients and not self.embedding
@@ -708,7 +709,7 @@ def serve(vault: Path, idle: float = IDLE_SECONDS) -> int:
     base = base_of(vault)
     why = check_dir(base.parent)
     if why:
-        sys.stderr.write(f"brain: {why}\n")
+        say(why)
         return 1
     lock = take_lock(base, wait=2.0)
     if lock is None:

@@ -177,3 +177,20 @@ def test_the_driver_reports_clashes_to_sync(tmp_path: Path) -> None:
     assert (tmp_path / "A").read_bytes() == lines("- x ours", "- x theirs")
     assert '"path": "AI/MEMORY.md"' in report.read_text(encoding="utf-8")
     assert proc.stderr == ""
+
+
+def test_the_drivers_lines_name_a_file_escaped(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The driver's stderr lines pass the output step: a U+202E or an escape in the file's name
+    git hands it never reaches the terminal raw."""
+    monkeypatch.delenv(merge.REPORT_ENV, raising=False)
+    files = {n: tmp_path / n for n in ("base", "ours", "theirs")}
+    files["base"].write_text("- **a** — one — t — 2026-12-01\n", "utf-8")
+    files["ours"].write_text("- **a** — two — t — 2026-12-01\n", "utf-8")
+    files["theirs"].write_text("- **a** — three — t — 2026-12-01\n", "utf-8")
+    assert merge.driver(files["base"], files["ours"], files["theirs"], "AI/x\u202e\x1b[2J.md") == 0
+    err = capsys.readouterr().err
+    assert "\u202e" not in err
+    assert "\x1b" not in err
+    assert "both sides changed AI/x\\u202e\\x1b[2J.md:1" in err

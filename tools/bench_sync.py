@@ -7,7 +7,7 @@ a MEMORY.md of 2,000 bullets, then one note line per commit, written with `git f
 
 1. a no-change `brain sync` on b (wall time of the command; the pass's own `ms` beside it);
 2. b receiving 1,000 new bullets: in one commit, in 1,000 commits, and in one commit while b has
-   a commit of its own to replay on top (the merge driver runs);
+   a commit of its own to replay on top (brain's line-by-line merge runs);
 3. the SessionStart pack hook on b with sync on against the same hook with BRAIN_SYNC=off (what
    the hook pays for the background receive; the fastest runs compared, as load adds noise of
    its own), `brain.sync.background()` itself, and how long the detached receive pass takes.
