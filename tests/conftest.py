@@ -64,6 +64,10 @@ def isolated_env(
         monkeypatch.setenv(var, str(home / sub))
     tmp = tempfile.mkdtemp(dir=short_tmp_root)
     monkeypatch.setenv("TMPDIR", tmp)
+    # tempfile reads TMPDIR once per process and keeps it: the first test to make a temp file on
+    # a worker would leave every later one its TMPDIR, removed at its teardown (FileNotFoundError
+    # when only tests of one file ran, so none had cached /tmp before)
+    monkeypatch.setattr(tempfile, "tempdir", tmp)
     monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(home / ".gitconfig"))
     monkeypatch.setenv("GIT_CONFIG_NOSYSTEM", "1")
     for who in ("AUTHOR", "COMMITTER"):

@@ -27,7 +27,7 @@ pytestmark = [
     pytest.mark.skipif(sys.platform != "linux", reason="kills process trees through /proc"),
 ]
 
-ROUNDS = 60  # passes per seed; four seeds: 240 passes with edits during them and kills
+ROUNDS = 60  # passes per seed; four seeds: 240 passes, bullets typed during them, 2 in 5 killed
 
 
 def _children(pid: int) -> list[int]:
@@ -113,8 +113,8 @@ def test_nothing_typed_is_lost_while_passes_run_and_are_killed(
         passes += 1
         person = threading.Thread(target=typist.type, args=(rng.randint(0, 4), 0.15))
         person.start()
-        if rng.random() < 0.35:
-            time.sleep(rng.random() * 0.6)
+        if rng.random() < 0.4:
+            time.sleep(rng.random() * 0.3)  # a pass takes 0.2 to 0.5 s here: most kills land
             _kill_tree(proc, rng)
             killed += proc.poll() is None or proc.returncode == -signal.SIGKILL
         try:
