@@ -474,16 +474,7 @@ def _stop_orphan(group: int) -> None:
     with contextlib.suppress(OSError):
         if cmdline.parent.parent.is_dir() and not cmdline.read_bytes().startswith(b"git\0"):
             return  # the id now belongs to another program
-    try:
-        os.killpg(group, signal.SIGKILL)
-    except OSError:
-        return  # gone already, or not ours
-    for _ in range(50):
-        try:
-            os.killpg(group, 0)
-        except OSError:
-            return
-        time.sleep(0.05)
+    gitutil.stop_group(group)
 
 
 def _clear_leftovers(vault: Path, gd: Path, ours_since: float = 0.0) -> None:
@@ -1364,6 +1355,7 @@ def _signature(conf: dict[str, str], who: str = "AUTHOR") -> Any:
 def _send(p: _Pass, remote: str, upstream: str) -> str:
     """Push what is written down; "" when done (or nothing to send), else why not (offline)."""
     vault = p.vault
+    last = ""
     for _ in range(PUSH_TRIES):
         ours = rev(vault, "HEAD")
         theirs = rev(vault, f"refs/remotes/{remote}/{upstream}")
@@ -1397,6 +1389,7 @@ def _send(p: _Pass, remote: str, upstream: str) -> str:
                 p.conf = read_config(vault)
             return ""
         said = proc.stdout + proc.stderr
+        last = gitutil.complaint(proc)
         if not any(sign in said for sign in LOST_RACE):
             if b"[remote rejected]" in said:
                 p.waiting.append(f"the remote refused the push: {gitutil.complaint(proc)}")
@@ -1410,7 +1403,10 @@ def _send(p: _Pass, remote: str, upstream: str) -> str:
             _receive(p, remote, upstream)
         if p.stopped:
             return ""
-    p.waiting.append("the remote kept changing while this machine sent; run brain sync again")
+    p.waiting.append(  # git's last word: a lock a dead push left on the remote says so
+        f"the remote kept changing or stayed locked while this machine sent ({last}); nothing "
+        "lost, run brain sync again"
+    )
     return ""
 
 

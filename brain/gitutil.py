@@ -132,11 +132,34 @@ def _run_bounded(
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
-    with contextlib.suppress(OSError):
-        if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+        with contextlib.suppress(OSError):
             proc.kill()
-        else:
-            os.killpg(proc.pid, signal.SIGKILL)
+        return
+    stop_group(proc.pid, reap=proc.poll)
+
+
+def stop_group(group: int, reap: Callable[[], object] | None = None) -> None:
+    """Stop a process group git runs in: SIGTERM first, so that git removes its lock files as it
+    goes (a push to a remote on local disk runs the remote's receive-pack in the same group: a
+    SIGKILL left the remote's branch locked for every machine), SIGKILL after a second. `reap`
+    collects a child of ours, so that it does not linger as a zombie and count as running."""
+    import time
+
+    for sig, wait in ((signal.SIGTERM, 1.0), (signal.SIGKILL, 2.5)):
+        try:
+            os.killpg(group, sig)
+        except OSError:
+            return  # gone already, or not ours
+        end = time.monotonic() + wait
+        while time.monotonic() < end:
+            if reap is not None:
+                reap()
+            try:
+                os.killpg(group, 0)
+            except OSError:
+                return
+            time.sleep(0.02)
 
 
 def complaint(proc: subprocess.CompletedProcess[bytes], *, first: bool = False) -> str:

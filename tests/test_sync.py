@@ -1081,3 +1081,27 @@ def test_connect_keeps_what_gitattributes_held_and_refuses_a_link_out(
     assert run.code == 1
     assert "outside the vault" in run.err
     assert elsewhere.read_text(encoding="utf-8") == "not the vault's\n"
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="process groups are POSIX")
+def test_a_git_that_is_stopped_may_remove_its_locks_first(tmp_path: Path) -> None:
+    """A pass stops a git it started (out of time, or left by a killed pass) with SIGTERM
+    first: git removes its lock files on it. A push to a remote on local disk runs the remote's
+    receive-pack in the same group, so a plain SIGKILL left the remote's branch locked."""
+    from brain import gitutil
+
+    lock = tmp_path / "main.lock"
+    proc = subprocess.Popen(
+        ["sh", "-c", f'trap "rm -f {lock}; exit 143" TERM; touch {lock}; sleep 60 & wait'],
+        start_new_session=True,
+    )
+    wait_for(lock.exists, "the lock")
+    start = time.monotonic()
+    gitutil.stop_group(proc.pid, reap=proc.poll)
+    assert proc.wait(timeout=5) == 143
+    assert not lock.exists()
+    assert time.monotonic() - start < 3.0
+    stubborn = subprocess.Popen(["sh", "-c", 'trap "" TERM; sleep 60'], start_new_session=True)
+    time.sleep(0.2)
+    gitutil.stop_group(stubborn.pid, reap=stubborn.poll)  # SIGKILL after the grace
+    assert stubborn.wait(timeout=5) == -signal.SIGKILL

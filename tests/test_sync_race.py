@@ -31,12 +31,16 @@ ROUNDS = 60  # passes per seed; four seeds: 240 passes, bullets typed during the
 
 
 def _children(pid: int) -> list[int]:
-    """Every process below `pid` (git, ssh, hooks a pass started in their own groups)."""
+    """Every process below `pid` (git, ssh, hooks a pass started in their own groups), but the
+    remote's side of a push or fetch (receive-pack, upload-pack): a power cut here does not stop
+    the server."""
     kids: dict[int, list[int]] = {}
     for entry in Path("/proc").iterdir():
         if not entry.name.isdigit():
             continue
         with contextlib.suppress(OSError, IndexError, ValueError):
+            if b"-pack" in (entry / "cmdline").read_bytes():
+                continue
             stat = (entry / "stat").read_text()
             ppid = int(stat.rsplit(")", 1)[1].split()[1])
             kids.setdefault(ppid, []).append(int(entry.name))
