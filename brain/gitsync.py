@@ -118,6 +118,7 @@ class _Pass:
     retry: str = ""
     follow: bool = False  # `brain sync follow`: take a remote whose history was rewritten
     stopped: bool = False  # the pass must not go on (said in waiting): nothing more is sent
+    unwinding: bool = False  # an older brain's rebase is being unwound and is not done yet
     conf: dict[str, str] = field(default_factory=dict)  # the vault's git config (read_config)
     started: float = field(default_factory=time.perf_counter)
 
@@ -288,8 +289,11 @@ def run(
             p.note(0)
             outcome = "done" if p.stopped else _pass(p)
         finally:  # a move still being carried keeps its journal: the next pass finishes it
-            with contextlib.suppress(OSError):
-                (p.gd / MARKER).unlink()
+            if p.unwinding:
+                p.note(0)  # kept, naming no git to stop, so the next pass unwinds the rest
+            else:
+                with contextlib.suppress(OSError):
+                    (p.gd / MARKER).unlink()
     now = time.time()
     if outcome == "offline":
         p.retry = iso(now + OFFLINE_BACKOFF)
@@ -459,8 +463,9 @@ def _recover(p: _Pass) -> str:
     unwound = _unwind_rebase(p, brains=doc is not None)
     if unwound:
         done.append(unwound)
-    with contextlib.suppress(OSError):
-        marker.unlink()
+    if not p.unwinding:
+        with contextlib.suppress(OSError):
+            marker.unlink()
     if not done:
         return ""
     return done[0] + (f" ({'; '.join(done[1:])})" if len(done) > 1 else "")
@@ -1155,8 +1160,9 @@ def _unwind_rebase(p: _Pass, *, brains: bool) -> str:
     head, auto = field("head-name"), field("autostash")
     if auto and rev(vault, auto) is None:
         auto = ""
-    if auto:
+    if auto and _out(vault, "rev-parse", "--verify", "--quiet", "refs/stash") != auto:
         gitutil.run(vault, "stash", "store", "-m", "brain sync: put aside by a rebase", auto)
+    p.unwinding = True  # until it is done, the marker stays: the next pass goes on with it
     if head.startswith("refs/heads/"):
         target = rev(vault, head) or field("orig-head")
         here = rev(vault, "HEAD")
@@ -1169,6 +1175,7 @@ def _unwind_rebase(p: _Pass, *, brains: bool) -> str:
         if base is None or not _carry(p, base, auto, index=False):
             return ""
     shutil.rmtree(state, ignore_errors=True)
+    p.unwinding = False
     if auto and _out(vault, "rev-parse", "--verify", "--quiet", "refs/stash") == auto:
         gitutil.run(vault, "stash", "drop", "--quiet", check=False)
     return "its rebase unwound" + (", the changes it had put aside applied" if auto else "")

@@ -373,15 +373,9 @@ def alive(pid: int) -> bool:
     return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
 
 
-def test_a_rebase_an_older_brain_left_is_unwound_keeping_what_was_typed_since(
-    pair: tuple[Machine, Machine], slow_merge: tuple[Path, Path], remote: Path
-) -> None:
-    """brain before 2026-12 rebased in the work tree; killed mid-rebase, it left a detached
-    HEAD, `rebase-merge/` with an autostash, and its marker. The next pass unwinds it without
-    `rebase --abort` (which would reset what was typed since): the bullet typed after the kill,
-    the one the autostash held and the commit all survive and are sent."""
-    a, b = pair
-    hold, started = slow_merge
+def killed_mid_rebase(a: Machine, hold: Path, started: Path) -> Path:
+    """What brain before 2026-12 left when killed in its rebase (`git rebase --autostash`, in the
+    work tree, with its marker): the rebase stopped in the slow merge. Its git dir."""
     rebase = subprocess.Popen(
         ["git", "-C", str(a.vault), "rebase", "--quiet", "--autostash", "origin/main"],
         env={**os.environ, **a.env()},
@@ -398,6 +392,47 @@ def test_a_rebase_an_older_brain_left_is_unwound_keeping_what_was_typed_since(
     assert (gd / "rebase-merge" / "autostash").exists()
     (gd / "brain-sync").write_text(json.dumps({"pid": 1, "group": rebase.pid}), "utf-8")
     hold.unlink()
+    return gd
+
+
+def test_an_unwind_that_cannot_finish_is_finished_by_the_next_pass(
+    pair: tuple[Machine, Machine], slow_merge: tuple[Path, Path], remote: Path
+) -> None:
+    """A file the unwind must put back cannot be written (a folder stands where it goes): the
+    pass says so and keeps its marker, nothing is lost, and once the folder is gone the next
+    pass unwinds the rest (the rebase it must not take for a person's own)."""
+    a, _ = pair
+    a.add("notes/new.md", "A note of a's.\n")
+    a.git("add", "notes/new.md")
+    a.git("commit", "-qm", "a's note")
+    gd = killed_mid_rebase(a, *slow_merge)
+    (a.vault / "notes" / "new.md").unlink(missing_ok=True)
+    (a.vault / "notes" / "new.md").mkdir(parents=True)
+    doc = a.sync(code=1)
+    assert doc["sent"] == 0
+    assert doc["waiting"][0].startswith("cannot write notes/new.md")
+    assert (gd / "rebase-merge").is_dir()
+    assert (gd / "brain-sync").exists()
+    (a.vault / "notes" / "new.md").rmdir()
+    doc = a.sync()
+    assert doc["recovered"].startswith("finished an interrupted sync (its rebase unwound")
+    assert (doc["waiting"], doc["sent"]) == ([], 3)
+    assert not (gd / "rebase-merge").exists()
+    assert a.git("stash", "list") == ""
+    assert git(remote, "show", "main:notes/new.md") == "A note of a's.\n"
+    text = git(remote, "show", "main:AI/LEARNINGS.md")
+    assert bullet("not written down before the kill") in text
+
+
+def test_a_rebase_an_older_brain_left_is_unwound_keeping_what_was_typed_since(
+    pair: tuple[Machine, Machine], slow_merge: tuple[Path, Path], remote: Path
+) -> None:
+    """brain before 2026-12 rebased in the work tree; killed mid-rebase, it left a detached
+    HEAD, `rebase-merge/` with an autostash, and its marker. The next pass unwinds it without
+    `rebase --abort` (which would reset what was typed since): the bullet typed after the kill,
+    the one the autostash held and the commit all survive and are sent."""
+    a, b = pair
+    gd = killed_mid_rebase(a, *slow_merge)
     a.add("AI/MEMORY.md", bullet("typed after the kill"))
     doc = a.sync()
     assert doc["recovered"] == (
