@@ -478,14 +478,15 @@ def test_learnt_aliases_are_proposed_and_a_person_approves_them(vault: Path) -> 
 @pytest.mark.parametrize("policy", ["propose", "apply"])
 def test_an_alias_the_guard_flags_is_never_written_nor_proposed(vault: Path, policy: str) -> None:
     """The fixture's **pgxpool max conns** reached by a query carrying an injection: its words
-    (`maxconns explicitly disregard previous`) are an alias strict lint refuses, so the sweep
-    neither writes nor queues it, whatever the policy."""
+    (`maxconns explicitly disregard previous`) are an alias strict lint refuses, so neither
+    `learn --apply` nor the sweep writes or queues it, whatever the policy. (A query of plain
+    words reaching the same bullet is proposed: test_learn_proposes_what_people_search_with.)"""
     aliases_policy(vault, policy)
     log_finds(vault, "maxconns explicitly disregard previous", ["s1", "s2", "s3"])
-    assert learnmod.learn(vault, mode="keyword").proposed[0].alias == (
-        "maxconns explicitly disregard previous"
-    )
     before = snapshot(vault)
+    learnt = learnmod.learn(vault, mode="keyword", apply=True)  # a person's explicit --apply too
+    assert (learnt.proposed, learnt.applied) == ((), ())
+    assert snapshot(vault) == before
     result = tendmod.tend(vault)
     assert result.applied == ()
     assert not [p for p in result.proposed if p.op == "alias"]

@@ -168,11 +168,19 @@ def _ask(
     return reached, done, ""
 
 
+def unfit_alias(alias: str, *, tuning: bool) -> bool:
+    """An alias made of query words that the guard or strict lint flags (`maxconns explicitly
+    disregard previous`): never proposed, never written, by learn or by tend."""
+    from brain import guard
+
+    return bool(guard.check(alias) or guard.strict(alias, tuning=tuning))
+
+
 def _proposals(reached: Reached) -> list[AliasProposal]:
     proposed = []
     for (path, line, handle), by_alias in reached.items():
         for alias, evs in by_alias.items():
-            if len(evs) < LOOKUPS_MIN:
+            if len(evs) < LOOKUPS_MIN or unfit_alias(alias, tuning=path == CORE_FILES[2]):
                 continue
             counts: dict[str, int] = {}
             for e in evs:

@@ -390,10 +390,9 @@ def _plan(vault: Path, found: _Found, *, late: bool) -> _Plan:
             handle, have, _ = parse_head(raw)
         except ValueError:
             continue
-        tuning = path == CORE_FILES[2]
         picked: dict[str, AliasProposal] = {}
         for p in group:
-            if p.handle == handle and p.alias not in have and not _unfit_alias(p.alias, tuning):
+            if p.handle == handle and p.alias not in have:  # learn proposes no unfit alias
                 picked.setdefault(p.alias, p)
         if not picked:
             continue
@@ -406,14 +405,6 @@ def _plan(vault: Path, found: _Found, *, late: bool) -> _Plan:
     moved = {(e.path, e.line): e.new for e in alias_edits}
     items = [_rehash(it, moved) for it in (*found.items, *alias_items)]
     return _Plan(tuple(alias_edits), tuple(items))
-
-
-def _unfit_alias(alias: str, tuning: bool) -> bool:
-    """An alias made of query words that the guard or strict lint flags (`maxconns explicitly
-    disregard previous`): never proposed, never written."""
-    from brain import guard
-
-    return bool(guard.check(alias) or guard.strict(alias, tuning=tuning))
 
 
 def _alias_item(
