@@ -60,9 +60,62 @@ def test_codex_reads_messages_not_events_or_tools(agents: Path) -> None:
 
 
 def test_gemini_reads_user_and_model_messages(agents: Path) -> None:
-    turns = _read("gemini")
+    turns = [t for t in _read("gemini") if "invoice" in t[2]]  # the one-document form
     assert [r for r, _, _ in turns] == ["user", "assistant", "user"]
     assert turns[2][1] == "Thanks, that fixed the invoice test."
+
+
+def test_gemini_reads_its_jsonl_chats(agents: Path) -> None:
+    """Gemini CLI's `session-*.jsonl` (chatRecordingService.ts since its PR #23749): a message
+    appended again is one turn, its last version; what the person typed, not the @-file Gemini
+    expanded; info notices and hook context are not conversation; `$set` names it; the project's
+    `.project_root` is its folder."""
+    ad = registry()["gemini"]
+    (path,) = [p for p in ad.files() if p.suffix == ".jsonl"]
+    chunk = ad.read(path, path.read_bytes(), 0, FileState())
+    assert chunk.titled
+    assert chunk.rewrites
+    assert chunk.state.title == "Regenerate the billing protobuf stubs"
+    assert chunk.state.cwd == "/home/dev/shop"
+    assert chunk.state.session == "9a1b2c3d-3333-4000-8000-00000000cafe"
+    assert [t.role for t in chunk.turns] == ["user", "assistant", "assistant", "user", "assistant"]
+    assert chunk.turns[0].body == "Regenerate the protobuf stubs for @proto/billing.proto"
+    bodies = " ".join(t.body for t in chunk.turns)
+    assert "quagga" not in bodies  # the expanded file
+    assert "Request cancelled" not in bodies
+    assert "hook_context" not in bodies
+    assert chunk.end == len(path.read_bytes())  # append-only: the next read starts there
+    shells = [(c.text, c.cwd) for c in chunk.calls if c.kind == "shell"]
+    assert shells == [
+        ("buf generate", "/home/dev/shop"),
+        ("npx @bufbuild/buf generate", "/home/dev/shop"),
+        ("tools/bin/buf generate", "/home/dev/shop"),
+    ]
+
+
+def test_gemini_jsonl_grows_and_is_read_from_where_it_stopped(agents: Path) -> None:
+    """A sync between two appends reads only the new lines; a message appended again with an
+    edited text replaces the stored turn, and a later `$set` summary retitles every turn."""
+    assert _sync("gemini").turn_count == 3 + 5
+    ad = registry()["gemini"]
+    (path,) = [p for p in ad.files() if p.suffix == ".jsonl"]
+    edited = {
+        "id": "a0c4e1d2-0003-4000-8000-00000000g003",
+        "timestamp": "2026-11-27T10:02:05.000Z",
+        "type": "gemini",
+        "content": "Switched to the pinned tools/bin/buf; the axolotl stubs are regenerated.",
+    }
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(edited) + "\n")
+        fh.write(json.dumps({"$set": {"summary": "Billing stubs, the pinned buf"}}) + "\n")
+    report = _sync("gemini")
+    assert (report.read, report.turn_count) == (1, 0)
+    assert report.bytes < 400  # the two new lines, not the file
+    hit = _find("axolotl")[0]  # its own words first (its neighbours follow)
+    assert hit.id == edited["id"]
+    assert hit.title == "Billing stubs, the pinned buf"
+    assert _find("stubs")
+    assert {h.title for h in _find("protobuf")} == {hit.title}
 
 
 def _sync(*names: str) -> store.SyncReport:
@@ -84,7 +137,7 @@ def _find(query: str, **kw: str) -> list[search.Hit]:
 
 def test_sync_is_incremental_and_idempotent(agents: Path) -> None:
     first = _sync("claude", "codex", "gemini")
-    assert first.turn_count == 3 + 2 + 3
+    assert first.turn_count == 3 + 2 + 3 + 5
     again = _sync("claude", "codex", "gemini")
     assert (again.read, again.turn_count) == (0, 0)
     (hit,) = _find("paynova lock acknowledgement")[:1]

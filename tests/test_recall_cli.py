@@ -108,7 +108,7 @@ def test_sources_sync_and_agent_filter(env: dict[str, str]) -> None:
     assert all(s["enabled"] and s["exists"] for s in srcs)
     sync = brain("recall", "--sync", "--json", env=env).json()
     assert list(sync) == SYNC_KEYS
-    assert (sync["file_count"], sync["turn_count"]) == (4, 8)
+    assert (sync["file_count"], sync["turn_count"]) == (5, 13)  # Gemini's .json and .jsonl
     doc = brain("recall", "ledger", "--agent", "codex", "--json", env=env).json()
     assert {h["agent"] for h in doc["hits"]} == {"codex"}
     assert brain("recall", "ledger", "--since", "2025-06-01", env=env).code == 1

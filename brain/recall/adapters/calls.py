@@ -51,6 +51,17 @@ def clip_output(text: str) -> str:
     return text[:OUTPUT_HEAD].rstrip() + " … " + text[-tail:].lstrip()
 
 
+def result_text(content: Any) -> str:
+    """A tool result's text: a string, or its `text` blocks a line apart."""
+    if isinstance(content, list):
+        return "\n".join(
+            str(b.get("text", ""))
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text"
+        )
+    return content if isinstance(content, str) else ""
+
+
 def clip_command(text: str) -> str:
     text = text.strip()
     return text if len(text) <= COMMAND_CAP else text[:COMMAND_CAP] + " …"
@@ -277,14 +288,7 @@ def claude_outcomes(content: Any, pending: dict[str, bool]) -> list[Outcome]:
         if not isinstance(cid, str) or cid not in pending:
             continue
         background = pending.pop(cid)
-        body = block.get("content")
-        if isinstance(body, list):
-            body = "\n".join(
-                str(b.get("text", ""))
-                for b in body
-                if isinstance(b, dict) and b.get("type") == "text"
-            )
-        text = body if isinstance(body, str) else ""
+        text = result_text(block.get("content"))
         code = exit_code(text[:200])
         ok: bool | None = not block.get("is_error")
         if text.startswith(_REJECTED) or (background and ok):
@@ -302,11 +306,11 @@ GEMINI_WRITES = {"write_file": "file_path", "replace": "file_path", "edit": "fil
 
 
 def gemini_calls(
-    tool_calls: Any, ts: str, session: str, turn: str
+    tool_calls: Any, ts: str, session: str, turn: str, project: str = ""
 ) -> tuple[list[Call], list[Outcome]]:
     """The Calls and Outcomes in a Gemini CLI message's `toolCalls` (a call carries its result
-    and status). Gemini keeps no working folder, so a call's cwd is its `dir_path` when that is
-    absolute, else ''."""
+    and status). A call's cwd is its `dir_path` when that is absolute, else the project's folder
+    ('' when the chat does not say)."""
     calls: list[Call] = []
     outcomes: list[Outcome] = []
     for tc in tool_calls if isinstance(tool_calls, list) else []:
@@ -317,12 +321,12 @@ def gemini_calls(
             continue
         when = str(tc.get("timestamp") or ts)
         folder = args.get("dir_path") or args.get("directory") or ""
-        cwd = folder if isinstance(folder, str) and folder.startswith("/") else ""
+        cwd = folder if isinstance(folder, str) and folder.startswith("/") else project
         if name in GEMINI_SHELLS and isinstance(args.get("command"), str):
             text = clip_command(args["command"])
             calls.append(Call(cid, 0, when, session, turn, cwd, "shell", str(name), text))
         elif name in GEMINI_WRITES and isinstance(args.get(GEMINI_WRITES[name]), str):
-            path = args[GEMINI_WRITES[name]]
+            path = resolve(args[GEMINI_WRITES[name]], project)
             calls.append(Call(cid, 0, when, session, turn, cwd, "write", str(name), path))
         else:
             continue
