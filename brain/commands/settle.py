@@ -10,9 +10,10 @@ Otherwise, and whenever the stop already follows a block (`stop_hook_active`), i
 What the session did is read from its transcript, by bytes first (a tool call is a small share
 of a transcript), in each agent's own format, as brain.recall.adapters.calls reads them: Claude
 Code's `tool_use` blocks, Codex's rollout items, Gemini CLI's `toolCalls` (in its `session-*.jsonl`
-lines, or its older one-document `session-*.json`) and Copilot CLI's `tool.execution_start`
-events. A proposal is a shell command running `brain propose`, or a call of an MCP tool named
-`propose` (brain mcp's, whatever the agent calls the server).
+lines, which its hooks name as `transcript_path`: gemini-cli hookEventHandler.ts
+`createBaseInput`, 5411f113; or its older one-document `session-*.json`) and Copilot CLI's
+`tool.execution_start` events. A proposal is a shell command running `brain propose`, or a call
+of an MCP tool named `propose` (brain mcp's, whatever the agent calls the server).
 
 This runs at every stop: nothing heavy is imported unless the stop is blocked.
 """
