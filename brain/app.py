@@ -455,7 +455,10 @@ def recall_search_command(
     )
 
 
-AgentArg = Annotated[str, typer.Argument(help="claude, codex or gemini.", show_default=False)]
+AgentArg = Annotated[
+    str,
+    typer.Argument(help="claude, codex, gemini, copilot, opencode or pi.", show_default=False),
+]
 
 
 @recall_app.command("full")

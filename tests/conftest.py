@@ -23,6 +23,11 @@ ROOT = Path(__file__).resolve().parents[1]
 FIXTURE_VAULT = ROOT / "testdata" / "vault"
 
 _SCRUB = ("BRAIN_", "CLAUDE", "GIT_", "XDG_", "CODEX_", "GEMINI_CLI", "CURSOR_AGENT")
+_SCRUB += (
+    "COPILOT_HOME",
+    "OPENCODE_DB",
+    "PI_CODING_AGENT_DIR",
+)  # where recall's agents keep theirs
 
 
 @pytest.fixture(scope="session")

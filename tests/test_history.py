@@ -728,3 +728,130 @@ def test_a_rewritten_gemini_chat_completes_its_calls(isolated_env: Path) -> None
     os.utime(path, ns=(1, 1))  # a new mtime, whatever the clock's resolution
     store.sync(conn, ["gemini"])
     assert conn.execute("SELECT ok, code, output FROM calls").fetchone() == (0, 2, "no rule")
+
+
+# -- every agent recall reads: Gemini CLI's JSONL, Copilot CLI, pi, OpenCode -------------------
+
+NEW = ("gemini", "copilot", "pi", "opencode")
+TRANSCRIPTS = ROOT / "testdata" / "transcripts"
+
+
+@pytest.fixture
+def more_agents(isolated_env: Path) -> Path:
+    """Each agent's fixture session (testdata/transcripts) where the agent keeps it, enabled:
+    every one a failed command, a near one that worked, a file written and a correction."""
+    from test_recall import opencode_db
+
+    shutil.copytree(TRANSCRIPTS / "gemini" / ".gemini", isolated_env / ".gemini")
+    shutil.copytree(TRANSCRIPTS / "copilot", isolated_env / ".copilot")
+    shutil.copytree(TRANSCRIPTS / "pi", isolated_env / ".pi" / "agent")
+    opencode_db(isolated_env)
+    for name in NEW:
+        store.set_enabled(name, True)
+    return isolated_env
+
+
+def test_lessons_in_every_agent(more_agents: Path) -> None:
+    """Each new agent's retry (a failed command, then a near one that worked) and correction."""
+    found = lessonsmod.find_lessons(since="2026-11-20").moments
+    retries = {m.agent: (m.failed, m.worked) for m in found if m.kind == "retry"}
+    assert retries == {
+        "gemini": ("buf generate", "npx @bufbuild/buf generate"),
+        "copilot": ("pytest tests/test_login.py", "python -m pytest tests/test_login.py"),
+        "pi": ("pnpm run build-storybook", "pnpm run storybook:build"),
+        "opencode": ("terraform plan", "terraform init && terraform plan"),
+    }
+    corrections = {m.agent: m.lesson for m in found if m.kind == "correction"}
+    assert corrections == {
+        "gemini": "Use the pinned buf in tools/bin instead of npx",
+        "copilot": "Don't hardcode the limit, read it from settings.RATE_LIMIT",
+        "pi": "Keep the old script name and add an alias in package.json instead",
+        "opencode": "Don't touch the module, pin the aws provider version instead",
+    }
+    folders = {m.agent: m.cwd for m in found}
+    assert folders == {
+        "gemini": "/home/dev/shop",  # its project's .project_root
+        "copilot": "/home/dev/api",
+        "pi": "/home/dev/web",
+        "opencode": "/home/dev/infra",
+    }
+
+
+def test_howto_in_every_agent(more_agents: Path) -> None:
+    cases = {
+        "gemini": ("regenerate the protobuf stubs", "npx @bufbuild/buf generate"),
+        "copilot": ("run the login tests", "python -m pytest tests/test_login.py"),
+        "pi": ("build storybook", "pnpm run storybook:build"),
+        "opencode": ("terraform plan drift", "terraform init && terraform plan"),
+    }
+    for agent, (task, command) in cases.items():
+        hits = howtomod.howto(task, agent=agent).hits
+        assert hits, agent
+        assert (hits[0].command, hits[0].ok, hits[0].agent) == (command, True, agent)
+        assert hits[0].turn  # the recall id of the turn it followed
+
+
+def test_corrections_of_a_session_of_every_agent(more_agents: Path) -> None:
+    """The Stop hook's quotes: each agent's transcript is found by its session id alone."""
+    sessions = {
+        "9a1b2c3d-3333-4000-8000-00000000cafe": "Use the pinned buf",
+        "c0d1e2f3-a4b5-4c6d-8e7f-901a2b3c4d5e": "Don't hardcode the limit",
+        "b7e1d2c3-5555-4000-8000-0000000000aa": "Keep the old script name",
+        "ses_5f1e0a3b2ffeW8aH1q2r3s4t5u": "Don't touch the module",
+    }
+    for session, lesson in sessions.items():
+        (moment,) = lessonsmod.corrections(session)
+        assert moment.lesson.startswith(lesson), session
+    conn = store.connect()
+    assert {r[0] for r in conn.execute("SELECT DISTINCT session FROM turns")} == set(sessions)
+
+
+def test_day_places_every_agents_sessions_in_their_repositories(
+    more_agents: Path, tmp_path: Path
+) -> None:
+    """day/week group the new agents' sessions by their folders, with the files they wrote."""
+    for folder in ("shop", "api", "web", "infra"):
+        (tmp_path / folder).mkdir()
+        subprocess.run(["git", "init", "-q", str(tmp_path / folder)], check=True)
+    swap = {"/home/dev/": f"{tmp_path}/"}
+    _relocate(more_agents, swap)
+    week = daymod.week("2026-11-27", git=False)
+    places = {
+        (s.agent, r.project): sorted(f.path for f in r.files)
+        for d in week.days
+        for r in d.repos
+        for s in r.sessions
+    }
+    assert places == {
+        ("gemini", "shop"): ["gen/README.md"],
+        ("copilot", "api"): ["middleware/ratelimit.py"],
+        ("pi", "web"): [".github/workflows/ci.yml"],
+        ("opencode", "infra"): ["modules/vpc/main.tf", "versions.tf"],
+    }
+
+
+def _relocate(home: Path, swap: dict[str, str]) -> None:
+    """The fixtures' folders (/home/dev/...) moved under a temp dir holding real repositories."""
+    import sqlite3 as sql
+
+    def moved(text: str) -> str:
+        for old, new in swap.items():
+            text = text.replace(old, new)
+        return text
+
+    for pattern in (
+        ".gemini/tmp/*/*/*.jsonl",
+        ".gemini/tmp/*/.project_root",
+        ".copilot/**/*.jsonl",
+    ):
+        for path in home.glob(pattern):
+            path.write_text(moved(path.read_text(encoding="utf-8")), encoding="utf-8")
+    for path in home.glob(".pi/agent/sessions/*/*.jsonl"):
+        path.write_text(moved(path.read_text(encoding="utf-8")), encoding="utf-8")
+    conn = sql.connect(home / ".local" / "share" / "opencode" / "opencode.db")
+    for table in ("session", "part"):
+        column = "directory" if table == "session" else "data"
+        for key, value in conn.execute(f"SELECT id, {column} FROM {table}").fetchall():  # noqa: S608
+            conn.execute(f"UPDATE {table} SET {column} = ? WHERE id = ?", (moved(value), key))  # noqa: S608
+    conn.commit()
+    conn.close()

@@ -12,7 +12,7 @@ import pytest
 from conftest import ROOT
 
 from brain.recall import search, store
-from brain.recall.adapters import BODY_CAP, FileState
+from brain.recall.adapters import BODY_CAP, Chunk, FileState
 from brain.recall.adapters.known import registry
 
 FIXTURES = ROOT / "testdata" / "transcripts"
@@ -28,6 +28,27 @@ def agents(tmp_path: Path, isolated_env: Path, monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
     monkeypatch.setenv("CODEX_HOME", str(tmp_path / "codex"))
     return tmp_path
+
+
+def opencode_db(isolated_env: Path) -> Path:
+    """testdata's OpenCode database, built where OpenCode keeps it (XDG_DATA_HOME/opencode)."""
+    path = isolated_env / ".local" / "share" / "opencode" / "opencode.db"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path)
+    conn.executescript((FIXTURES / "opencode" / "opencode.sql").read_text(encoding="utf-8"))
+    conn.execute("PRAGMA journal_mode = WAL")  # as OpenCode opens it
+    conn.commit()
+    conn.close()
+    return path
+
+
+@pytest.fixture
+def more_agents(isolated_env: Path) -> Path:
+    """Copilot CLI's, pi's and OpenCode's fixture sessions where each keeps them."""
+    shutil.copytree(FIXTURES / "copilot", isolated_env / ".copilot")
+    shutil.copytree(FIXTURES / "pi", isolated_env / ".pi" / "agent")
+    opencode_db(isolated_env)
+    return isolated_env
 
 
 def _read(name: str) -> list[tuple[str, str, str]]:
@@ -60,9 +81,62 @@ def test_codex_reads_messages_not_events_or_tools(agents: Path) -> None:
 
 
 def test_gemini_reads_user_and_model_messages(agents: Path) -> None:
-    turns = _read("gemini")
+    turns = [t for t in _read("gemini") if "invoice" in t[2]]  # the one-document form
     assert [r for r, _, _ in turns] == ["user", "assistant", "user"]
     assert turns[2][1] == "Thanks, that fixed the invoice test."
+
+
+def test_gemini_reads_its_jsonl_chats(agents: Path) -> None:
+    """Gemini CLI's `session-*.jsonl` (chatRecordingService.ts since its PR #23749): a message
+    appended again is one turn, its last version; what the person typed, not the @-file Gemini
+    expanded; info notices and hook context are not conversation; `$set` names it; the project's
+    `.project_root` is its folder."""
+    ad = registry()["gemini"]
+    (path,) = [p for p in ad.files() if p.suffix == ".jsonl"]
+    chunk = ad.read(path, path.read_bytes(), 0, FileState())
+    assert chunk.titled
+    assert chunk.rewrites
+    assert chunk.state.title == "Regenerate the billing protobuf stubs"
+    assert chunk.state.cwd == "/home/dev/shop"
+    assert chunk.state.session == "9a1b2c3d-3333-4000-8000-00000000cafe"
+    assert [t.role for t in chunk.turns] == ["user", "assistant", "assistant", "user", "assistant"]
+    assert chunk.turns[0].body == "Regenerate the protobuf stubs for @proto/billing.proto"
+    bodies = " ".join(t.body for t in chunk.turns)
+    assert "quagga" not in bodies  # the expanded file
+    assert "Request cancelled" not in bodies
+    assert "hook_context" not in bodies
+    assert chunk.end == len(path.read_bytes())  # append-only: the next read starts there
+    shells = [(c.text, c.cwd) for c in chunk.calls if c.kind == "shell"]
+    assert shells == [
+        ("buf generate", "/home/dev/shop"),
+        ("npx @bufbuild/buf generate", "/home/dev/shop"),
+        ("tools/bin/buf generate", "/home/dev/shop"),
+    ]
+
+
+def test_gemini_jsonl_grows_and_is_read_from_where_it_stopped(agents: Path) -> None:
+    """A sync between two appends reads only the new lines; a message appended again with an
+    edited text replaces the stored turn, and a later `$set` summary retitles every turn."""
+    assert _sync("gemini").turn_count == 3 + 5
+    ad = registry()["gemini"]
+    (path,) = [p for p in ad.files() if p.suffix == ".jsonl"]
+    edited = {
+        "id": "a0c4e1d2-0003-4000-8000-00000000g003",
+        "timestamp": "2026-11-27T10:02:05.000Z",
+        "type": "gemini",
+        "content": "Switched to the pinned tools/bin/buf; the axolotl stubs are regenerated.",
+    }
+    with path.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(edited) + "\n")
+        fh.write(json.dumps({"$set": {"summary": "Billing stubs, the pinned buf"}}) + "\n")
+    report = _sync("gemini")
+    assert (report.read, report.turn_count) == (1, 0)
+    assert report.bytes < 400  # the two new lines, not the file
+    hit = _find("axolotl")[0]  # its own words first (its neighbours follow)
+    assert hit.id == edited["id"]
+    assert hit.title == "Billing stubs, the pinned buf"
+    assert _find("stubs")
+    assert {h.title for h in _find("protobuf")} == {hit.title}
 
 
 def _sync(*names: str) -> store.SyncReport:
@@ -84,7 +158,7 @@ def _find(query: str, **kw: str) -> list[search.Hit]:
 
 def test_sync_is_incremental_and_idempotent(agents: Path) -> None:
     first = _sync("claude", "codex", "gemini")
-    assert first.turn_count == 3 + 2 + 3
+    assert first.turn_count == 3 + 2 + 3 + 5
     again = _sync("claude", "codex", "gemini")
     assert (again.read, again.turn_count) == (0, 0)
     (hit,) = _find("paynova lock acknowledgement")[:1]
@@ -294,3 +368,122 @@ def test_rows_reach_fts5_in_rowid_order(agents: Path) -> None:
     _sync("claude")
     conn = store.connect()
     assert conn.execute("SELECT count(*) FROM fts_data").fetchone()[0] < 8  # 17 unsorted
+
+
+# -- Copilot CLI, OpenCode, pi ---------------------------------------------------------------
+
+
+def _chunks(name: str) -> list[tuple[Path, Chunk]]:
+    from brain.recall.store import _load
+
+    ad = registry()[name]
+    return [(p, ad.read(p, _load(ad, p)[1], 0, FileState())) for p in ad.files()]
+
+
+def test_copilot_reads_events_jsonl(more_agents: Path) -> None:
+    """Copilot CLI's session-state/<id>/events.jsonl (github/copilot-sdk session-events.ts): the
+    person's and the assistant's messages; a skill's injected prompt and a sub-agent's message
+    are not conversation; the folder from session.start, the title from session.title_changed."""
+    ((path, chunk),) = _chunks("copilot")
+    assert path.parent.name == chunk.state.session == "c0d1e2f3-a4b5-4c6d-8e7f-901a2b3c4d5e"
+    assert (chunk.state.cwd, chunk.state.title) == ("/home/dev/api", "Login rate limit")
+    assert [t.role for t in chunk.turns] == ["user", "assistant", "assistant", "user", "assistant"]
+    assert chunk.turns[0].body == "Add a rate limit to the login endpoint"  # as displayed
+    assert "okapi" not in " ".join(t.body for t in chunk.turns)
+    assert [(c.kind, c.text) for c in chunk.calls] == [
+        ("write", "/home/dev/api/middleware/ratelimit.py"),
+        ("shell", "pytest tests/test_login.py"),
+        ("shell", "python -m pytest tests/test_login.py"),
+    ]
+    assert [(o.ok, o.code) for o in chunk.outcomes] == [(True, None), (False, 127), (True, 0)]
+
+
+def test_pi_reads_its_session_tree(more_agents: Path) -> None:
+    """pi's sessions/--<cwd>--/<time>_<uuid>.jsonl (pi-mono docs/session.md): user and assistant
+    text (not thinking, compaction summaries or extensions' messages), tool calls with the
+    results that end them, a `!` command with its exit code; the name from session_info."""
+    ((path, chunk),) = _chunks("pi")
+    assert chunk.state.session == "b7e1d2c3-5555-4000-8000-0000000000aa"
+    assert path.stem.endswith(chunk.state.session)
+    assert (chunk.state.cwd, chunk.state.title) == ("/home/dev/web", "Fix the storybook CI build")
+    bodies = " ".join(t.body for t in chunk.turns)
+    assert len(chunk.turns) == 6
+    assert not {"capybaras", "narwhal"} & set(bodies.split())
+    assert all(t.id.startswith("a1") and len(t.id) == 21 for t in chunk.turns)
+    ended = {o.id: (o.ok, o.code) for o in chunk.outcomes}
+    assert [(c.text, ended[c.id]) for c in chunk.calls] == [
+        ("pnpm run build-storybook", (False, 1)),
+        ("pnpm run storybook:build", (True, None)),
+        ("/home/dev/web/.github/workflows/ci.yml", (True, None)),
+        ("git diff --stat", (True, 0)),
+    ]
+
+
+def test_opencode_reads_its_database_read_only(more_agents: Path) -> None:
+    """OpenCode's opencode.db (session, message and part tables: packages/core/src/session/
+    sql.ts): one recall file per top-level session, its text parts (not synthetic ones, not
+    reasoning), its tool parts as calls; a sub-agent's session is not read; a placeholder title
+    gives way to the first prompt. The database is never written."""
+    db = more_agents / ".local" / "share" / "opencode" / "opencode.db"
+    before = db.read_bytes()
+    chunks = dict((p.name, c) for p, c in _chunks("opencode"))
+    assert set(chunks) == {"ses_5f1e0a3b2ffeW8aH1q2r3s4t5u", "ses_5f1e0a3b2ffeW8aH1q2r3s4t5w"}
+    drift = chunks["ses_5f1e0a3b2ffeW8aH1q2r3s4t5u"]
+    assert (drift.state.title, drift.state.cwd) == ("Terraform plan drift", "/home/dev/infra")
+    assert [t.role for t in drift.turns] == ["user", "assistant", "user", "assistant"]
+    assert drift.turns[0].body == "Why does terraform plan show drift on the vpc module?"
+    bodies = " ".join(t.body for t in drift.turns)
+    assert "dodo" not in bodies
+    assert "yaks" not in bodies
+    assert [(c.kind, c.text, c.cwd) for c in drift.calls] == [
+        ("shell", "terraform plan", "/home/dev/infra/envs/prod"),
+        ("shell", "terraform init && terraform plan", "/home/dev/infra/envs/prod"),
+        ("write", "/home/dev/infra/modules/vpc/main.tf", "/home/dev/infra"),
+        ("write", "/home/dev/infra/versions.tf", "/home/dev/infra"),
+    ]
+    assert [(o.ok, o.code) for o in drift.outcomes][:2] == [(False, 1), (True, 0)]
+    rotate = chunks["ses_5f1e0a3b2ffeW8aH1q2r3s4t5w"]
+    assert rotate.state.title == "Rotate the staging database credentials"
+    assert db.read_bytes() == before
+
+
+def test_opencode_session_read_again_when_a_part_changes(more_agents: Path) -> None:
+    """A part rewritten in place (a tool that finished, a text that grew) changes the session's
+    signature: the next sync reads that session again, and only that one."""
+    assert _sync("opencode").turn_count == 6
+    assert _sync("opencode").read == 0
+    db = more_agents / ".local" / "share" / "opencode" / "opencode.db"
+    conn = sqlite3.connect(db)
+    text = json.dumps({"type": "text", "text": "Rotated them through the vault engine; gecko."})
+    conn.execute(  # OpenCode stamps an update with the time it is made: after all before it
+        "UPDATE part SET data = ?, time_updated = (SELECT max(time_updated) + 1 FROM session)"
+        " WHERE id = 'prt_n0201'",
+        (text,),
+    )
+    conn.commit()
+    conn.close()
+    report = _sync("opencode")
+    assert (report.read, report.turn_count) == (1, 0)
+    assert _find("gecko")[0].id == "msg_n02"  # edited in place: its own words first
+
+
+def test_opencode_database_that_is_not_one_is_skipped(isolated_env: Path) -> None:
+    db = isolated_env / ".local" / "share" / "opencode" / "opencode.db"
+    db.parent.mkdir(parents=True)
+    db.write_bytes(b"not a database at all" * 100)
+    report = _sync("opencode")
+    assert (report.file_count, report.turn_count) == (0, 0)
+
+
+def test_new_agents_sync_and_are_found(more_agents: Path) -> None:
+    report = _sync("copilot", "pi", "opencode")
+    assert (report.file_count, report.turn_count) == (1 + 1 + 2, 5 + 6 + 6)
+    assert _find("rate limit login")[0].agent == "copilot"
+    assert _find("storybook alias")[0].agent == "pi"
+    (hit,) = [h for h in _find("nat gateway drift") if h.agent == "opencode"][:1]
+    assert hit.cwd == "/home/dev/infra"
+    assert _find("credentials", cwd="/home/dev/infra")[0].title == (
+        "Rotate the staging database credentials"
+    )
+    again = _sync("copilot", "pi", "opencode")
+    assert (again.read, again.turn_count) == (0, 0)

@@ -100,15 +100,26 @@ def test_current_session_is_excluded_unless_all(env: dict[str, str]) -> None:
     assert brain("recall", "paynova", "--all", "--json", env=mine).json()["count"] > 0
 
 
-def test_sources_sync_and_agent_filter(env: dict[str, str]) -> None:
-    for name in ("claude", "codex", "gemini"):
-        brain("recall", "--enable", name, env=env)
+def test_sources_sync_and_agent_filter(env: dict[str, str], isolated_env: Path) -> None:
+    from test_recall import opencode_db
+
+    shutil.copytree(FIXTURES / "copilot", isolated_env / ".copilot")
+    shutil.copytree(FIXTURES / "pi", isolated_env / ".pi" / "agent")
+    opencode_db(isolated_env)
+    names = ["claude", "codex", "gemini", "copilot", "opencode", "pi"]
+    for name in names:
+        assert brain("recall", "enable", name, env=env).code == 0
     srcs = brain("recall", "--sources", "--json", env=env).json()["sources"]
-    assert [list(s) for s in srcs] == [SOURCE_KEYS] * 3
+    assert [list(s) for s in srcs] == [SOURCE_KEYS] * 6
+    assert [s["name"] for s in srcs] == names
     assert all(s["enabled"] and s["exists"] for s in srcs)
     sync = brain("recall", "--sync", "--json", env=env).json()
     assert list(sync) == SYNC_KEYS
-    assert (sync["file_count"], sync["turn_count"]) == (4, 8)
+    assert (sync["file_count"], sync["turn_count"]) == (5 + 1 + 2 + 1, 13 + 5 + 6 + 6)
+    for agent, query in (("copilot", "rate limit"), ("opencode", "drift"), ("pi", "storybook")):
+        doc = brain("recall", query, "--agent", agent, "--json", env=env).json()
+        assert doc["count"] > 0
+        assert {h["agent"] for h in doc["hits"]} == {agent}
     doc = brain("recall", "ledger", "--agent", "codex", "--json", env=env).json()
     assert {h["agent"] for h in doc["hits"]} == {"codex"}
     assert brain("recall", "ledger", "--since", "2025-06-01", env=env).code == 1

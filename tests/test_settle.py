@@ -238,6 +238,51 @@ def test_gemini_after_agent_blocks_on_a_written_file(isolated_env: Path) -> None
     passed(settle({**event, "stop_hook_active": True}))
 
 
+def test_gemini_after_agent_reads_its_jsonl_chat(isolated_env: Path) -> None:
+    """Gemini CLI's chats are `session-*.jsonl` now (chatRecordingService.ts, PR #23749): the
+    stop event names one; its messages' tool calls (a message appended again as its calls run)
+    are what the session wrote, and a proposal appended later lets the next session's stop pass."""
+    session = fixture("gemini-after-agent.json")["session_id"]
+    chat = isolated_env / f"session-2026-11-30T14-12-{session[:8]}.jsonl"
+    write = {
+        "id": "write_file-1",
+        "name": "write_file",
+        "args": {"file_path": "/home/dev/shop/src/retry.py", "content": "x"},
+        "status": "success",
+        "result": [{"functionResponse": {"response": {"output": "ok"}}}],
+    }
+    message = {
+        "id": "m2",
+        "timestamp": "2026-11-30T14:13:00Z",
+        "type": "gemini",
+        "content": "Done.",
+    }
+    lines = [
+        {"sessionId": session, "projectHash": "ab12", "startTime": "2026-11-30T14:12:00Z"},
+        {"id": "m1", "timestamp": "2026-11-30T14:12:00Z", "type": "user", "content": "add retries"},
+        message,
+        {"$set": {"lastUpdated": "2026-11-30T14:13:00Z"}},
+        {**message, "toolCalls": [{**write, "status": "executing", "result": None}]},
+        {**message, "toolCalls": [write]},
+    ]
+    chat.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
+    event = {**fixture("gemini-after-agent.json"), "transcript_path": str(chat)}
+    reason = blocked(settle(event))
+    assert "src/retry.py" in reason
+    assert reason.count("retry.py") == 1
+    passed(settle({**event, "stop_hook_active": True}))
+    propose = {
+        "id": "run_shell_command-2",
+        "name": "run_shell_command",
+        "args": {"command": "brain propose 'retries — three, with backoff'"},
+        "status": "success",
+    }
+    checkpoint = {"$set": {"messages": [lines[1], {**message, "toolCalls": [write, propose]}]}}
+    with chat.open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps(checkpoint) + "\n")
+    passed(settle({**event, "session_id": session + "-next"}))
+
+
 def test_copilot_agent_stop_blocks_on_a_created_file(isolated_env: Path) -> None:
     log = isolated_env / "events.jsonl"
     start = {

@@ -125,7 +125,7 @@ def corrections(session_id: str, limit: int = 5) -> list[Moment]:
         for name in names:
             ad = store.adapter(name)
             for path in ad.files():
-                if _of_session(path.name, session_id):
+                if ad.may_hold(path, session_id):
                     store.ingest_file(conn, ad, path)
         window = history.Window(session=session_id, agents=tuple(names))
         found = lessons.corrections_in(conn, window)
@@ -134,9 +134,3 @@ def corrections(session_id: str, limit: int = 5) -> list[Moment]:
     finally:
         conn.close()
     return found[-limit:]
-
-
-def _of_session(name: str, session: str) -> bool:
-    """Whether a transcript file is the session's: Claude Code names it by the session's id,
-    Codex ends its rollout's name with it, Gemini CLI ends its chat's name with its first 8."""
-    return session in name or name.endswith(f"-{session[:8]}.json")

@@ -8,8 +8,10 @@ not propose what they say) and quotes the user's corrections that recall saw thi
 Otherwise, and whenever the stop already follows a block (`stop_hook_active`), it passes.
 
 What the session did is read from its transcript, by bytes first (a tool call is a small share
-of a transcript), in each agent's own format: Claude Code's `tool_use` blocks, Codex's rollout
-items (brain.recall.adapters.calls reads both), Gemini CLI's `toolCalls` and Copilot CLI's
+of a transcript), in each agent's own format, as brain.recall.adapters.calls reads them: Claude
+Code's `tool_use` blocks, Codex's rollout items, Gemini CLI's `toolCalls` (in its `session-*.jsonl`
+lines, which its hooks name as `transcript_path`: gemini-cli hookEventHandler.ts
+`createBaseInput`, 5411f113; or its older one-document `session-*.json`) and Copilot CLI's
 `tool.execution_start` events. A proposal is a shell command running `brain propose`, or a call
 of an MCP tool named `propose` (brain mcp's, whatever the agent calls the server).
 
@@ -27,9 +29,12 @@ import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from brain.hook_event import Event
+
+if TYPE_CHECKING:
+    from brain.recall.adapters.calls import Call
 
 MAX_TRANSCRIPT = 256 * 1024 * 1024  # bytes read of one transcript, at most
 FILES_NAMED = 12  # files the reason names; the rest are counted
@@ -39,8 +44,6 @@ KEEP_DAYS = 30  # a session's "asked" mark is forgotten after this long
 
 _PROPOSE = re.compile(r"\bbrain(?:\.exe)?['\"]?\s+propose\b")
 _PROPOSE_TOOLS = ("__propose", "-propose", "/propose", ".propose")
-_COPILOT_WRITES = {"create": "path", "edit": "path", "str_replace_editor": "path", "write": "path"}
-_COPILOT_SHELLS = {"bash", "powershell"}
 
 
 @dataclass(frozen=True)
@@ -113,41 +116,39 @@ class _Scan:
         ):
             self.proposed = True
             return
-        for call in codex_call(payload, "", "", "", self.cwd):
-            if call.kind == "write":
-                self.wrote(call.text)
-            elif _proposes(call.text):
-                self.proposed = True
+        self.took(codex_call(payload, "", "", "", self.cwd))
 
     def copilot(self, rec: dict[str, Any]) -> None:
+        from brain.recall.adapters.calls import copilot_call
+
         data = rec.get("data")
         if not isinstance(data, dict):
             return
-        name, args = data.get("toolName"), data.get("arguments")
-        if isinstance(args, str):
-            with contextlib.suppress(ValueError):
-                args = json.loads(args)
-        if not isinstance(args, dict):
-            args = {}
-        if name in _COPILOT_WRITES and isinstance(args.get(_COPILOT_WRITES[str(name)]), str):
-            self.wrote(args[_COPILOT_WRITES[str(name)]])
-        elif (name in _COPILOT_SHELLS and _proposes(args.get("command"))) or _propose_tool(name):
+        if _propose_tool(data.get("toolName")):
             self.proposed = True
+        self.took(copilot_call(data, "", "", "", self.cwd))
 
-    def gemini(self, doc: dict[str, Any]) -> None:
+    def gemini(self, rec: dict[str, Any]) -> None:
+        """A Gemini CLI chat: its one document (`messages`), or a line of its JSONL form: a
+        message, or a `$set` whose `messages` is a checkpoint of them all."""
         from brain.recall.adapters.calls import gemini_calls
 
-        for msg in doc.get("messages", []):
+        update = rec.get("$set")
+        messages = (update if isinstance(update, dict) else rec).get("messages")
+        for msg in messages if isinstance(messages, list) else [rec]:
             tool_calls = msg.get("toolCalls") if isinstance(msg, dict) else None
             if not isinstance(tool_calls, list):
                 continue
             if any(isinstance(tc, dict) and _propose_tool(tc.get("name")) for tc in tool_calls):
                 self.proposed = True
-            for call in gemini_calls(tool_calls, "", "", "")[0]:
-                if call.kind == "write":
-                    self.wrote(call.text)
-                elif _proposes(call.text):
-                    self.proposed = True
+            self.took(gemini_calls(tool_calls, "", "", "", self.cwd)[0])
+
+    def took(self, calls: list[Call]) -> None:
+        for call in calls:
+            if call.kind == "write":
+                self.wrote(call.text)
+            elif _proposes(call.text):
+                self.proposed = True
 
 
 # a line worth parsing holds one of these (JSON escapes quotes inside strings, so these byte
@@ -158,7 +159,8 @@ _CLAUDE_WANTED = (b'"Write"', b'"Edit"', b'"MultiEdit"', b'"NotebookEdit"', b"pr
 _CODEX = (b'"function_call"', b'"custom_tool_call"', b'"local_shell_call"', b'"mcp_tool_call"')
 _CODEX_META = (b'"session_meta"', b'"turn_context"')
 _COPILOT = (b"tool.execution_start",)
-_MARKERS = (b'tool_use"', b'_call"', *_CODEX_META, *_COPILOT)  # the fewest passes over the file
+_GEMINI = (b'"toolCalls"',)  # a message of Gemini CLI's JSONL chat, or a checkpoint of them
+_MARKERS = (b'tool_use"', b'_call"', *_CODEX_META, *_COPILOT, *_GEMINI)  # the fewest passes
 
 
 def _lines_with(data: bytes, markers: tuple[bytes, ...]) -> list[bytes]:
@@ -190,12 +192,14 @@ def activity(transcript: Path, cwd: str = "", session: str = "") -> Activity:
                 scan.gemini(doc)  # Gemini CLI: one JSON document per session, rewritten whole
                 return Activity(tuple(scan.files), scan.proposed)
     for line in _lines_with(data, _MARKERS):
-        if not any(m in line for m in (*_CLAUDE, *_CODEX, *_CODEX_META, *_COPILOT)):
+        if not any(m in line for m in (*_CLAUDE, *_CODEX, *_CODEX_META, *_COPILOT, *_GEMINI)):
             continue  # `_call"` in a message's text
         if any(m in line for m in _CLAUDE):
             if not any(m in line for m in _CLAUDE_WANTED):
                 continue  # a read, a search, a command: the bulk of a session's tool calls
             how = scan.claude
+        elif any(m in line for m in _GEMINI):  # structure: a quote in a text is escaped
+            how = scan.gemini
         elif any(m in line for m in _COPILOT):
             how = scan.copilot
         else:

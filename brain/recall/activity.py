@@ -1,11 +1,11 @@
 """What was worked on, by repository, in a window of local days: sessions, files written, commits.
 
 Sessions are grouped by the repository they ran in: their folder walked up to the nearest `.git`.
-A session whose agent keeps no folder (Gemini CLI) takes the folder of the first file it wrote by
-an absolute path, else it is listed under no folder. A folder that no longer exists is listed
-with a note and no commits, never walked up (its parent may be an unrelated repository). Commits
-are read with pygit2 from every local branch of each repository, by committer time, at most
-MAX_COMMITS per repository and window.
+A session that names no folder (a Gemini CLI chat in an older hash-named project dir) takes the
+folder of the first file it wrote by an absolute path, else it is listed under no folder. A folder
+that no longer exists is listed with a note and no commits, never walked up (its parent may be an
+unrelated repository). Commits are read with pygit2 from every local branch of each repository,
+by committer time, at most MAX_COMMITS per repository and window.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ slower queries (more segments to read).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -30,11 +31,12 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 
 from brain.config import private_file
 from brain.errors import BrainError
 from brain.index import transaction
-from brain.recall.adapters import Adapter, Chunk, FileState, Turn
+from brain.recall.adapters import Adapter, Chunk, FileState, Turn, Virtual
 from brain.recall.adapters.known import registry
 from brain.text import has_surrogates
 
@@ -214,14 +216,14 @@ def sync(
                 skipped += 1
                 continue
             try:
-                st = path.stat()
+                size, mtime = _signature(ad, path)
             except OSError:
                 skipped += 1
                 continue
             found += 1
             key = str(path)
-            if full or known.get(key) != (st.st_size, st.st_mtime_ns):
-                todo.append((ad, path, st.st_size, st.st_mtime_ns))
+            if full or known.get(key) != (size, mtime):
+                todo.append((ad, path, size, mtime))
     total = sum(t[2] for t in todo)
     report = progress if progress is not None and total >= PROGRESS_BYTES else None
     saved = {row[0]: row[1:] for row in conn.execute("SELECT path, offset, tail, state FROM files")}
@@ -288,9 +290,34 @@ def _read_ahead(
             yield ad0, path0, fut.result()
 
 
+@functools.cache
+def _virtual(kind: type) -> bool:
+    """Whether an adapter class loads its own sessions (asked once: a runtime Protocol check
+    costs 30 µs, twice a file on every sync)."""
+    return issubclass(kind, Virtual)
+
+
+def _signature(ad: Adapter, path: Path) -> tuple[int, int]:
+    """(size, mtime_ns) of a transcript, or what the adapter has stand for them."""
+    if _virtual(type(ad)):
+        return cast("Virtual", ad).signature(path)
+    st = path.stat()
+    return st.st_size, st.st_mtime_ns
+
+
+def _load(ad: Adapter, path: Path) -> tuple[tuple[int, int], bytes]:
+    """A transcript's signature (as read with it) and its bytes."""
+    if _virtual(type(ad)):
+        own = cast("Virtual", ad)
+        return own.signature(path), own.load(path)
+    with path.open("rb") as fh:
+        st = os.fstat(fh.fileno())
+        return (st.st_size, st.st_mtime_ns), fh.read()
+
+
 @dataclass(frozen=True)
 class _Read:
-    st: os.stat_result
+    st: tuple[int, int]  # the (size, mtime_ns) stored, to tell the next change
     size: int  # bytes read (from `start`)
     end: int  # the offset stored: where the next read starts (0: read it whole again)
     tail: str  # hash of the bytes just before `end`
@@ -304,11 +331,9 @@ def _saved(conn: sqlite3.Connection, path: Path) -> tuple[int, str, str] | None:
 
 def _read(ad: Adapter, path: Path, row: tuple[int, str, str] | None, full: bool) -> _Read:
     """Read one transcript and parse it from where the last read stopped (no database use)."""
-    with path.open("rb") as fh:
-        st = os.fstat(fh.fileno())
-        data = fh.read()
+    st, data = _load(ad, path)
     start, state = 0, FileState()
-    if row and ad.append_only and not full:
+    if row and not full:  # an offset of 0 (a document read whole) never resumes
         offset, tail, saved = row
         if 0 < offset <= len(data) and _tail(data, offset) == tail:
             start = offset
@@ -331,7 +356,7 @@ def ingest_file(
 def _write(conn: sqlite3.Connection, ad: Adapter, path: Path, got: _Read) -> tuple[int, int, int]:
     """Store what one read of a transcript found (the caller holds the transaction)."""
     chunk = got.chunk
-    added = _store(conn, ad, chunk.turns, chunk.state) if chunk.titled else 0
+    added = _store(conn, ad, chunk) if chunk.titled else 0
     if chunk.titled:
         _store_calls(conn, ad.name, chunk)
     st_state = json.dumps(
@@ -345,15 +370,16 @@ def _write(conn: sqlite3.Connection, ad: Adapter, path: Path, got: _Read) -> tup
     conn.execute(
         "INSERT OR REPLACE INTO files(path, agent, size, mtime, offset, tail, state)"
         " VALUES (?,?,?,?,?,?,?)",
-        (str(path), ad.name, got.st.st_size, got.st.st_mtime_ns, got.end, got.tail, st_state),
+        (str(path), ad.name, *got.st, got.end, got.tail, st_state),
     )
     return added, chunk.skipped, got.size
 
 
-def _store(conn: sqlite3.Connection, ad: Adapter, turns: list[Turn], state: FileState) -> int:
+def _store(conn: sqlite3.Connection, ad: Adapter, chunk: Chunk) -> int:
     """Insert the turns this file adds, each with its place in its session, and index them.
     Returns how many were new."""
-    fresh, edited = _sort_out(conn, ad, turns)
+    turns, state = chunk.turns, chunk.state
+    fresh, edited = _sort_out(conn, ad, turns, chunk.rewrites)
     if not state.session and turns:
         state.session = turns[0].session
     fresh.setdefault(state.session, [])
@@ -413,7 +439,7 @@ def _store(conn: sqlite3.Connection, ad: Adapter, turns: list[Turn], state: File
 
 
 def _sort_out(
-    conn: sqlite3.Connection, ad: Adapter, turns: list[Turn]
+    conn: sqlite3.Connection, ad: Adapter, turns: list[Turn], rewrites: bool
 ) -> tuple[dict[str, list[tuple[int, Turn]]], list[tuple[int, Turn]]]:
     """The turns not stored yet, by session in file order, each with the rowid SQLite would give
     it (max + 1, ...); and those stored with another body (a rewritten document). Bulk-shaped:
@@ -438,7 +464,7 @@ def _sort_out(
         if rid is None:
             fresh[turn.session].append((next_id, turn))
             next_id += 1
-        elif not ad.append_only:  # a rewritten document may have edited a turn in place
+        elif rewrites:  # an agent that rewrites its messages may have edited this one
             (body,) = conn.execute("SELECT body FROM fts WHERE rowid = ?", (rid,)).fetchone()
             if body != turn.body:
                 edited.append((rid, turn))

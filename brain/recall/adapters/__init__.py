@@ -1,9 +1,14 @@
 """Adapters: one small unit per agent that finds its transcripts and turns one into turns.
 
 An adapter knows two things about its agent: where the transcripts live on this machine
-(`files()`), and how to read one (`read(path, data, state)`), from a byte offset when the format is
-append-only JSONL. Everything else (storage, incremental sync, search) is the agent-blind rest of
+(`files()`), and how to read one (`read(path, data, start, state)`), from the byte offset the last
+read returned when the format is append-only JSONL (a read that returns offset 0 is read whole next
+time). Everything else (storage, incremental sync, search) is the agent-blind rest of
 `brain.recall`. Unknown record types are skipped, never fatal: agents change their formats.
+
+An agent that keeps its sessions in a database rather than in files (OpenCode) is a `Virtual`
+adapter: `files()` names one path per session under the database's path, and the adapter stats
+and loads those itself, as bytes its `read` parses.
 """
 
 from __future__ import annotations
@@ -15,7 +20,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from brain.recall.adapters.calls import Call, Outcome
 from brain.text import json_loads
@@ -28,7 +33,7 @@ _WRAPPERS = re.compile(
     r"\s*<(system-reminder|command-name|command-message|command-args|local-command-stdout|"
     r"local-command-stderr|local-command-caveat|user-prompt-submit-hook|environment_context|"
     r"user_instructions|user_shell_command|turn_aborted|bash-input|bash-stdout|bash-stderr|"
-    r"task-notification)\b"
+    r"task-notification|session_context|hook_context)\b"
 )
 
 
@@ -54,24 +59,45 @@ class FileState:
 @dataclass
 class Chunk:
     turns: list[Turn]
-    end: int  # bytes consumed: the next read starts here
+    end: int  # bytes consumed: the next read starts here (0: read the file whole next time)
     state: FileState
     skipped: int = 0  # malformed or undecodable lines
     titled: bool = True  # False: nothing in it is a conversation (yet)
     calls: list[Call] = field(default_factory=list)  # shell commands run, files written
     outcomes: list[Outcome] = field(default_factory=list)  # how calls (here or earlier) ended
+    # True: a turn here may be a new version of one stored under the same id (the agent rewrites
+    # its messages: Gemini CLI, OpenCode); False: a turn stored once stands (append-only logs)
+    rewrites: bool = False
 
 
 class Adapter(Protocol):
     name: str
     label: str
-    append_only: bool
 
     def root(self) -> Path: ...
 
     def files(self) -> Iterator[Path]: ...
 
     def read(self, path: Path, data: bytes, start: int, state: FileState) -> Chunk: ...
+
+    def may_hold(self, path: Path, session: str) -> bool:
+        """Whether this transcript may be the session's (told by its name: a hook reads only
+        its own session's file first)."""
+        ...
+
+
+@runtime_checkable
+class Virtual(Protocol):
+    """An adapter whose "files" are sessions in a database: it stats and loads them itself."""
+
+    def signature(self, path: Path) -> tuple[int, int]:
+        """What stands for (size, mtime_ns): it changes whenever the session does. OSError when
+        the session or its database is gone."""
+        ...
+
+    def load(self, path: Path) -> bytes:
+        """The session as bytes for `read`. OSError when it cannot be read."""
+        ...
 
 
 def wrapper(text: str) -> bool:
@@ -155,6 +181,48 @@ def jsonl_lines(data: bytes, start: int) -> Iterator[tuple[int, bytes]]:
             return
         yield nl + 1, data[pos:nl]
         pos = nl + 1
+
+
+class Records:
+    """The JSON objects of a JSONL transcript's complete lines from `start`, blank lines passed
+    over; after the loop `end` is where the next read starts and `skipped` counts the lines that
+    were no JSON object."""
+
+    def __init__(self, data: bytes, start: int) -> None:
+        self.data, self.end, self.skipped = data, start, 0
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        for end, line in jsonl_lines(self.data, self.end):
+            self.end = end  # where the next read starts
+            if not line.strip():
+                continue
+            rec = record(line)
+            if rec is None:
+                self.skipped += 1
+                continue
+            yield rec
+
+    def chunk(
+        self,
+        turns: list[Turn],
+        state: FileState,
+        calls: list[Call],
+        outcomes: list[Outcome],
+        *,
+        titled: bool = True,
+    ) -> Chunk:
+        """What the read found, to resume where it stopped."""
+        return Chunk(turns, self.end, state, self.skipped, titled, calls, outcomes)
+
+
+def document(data: bytes) -> dict[str, Any] | None:
+    """A transcript that is one JSON document with a `messages` list; None when it is not
+    (the caller counts it as skipped)."""
+    try:
+        doc = json_loads(data)
+    except ValueError:
+        return None
+    return doc if isinstance(doc, dict) and isinstance(doc.get("messages"), list) else None
 
 
 def record(line: bytes) -> dict[str, Any] | None:

@@ -51,6 +51,17 @@ def clip_output(text: str) -> str:
     return text[:OUTPUT_HEAD].rstrip() + " … " + text[-tail:].lstrip()
 
 
+def result_text(content: Any) -> str:
+    """A tool result's text: a string, or its `text` blocks a line apart (Claude Code, pi)."""
+    if isinstance(content, list):
+        return "\n".join(
+            str(b.get("text", ""))
+            for b in content
+            if isinstance(b, dict) and b.get("type") == "text"
+        )
+    return content if isinstance(content, str) else ""
+
+
 def clip_command(text: str) -> str:
     text = text.strip()
     return text if len(text) <= COMMAND_CAP else text[:COMMAND_CAP] + " …"
@@ -72,9 +83,11 @@ _SHELLS = {"bash", "sh", "zsh", "dash", "fish", "pwsh", "powershell", "powershel
 _SCRIPT_FLAGS = {"-c", "-lc", "-lic", "-ic", "-Command", "/c"}
 
 # Exit statuses as the agents print them: Claude Code's "Exit code 2", Codex's freeform
-# "Exit code: 2", its unified exec's "Process exited with code 2", Gemini's "Exit Code: 2".
+# "Exit code: 2", its unified exec's "Process exited with code 2", Gemini's "Exit Code: 2", pi's
+# "Command exited with code 2" (pi-mono packages/coding-agent/src/core/tools/bash.ts, at the end).
 _EXIT = re.compile(
-    r"^(?:Error: )?Exit code:? (-?\d+)\b|^Process exited with code (-?\d+)\b|^Exit Code: (-?\d+)\b",
+    r"^(?:Error: )?Exit code:? (-?\d+)\b|^Process exited with code (-?\d+)\b|^Exit Code: (-?\d+)\b"
+    r"|^Command exited with code (-?\d+)\b",
     re.MULTILINE,
 )
 
@@ -277,14 +290,7 @@ def claude_outcomes(content: Any, pending: dict[str, bool]) -> list[Outcome]:
         if not isinstance(cid, str) or cid not in pending:
             continue
         background = pending.pop(cid)
-        body = block.get("content")
-        if isinstance(body, list):
-            body = "\n".join(
-                str(b.get("text", ""))
-                for b in body
-                if isinstance(b, dict) and b.get("type") == "text"
-            )
-        text = body if isinstance(body, str) else ""
+        text = result_text(block.get("content"))
         code = exit_code(text[:200])
         ok: bool | None = not block.get("is_error")
         if text.startswith(_REJECTED) or (background and ok):
@@ -302,11 +308,11 @@ GEMINI_WRITES = {"write_file": "file_path", "replace": "file_path", "edit": "fil
 
 
 def gemini_calls(
-    tool_calls: Any, ts: str, session: str, turn: str
+    tool_calls: Any, ts: str, session: str, turn: str, project: str = ""
 ) -> tuple[list[Call], list[Outcome]]:
     """The Calls and Outcomes in a Gemini CLI message's `toolCalls` (a call carries its result
-    and status). Gemini keeps no working folder, so a call's cwd is its `dir_path` when that is
-    absolute, else ''."""
+    and status). A call's cwd is its `dir_path` when that is absolute, else the project's folder
+    ('' when the chat does not say)."""
     calls: list[Call] = []
     outcomes: list[Outcome] = []
     for tc in tool_calls if isinstance(tool_calls, list) else []:
@@ -317,12 +323,12 @@ def gemini_calls(
             continue
         when = str(tc.get("timestamp") or ts)
         folder = args.get("dir_path") or args.get("directory") or ""
-        cwd = folder if isinstance(folder, str) and folder.startswith("/") else ""
+        cwd = folder if isinstance(folder, str) and folder.startswith("/") else project
         if name in GEMINI_SHELLS and isinstance(args.get("command"), str):
             text = clip_command(args["command"])
             calls.append(Call(cid, 0, when, session, turn, cwd, "shell", str(name), text))
         elif name in GEMINI_WRITES and isinstance(args.get(GEMINI_WRITES[name]), str):
-            path = args[GEMINI_WRITES[name]]
+            path = resolve(args[GEMINI_WRITES[name]], project)
             calls.append(Call(cid, 0, when, session, turn, cwd, "write", str(name), path))
         else:
             continue
@@ -373,3 +379,152 @@ def _gemini_text(result: Any) -> str:
                     if isinstance(response.get(key), str):
                         texts.append(response[key])
     return "\n".join(texts)
+
+
+def _obj(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+# -- GitHub Copilot CLI ----------------------------------------------------------------------
+
+# Tool names from docs.github.com "GitHub Copilot CLI hooks reference", "Tool names for hook
+# matching" (github/docs content/copilot/reference/copilot-cli-reference/cli-hooks-reference.md:
+# bash, powershell, create, edit); `str_replace_editor` and `write` are earlier releases' names.
+# Their `path` and `command` arguments are not in a published schema: read from sessions.
+COPILOT_SHELLS = {"bash", "powershell"}
+COPILOT_WRITES = {"create": "path", "edit": "path", "str_replace_editor": "path", "write": "path"}
+
+
+def copilot_call(data: dict[str, Any], ts: str, session: str, turn: str, cwd: str) -> list[Call]:
+    """The Call in a Copilot CLI `tool.execution_start` event's data (`toolCallId`, `toolName`,
+    `arguments`: github/copilot-sdk nodejs/src/generated/session-events.ts)."""
+    cid, name, args = data.get("toolCallId"), data.get("toolName"), data.get("arguments")
+    if isinstance(args, str):
+        try:
+            args = _nested(args)
+        except ValueError:
+            return []
+    if not isinstance(cid, str) or not cid or not isinstance(args, dict):
+        return []
+    command = args.get("command")
+    if name in COPILOT_SHELLS and isinstance(command, str) and command.strip():
+        return [Call(cid, 0, ts, session, turn, cwd, "shell", str(name), clip_command(command))]
+    key = COPILOT_WRITES.get(str(name))
+    if key and isinstance(args.get(key), str) and command != "view":  # the old editor also reads
+        return [Call(cid, 0, ts, session, turn, cwd, "write", str(name), resolve(args[key], cwd))]
+    return []
+
+
+def copilot_outcome(data: dict[str, Any]) -> Outcome | None:
+    """How a call ended, from a `tool.execution_complete` event's data: `success`, `result`
+    (`content`, and `contents` whose `shell_exit` or older `terminal` block has `exitCode`) and
+    `error.message`."""
+    cid = data.get("toolCallId")
+    if not isinstance(cid, str) or not cid:
+        return None
+    result, error = _obj(data.get("result")), _obj(data.get("error"))
+    code: int | None = None
+    for block in result.get("contents") or []:
+        if isinstance(block, dict) and block.get("type") in ("shell_exit", "terminal"):
+            got = block.get("exitCode")
+            code = got if isinstance(got, int) and not isinstance(got, bool) else code
+    text = result.get("content") or error.get("message") or ""
+    text = text if isinstance(text, str) else ""
+    success = data.get("success")
+    if code is not None:
+        ok: bool | None = code == 0
+    else:
+        ok = success if isinstance(success, bool) else None
+    return Outcome(cid, ok, code, clip_output(text))
+
+
+# -- OpenCode --------------------------------------------------------------------------------
+
+# Tools and their inputs in anomalyco/opencode (formerly sst/opencode) packages/opencode/src/tool:
+# bash.ts (`command`, `workdir`; its metadata's `exit` is the exit status), write.ts, edit.ts
+# (`filePath`), apply_patch.ts (`patchText`).
+OPENCODE_SHELLS = {"bash"}
+OPENCODE_WRITES = {"write": "filePath", "edit": "filePath", "multiedit": "filePath"}
+OPENCODE_PATCHES = {"apply_patch": "patchText", "patch": "patchText"}
+
+
+def opencode_call(
+    part: dict[str, Any], ts: str, session: str, turn: str, cwd: str
+) -> tuple[list[Call], Outcome | None]:
+    """The Calls of one OpenCode tool part (`callID`, `tool`, `state`: status, input, output,
+    metadata, error; packages/core/src/v1/session.ts ToolPart) and how it ended (None while it
+    is pending or running)."""
+    cid, tool, state = part.get("callID"), str(part.get("tool") or ""), part.get("state")
+    if not isinstance(cid, str) or not cid or not isinstance(state, dict):
+        return [], None
+    args = _obj(state.get("input"))
+    calls: list[Call] = []
+    if tool in OPENCODE_SHELLS and isinstance(args.get("command"), str) and args["command"].strip():
+        folder = args.get("workdir")
+        where = resolve(folder, cwd) if isinstance(folder, str) and folder else cwd
+        calls.append(
+            Call(cid, 0, ts, session, turn, where, "shell", tool, clip_command(args["command"]))
+        )
+    elif tool in OPENCODE_WRITES and isinstance(args.get(OPENCODE_WRITES[tool]), str):
+        path = resolve(args[OPENCODE_WRITES[tool]], cwd)
+        calls.append(Call(cid, 0, ts, session, turn, cwd, "write", tool, path))
+    elif tool in OPENCODE_PATCHES and isinstance(args.get(OPENCODE_PATCHES[tool]), str):
+        for i, name in enumerate(patch_files(args[OPENCODE_PATCHES[tool]])):
+            calls.append(Call(cid, i, ts, session, turn, cwd, "write", tool, resolve(name, cwd)))
+    if not calls:
+        return [], None
+    status = state.get("status")
+    meta = _obj(state.get("metadata"))
+    if status == "error":
+        return calls, Outcome(cid, False, None, clip_output(str(state.get("error") or "")))
+    if status != "completed":
+        return calls, None
+    got = meta.get("exit")
+    code = got if isinstance(got, int) and not isinstance(got, bool) else None
+    text = state.get("output") if isinstance(state.get("output"), str) else meta.get("output")
+    return calls, Outcome(
+        cid, True if code is None else code == 0, code, clip_output(str(text or ""))
+    )
+
+
+# -- pi --------------------------------------------------------------------------------------
+
+# badlogic/pi-mono packages/coding-agent/src/core/tools: bash.ts (`command`), write.ts and
+# edit.ts (`path`, relative to the session's folder or absolute).
+PI_SHELLS = {"bash"}
+PI_WRITES = {"write": "path", "edit": "path"}
+
+
+def pi_calls(content: Any, ts: str, session: str, turn: str, cwd: str) -> list[Call]:
+    """The Calls in a pi assistant message's `toolCall` blocks (`id`, `name`, `arguments`)."""
+    out: list[Call] = []
+    for block in content if isinstance(content, list) else []:
+        if not isinstance(block, dict) or block.get("type") != "toolCall":
+            continue
+        cid, name, args = block.get("id"), str(block.get("name") or ""), block.get("arguments")
+        if not isinstance(cid, str) or not cid or not isinstance(args, dict):
+            continue
+        if name in PI_SHELLS and isinstance(args.get("command"), str) and args["command"].strip():
+            out.append(
+                Call(cid, 0, ts, session, turn, cwd, "shell", name, clip_command(args["command"]))
+            )
+        elif name in PI_WRITES and isinstance(args.get(PI_WRITES[name]), str):
+            path = resolve(args[PI_WRITES[name]], cwd)
+            out.append(Call(cid, 0, ts, session, turn, cwd, "write", name, path))
+    return out
+
+
+def pi_outcome(message: dict[str, Any]) -> Outcome | None:
+    """How a call ended, from a pi `toolResult` message (`toolCallId`, `isError`, `content`):
+    a bash command that failed ends its text with "Command exited with code N"."""
+    cid = message.get("toolCallId")
+    if not isinstance(cid, str) or not cid:
+        return None
+    text = result_text(message.get("content"))
+    code = exit_code(text[-200:])
+    failed = message.get("isError")
+    if code is not None:
+        ok: bool | None = code == 0
+    else:
+        ok = not failed if isinstance(failed, bool) else None
+    return Outcome(cid, ok, code, clip_output(text))

@@ -49,13 +49,15 @@ def _tool_output(line: bytes) -> bool:
 class Claude:
     name = "claude"
     label = "Claude Code"
-    append_only = True
 
     def root(self) -> Path:
         return env_root("CLAUDE_CONFIG_DIR", ".claude") / "projects"
 
     def files(self) -> Iterator[Path]:
         return walk(self.root(), "*/*.jsonl")
+
+    def may_hold(self, path: Path, session: str) -> bool:
+        return path.stem == session  # named by the session's id
 
     def read(self, path: Path, data: bytes, start: int, state: FileState) -> Chunk:
         turns: list[Turn] = []

@@ -18,14 +18,13 @@ from typing import Any
 from brain.recall.adapters import (
     Chunk,
     FileState,
+    Records,
     Turn,
     calls,
     cap,
     clip_title,
     env_root,
     iso,
-    jsonl_lines,
-    record,
     stable_id,
     text_blocks,
     walk,
@@ -40,7 +39,6 @@ _PREAMBLE = ("# AGENTS.md instructions", "<INSTRUCTIONS>")
 class Codex:
     name = "codex"
     label = "Codex CLI"
-    append_only = True
 
     def root(self) -> Path:
         return env_root("CODEX_HOME", ".codex") / "sessions"
@@ -48,19 +46,15 @@ class Codex:
     def files(self) -> Iterator[Path]:
         return walk(self.root(), "**/rollout-*.jsonl")
 
+    def may_hold(self, path: Path, session: str) -> bool:
+        return path.stem.endswith(session)  # rollout-<time>-<session id>.jsonl
+
     def read(self, path: Path, data: bytes, start: int, state: FileState) -> Chunk:
         turns: list[Turn] = []
         chunk_calls: list[Call] = []
         outcomes: list[Outcome] = []
-        skipped = 0
-        end = start
-        for end, line in jsonl_lines(data, start):  # noqa: B007 - `end` is the resume offset
-            if not line.strip():
-                continue
-            rec = record(line)
-            if rec is None:
-                skipped += 1
-                continue
+        lines = Records(data, start)
+        for rec in lines:
             kind = rec.get("type")
             payload: Any = rec.get("payload")
             stamp = rec.get("timestamp")
@@ -88,7 +82,7 @@ class Codex:
         if not state.title:
             first = next((t.body for t in turns if t.role == "user"), "")
             state.title = clip_title(first.split("\n", 1)[0]) if first else ""
-        return Chunk(turns, end, state, skipped, calls=chunk_calls, outcomes=outcomes)
+        return lines.chunk(turns, state, chunk_calls, outcomes)
 
     @staticmethod
     def _tools(

@@ -10,7 +10,15 @@ if TYPE_CHECKING:
 
 
 def registry() -> dict[str, Adapter]:
-    from brain.recall.adapters import claude, codex, gemini  # only when transcripts are read
+    # only when transcripts are read
+    from brain.recall.adapters import claude, codex, copilot, gemini, opencode, pi
 
-    adapters: list[Adapter] = [claude.Claude(), codex.Codex(), gemini.Gemini()]
+    adapters: list[Adapter] = [
+        claude.Claude(),
+        codex.Codex(),
+        gemini.Gemini(),
+        copilot.Copilot(),
+        opencode.OpenCode(),
+        pi.Pi(),
+    ]
     return {a.name: a for a in adapters}
