@@ -165,7 +165,9 @@ class AgentHooks:
 # turns an exit code other than 0 and 1 into "deny" (packages/core/src/hooks/hookRunner.ts at
 # 5411f113, convertPlainTextToHookOutput: "All other non-zero exit codes (including 2) are
 # blocking"), so a brain that is gone (bash: 127 and "No such file or directory") would block
-# every prompt. Its command sends brain's stderr nowhere and always exits 0.
+# every prompt. Its command sends brain's stderr nowhere and always exits 0. (Gemini appends
+# `; if ($LASTEXITCODE -ne 0) { exit $LASTEXITCODE }` to a PowerShell command, hookRunner.ts
+# executeCommandHook: after brain's ID comment it is comment too, and brain's `exit 0` stands.)
 
 SH = "sh"
 POWERSHELL = "powershell"
