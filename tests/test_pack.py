@@ -292,6 +292,9 @@ def test_a_compaction_packs_again_and_a_resume_does_not(tmp_path: Path) -> None:
     for _ in range(2):  # each compaction dropped the pack from the context
         compact = _event(here, session_id="c1", source="compact")
         assert brain_process("pack", input=compact, env=env).out
+    no_source = _event(here, session_id="c2", source="")  # no agent's: a script's, each answered
+    assert brain_process("pack", input=no_source, env=env).out
+    assert brain_process("pack", input=no_source, env=env).out
     # Copilot CLI runs its start hook on resume too (no matcher): the conversation holds the pack
     resumed = _agent_event("copilot-session-start.json", here, source="resume")
     assert (brain_process("pack", input=resumed, env=env).out) == ""

@@ -448,8 +448,9 @@ def first_of_moment(event: Event) -> bool:
     docs/copilot/customization/hooks.md, "How does VS Code handle Claude Code hook
     configurations?"), so one start runs pack four times: only the first answers. A start of the
     same session and source after MOMENT_S is a new moment (another /clear); a compaction always
-    answers, as the context it summarized lost the pack."""
-    if not event.session or event.source == "compact":
+    answers, as the context it summarized lost the pack; so does a start that names no session
+    or no source (no agent sends such a start: a script's)."""
+    if not event.session or not event.source or event.source == "compact":
         return True
     from brain import marks
 
