@@ -37,7 +37,7 @@ import stat
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from brain import jsonedit
@@ -105,11 +105,20 @@ class HookRow:
 # arrives (prime), a turn ends (settle). Gemini names its prompt and stop events apart; Copilot
 # CLI gets Claude's event names, under which it sends Claude's JSON keys, and no prompt hook (it
 # drops what a prompt hook prints, so prime could add nothing).
+#
+# Session start: at startup, after /clear, and after a compaction (its summary drops the pack):
+# Claude Code's sources startup|resume|clear|compact|fork (its hooks reference, SessionStart),
+# Codex's startup|resume|clear|compact (codex-rs/hooks/src/events/session_start.rs; a compaction
+# queues SessionStartSource::Compact: codex-rs/core/src/session/mod.rs,
+# replace_compacted_history). Gemini CLI's are startup|resume|clear (docs/hooks/reference.md,
+# SessionStart). Not resume or fork: a resumed or forked conversation already holds the pack it
+# started with (Claude Code saves what a hook injects in the transcript and replays it on
+# resume; Codex rebuilds a resumed thread from its rollout), and prime serves what is new.
 HOOKS: tuple[HookRow, ...] = (
     HookRow("claude", "SessionStart", ("startup", "clear", "compact"), ("pack",)),
     HookRow("claude", "UserPromptSubmit", ("",), ("prime",)),
     HookRow("claude", "Stop", ("",), ("settle",)),
-    HookRow("codex", "SessionStart", ("startup", "clear"), ("pack",)),
+    HookRow("codex", "SessionStart", ("startup", "clear", "compact"), ("pack",)),
     HookRow("codex", "UserPromptSubmit", ("",), ("prime",)),
     HookRow("codex", "Stop", ("",), ("settle",)),
     HookRow("gemini", "SessionStart", ("startup", "clear"), ("pack",)),
@@ -122,6 +131,7 @@ SESSION_MATCHERS = HOOKS[0].matchers
 ROLES = ("pack", "prime", "settle")
 # what an agent cannot carry, said by `brain hooks status` and the README
 CANNOT = {("copilot", "prime"): "Copilot CLI drops what a prompt hook prints"}
+STALE = "brain's entries are out of date (brain moved, or an older form): run `brain hooks on`"
 _MARK = f" # {HOOK_ID}"
 _ID = re.compile(r"\s*#\s*" + re.escape(HOOK_ID) + r"\s*$")  # brain's, however spaced
 
@@ -140,7 +150,31 @@ class AgentHooks:
         return self.action in ("unparseable", "read-only", "failed")
 
 
-# --- commands ------------------------------------------------------------------------------------
+# --- commands, in each shell's own form ---------------------------------------------------------
+#
+# An agent hands a hook's command to a shell, and each shell quotes its own way: POSIX `sh`/bash
+# (Claude Code; Codex and Gemini CLI off Windows; Copilot's `bash`), PowerShell (Gemini CLI on
+# Windows: packages/core/src/utils/shell-utils.ts, getShellConfiguration, pwsh else
+# powershell.exe with -Command; Copilot's `powershell`, github/docs hooks-reference.md "Command
+# hooks"; Codex's `commandWindows`, which Codex hands to PowerShell). shlex's quoting means
+# nothing to PowerShell (`'C:\x\brain.exe' pack` is a string followed by a stray token there), so
+# each shell gets its own string. Claude Code runs a command through Git Bash on Windows (its
+# hooks reference): the POSIX form. No agent brain configures runs its hooks through cmd.exe.
+#
+# A Gemini CLI command is guarded: Gemini reads a hook's stderr when its stdout is empty and
+# turns an exit code other than 0 and 1 into "deny" (packages/core/src/hooks/hookRunner.ts at
+# 5411f113, convertPlainTextToHookOutput: "All other non-zero exit codes (including 2) are
+# blocking"), so a brain that is gone (bash: 127 and "No such file or directory") would block
+# every prompt. Its command sends brain's stderr nowhere and always exits 0. (Gemini appends
+# `; if ($LASTEXITCODE -ne 0) { exit $LASTEXITCODE }` to a PowerShell command, hookRunner.ts
+# executeCommandHook: after brain's ID comment it is comment too, and brain's `exit 0` stands.)
+
+SH = "sh"
+POWERSHELL = "powershell"
+_SH_GUARD = " 2>/dev/null || true"
+_PS_TRY, _PS_GUARD = "try { ", " 2>$null } catch {}; exit 0"
+_PS_BARE = re.compile(r"(?:[A-Za-z0-9_][A-Za-z0-9_./:=+-]*|--?[A-Za-z][A-Za-z0-9-]*)")
+_PS_QUOTES = "'\u2018\u2019\u201a\u201b"  # PowerShell reads each as a single quote
 
 
 def launcher() -> list[str]:
@@ -151,21 +185,104 @@ def launcher() -> list[str]:
     return [sys.executable, "-P", "-m", "brain"]
 
 
-def _quoted(words: Sequence[str]) -> str:
+def _windows() -> bool:
+    return os.name == "nt"
+
+
+def _ps_quote(word: str) -> str:
+    """`word` as PowerShell reads it back: bare when it is a plain word, else in single quotes
+    (nothing expands there; a quote, any of the four PowerShell takes for one, is doubled)."""
+    if _PS_BARE.fullmatch(word):
+        return word
+    return "'" + "".join(c * 2 if c in _PS_QUOTES else c for c in word) + "'"
+
+
+def _ps_words(text: str) -> list[str]:
+    """The words of `text` as PowerShell splits a simple command: by whitespace, single-quoted
+    strings kept whole with their doubled quotes undone."""
+    words: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        if text[i].isspace():
+            i += 1
+            continue
+        word: list[str] = []
+        while i < n and not text[i].isspace():
+            if text[i] in _PS_QUOTES:
+                i += 1
+                while i < n:
+                    if text[i] in _PS_QUOTES:
+                        if i + 1 < n and text[i + 1] in _PS_QUOTES:
+                            word.append(text[i])
+                            i += 2
+                            continue
+                        i += 1
+                        break
+                    word.append(text[i])
+                    i += 1
+            else:
+                word.append(text[i])
+                i += 1
+        words.append("".join(word))
+    return words
+
+
+def _quoted(words: Sequence[str], shell: str = SH) -> str:
+    if shell == POWERSHELL:  # the call operator runs the quoted path
+        return "& " + " ".join(_ps_quote(w) for w in words)
     return " ".join(shlex.quote(w) for w in words)
 
 
-def command(args: Sequence[str], launch: Sequence[str] | None = None) -> str:
-    return _quoted([*(launcher() if launch is None else launch), *args]) + _MARK
+def _wrap(body: str, shell: str, guarded: bool) -> str:
+    if not guarded:
+        return body
+    return f"{_PS_TRY}{body}{_PS_GUARD}" if shell == POWERSHELL else body + _SH_GUARD
+
+
+def command(
+    args: Sequence[str],
+    launch: Sequence[str] | None = None,
+    shell: str = SH,
+    guarded: bool = False,
+) -> str:
+    """Brain's hook command in `shell`'s form: `launch` (else `launcher()`) and `args`, guarded
+    or not, and the ID comment (a comment in POSIX shells and PowerShell alike)."""
+    words = [*(launcher() if launch is None else launch), *args]
+    return _wrap(_quoted(words, shell), shell, guarded) + _MARK
+
+
+def _unwrap(body: str) -> tuple[str, str, bool]:
+    """(shell, the call without its guard, guarded) of a command body in one of brain's forms."""
+    text = body.strip()
+    if text.startswith(_PS_TRY) and text.endswith(_PS_GUARD):
+        return POWERSHELL, text[len(_PS_TRY) : -len(_PS_GUARD)], True
+    if text.startswith("& "):
+        return POWERSHELL, text, False
+    if text.endswith(_SH_GUARD):
+        return SH, text[: -len(_SH_GUARD)], True
+    return SH, text, False
+
+
+def _split(call: str, shell: str) -> list[str]:
+    if shell == POWERSHELL:
+        return _ps_words(call.removeprefix("& "))
+    return _words(call)
+
+
+def _exe_name(word: str) -> str:
+    return PureWindowsPath(word).name if "\\" in word else PurePosixPath(word).name
 
 
 def _launch_len(words: list[str]) -> int:
     """How many leading words start brain the way `launcher()` writes it (0: not that way)."""
-    if not words or not Path(words[0]).is_absolute():
+    if not words:
+        return 0
+    first = words[0]
+    if not (PurePosixPath(first).is_absolute() or PureWindowsPath(first).is_absolute()):
         return 0
     if words[1:4] == ["-P", "-m", "brain"]:
         return 4
-    return 1 if Path(words[0]).name in ("brain", "brain.exe") else 0
+    return 1 if _exe_name(first) in ("brain", "brain.exe") else 0
 
 
 def _words(body: str) -> list[str]:
@@ -181,7 +298,8 @@ def brain_args(cmd: object) -> tuple[str, ...] | None:
 
     A command is brain's when it ends in brain's ID comment, whatever was edited before it (the
     user's `--budget 400`, a wrapper): the ID is brain's mark and no one else's. Without the ID,
-    only exactly what brain wrote before the comment existed is brain's: `<absolute brain> pack`."""
+    only exactly what brain wrote before the comment existed is brain's: `<absolute brain> pack`.
+    Each shell's form is read (brain's guard around the call is not an argument)."""
     if not isinstance(cmd, str):
         return None
     marked = _ID.search(cmd)
@@ -191,7 +309,8 @@ def brain_args(cmd: object) -> tuple[str, ...] | None:
         if n and words[n:] == ["pack"] and _quoted(words) == cmd:
             return ("pack",)
         return None
-    words = _words(cmd[: marked.start()])
+    shell, call, _ = _unwrap(cmd[: marked.start()])
+    words = _split(call, shell)
     verbs = {row.args[0] for row in HOOKS}
     at = next((i for i, w in enumerate(words) if i and w in verbs), len(words))
     return tuple(words[at:])
@@ -203,17 +322,47 @@ def role(cmd: object) -> str | None:
     return args[0] if args else None
 
 
-def refreshed(cmd: str, args: Sequence[str], launch: Sequence[str] | None = None) -> str:
+def refreshed(
+    cmd: str,
+    args: Sequence[str],
+    launch: Sequence[str] | None = None,
+    shell: str = SH,
+    guarded: bool = False,
+) -> str:
     """Brain's entry `cmd` as `hooks on` leaves it: a command from before the ID comment becomes
-    brain's current one; in a marked one only the launcher, when it is in brain's own form, is
-    brought up to date (brain moved), and what the user edited after it stays, to the byte."""
-    if _ID.search(cmd) is None:
-        return command(args, launch)
-    n = _launch_len(_words(cmd))
-    old = _quoted(_words(cmd)[:n])
-    if n and cmd.startswith(old + " "):
-        return _quoted(launcher() if launch is None else launch) + cmd[len(old) :]
-    return cmd
+    brain's current one; in a marked one whose launcher is in brain's own form, the launcher is
+    brought up to date (brain moved) and so is brain's guard (a Gemini entry written before it),
+    and what the user edited after the launcher stays, to the byte. A marked command in another
+    shell's form than `shell`'s is written anew in `shell`'s, with its arguments; one whose
+    launcher is not brain's (the user's wrapper) stays as it is."""
+    marked = _ID.search(cmd)
+    if marked is None:
+        return command(args, launch, shell, guarded)
+    found, call, _ = _unwrap(cmd[: marked.start()])
+    words = _split(call, found)
+    n = _launch_len(words)
+    if not n:
+        return cmd
+    launch = launcher() if launch is None else launch
+    if found != shell:
+        return command(words[n:], launch, shell, guarded)
+    old = _quoted(words[:n], found)
+    if not call.startswith(old):
+        return cmd
+    return _wrap(_quoted(launch, found) + call[len(old) :], shell, guarded) + cmd[marked.start() :]
+
+
+# Each agent's command keys and the shell and guard of each: Claude Code, Codex CLI and Gemini
+# CLI read one `command` (Codex also a `commandWindows` on Windows: codex-rs/hooks
+# CommandHookHandler::command_for_platform), Copilot CLI a `bash` and a `powershell`.
+def command_keys(agent: str) -> tuple[tuple[str, str, bool], ...]:
+    if agent == "gemini":
+        return (("command", POWERSHELL if _windows() else SH, True),)
+    if agent == "copilot":
+        return (("bash", SH, False), ("powershell", POWERSHELL, False))
+    if agent == "codex" and _windows():
+        return (("command", SH, False), ("commandWindows", POWERSHELL, False))
+    return (("command", SH, False),)
 
 
 # --- the record of what brain created ------------------------------------------------------------
@@ -308,9 +457,62 @@ def covers(matcher: object, wanted: str) -> bool:
     return isinstance(matcher, str) and wanted in (m.strip() for m in matcher.split("|"))
 
 
-def _group(matcher: str, cmd: str) -> dict[str, Any]:
-    entry = {"type": "command", "command": cmd}
+def _group(matcher: str, entry: dict[str, Any]) -> dict[str, Any]:
     return {"matcher": matcher, "hooks": [entry]} if matcher else {"hooks": [entry]}
+
+
+def _entry(agent: str, row: HookRow, launch: Sequence[str] | None) -> dict[str, Any]:
+    """Brain's hook entry for `row` in `agent`'s settings: one command per key the agent reads."""
+    keys = command_keys(agent)
+    return {"type": "command", **{k: command(row.args, launch, sh, g) for k, sh, g in keys}}
+
+
+def _platform_key(agent: str) -> tuple[str, str, bool]:
+    """The command key `agent` runs on this machine, with its shell and guard."""
+    keys = command_keys(agent)
+    return keys[-1] if _windows() and len(keys) > 1 else keys[0]
+
+
+def runs(agent: str, entry: dict[str, Any]) -> object:
+    """The command `agent` runs for `entry` on this machine: its platform's key, else the
+    cross-platform `command` (Copilot CLI's fallback, hooks-reference.md; Codex's)."""
+    key = _platform_key(agent)[0]
+    value = entry.get(key)
+    return value if isinstance(value, str) else entry.get("command")
+
+
+def _on(agent: str, entry: dict[str, Any], verb: str) -> bool:
+    """Whether `entry` runs brain's `verb` in `agent` on this machine, in a form its shell reads
+    (brain's POSIX form under PowerShell is not on: PowerShell cannot parse it)."""
+    cmd = runs(agent, entry)
+    if role(cmd) != verb:
+        return False
+    marked = _ID.search(str(cmd))
+    return marked is None or _unwrap(str(cmd)[: marked.start()])[0] == _platform_key(agent)[1]
+
+
+def _refresh(
+    text: str,
+    at: tuple[str | int, ...],
+    entry: dict[str, Any],
+    agent: str,
+    row: HookRow,
+    launch: Sequence[str] | None,
+) -> str:
+    """`text` with brain's entry at `at` brought up to date, key by key (`refreshed`); a command
+    key the entry lacks (the Windows form, from an older brain) is added beside the others,
+    with the arguments the user gave the entry's own command."""
+    own = next((entry[k] for k, _, _ in command_keys(agent) if role(entry.get(k))), None)
+    args = brain_args(own) or row.args
+    for key, shell, guarded in command_keys(agent):
+        value = entry.get(key)
+        if isinstance(value, str):
+            new = refreshed(value, row.args, launch, shell, guarded)
+            if new != value:
+                text = jsonedit.replace(text, (*at, key), new)
+        else:
+            text = jsonedit.append(text, at, command(args, launch, shell, guarded), key=key)
+    return text
 
 
 def _entries(doc: dict[str, Any], event: str) -> list[tuple[int, int, Any, dict[str, Any]]]:
@@ -336,14 +538,19 @@ def _label(event: str, matcher: str) -> str:
 
 
 def _add(
-    text: str, row: HookRow, matcher: str, launch: Sequence[str] | None, created: list[str]
+    agent: str,
+    text: str,
+    row: HookRow,
+    matcher: str,
+    launch: Sequence[str] | None,
+    created: list[str],
 ) -> tuple[str, str]:
     """`text` with brain's `row` registered for `matcher`, and how: "added" (a new group; the
     containers brain made go into `created`), "updated" (brain's entry there, recognised by its
     ID however the user edited it, brought up to date where it stands: its other keys, such as
     a "timeout", stay) or "present"."""
     doc = json.loads(text)
-    group = _group(matcher, command(row.args, launch))
+    group = _group(matcher, _entry(agent, row, launch))
     if "hooks" not in doc:
         created += ["hooks", f"hooks/{row.event}"]
         return jsonedit.append(text, (), {row.event: [group]}, key="hooks"), "added"
@@ -354,10 +561,9 @@ def _add(
     for gi, ei, group_matcher, entry in _entries(doc, row.event):
         if covers(group_matcher, matcher) and role(entry.get("command")) == row.args[0]:
             how = how or "present"
-            new = refreshed(entry["command"], row.args, launch)
-            if entry["command"] != new:
-                text = jsonedit.replace(text, ("hooks", row.event, gi, "hooks", ei, "command"), new)
-                how = "updated"
+            new = _refresh(text, ("hooks", row.event, gi, "hooks", ei), entry, agent, row, launch)
+            if new != text:
+                text, how = new, "updated"
     if how:
         return text, how
     return jsonedit.append(text, ("hooks", row.event), group), "added"
@@ -371,7 +577,7 @@ def register(name: str, launch: Sequence[str] | None = None) -> AgentHooks:
         return _register_own(agent, launch)
     path = agent.settings_path()
     rows = [r for r in HOOKS if r.agent == name]
-    first = command(rows[0].args, launch) if rows else ""
+    first = _first(name, rows[0], launch)
     loaded = _load(path, [r.event for r in rows])
     fix = f"Fix it and run `brain hooks on` again, or add `{first}` at {rows[0].event} by hand"
     if isinstance(loaded, str):
@@ -383,15 +589,7 @@ def register(name: str, launch: Sequence[str] | None = None) -> AgentHooks:
             created.append("dir")
     elif not loaded.text:
         created.append("blank")  # an empty file: uninstall empties it again
-    text = loaded.text or "{}\n"
-    added: list[str] = []
-    updated = False
-    for row in rows:
-        for matcher in row.matchers:
-            text, how = _add(text, row, matcher, launch, created)
-            if how == "added":
-                added.append(_label(row.event, matcher))
-            updated = updated or how == "updated"
+    text, added, updated = _registered(name, loaded.text, launch, created)
     if not added and not updated:
         return AgentHooks(name, str(path), "present", (), first or None)
     problem = _write(loaded, text)
@@ -406,6 +604,30 @@ def register(name: str, launch: Sequence[str] | None = None) -> AgentHooks:
         record[str(path)] = sorted(set(record.get(str(path), [])) | set(created))
         _save_record(record)
     return AgentHooks(name, str(path), "added" if added else "updated", tuple(added), first or None)
+
+
+def _registered(
+    name: str, text: str, launch: Sequence[str] | None, created: list[str]
+) -> tuple[str, list[str], bool]:
+    """(`text` with every row of agent `name` registered, the hooks added, whether an entry of
+    brain's there was brought up to date)."""
+    text = text or "{}\n"
+    added: list[str] = []
+    updated = False
+    for row in (r for r in HOOKS if r.agent == name):
+        for matcher in row.matchers:
+            text, how = _add(name, text, row, matcher, launch, created)
+            if how == "added":
+                added.append(_label(row.event, matcher))
+            updated = updated or how == "updated"
+    return text, added, updated
+
+
+def _first(agent: str, row: HookRow, launch: Sequence[str] | None) -> str:
+    """Brain's first command for `agent` as this machine's shell reads it (for a person to add
+    by hand when brain may not write the file)."""
+    _, shell, guarded = _platform_key(agent)
+    return command(row.args, launch, shell, guarded)
 
 
 def _has_ours(text: str) -> bool:
@@ -505,30 +727,33 @@ def unregister(name: str) -> AgentHooks:
 # --- an agent that reads a folder of hook files: brain's own file there ---------------------------
 
 
-def _own_entry(row: HookRow, launch: Sequence[str] | None) -> dict[str, Any]:
+def _own_entry(agent: Agent, row: HookRow, launch: Sequence[str] | None) -> dict[str, Any]:
     """An entry of brain's hook file for Copilot CLI, under Claude's event names (so the JSON on
-    stdin has Claude's keys)."""
-    return {"type": "command", "bash": command(row.args, launch), "timeoutSec": 30}
+    stdin has Claude's keys), with a `bash` and a `powershell` command (Copilot runs the one of
+    its platform: hooks-reference.md, "Command hooks")."""
+    return {**_entry(agent.name, row, launch), "timeoutSec": 30}
 
 
 def _own_rows(agent: Agent) -> list[HookRow]:
     return [r for r in HOOKS if r.agent == agent.name]
 
 
-def _own_commands(doc: Any) -> list[tuple[str, int, str, object]] | None:
-    """(event, index, key, command) of every entry of a hook file in Copilot's shape; None for
-    another shape."""
+def _own_commands(doc: Any) -> list[tuple[str, int, dict[str, Any], object]] | None:
+    """(event, index, entry, command) of every entry of a hook file in Copilot's shape, the
+    command the first of its `bash`, `powershell` and `command` that is brain's (else the
+    first there is); None for another shape."""
     if not isinstance(doc, dict) or not isinstance(doc.get("hooks"), dict):
         return None
-    found: list[tuple[str, int, str, object]] = []
+    found: list[tuple[str, int, dict[str, Any], object]] = []
     for event, entries in doc["hooks"].items():
         if not isinstance(entries, list):
             return None
         for i, entry in enumerate(entries):
             if not isinstance(entry, dict):
                 return None
-            key = "bash" if "bash" in entry else "command"
-            found.append((event, i, key, entry.get(key)))
+            cmds = [entry[k] for k in ("bash", "powershell", "command") if k in entry]
+            cmd = next((c for c in cmds if brain_args(c) is not None), cmds[0] if cmds else None)
+            found.append((event, i, entry, cmd))
     return found
 
 
@@ -551,13 +776,34 @@ def _load_own(path: Path) -> tuple[str, Any] | str:
     return text, doc
 
 
+def _own_registered(agent: Agent, text: str, launch: Sequence[str] | None) -> tuple[str, list[str]]:
+    """(brain's existing file `text` with brain's entries brought up to date where they stand
+    and the missing ones added, the events added)."""
+    added: list[str] = []
+    new = text
+    for row in _own_rows(agent):
+        found = _own_commands(json.loads(new)) or []
+        ours = [(i, d) for e, i, d, c in found if e == row.event and role(c) == row.args[0]]
+        for i, entry in ours:
+            new = _refresh(new, ("hooks", row.event, i), entry, agent.name, row, launch)
+        if ours:
+            continue
+        added.append(row.event)
+        entry = _own_entry(agent, row, launch)
+        if row.event in json.loads(new)["hooks"]:
+            new = jsonedit.append(new, ("hooks", row.event), entry)
+        else:
+            new = jsonedit.append(new, ("hooks",), [entry], key=row.event)
+    return new, added
+
+
 def _register_own(agent: Agent, launch: Sequence[str] | None) -> AgentHooks:
     """Brain's file, written whole when absent; else brain's entries in it brought up to date
     where they stand and the missing ones added, so that what the user added stays (a
     "timeoutSec", an edited argument, a key of theirs)."""
     path = agent.settings_path()
     rows = _own_rows(agent)
-    first = command(rows[0].args, launch)
+    first = _first(agent.name, rows[0], launch)
     loaded = _load_own(path)
     if isinstance(loaded, str):
         fix = "Move it aside and run `brain hooks on` again"
@@ -567,26 +813,11 @@ def _register_own(agent: Agent, launch: Sequence[str] | None) -> AgentHooks:
     if doc is None:
         hooks: dict[str, list[dict[str, Any]]] = {}
         for row in rows:
-            hooks.setdefault(row.event, []).append(_own_entry(row, launch))
+            hooks.setdefault(row.event, []).append(_own_entry(agent, row, launch))
             added.append(row.event)
         new = json.dumps({"version": 1, "hooks": hooks}, indent=2) + "\n"
     else:
-        new = text
-        for row in rows:
-            found = _own_commands(json.loads(new)) or []
-            ours = [(i, k, c) for e, i, k, c in found if e == row.event and role(c) == row.args[0]]
-            for i, key, cmd in ours:
-                fresh = refreshed(str(cmd), row.args, launch)
-                if fresh != cmd:
-                    new = jsonedit.replace(new, ("hooks", row.event, i, key), fresh)
-            if ours:
-                continue
-            added.append(row.event)
-            entry = _own_entry(row, launch)
-            if row.event in json.loads(new)["hooks"]:
-                new = jsonedit.append(new, ("hooks", row.event), entry)
-            else:
-                new = jsonedit.append(new, ("hooks",), [entry], key=row.event)
+        new, added = _own_registered(agent, text, launch)
         if new == text:
             return AgentHooks(agent.name, str(path), "present", (), first or None)
     made = [d for d in (path.parent, agent.folder()) if not d.exists()]  # deepest first
@@ -659,10 +890,10 @@ class HarnessState:
     note: str | None  # what the harness needs besides (a flag, a trust step), or cannot carry
 
 
-def _row_state(row: HookRow, doc: dict[str, Any]) -> str:
+def _row_state(agent: str, row: HookRow, doc: dict[str, Any]) -> str:
     covered = [
         any(
-            covers(m, matcher) and role(e.get("command")) == row.args[0]
+            covers(m, matcher) and _on(agent, e, row.args[0])
             for _, _, m, e in _entries(doc, row.event)
         )
         for matcher in row.matchers
@@ -703,14 +934,18 @@ def state(name: str) -> HarnessState:
     rows = {r.args[0]: r for r in HOOKS if r.agent == name}
     roles = {role: "n/a" if role not in rows else "off" for role in ROLES}
     problem: str | None = None
+    stale = False  # an entry of brain's that `hooks on` would bring up to date
     if agent.own_file:
         loaded = _load_own(path)
         if isinstance(loaded, str):
             problem = f"{path} {loaded}"
         elif loaded[1] is not None:
-            on = {(e, role(cmd)) for e, _, _, cmd in _own_commands(loaded[1]) or []}
+            found = _own_commands(loaded[1]) or []
             for verb, row in rows.items():
-                roles[verb] = "on" if (row.event, verb) in on else "off"
+                on = any(e == row.event and _on(name, d, verb) for e, _, d, _ in found)
+                roles[verb] = "on" if on else "off"
+            fresh, added = _own_registered(agent, loaded[0], None)
+            stale = fresh != loaded[0] and not added  # a missing one shows as "off"
     else:
         got = _load(path, sorted({r.event for r in rows.values()}))
         if isinstance(got, str):
@@ -718,7 +953,9 @@ def state(name: str) -> HarnessState:
         elif got.text:
             doc = json.loads(got.text)
             for verb, row in rows.items():
-                roles[verb] = _row_state(row, doc)
+                roles[verb] = _row_state(name, row, doc)
+            stale = _registered(name, got.text, None, [])[2]
+    notes = [n for n in (_note(agent), STALE if stale else "") if n]
     return HarnessState(
         name,
         agent.label,
@@ -728,5 +965,37 @@ def state(name: str) -> HarnessState:
         roles["prime"],
         roles["settle"],
         problem,
-        _note(agent),
+        "; ".join(notes) or None,
+    )
+
+
+# VS Code's agent mode keeps no hook file of brain's: it runs the hooks of ~/.claude/settings.json
+# and of ~/.copilot/hooks (microsoft/vscode-docs docs/copilot/customization/hooks.md, "Hook file
+# locations"), ignoring matchers, so brain's hooks there are on in VS Code as they are.
+VSCODE_NOTE = (
+    "VS Code runs the hooks of ~/.claude/settings.json and ~/.copilot/hooks (matchers ignored: "
+    "brain answers each session start once); it reads no context from a prompt hook"
+)
+
+
+def vscode_state(claude: HarnessState, copilot: HarnessState) -> HarnessState:
+    """VS Code's row of `brain hooks status`, from the two configs it runs."""
+    import shutil
+
+    found = any(shutil.which(p) for p in ("code", "code-insiders"))
+    found = found or (Path.home() / ".vscode").is_dir()
+
+    def either(a: str, b: str) -> str:
+        return "on" if "on" in (a, b) or "partial" in (a, b) else "off"
+
+    return HarnessState(
+        "vscode",
+        "VS Code",
+        found,
+        f"{claude.settings} and {copilot.settings}",
+        either(claude.pack, copilot.pack),
+        "n/a",
+        either(claude.settle, copilot.settle),
+        None,
+        VSCODE_NOTE,
     )

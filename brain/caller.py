@@ -6,11 +6,20 @@ import os
 import sys
 from dataclasses import dataclass
 
+# The name each agent program is logged under (the usage log's caller, `brain ledger`), by the
+# harness name brain.hook_event gives the program a hook's payload comes from.
+CALLERS = {
+    "claude": "claude-code",
+    "codex": "codex",
+    "gemini": "gemini-cli",
+    "copilot": "copilot-cli",
+    "vscode": "vscode",
+}
 # Agents that announce themselves in the environment of the commands they run.
 _AGENT_VARS = (
-    ("CLAUDECODE", "claude-code"),
-    ("GEMINI_CLI", "gemini-cli"),
-    ("CODEX_SANDBOX", "codex"),
+    ("CLAUDECODE", CALLERS["claude"]),
+    ("GEMINI_CLI", CALLERS["gemini"]),
+    ("CODEX_SANDBOX", CALLERS["codex"]),
     ("CURSOR_AGENT", "cursor"),
 )
 _SESSION_VARS = ("BRAIN_SESSION", "CLAUDE_SESSION_ID", "CLAUDE_CODE_SESSION_ID")
@@ -27,11 +36,17 @@ class Caller:
         return not self.agent
 
 
-def detect() -> Caller:
+def detect(harness: str = "") -> Caller:
+    """The caller: BRAIN_CALLER when set; else the program a hook event on stdin came from
+    (`harness`, as brain.hook_event names it), which the environment cannot tell (Codex started
+    from a Claude Code session inherits its CLAUDECODE, and VS Code runs Claude Code's hooks);
+    else an agent's own variable, a terminal's person, or a script."""
     env = os.environ
     session = next((env[v] for v in _SESSION_VARS if env.get(v)), "")
     if env.get("BRAIN_CALLER"):
         return Caller(env["BRAIN_CALLER"], session, agent=True)
+    if harness:
+        return Caller(CALLERS.get(harness, harness), session, agent=True)
     for var, name in _AGENT_VARS:
         if env.get(var):
             return Caller(name, session, agent=True)

@@ -35,3 +35,25 @@ def crash_report(exc: BaseException, args: Sequence[str] | None = None) -> str:
     except Exception:  # noqa: S110 - the report is a courtesy; the error line is still printed
         pass
     return "(the crash report could not be written)"
+
+
+def log_line(name: str, exc: BaseException) -> str:
+    """One line for `exc` in the state dir's `logs/<name>.log` (a hook's errors: prime, pack and
+    settle never tell the agent, whose hook must not fail); returns the line. Never raises."""
+    try:
+        from brain.text import sanitized
+
+        line = sanitized(f"{type(exc).__name__}: {exc}")
+    except Exception:
+        line = type(exc).__name__
+    try:
+        from brain.config import state_dir
+
+        folder = state_dir() / "logs"
+        folder.mkdir(parents=True, exist_ok=True)
+        fd = os.open(folder / f"{name}.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        with os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace") as fh:
+            fh.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {line}\n")
+    except Exception:  # noqa: S110 - the log is a courtesy; the hook stays out of the way
+        pass
+    return line

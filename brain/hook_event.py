@@ -1,12 +1,25 @@
 """One internal event for every agent program's hook JSON: the commands know no harness.
 
-Each agent sends its own JSON on stdin: Claude Code and Codex CLI the same event names and
-snake_case keys (`hook_event_name`, `session_id`, `transcript_path`, `stop_hook_active`; Codex adds
-`turn_id` and `model`), Gemini CLI its own event names (`BeforeAgent` for a prompt, `AfterAgent`
-for the end of a turn) with the same keys, and GitHub Copilot CLI camelCase keys and no event name
-(`sessionId`, `transcriptPath`, `stopReason`) unless registered under Claude's event names, where
-it sends Claude's keys. `parse` maps each to an `Event` whose `kind` is `start`, `prompt` or `stop`
-(`""` for anything else), so that `brain settle` (and `prime`, `pack`) read one shape.
+Each agent sends its own JSON on stdin, checked against each one's current source or reference:
+- Claude Code and Codex CLI: the same event names and snake_case keys (`hook_event_name`,
+  `session_id`, `transcript_path`, `stop_hook_active`; Codex adds `turn_id` and `model`:
+  openai/codex codex-rs/hooks/src/schema.rs, `*CommandInput`);
+- Gemini CLI: its own event names (`BeforeAgent` for a prompt, `AfterAgent` for the end of a
+  turn) with the same keys and a `timestamp` (google-gemini/gemini-cli docs/hooks/reference.md,
+  "Base input schema");
+- GitHub Copilot CLI: camelCase keys and no event name (`sessionId`, `transcriptPath`,
+  `stopReason`) under its camelCase event names; under Claude's PascalCase names (brain's file
+  uses them) snake_case keys with an ISO `timestamp`, `stop_reason` at a stop and `source`
+  startup | resume | new at a start (github/docs content/copilot/reference/hooks-reference.md,
+  "Hook event input payloads");
+- VS Code's agent mode (which runs the hooks of ~/.claude/settings.json and ~/.copilot/hooks):
+  camelCase `hookEventName` and `sessionId` beside `transcript_path`, `timestamp`, `cwd`; its
+  SessionStart `source` is always "new" (microsoft/vscode-docs
+  docs/copilot/customization/hooks.md at 9f2e2ab6, "Common input fields").
+
+`parse` maps each to an `Event` whose `kind` is `start`, `prompt` or `stop` (`""` for anything
+else) and whose `harness` names the program, so that `brain settle` (and `prime`, `pack`) read
+one shape; `block` and `context_for` answer in the shape each program reads.
 
 Hot path: this runs at every prompt and every stop, so it imports nothing beyond the standard
 library's smallest modules.
@@ -32,17 +45,22 @@ KINDS = {
     "AfterAgent": "stop",
 }
 
+# The programs that read no context from a prompt hook: VS Code's UserPromptSubmit takes the
+# common output only (continue, stopReason, systemMessage: docs/copilot/customization/hooks.md,
+# "UserPromptSubmit"), so prime serves it nothing rather than log what nobody received.
+NO_PROMPT_CONTEXT = frozenset({"vscode"})
+
 
 @dataclass(frozen=True)
 class Event:
     kind: str  # start | prompt | stop | "" (an event brain does not handle)
-    harness: str  # claude | codex | gemini | copilot
+    harness: str  # claude | codex | gemini | copilot | vscode
     name: str  # the program's own event name
     session: str
     cwd: str
     transcript: str  # the session's transcript file ("" when the program names none)
     prompt: str  # a prompt event's text
-    source: str  # a start event's startup | resume | clear | compact
+    source: str  # a start event's startup | resume | clear | compact | new
     stop_active: bool  # a stop that a hook's earlier block already continued
 
 
@@ -56,16 +74,23 @@ def _text(doc: dict[str, Any], *keys: str) -> str:
 
 def harness_of(doc: dict[str, Any]) -> str:
     """Which program sent `doc`, told by the keys only that program sends."""
+    if isinstance(doc.get("hookEventName"), str):
+        return "vscode"  # the only one that names the event in camelCase
     name = doc.get("hook_event_name")
     if name is None and ("sessionId" in doc or "stopReason" in doc):
         return "copilot"  # its camelCase form
     if name in ("BeforeAgent", "AfterAgent") or "prompt_response" in doc:
         return "gemini"
-    if "turn_id" in doc:
-        return "codex"
+    transcript = _text(doc, "transcript_path").replace("\\", "/")
+    if "turn_id" in doc or transcript.rsplit("/", 1)[-1].startswith("rollout-"):
+        return "codex"  # its start has no turn_id: its transcript is a rollout file (schema.rs)
+    if "stop_reason" in doc or "initial_prompt" in doc or doc.get("source") == "new":
+        return "copilot"  # in Claude's form: keys of its own (Claude Code's start has no "new")
     if "timestamp" in doc and name in KINDS:
         # Gemini and Copilot (in Claude's form) stamp every event; Claude Code does not
-        transcript = _text(doc, "transcript_path")
+        # (Gemini's transcript lives under its `.gemini` folder, as chats/session-*.json or,
+        # since gemini-cli PR #23749, session-*.jsonl: packages/core/src/services/
+        # chatRecordingService.ts)
         return "gemini" if "/.gemini/" in transcript or transcript.endswith(".json") else "copilot"
     return "claude"
 
@@ -75,7 +100,7 @@ def parse(doc: Any) -> Event | None:
     if not isinstance(doc, dict):
         return None
     harness = harness_of(doc)
-    name = _text(doc, "hook_event_name")
+    name = _text(doc, "hook_event_name", "hookEventName")
     kind = KINDS.get(name, "")
     if harness == "copilot" and not name:  # camelCase: the keys say which event it is
         if "stopReason" in doc:
@@ -129,8 +154,8 @@ def read(stream: Any = None) -> Event | None:
 
 def context(event: Event, text: str) -> dict[str, Any]:
     """Context a start or prompt hook adds beside the session or the prompt: Claude Code, Codex
-    CLI and Gemini CLI all read `hookSpecificOutput.additionalContext` under the event's own
-    name (Gemini only JSON: plain text on its stdout is an error)."""
+    CLI, Gemini CLI and VS Code all read `hookSpecificOutput.additionalContext` under the event's
+    own name (Gemini only JSON: plain text on its stdout is an error)."""
     return context_for(event.harness, event.name, text)
 
 
@@ -141,7 +166,22 @@ def context_for(harness: str, name: str, text: str) -> dict[str, Any]:
     return doc
 
 
-def block(reason: str) -> dict[str, Any]:
-    """A stop held back, `reason` becoming the agent's next instruction: the same object for
-    every program (Gemini CLI reads "block" as its alias of "deny")."""
-    return {"decision": "block", "reason": reason}
+def block(reason: str, harness: str = "claude") -> dict[str, Any]:
+    """A stop held back, `reason` becoming the agent's next instruction, in the form each program
+    reads at its stop:
+    - Claude Code: top-level `decision`/`reason` ("Stop decision control" in its hooks
+      reference); its output schema refuses `hookSpecificOutput` for Stop
+      (anthropics/claude-code#60993), so guidance through `additionalContext` is no option;
+    - Codex CLI: the same two keys, and nothing else its schema does not list
+      (codex-rs/hooks/schema/generated/stop.command.output.schema.json: additionalProperties
+      false);
+    - Gemini CLI: "block" is its alias of "deny" (packages/core/src/hooks/types.ts,
+      isBlockingDecision), the reason sent as a new prompt;
+    - Copilot CLI: `decision: "block"` forces another turn with `reason` as its prompt
+      (hooks-reference.md, "agentStop / subagentStop decision control");
+    - VS Code: its Stop reads `hookSpecificOutput.decision`/`reason` (docs/copilot/customization/
+      hooks.md, "Stop output"), its SubagentStop the top-level keys: it gets both."""
+    doc: dict[str, Any] = {"decision": "block", "reason": reason}
+    if harness == "vscode":
+        doc["hookSpecificOutput"] = {"hookEventName": "Stop", **doc}
+    return doc

@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from brain import DEADLINE, PRIME_STDIN_MAX, Gate, env_number, process_gate, read_stdin
-from brain.crash import crash_report
+from brain.crash import crash_report, log_line
 from brain.errors import BrainError, UsageError
 
 if TYPE_CHECKING:
     from brain.commands.find import FindResult
-    from brain.commands.pack import HookEvent, PackResult
+    from brain.commands.pack import PackResult
+    from brain.hook_event import Event
 
 # imported by brain.cli at its start: the daily sweep's budget and prime's deadline count from here
 STARTED = time.monotonic()
@@ -132,7 +133,6 @@ def _serve_prime(
     from brain.config import resolve_vault
     from brain.present import emit, hits
 
-    who = callermod.detect()
     hook = None if prompt else _read_prime_event(gate)
     if prompt:
         text = argv_text(" ".join(prompt))
@@ -140,11 +140,15 @@ def _serve_prime(
         return
     else:
         text = str(hook.get("prompt", ""))
-    session = str(hook.get("session_id") or "") if hook else ""
-    session = session or who.session
-    name = who.name
-    if hook and "hook_event_name" in hook and name in ("script", "person"):
-        name = "claude-code"
+    from brain import hook_event
+
+    event = hook_event.parse(hook) if hook else None
+    if event is not None and event.kind != "prompt":
+        event = None  # plain text, or JSON that is no agent's prompt event
+    if event is not None and event.harness in hook_event.NO_PROMPT_CONTEXT:
+        return  # the program reads no context from its prompt hook: nothing to serve
+    who = callermod.detect(event.harness if event else "")
+    session = (event.session if event else "") or who.session
     path = resolve_vault(vault)
     if not _index_ready(path):
         return
@@ -152,13 +156,9 @@ def _serve_prime(
     from brain.vocab import BYTES_PER_TOKEN
 
     cap = budget * BYTES_PER_TOKEN
-    form = None
-    if hook and isinstance(hook.get("hook_event_name"), str):
-        from brain.hook_event import harness_of
-
-        form = (harness_of(hook), str(hook["hook_event_name"]))
+    form = (event.harness, event.name) if event else None
     answer = hits.prime(
-        result, name, session, path, cap, as_json=as_json, person=who.person, hook=form
+        result, who.name, session, path, cap, as_json=as_json, person=who.person, hook=form
     )
     with gate.lock:  # the output and its log row together, or (at the deadline) neither
         if not gate.open():
@@ -234,19 +234,7 @@ def _warm(vault: Path, gate: Gate) -> Callable[[Any, str], list[tuple[int, float
 
 def _prime_failed(exc: BaseException, *, loud: bool) -> None:
     """One line in the state dir's logs/prime.log (and on stderr by hand); never raises."""
-    from brain.text import sanitized
-
-    line = sanitized(f"{type(exc).__name__}: {exc}")
-    try:
-        from brain.config import state_dir
-
-        folder = state_dir() / "logs"
-        folder.mkdir(parents=True, exist_ok=True)
-        fd = os.open(folder / "prime.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-        with os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace") as fh:
-            fh.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {line}\n")
-    except Exception:  # noqa: S110 - the log is a courtesy; prime stays out of the way
-        pass
+    line = log_line("prime", exc)
     if loud:
         from brain.present import err
 
@@ -306,30 +294,44 @@ def run_pack(
     fresh: bool = False,
     as_json: bool = False,
 ) -> int:
-    """`brain pack`: with no PROJECT it serves the repository the caller is in and never fails (a
-    SessionStart hook must not), so an error there is a line on stderr and exit 0."""
+    """`brain pack`: with no PROJECT it serves the repository the caller is in and never fails. As
+    a session-start hook (an agent's start event on stdin) it answers in that program's form,
+    once per moment (brain.commands.pack.first_of_moment), outside a repository too (the working
+    rules), nothing when the session is resumed (Copilot CLI's start has no matcher to leave
+    resume out), and nothing on stderr (Gemini CLI shows a hook's stderr, and reads an exit
+    code other than 0 and 1 as a denial: packages/core/src/hooks/hookRunner.ts): an error is a
+    line in the state dir's logs/pack.log and exit 0. By hand, an error is a line on stderr."""
+    from brain import hook_event
     from brain.commands import pack as packmod
 
-    event = packmod.read_hook_event() if project is None else None
-    hook = event is not None and event.event == "SessionStart"
+    event = hook_event.read() if project is None else None
+    hook = event if event is not None and event.kind == "start" else None
+    if hook is not None and hook.source in packmod.RESUMED:
+        packmod.receive_in_background(vault)
+        return 0  # the resumed conversation holds the pack it started with
+    if hook is not None and not packmod.first_of_moment(hook):
+        return 0  # another run of this very start answered it (VS Code runs every config's)
     try:
-        return _serve_pack(project, vault, budget, fresh, as_json, event if hook else None)
+        return _serve_pack(project, vault, budget, fresh, as_json, hook)
     except UsageError:
         raise
     except BrainError as exc:
         if project is not None or as_json:
             raise
+        if hook is not None:
+            log_line("pack", exc)
+            return 0
         from brain.present import err
 
         err(f"brain: {exc}")
         return 0
     except Exception as exc:
-        if not hook:
+        if hook is None:
             raise
-        sys.stderr.write(f"brain: pack failed ({type(exc).__name__}); see {crash_report(exc)}\n")
+        log_line("pack", RuntimeError(f"{type(exc).__name__}; see {crash_report(exc)}"))
         return 0
     finally:
-        if hook:  # once the pack is out: the session never waits on the receive starting
+        if hook is not None:  # once the pack is out: the session never waits on the receive
             packmod.receive_in_background(vault)
 
 
@@ -339,15 +341,15 @@ def _serve_pack(
     budget: int | None,
     fresh: bool,
     as_json: bool,
-    hook: HookEvent | None,
+    hook: Event | None,
 ) -> int:
     from brain import caller as callermod
     from brain.present import Answer, emit, json_text
     from brain.present import pack as present
 
-    who = callermod.detect()
+    who = callermod.detect(hook.harness if hook else "")
     cwd = Path(hook.cwd if hook and hook.cwd else Path.cwd())
-    found = pack_for(project, vault, budget, fresh=fresh, cwd=cwd)
+    found = pack_for(project, vault, budget, fresh=fresh, cwd=cwd, outside=hook is not None)
     if found.result is None:
         if as_json:
             return emit(Answer(json_text(found.empty)))
@@ -369,8 +371,16 @@ class Packed:
 
 
 def pack_for(
-    project: str | None, vault: str | None, budget: int | None, *, fresh: bool, cwd: Path
+    project: str | None,
+    vault: str | None,
+    budget: int | None,
+    *,
+    fresh: bool,
+    cwd: Path,
+    outside: bool = False,
 ) -> Packed:
+    """The pack of `project`, else of the repository `cwd` is in; outside any repository None,
+    or with `outside` (a session-start hook) the pack of no project: the working rules."""
     from brain.commands import pack as packmod
     from brain.config import resolve_vault
 
@@ -380,12 +390,14 @@ def pack_for(
     empty = packmod.empty(budget)
     if project is None:
         root = packmod.repo_root(cwd)
-        if root is None:
+        if root is None and not outside:
             return Packed(None, empty, "", Path())
-        project = root.name
-    project = argv_text(project, "the project name")
+        project = root.name if root is not None else None
+    if project is not None:
+        project = argv_text(project, "the project name")
     path = resolve_vault(vault)
-    return Packed(packmod.pack(path, project, budget=budget, fresh=fresh), empty, project, path)
+    result = packmod.pack(path, project, budget=budget, fresh=fresh)
+    return Packed(result, empty, project or "", path)
 
 
 def run_settle(vault: str | None = None) -> int:
@@ -404,10 +416,10 @@ def run_settle(vault: str | None = None) -> int:
     except Exception as exc:
         settlemod.log_error(exc)
         result = settlemod.SettleResult("", "error", "", (), ())
-    if result.decision:
+    if result.decision and event is not None:
         from brain.present import dumps, out
 
-        out(dumps(hook_event.block(result.reason)))
+        out(dumps(hook_event.block(result.reason, event.harness)))
     try:
         settlemod.after(event, result, vault)
     except Exception as exc:

@@ -501,3 +501,227 @@ def test_doctor_counts_brains_edited_pack_as_registered(settings: Path, tmp_path
     settings.write_text(json.dumps(doc, indent=2), encoding="utf-8")
     check = health._session_start_check()
     assert (check.status, check.fix) == ("ok", None), check
+
+
+# --- each shell's form of the command (issue 28: Windows, Gemini's exit codes) -------------------
+
+SH_GUARD = " 2>/dev/null || true"
+
+
+def fake_brain(tmp_path: Path) -> Path:
+    """An executable named brain that writes each argument it got on a line of its own, and a
+    line on stderr (which a guarded command must swallow)."""
+    exe = tmp_path / "bin dir" / "brain"
+    exe.parent.mkdir()
+    exe.write_text('#!/bin/sh\nfor a in "$@"; do printf \'%s\\n\' "$a"; done\necho noise >&2\n')
+    exe.chmod(0o755)
+    return exe
+
+
+@pytest.mark.parametrize("shell", ["bash", "dash"])
+def test_the_posix_form_runs_brain_with_its_arguments_intact(tmp_path: Path, shell: str) -> None:
+    import subprocess
+
+    exe = fake_brain(tmp_path)
+    args = ["prime", "--vault", "/v/it's $HOME `x` & y"]
+    for guarded in (False, True):
+        cmd = agent_hooks.command(args, [str(exe)], agent_hooks.SH, guarded)
+        run = subprocess.run([shell, "-c", cmd], capture_output=True, text=True, check=False)
+        assert run.returncode == 0, run
+        assert run.stdout.splitlines() == args
+        assert run.stderr == ("" if guarded else "noise\n")
+        assert agent_hooks.brain_args(cmd) == tuple(args)
+
+
+@pytest.mark.parametrize("shell", ["bash", "dash"])
+def test_a_guarded_command_without_brain_exits_0_and_says_nothing(
+    tmp_path: Path, shell: str
+) -> None:
+    """Gemini CLI turns an exit code other than 0 and 1, with text on stderr, into a denial of the
+    prompt (hookRunner.ts, convertPlainTextToHookOutput): brain being gone must not do that."""
+    import subprocess
+
+    gone = str(tmp_path / "gone" / "brain")
+    bare = subprocess.run(
+        [shell, "-c", agent_hooks.command(["prime"], [gone])], capture_output=True, check=False
+    )
+    assert bare.returncode == 127
+    assert bare.stderr
+    guarded = agent_hooks.command(["prime"], [gone], agent_hooks.SH, guarded=True)
+    run = subprocess.run([shell, "-c", guarded], input=b"{}", capture_output=True, check=False)
+    assert (run.returncode, run.stdout, run.stderr) == (0, b"", b"")
+
+
+# PowerShell's rules (about_Quoting_Rules): nothing expands in single quotes, where a single
+# quote (or any of PowerShell's typographic single quotes) is doubled; `&` calls a quoted path;
+# `#` starts a comment. Written out here by hand, not by the code under test.
+PS_CASES = [
+    (
+        ["C:\\Users\\Jo Smith\\.local\\bin\\brain.exe"],
+        ["pack"],
+        False,
+        "& 'C:\\Users\\Jo Smith\\.local\\bin\\brain.exe' pack" + MARK,
+    ),
+    (
+        ["C:\\Program Files\\Python312\\python.exe", "-P", "-m", "brain"],
+        ["prime", "--budget", "400"],
+        False,
+        "& 'C:\\Program Files\\Python312\\python.exe' -P -m brain prime --budget 400" + MARK,
+    ),
+    (
+        ["C:\\b\\brain.exe"],
+        ["settle", "--vault", "D:\\it's $env:HOME\u2019s"],
+        True,
+        "try { & 'C:\\b\\brain.exe' settle --vault 'D:\\it''s $env:HOME\u2019\u2019s' 2>$null }"
+        " catch {}; exit 0" + MARK,
+    ),
+]
+
+
+@pytest.mark.parametrize(("launch", "args", "guarded", "expected"), PS_CASES)
+def test_the_powershell_form_follows_powershells_quoting(
+    launch: list[str], args: list[str], guarded: bool, expected: str
+) -> None:
+    cmd = agent_hooks.command(args, launch, agent_hooks.POWERSHELL, guarded)
+    assert cmd == expected
+    assert agent_hooks.brain_args(cmd) == tuple(args)
+    moved = agent_hooks.refreshed(
+        cmd, args, ["E:\\new\\brain.exe"], agent_hooks.POWERSHELL, guarded
+    )
+    assert moved == agent_hooks.command(
+        args, ["E:\\new\\brain.exe"], agent_hooks.POWERSHELL, guarded
+    )
+
+
+def test_a_posix_command_becomes_the_powershell_form_with_the_users_arguments() -> None:
+    old = f"'C:\\b\\brain.exe' prime --budget 400{MARK}"  # what an older brain wrote on Windows
+    new = agent_hooks.refreshed(old, ["prime"], ["C:\\b\\brain.exe"], agent_hooks.POWERSHELL, True)
+    assert new == (
+        "try { & 'C:\\b\\brain.exe' prime --budget 400 2>$null } catch {}; exit 0" + MARK
+    )
+
+
+def gemini_settings(home: Path) -> Path:
+    path = home / ".gemini" / "settings.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+def gemini_commands(path: Path) -> list[str]:
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    return [e["command"] for groups in doc["hooks"].values() for g in groups for e in g["hooks"]]
+
+
+def test_gemini_gets_the_guarded_form_and_an_older_entry_is_brought_to_it(
+    isolated_env: Path,
+) -> None:
+    path = gemini_settings(isolated_env)
+    exe = agent_hooks.launcher()  # `status` compares with this brain's own launcher
+    assert agent_hooks.register("gemini").action == "added"
+
+    def guarded(*args: str) -> str:
+        return agent_hooks.command(args, exe, agent_hooks.SH, guarded=True)
+
+    assert guarded("pack").endswith(f" pack{SH_GUARD}{MARK}")
+    assert gemini_commands(path) == [
+        guarded("pack"),
+        guarded("pack"),
+        guarded("prime"),
+        guarded("settle"),
+    ]
+    # what brain wrote before the guard, with the user's edit: it is brought to the guarded form
+    older = agent_hooks.command(["prime", "--budget", "300"], exe)
+    text = path.read_text(encoding="utf-8").replace(guarded("prime"), older)
+    path.write_text(text, encoding="utf-8")
+    assert "out of date" in str(agent_hooks.state("gemini").note)
+    done = agent_hooks.register("gemini")
+    assert done.action == "updated"
+    assert guarded("prime", "--budget", "300") in gemini_commands(path)
+    assert agent_hooks.state("gemini").note is None
+    assert agent_hooks.register("gemini").action == "present"
+
+
+def test_codex_registers_its_compact_start(isolated_env: Path) -> None:
+    """Codex CLI starts a session anew after a compaction (SessionStart source "compact"), whose
+    summary dropped the pack: brain registers it, and `status` calls an older registration
+    without it partial."""
+    path = isolated_env / ".codex" / "hooks.json"
+    path.parent.mkdir()
+    older = {
+        "hooks": {
+            "SessionStart": [
+                {"matcher": m, "hooks": [{"type": "command", "command": f"/x/brain pack{MARK}"}]}
+                for m in ("startup", "clear")
+            ]
+        }
+    }
+    path.write_text(json.dumps(older, indent=2) + "\n", encoding="utf-8")
+    assert agent_hooks.state("codex").pack == "partial"
+    done = agent_hooks.register("codex", ["/x/brain"])
+    assert "SessionStart:compact" in done.hooks
+    matchers = [g["matcher"] for g in json.loads(path.read_text())["hooks"]["SessionStart"]]
+    assert matchers == ["startup", "clear", "compact"]
+    assert agent_hooks.state("codex").pack == "on"
+
+
+def test_on_windows_each_agent_gets_the_form_its_shell_reads(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Gemini CLI runs PowerShell on Windows (shell-utils.ts, getShellConfiguration), Codex reads
+    `commandWindows` there, Copilot CLI `powershell`; Claude Code runs Git Bash."""
+    monkeypatch.setattr(agent_hooks, "_windows", lambda: True)
+    exe = ["C:\\Users\\jo\\.local\\bin\\brain.exe"]
+    gemini = gemini_settings(isolated_env)
+    agent_hooks.register("gemini", exe)
+    assert gemini_commands(gemini)[2] == agent_hooks.command(
+        ["prime"], exe, agent_hooks.POWERSHELL, guarded=True
+    )
+    (isolated_env / ".codex").mkdir()
+    agent_hooks.register("codex", exe)
+    stop = json.loads((isolated_env / ".codex" / "hooks.json").read_text())["hooks"]["Stop"]
+    assert stop[0]["hooks"][0] == {
+        "type": "command",
+        "command": agent_hooks.command(["settle"], exe),
+        "commandWindows": agent_hooks.command(["settle"], exe, agent_hooks.POWERSHELL),
+    }
+    for name in ("gemini", "codex"):
+        state = agent_hooks.state(name)
+        assert (state.pack, state.prime, state.settle) == ("on", "on", "on"), name
+
+
+def test_a_posix_gemini_command_under_powershell_is_not_on(
+    isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = gemini_settings(isolated_env)
+    agent_hooks.register("gemini", ["C:\\b\\brain.exe"])  # written off Windows: the POSIX form
+    monkeypatch.setattr(agent_hooks, "_windows", lambda: True)
+    state = agent_hooks.state("gemini")
+    assert (state.pack, state.prime, state.settle) == ("off", "off", "off")
+    assert agent_hooks.register("gemini", ["C:\\b\\brain.exe"]).action == "updated"
+    assert all(c.startswith("try { & ") for c in gemini_commands(path))
+    state = agent_hooks.state("gemini")
+    assert (state.pack, state.prime, state.settle) == ("on", "on", "on")
+
+
+def test_copilot_gets_a_bash_and_a_powershell_command(isolated_env: Path) -> None:
+    """Copilot CLI runs `bash` on Unix and `powershell` on Windows (hooks-reference.md, "Command
+    hooks"); a file of an older brain, with `bash` only, gets its `powershell` beside it."""
+    path = isolated_env / COPILOT
+    assert agent_hooks.register("copilot", ["/x/brain"]).action == "added"
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    assert doc["hooks"]["Stop"] == [
+        {
+            "type": "command",
+            "bash": f"/x/brain settle{MARK}",
+            "powershell": f"& '/x/brain' settle{MARK}",
+            "timeoutSec": 30,
+        }
+    ]
+    for entries in doc["hooks"].values():
+        del entries[0]["powershell"]
+    entries[0]["bash"] = f"/x/brain settle --vault /v{MARK}"
+    path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    assert agent_hooks.register("copilot", ["/x/brain"]).action == "updated"
+    stop = json.loads(path.read_text(encoding="utf-8"))["hooks"]["Stop"][0]
+    assert stop["powershell"] == f"& '/x/brain' settle --vault '/v'{MARK}"
+    assert stop["bash"] == f"/x/brain settle --vault /v{MARK}"

@@ -16,6 +16,7 @@ from brain.commands import pack as packmod
 from brain.config import usage_log_path
 from brain.usage import Event, connect, events
 
+HOOKS = ROOT / "testdata" / "hooks"
 PACK_KEYS = KEYS["`pack`"]
 BULLET_KEYS = KEYS["`pack` bullet"]
 HEAVY: tuple[str, ...] = ("typer", "click", "rich", "numpy", "onnxruntime", "tokenizers", "httpx")
@@ -106,10 +107,33 @@ def test_never_over_budget_on_a_10k_vault(tmp_path: Path) -> None:
     assert packmod.pack(gen.root, common, budget=1500).omitted > 0
 
 
-def test_an_unknown_project_packs_nothing(vault: Path) -> None:
+def test_an_unknown_project_packs_the_working_rules_and_how_to_ask(vault: Path) -> None:
+    """TUNINGS, which the starter says agents read at the start of every session, reach a session
+    in a repository the vault does not know: one line saying brain is there and how to ask it,
+    then the working rules; no project bullets, no handoff or state line."""
     result = packmod.pack(vault, "xylophone")
-    assert result.text == ""
+    lines = result.text.splitlines()
+    assert lines[0] == packmod.intro("xylophone")
+    assert "`brain find WORDS`" in lines[0]
+    assert "brain propose" in lines[0]
+    assert lines[1] == "Working rules (AI/TUNINGS.md):"
     assert result.bullets == ()
+    assert [r.path for r in result.rules] == ["AI/TUNINGS.md"] * len(result.rules) != []
+    assert (result.handoff, result.state_files) == (None, None)
+    assert "Newest handoff" not in result.text
+    assert "State:" not in result.text
+    assert result.empty  # export: nothing of the project's own to write
+    assert not packmod.pack(vault, "payments").empty
+
+
+@pytest.mark.parametrize("budget", [1, 30, 45, 60, 200])
+def test_the_rules_only_pack_keeps_its_budget(vault: Path, budget: int) -> None:
+    result = packmod.pack(vault, "xylophone", budget=budget, fresh=True)
+    assert len(result.text.encode("utf-8")) <= budget * 4
+    if result.text:
+        assert result.text.startswith(packmod.intro("xylophone"))
+    every = packmod.pack(vault, "xylophone", budget=5000, fresh=True).rules
+    assert result.omitted == len(every) - len(result.rules)
 
 
 # --- the repository the caller is in -----------------------------------------------------------
@@ -124,10 +148,11 @@ def test_no_project_takes_the_repository_you_are_in(tmp_path: Path) -> None:
     assert run.out == brain("pack", "--vault", str(FIXTURE_VAULT), "payments", input="").out
 
 
-def test_a_repository_the_vault_does_not_know_prints_nothing(tmp_path: Path) -> None:
+def test_a_repository_the_vault_does_not_know_gets_the_working_rules(tmp_path: Path) -> None:
     here = repo(tmp_path, "zzqx-unknown")
     run = brain("pack", "--vault", str(FIXTURE_VAULT), cwd=here, input="")
-    assert (run.code, run.out) == (0, "")
+    assert run.code == 0, run
+    assert run.out.startswith(packmod.intro("zzqx-unknown") + "\nWorking rules (AI/TUNINGS.md):")
 
 
 def test_outside_any_repository_prints_nothing(tmp_path: Path) -> None:
@@ -172,10 +197,107 @@ def test_session_start_hook_answers_in_claude_codes_form(tmp_path: Path) -> None
     assert hook_row.bytes == len(run.out.encode("utf-8"))
 
 
-def test_session_start_hook_for_an_unknown_repository_prints_nothing(tmp_path: Path) -> None:
+def test_session_start_hook_for_an_unknown_repository_gets_the_working_rules(
+    tmp_path: Path,
+) -> None:
     here = repo(tmp_path, "zzqx-unknown")
     run = brain_process("pack", input=_event(here), env={"BRAIN_VAULT": str(FIXTURE_VAULT)})
-    assert (run.code, run.out) == (0, "")
+    assert run.code == 0, run
+    context = json.loads(run.out)["hookSpecificOutput"]["additionalContext"]
+    assert context.startswith(packmod.intro("zzqx-unknown") + "\nWorking rules (AI/TUNINGS.md):")
+    assert "AI/TUNINGS.md:" in context
+
+
+def test_session_start_hook_outside_any_repository_gets_the_working_rules(tmp_path: Path) -> None:
+    env = {"BRAIN_VAULT": str(FIXTURE_VAULT)}
+    run = brain_process("pack", input=_event(tmp_path, session_id="out1"), env=env)
+    assert run.code == 0, run
+    context = json.loads(run.out)["hookSpecificOutput"]["additionalContext"]
+    assert context.startswith(packmod.intro(None) + "\nWorking rules (AI/TUNINGS.md):")
+    by_hand = brain("pack", "--vault", str(FIXTURE_VAULT), cwd=tmp_path, input="")
+    assert (by_hand.code, by_hand.out) == (0, "")  # by hand: name a project
+
+
+def test_a_hook_says_nothing_on_stderr_when_it_fails(tmp_path: Path) -> None:
+    """Gemini CLI shows a hook's stderr when its stdout is empty (hookRunner.ts): a start with no
+    vault on the machine says nothing, and leaves a line in the state dir's logs/pack.log."""
+    from brain.config import state_dir
+
+    here = repo(tmp_path, "payments")
+    event = _event(here, session_id="nov", hook_event_name="SessionStart")
+    run = brain_process("pack", input=event, cwd=here)  # no vault configured anywhere
+    assert (run.code, run.out, run.err) == (0, "", "")
+    assert "no vault configured" in (state_dir() / "logs" / "pack.log").read_text(encoding="utf-8")
+
+
+# --- each agent's start: its form, once per moment, logged under its name ------------------------
+
+
+def _agent_event(name: str, cwd: Path, **extra: str) -> str:
+    doc = json.loads((HOOKS / name).read_text(encoding="utf-8"))
+    return json.dumps({**doc, "cwd": str(cwd), **extra})
+
+
+@pytest.mark.parametrize(
+    ("name", "caller", "keys"),
+    [
+        ("claude-session-start.json", "claude-code", ["hookSpecificOutput"]),
+        ("codex-session-start.json", "codex", ["hookSpecificOutput"]),
+        ("gemini-session-start.json", "gemini-cli", ["hookSpecificOutput"]),
+        ("copilot-session-start.json", "copilot-cli", ["hookSpecificOutput", "additionalContext"]),
+        ("vscode-session-start.json", "vscode", ["hookSpecificOutput"]),
+    ],
+)
+def test_each_agents_start_is_answered_in_its_form_and_logged_under_its_name(
+    tmp_path: Path, name: str, caller: str, keys: list[str]
+) -> None:
+    here = repo(tmp_path, "payments")
+    env = {"BRAIN_VAULT": str(FIXTURE_VAULT), "CLAUDECODE": "1"}  # inherited from Claude Code
+    run = brain_process("pack", input=_agent_event(name, here), env=env)
+    assert (run.code, run.err) == (0, ""), run
+    doc = json.loads(run.out)
+    assert list(doc) == keys
+    assert doc["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    assert "payments" in doc["hookSpecificOutput"]["additionalContext"]
+    (row,) = [e for e in _usage() if e.command == "pack"]
+    assert row.caller == caller
+    assert row.session == json.loads(_agent_event(name, here)).get(
+        "session_id", json.loads(_agent_event(name, here)).get("sessionId")
+    )
+
+
+def test_vscode_runs_the_start_four_times_and_gets_one_pack(tmp_path: Path) -> None:
+    """VS Code runs the SessionStart hooks of ~/.claude/settings.json (three matcher groups,
+    matchers ignored) and of ~/.copilot/hooks: four packs at once, of which one answers."""
+    import concurrent.futures
+
+    here = repo(tmp_path, "payments")
+    event = _agent_event("vscode-session-start.json", here)
+    env = {"BRAIN_VAULT": str(FIXTURE_VAULT)}
+    with concurrent.futures.ThreadPoolExecutor(4) as pool:
+        runs = list(pool.map(lambda _: brain_process("pack", input=event, env=env), range(4)))
+    assert all((r.code, r.err) == (0, "") for r in runs), runs
+    assert sorted(bool(r.out) for r in runs) == [False, False, False, True]
+    assert len([e for e in _usage() if e.command == "pack"]) == 1
+    other = brain_process("pack", input=event.replace("5b7e1c92", "6c8f2da3"), env=env)
+    assert other.out  # another session answers for itself
+
+
+def test_a_compaction_packs_again_and_a_resume_does_not(tmp_path: Path) -> None:
+    here = repo(tmp_path, "payments")
+    env = {"BRAIN_VAULT": str(FIXTURE_VAULT)}
+    start = _event(here, session_id="c1")
+    assert brain_process("pack", input=start, env=env).out
+    assert brain_process("pack", input=start, env=env).out == ""  # the same start run twice
+    for _ in range(2):  # each compaction dropped the pack from the context
+        compact = _event(here, session_id="c1", source="compact")
+        assert brain_process("pack", input=compact, env=env).out
+    no_source = _event(here, session_id="c2", source="")  # no agent's: a script's, each answered
+    assert brain_process("pack", input=no_source, env=env).out
+    assert brain_process("pack", input=no_source, env=env).out
+    # Copilot CLI runs its start hook on resume too (no matcher): the conversation holds the pack
+    resumed = _agent_event("copilot-session-start.json", here, source="resume")
+    assert (brain_process("pack", input=resumed, env=env).out) == ""
 
 
 @pytest.mark.parametrize("stdin", ["", "not json", "[1, 2]", '{"hook_event_name": "Stop"}'])

@@ -312,6 +312,12 @@ def test_copilot_agent_stop_blocks_on_a_created_file(isolated_env: Path) -> None
         ("gemini-before-agent.json", "prompt", "gemini"),
         ("copilot-agent-stop.json", "stop", "copilot"),
         ("copilot-stop.json", "stop", "copilot"),
+        ("codex-session-start.json", "start", "codex"),
+        ("gemini-session-start.json", "start", "gemini"),
+        ("copilot-session-start.json", "start", "copilot"),
+        ("vscode-session-start.json", "start", "vscode"),
+        ("vscode-user-prompt-submit.json", "prompt", "vscode"),
+        ("vscode-stop.json", "stop", "vscode"),
     ],
 )
 def test_every_agent_s_event_maps_to_one_internal_event(name: str, kind: str, harness: str) -> None:
@@ -431,3 +437,40 @@ def test_each_stop_reads_only_what_the_session_added(
     )
     transcript.write_bytes(b"")  # a transcript that shrank is read again from its start
     assert settlemod.activity(transcript, "/home/dev/shop", SESSION).files == ()
+
+
+# --- the stop's answer in each program's form ----------------------------------------------------
+
+# The keys Codex's Stop output schema allows, no other (codex-rs/hooks/schema/generated/
+# stop.command.output.schema.json: additionalProperties false).
+CODEX_STOP_KEYS = {
+    "continue",
+    "decision",
+    "reason",
+    "stopReason",
+    "suppressOutput",
+    "systemMessage",
+}
+
+
+@pytest.mark.parametrize("harness", ["claude", "codex", "gemini", "copilot"])
+def test_a_block_is_the_top_level_decision_where_the_program_reads_it(harness: str) -> None:
+    """Claude Code refuses `hookSpecificOutput` at a stop (anthropics/claude-code#60993), Codex
+    any key its schema lacks; Gemini reads "block" as "deny", Copilot `decision: "block"`."""
+    doc = hook_event.block("propose what you settled", harness)
+    assert doc == {"decision": "block", "reason": "propose what you settled"}
+    assert set(doc) <= CODEX_STOP_KEYS
+
+
+def test_vscode_s_stop_is_blocked_in_its_hook_specific_form() -> None:
+    """VS Code's Stop reads `hookSpecificOutput.decision` and `reason` (microsoft/vscode-docs
+    docs/copilot/customization/hooks.md, "Stop output"); the top-level pair stays beside it."""
+    event = hook_event.parse(fixture("vscode-stop.json"))
+    assert event is not None
+    doc = hook_event.block("propose what you settled", event.harness)
+    assert doc["hookSpecificOutput"] == {
+        "hookEventName": "Stop",
+        "decision": "block",
+        "reason": "propose what you settled",
+    }
+    assert (doc["decision"], doc["reason"]) == ("block", "propose what you settled")

@@ -5,7 +5,8 @@ prompt and `brain settle` when a turn ends, each registered in that program's ow
 beside whatever is there (brain.agent_hooks edits the files and knows each program's events).
 `on` registers them for Claude Code and for every other harness found on this machine (its
 config folder or its program on PATH), or for the one `--harness` names; `off` removes brain's
-entries from every harness (or the named one) and nothing else; `status` says which are on.
+entries from every harness (or the named one) and nothing else; `status` says which are on, and
+for VS Code (which keeps none of its own and runs Claude Code's and Copilot CLI's) which it runs.
 """
 
 from __future__ import annotations
@@ -58,15 +59,19 @@ def switch(on: bool, harness: str | None = None) -> HooksResult:
 
 def status(harness: str | None = None) -> HooksStatus:
     """Each harness found on this machine (or named), and any other that still has brain's
-    hooks or a config brain cannot read."""
+    hooks or a config brain cannot read; then VS Code when it is found, whose hooks are the ones
+    it runs of Claude Code's and Copilot's."""
     check_harness(harness)
     states = [agent_hooks.state(n) for n in ([harness] if harness else HARNESSES)]
     if not harness:
+        by = {s.agent: s for s in states}
+        vscode = agent_hooks.vscode_state(by["claude"], by["copilot"])
         states = [
             s
             for s in states
             if s.found or s.problem or {s.pack, s.prime, s.settle} & {"on", "partial"}
         ]
+        states += [vscode] if vscode.found else []
     return HooksStatus(tuple(states))
 
 

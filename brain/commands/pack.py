@@ -2,13 +2,16 @@
 
 The pack is the bullets that name or mention the project (terse, newest first), then the vault's
 working rules (AI/TUNINGS.md) while the budget lasts, then one line naming the project's newest
-handoff and one counting the files in its state folder. It never exceeds `--budget` tokens (bytes
+handoff and one counting the files in its state folder. For a project the vault knows nothing
+about (and, as a session-start hook, outside any repository) it is one line saying that brain is
+there and how to ask it, then the working rules: the starter tells agents they read TUNINGS at the
+start of every session, so every session gets them. It never exceeds `--budget` tokens (bytes
 / 4, as everywhere in brain).
 
 It is cached in the state dir against the index's build stamp: a SessionStart hook runs it at
 every session start, so serving a cached pack must cost little more than starting Python. This
-module therefore imports only the standard library, `brain.index` and `brain.vocab` at module
-level.
+module therefore imports only the standard library, `brain.index`, `brain.vocab` and
+`brain.hook_event` at module level.
 """
 
 from __future__ import annotations
@@ -18,17 +21,18 @@ import json
 import os
 import re
 import sqlite3
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from brain import index
 from brain.config import CORE_FILES, index_path
 from brain.errors import UsageError
+from brain.hook_event import Event
 from brain.vocab import BYTES_PER_TOKEN, SEP, fold, fts_phrase, split_aliases, tokens, words
 
 DEFAULT_BUDGET = 1500  # tokens; a token is 4 bytes of output
-PACK_FORMAT = "4"  # bump when the text or the cached shape changes
+PACK_FORMAT = "5"  # bump when the text or the cached shape changes
 RULES_FILE = CORE_FILES[2]  # AI/TUNINGS.md: how the agent should work, every session
 
 
@@ -62,11 +66,15 @@ class PackResult:
     state_files: int | None  # files in projects/<name>/state/ (None: no such folder)
     built_at: str | None  # the index build the pack was made from (None: no pack was made)
     cached: bool  # served from the cache
-    text: str  # the briefing itself; "" when the vault knows nothing about the project
+    text: str  # the briefing itself ("" only when not even its first line fits the budget)
+    # whether the vault knows the project (a bullet names it, or it has a projects/ folder); not
+    # a JSON key: `bullets`, `handoff` and `state_files` say it there
+    known: bool = field(default=False, metadata={"json": False})
 
     @property
     def empty(self) -> bool:
-        return not self.text
+        """The vault knows nothing about the project: the pack holds the working rules only."""
+        return not self.known
 
 
 def name_pattern(project: str) -> re.Pattern[str] | None:
@@ -221,8 +229,18 @@ def _trailer(
     return handoff_line, state_line
 
 
+def intro(project: str | None) -> str:
+    """The line a pack opens with when the vault knows nothing about the project (or there is
+    none): brain is there, and how to ask it."""
+    where = f"has nothing on {project} yet" if project else "is at hand"
+    return (
+        f"brain: the user's memory vault {where}; `brain find WORDS` searches it, "
+        "`brain propose 'handle — fact'` files what you settle"
+    )
+
+
 def compose(
-    project: str,
+    project: str | None,
     bullets: list[PackBullet],
     rules: list[PackBullet],
     handoff: str,
@@ -235,27 +253,34 @@ def compose(
 
     The handoff and state lines and the header are placed first (in that order, each only if it
     fits), then a worst-case line for what is left out is reserved, then bullets and rules fill
-    what remains; a bullet too long for the space left is skipped, not cut.
+    what remains; a bullet too long for the space left is skipped, not cut. For a project the
+    vault does not know (no bullet names it, no projects/ folder) or none, the header is `intro`
+    and only the working rules follow: nothing at all when not even that line fits.
     """
     limit = budget * BYTES_PER_TOKEN
     seen = {(b.path, b.line) for b in bullets}
     rules = [r for r in rules if (r.path, r.line) not in seen]
-    if not bullets and not folder:
-        return "", [], [], 0
-    header = f"brain: what the vault knows about {project} (terse; `brain find WORDS` for more)"
-    handoff_line, state_line = _trailer(project, handoff, folder, state_files, newer)
+    known = bool(bullets or folder)
     rules_header = f"Working rules ({RULES_FILE}):"
     total = len(bullets) + len(rules)
+    if known:
+        header = f"brain: what the vault knows about {project} (terse; `brain find WORDS` for more)"
+        handoff_line, state_line = _trailer(str(project), handoff, folder, state_files, newer)
+        more = f"`brain find {project}`"
+    else:
+        header, handoff_line, state_line, more = intro(project), "", "", RULES_FILE
 
     def omitted_line(n: int) -> str:
-        return f"({n} more over the budget: `brain find {project}`, or raise --budget)"
+        return f"({n} more over the budget: {more}, or raise --budget)"
 
     avail = limit
     placed: dict[str, bool] = {}
     for key, line in (("handoff", handoff_line), ("state", state_line), ("header", header)):
-        placed[key] = _size(line) <= avail
+        placed[key] = bool(line) and _size(line) <= avail
         if placed[key]:
             avail -= _size(line)
+    if not known and not placed["header"]:
+        return "", [], [], total
     reserve = _size(omitted_line(total)) if total else 0
     reserved = reserve <= avail
     if reserved:
@@ -290,14 +315,16 @@ def compose(
 # --- the cache -----------------------------------------------------------------------------------
 
 
-def cache_path(vault: Path, project: str, budget: int) -> Path:
-    slug = re.sub(r"[^a-z0-9]+", "-", fold(project)).strip("-") or "project"
+def cache_path(vault: Path, project: str | None, budget: int) -> Path:
+    """The cached pack's file; `-` for the pack of no project (a slug is never `-`)."""
+    slug = (re.sub(r"[^a-z0-9]+", "-", fold(project)).strip("-") or "project") if project else "-"
     ix = index_path(vault)
     return ix.parent.parent / "packs" / ix.stem / f"{slug}-{budget}.json"
 
 
-def _key(vault: Path, project: str, budget: int, built: str, folder: str, state: int) -> str:
-    return "\x1f".join((PACK_FORMAT, str(vault), project, str(budget), built, folder, str(state)))
+def _key(vault: Path, project: str | None, budget: int, built: str, folder: str, state: int) -> str:
+    name = "" if project is None else project
+    return "\x1f".join((PACK_FORMAT, str(vault), name, str(budget), built, folder, str(state)))
 
 
 def _load(path: Path, key: str) -> PackResult | None:
@@ -332,15 +359,19 @@ def _store(path: Path, key: str, result: PackResult) -> None:
 
 
 def pack(
-    vault: Path, project: str, *, budget: int = DEFAULT_BUDGET, fresh: bool = False
+    vault: Path, project: str | None, *, budget: int = DEFAULT_BUDGET, fresh: bool = False
 ) -> PackResult:
-    """The pack of `project` from `vault`, from the cache when the index has not changed since."""
+    """The pack of `project` from `vault` (None: no project, the working rules only), from the
+    cache when the index has not changed since."""
     if budget < 1:
         raise UsageError("--budget must be a positive number of tokens", "pass e.g. --budget 1500")
-    project = project.strip()
-    if not words(project):
-        raise UsageError(f"{project!r} is not a project name", "name it, e.g. brain pack payments")
-    folder = project_dir(vault, project)
+    if project is not None:
+        project = project.strip()
+        if not words(project):
+            raise UsageError(
+                f"{project!r} is not a project name", "name it, e.g. brain pack payments"
+            )
+    folder = project_dir(vault, project) if project else ""
     state = state_count(vault, folder)
     conn = index.open_index(vault)
     try:
@@ -351,8 +382,8 @@ def pack(
             hit = _load(where, key)
             if hit is not None:
                 return hit
-        found = project_bullets(conn, project)
-        rules = working_rules(conn) if (found or folder) else []
+        found = project_bullets(conn, project) if project else []
+        rules = working_rules(conn)
         handoff = newest_handoff(vault, folder)
         newer: tuple[str, ...] = ()
         if handoff:
@@ -379,6 +410,7 @@ def pack(
         built_at=built,
         cached=False,
         text=text,
+        known=bool(found or folder),
     )
     _store(where, key, result)
     return result
@@ -401,38 +433,31 @@ def empty(budget: int) -> PackResult:
     return PackResult(None, None, budget, 0, (), (), 0, None, (), None, None, False, "")
 
 
-# --- Claude Code's SessionStart hook -------------------------------------------------------------
+# --- the session-start hook ---------------------------------------------------------------------
+
+MOMENT_S = 10.0  # the same session's start within this long is one moment run twice
+# A resumed or forked session's conversation holds the pack it started with (Claude Code saves
+# what a hook injects in the transcript and replays it on resume: its hooks reference); brain
+# registers no resume matcher, and answers nothing where a program runs it anyway.
+RESUMED = frozenset({"resume", "fork"})
 
 
-@dataclass(frozen=True)
-class HookEvent:
-    event: str  # hook_event_name: "SessionStart" when called as that hook
-    session: str
-    cwd: str
-    source: str  # startup | resume | clear | compact
-    harness: str = "claude"  # the agent program that sent it (brain.hook_event.harness_of)
+def first_of_moment(event: Event) -> bool:
+    """Whether this session start is the first to answer its moment. VS Code runs the hooks of
+    both ~/.claude/settings.json and ~/.copilot/hooks and ignores matchers (microsoft/vscode-docs
+    docs/copilot/customization/hooks.md, "How does VS Code handle Claude Code hook
+    configurations?"), so one start runs pack four times: only the first answers. A start of the
+    same session and source after MOMENT_S is a new moment (another /clear); a compaction always
+    answers, as the context it summarized lost the pack; so does a start that names no session
+    or no source (no agent sends such a start: a script's)."""
+    if not event.session or not event.source or event.source == "compact":
+        return True
+    from brain import marks
 
-
-def read_hook_event(stream: Any = None) -> HookEvent | None:
-    """The hook's JSON event from stdin, or None: never blocks on a terminal, an empty or a silent
-    stdin (brain.hook_event.read_bytes), never fails on bad input."""
-    from brain.hook_event import harness_of, read_bytes
-
-    data = read_bytes(stream)
     try:
-        doc = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError):
-        return None
-    if not isinstance(doc, dict):
-        return None
-
-    def text(key: str) -> str:
-        value = doc.get(key)
-        return value if isinstance(value, str) else ""
-
-    return HookEvent(
-        text("hook_event_name"), text("session_id"), text("cwd"), text("source"), harness_of(doc)
-    )
+        return marks.make("packed", f"{event.source}\x1f{event.session}", fresh_for=MOMENT_S)
+    except OSError:
+        return True  # no state dir to mark in: answering twice beats answering never
 
 
 def receive_in_background(vault_option: str | None) -> None:

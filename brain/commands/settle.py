@@ -21,11 +21,8 @@ This runs at every stop: nothing heavy is imported unless the stop is blocked.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
-import os
 import re
-import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,7 +37,6 @@ MAX_TRANSCRIPT = 256 * 1024 * 1024  # bytes read of one transcript, at most
 FILES_NAMED = 12  # files the reason names; the rest are counted
 CORRECTIONS = 5
 QUOTE_CAP = 200  # characters of one correction quoted
-KEEP_DAYS = 30  # a session's "asked" mark is forgotten after this long
 
 _PROPOSE = re.compile(r"\bbrain(?:\.exe)?['\"]?\s+propose\b")
 _PROPOSE_TOOLS = ("__propose", "-propose", "/propose", ".propose")
@@ -216,7 +212,9 @@ def activity(transcript: Path, cwd: str = "", session: str = "") -> Activity:
 
 
 def _seen_path(session: str) -> Path:
-    return _mark(session).with_suffix(".seen")
+    from brain import marks
+
+    return marks.path("settle", session).with_suffix(".seen")
 
 
 def _seen(session: str, transcript: Path) -> tuple[int, _Scan] | None:
@@ -254,45 +252,25 @@ def _save_seen(session: str, transcript: Path, offset: int, scan: _Scan) -> None
     with contextlib.suppress(OSError):
         write_atomic(path, json.dumps(doc, ensure_ascii=False) + "\n")
     if new:
-        _prune(path.parent)
+        from brain import marks
+
+        marks.prune(path.parent)
 
 
-# --- once per session ----------------------------------------------------------------------------
-
-
-def _marks() -> Path:
-    from brain.config import state_dir
-
-    return state_dir() / "settle"
-
-
-def _mark(session: str) -> Path:
-    return _marks() / hashlib.sha256(session.encode("utf-8", "replace")).hexdigest()[:32]
+# --- once per session (brain.marks) --------------------------------------------------------------
 
 
 def asked(session: str) -> bool:
-    return _mark(session).exists()
+    from brain import marks
+
+    return marks.made("settle", session)
 
 
 def remember(session: str) -> bool:
     """Mark the session asked; False when another stop of it got there first."""
-    path = _mark(session)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
-    except FileExistsError:
-        return False
-    _prune(path.parent)
-    return True
+    from brain import marks
 
-
-def _prune(folder: Path) -> None:
-    """Forget the sessions not seen for KEEP_DAYS (their marks and what was read of them)."""
-    cutoff = time.time() - KEEP_DAYS * 86400
-    with contextlib.suppress(OSError):
-        for old in folder.iterdir():
-            if old.stat().st_mtime < cutoff:
-                old.unlink()
+    return marks.make("settle", session)
 
 
 # --- the reason ----------------------------------------------------------------------------------
@@ -396,12 +374,7 @@ def after(event: Event | None, result: SettleResult, vault_option: str | None = 
 
 
 def log_error(exc: BaseException) -> None:
-    """A line in the state dir's log: the hook itself never fails."""
-    with contextlib.suppress(Exception):
-        from brain.config import state_dir
+    """A line in the state dir's logs/settle.log: the hook itself never fails."""
+    from brain.crash import log_line
 
-        folder = state_dir() / "logs"
-        folder.mkdir(parents=True, exist_ok=True)
-        stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
-        with (folder / "settle.log").open("a", encoding="utf-8", errors="backslashreplace") as fh:
-            fh.write(f"{stamp} {type(exc).__name__}: {exc}\n")
+    log_line("settle", exc)

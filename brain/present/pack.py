@@ -10,12 +10,13 @@ from brain.present import Answer, Lookup, echoed, json_text
 
 if TYPE_CHECKING:
     from brain.caller import Caller
-    from brain.commands.pack import HookEvent, PackResult
+    from brain.commands.pack import PackResult
+    from brain.hook_event import Event
 
 
 def hook_text(text: str, harness: str = "claude") -> str:
     """The form in which each agent program reads context a session-start hook adds (Claude
-    Code's "SessionStart decision control", which Codex CLI and Gemini CLI read too)."""
+    Code's "SessionStart decision control", which Codex CLI, Gemini CLI and VS Code read too)."""
     from brain.hook_event import context_for
     from brain.present import dumps
 
@@ -29,10 +30,10 @@ def pack(
     asked: str,
     *,
     as_json: bool = False,
-    hook: HookEvent | None = None,
+    hook: Event | None = None,
 ) -> Answer:
     """The pack of the project `asked` for: for the hook, as JSON, or as text; logged with what
-    the caller received."""
+    the caller (`who`: for a hook, the program that sent it) received."""
     if hook is not None:
         text = hook_text(result.text, hook.harness) if result.text else ""
     elif as_json:
@@ -41,12 +42,11 @@ def pack(
         text = result.text
     note = ""
     if not text and who.person and hook is None:
-        note = f"brain: the vault knows nothing about {echoed(asked)!r}"
-    name = "claude-code" if hook is not None and who.name in ("script", "person") else who.name
+        note = f"brain: not even the first line of the pack of {echoed(asked)!r} fits --budget"
     session = hook.session if hook is not None and hook.session else who.session
     given = (*result.bullets, *result.rules) if text else ()
     from brain.usage import unit_key
 
     units = tuple(unit_key(b.path, b.line, b.handle) for b in given)
-    lookup = Lookup("pack", name, session, asked, len(given), vault, units)
+    lookup = Lookup("pack", who.name, session, asked, len(given), vault, units)
     return Answer(text, note, 0, lookup)

@@ -166,7 +166,7 @@ def agent_line(h: Any) -> str:
 
 def status_lines(state: HooksStatus) -> list[str]:
     if not state.harnesses:
-        return ["No agent program found (Claude Code, Codex CLI, Gemini CLI, Copilot CLI)"]
+        return ["No agent program found (Claude Code, Codex CLI, Gemini CLI, Copilot CLI, VS Code)"]
     lines = []
     for s in state.harnesses:
         where = "" if s.found else " (not found on this machine)"
