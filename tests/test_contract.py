@@ -515,7 +515,7 @@ NESTED: dict[tuple[str, str], str] = {
 # The keys whose "" is a value, not "none" (README: JSON), each with why. Any other "" (or -1)
 # in a JSON answer is a "none" that should be null: `shape` fails on it.
 EMPTY_OK: dict[tuple[str, str], str] = {
-    ("`pack`", "text"): "exactly what the hook prints: nothing, when the budget holds not even the rules",
+    ("`pack`", "text"): "what the hook prints: nothing, when the budget holds not even the rules",
     ("`prime`", "text"): "exactly what the hook prints: nothing, when nothing stands out",
 }
 FIND_KEYS = KEYS["`find`"]
