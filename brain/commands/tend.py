@@ -47,6 +47,7 @@ from brain.commands.hygiene import (
     with_aliases,
 )
 from brain.config import CORE_FILES, DROPPED, INBOX, index_path, state_dir, vault_settings
+from brain.text import noun, plural
 
 if TYPE_CHECKING:
     import sqlite3
@@ -187,12 +188,12 @@ def _supersede_items(vault: Path, notes: list[Superseded]) -> list[Item]:
             continue
         cites = tuple(re.sub(r"^[MLT]#", "", b.handle) for b in note.bullets)  # not M#handle
         names = ", ".join(f"**{c}**" for c in cites)
-        said = f"{note.paragraphs} paragraph(s) dated {note.date}"
+        said = f"{plural(note.paragraphs, 'paragraph')} dated {note.date}"
         out.append(
             make(
                 "supersede",
                 f"mark {note.path} superseded by {names}",
-                f"{said} say otherwise than newer bullets",
+                f"{said} {noun(note.paragraphs, 'says', 'say')} otherwise than newer bullets",
                 [Target(note.path, line_hash(body), note.line, "")],
                 cites,
             )
@@ -322,7 +323,7 @@ def _claim_items(
         out.append(
             make(
                 "date",
-                f"date {len(dating)} verified bullet(s) today: {names}{more}",
+                f"date {plural(len(dating), 'verified bullet')} today: {names}{more}",
                 f"every claim they make passed; their dates were older than {DATE_AFTER_DAYS} days",
                 dating,
             )
@@ -418,8 +419,9 @@ def _alias_item(
     asked = asked if len(asked) <= 60 else asked[:57] + "..."
     return make(
         "alias",
-        f"give **{handle}** ({path}:{n}) the alias(es) {names}",
-        f"{sessions} sessions reached it by its body, never by its names (asked: {asked!r})",
+        f"give **{handle}** ({path}:{n}) the {noun(len(picked), 'alias', 'aliases')} {names}",
+        f"{plural(sessions, 'session')} reached it by its body, never by its names "
+        f"(asked: {asked!r})",
         [Target(path, line_hash(raw), n, handle)],
         aliases=tuple(p.alias for p in picked),
     )
@@ -564,7 +566,7 @@ def _apply_aliases(vault: Path, planned: tuple[_AliasEdit, ...], *, dry_run: boo
             e.path,
             e.line,
             p.handle,
-            f"+ {p.alias!r} ({p.session_count} sessions asked by it)",
+            f"+ {p.alias!r} ({plural(p.session_count, 'session')} asked by it)",
         )
         for e in done
         for p in e.picked

@@ -210,7 +210,8 @@ def doctor_text(result: DoctorResult) -> str:
     advice += _doctor_tend_text(result)
     lines += [printable(line) for line in advice]
     failed = sum(c.status == "fail" for c in result.checks)
-    lines += ["", f"{failed} broken; run the fix under each" if failed else "All checks pass."]
+    broken = f"{plural(failed, 'check')} broken; run the fix under {noun(failed, 'it', 'each')}"
+    lines += ["", broken if failed else "All checks pass."]
     return "\n".join(lines)
 
 
@@ -239,7 +240,7 @@ def _doctor_tend_text(result: DoctorResult) -> list[str]:
             said = "; ".join(repr(s) for s in c.said)
             lines.append(
                 f"  {c.path}:{c.line} **{c.handle}**: {c.corrections}× in "
-                f"{c.session_count} session(s): {said}"
+                f"{plural(c.session_count, 'session')}: {said}"
             )
     return lines
 
@@ -255,15 +256,16 @@ def tend_text(result: TendResult) -> str:
     for p in result.proposed:
         lines.append(f"{verb}: {p.op}: {p.summary}\n    why: {p.why}")
     if result.waiting_count:
-        lines.append(f"{result.waiting_count} item(s) already in the inbox or proposed before")
+        waiting = plural(result.waiting_count, "item")
+        lines.append(f"{waiting} already in the inbox or proposed before")
     if result.stopped:
         lines.append(f"stopped early: {result.stopped}")
     n = len(result.proposed)
     tail = " (dry run: nothing written)" if result.dry_run else ""
+    review = f"; review {noun(n, 'it', 'them')} with `brain inbox`" if n else ""
     lines.append(
-        f"{result.checked} bullets swept in {result.ms} ms: {len(result.applied)} {done}, "
-        f"{n} {verb}{tail}"
-        + ("; review them with `brain inbox`" if n and not result.dry_run else "")
+        f"{plural(result.checked, 'bullet')} swept in {result.ms} ms: "
+        f"{len(result.applied)} {done}, {n} {verb}{tail}" + ("" if result.dry_run else review)
     )
     return "\n".join(lines)
 
@@ -276,7 +278,7 @@ def learn_text(result: LearnResult, *, shown: int = 20) -> str:
             asked = ", ".join(repr(q) for q in p.queries)
             lines.append(
                 f"  {p.path}:{p.line} **{p.handle}** + {p.alias!r}  "
-                f"({p.lookups} lookups, {p.session_count} sessions: {asked})"
+                f"({plural(p.lookups, 'lookup')}, {plural(p.session_count, 'session')}: {asked})"
             )
     if result.unused:
         lines.append(f"Aliases no logged query used ({len(result.unused)}):")
@@ -290,7 +292,8 @@ def learn_text(result: LearnResult, *, shown: int = 20) -> str:
         lines.append("`brain learn --apply` writes them (a line edit each).")
     if result.stopped:
         lines.append(f"Stopped early: {result.stopped}.")
-    lines.append(f"{result.lookups} lookups read, {result.query_count} queries asked again.")
+    asked = plural(result.query_count, "query", "queries")
+    lines.append(f"{plural(result.lookups, 'lookup')} read, {asked} asked again.")
     return "\n".join(lines)
 
 
