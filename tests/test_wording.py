@@ -186,3 +186,45 @@ def test_uninstall_counts_workers_and_indexes_with_their_nouns() -> None:
     assert "Stopped 2 background workers (pids 7, 8)" in two
     assert any("(2 index files)" in line and "rebuilds them" in line for line in two)
     assert not any(re.search(r"the background \d", line) for line in one + two)
+
+
+# --- recall's and howto's hints -----------------------------------------------------------------
+
+_OLD = re.compile(r"recall --(?:full|sync|sources|enable|disable)\b")
+
+
+@pytest.mark.parametrize("args", [("recall", "deploy"), ("howto", "deploy"), ("day",)])
+def test_hints_name_recalls_subcommands_as_they_are_spelt_now(args: tuple[str, ...]) -> None:
+    run = brain(*args)
+    assert run.code == 1
+    assert "`brain recall enable claude`; `brain recall sources` lists the agents" in run.err
+    assert not _OLD.search(run.err), run.err
+
+
+def test_an_agent_not_enabled_is_named_with_the_command_that_enables_it(
+    isolated_env: Path,
+) -> None:
+    (isolated_env / ".claude" / "projects").mkdir(parents=True)
+    assert brain("recall", "enable", "claude").code == 0
+    for args in (("recall", "deploy", "--agent", "codex"), ("howto", "x", "--agent", "codex")):
+        run = brain(*args)
+        assert "run `brain recall enable codex`" in run.err, run.err
+    none = brain("recall", "disable", "claude")
+    assert none.code == 0
+    sources = brain("recall", "sources")
+    assert "none enabled; opt in with `brain recall enable NAME`" in sources.err
+    assert brain("recall", "full", " ").err.startswith("brain: `brain recall full` needs a turn id")
+
+
+def test_no_string_brain_prints_spells_a_recall_mode_the_old_way() -> None:
+    """The hints a person or an agent follows (`--full ID` still works: brain.app rewrites it)."""
+    import ast
+
+    root = Path(__file__).resolve().parents[1] / "brain"
+    found = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            text = node.value if isinstance(node, ast.Constant) else None
+            if isinstance(text, str) and _OLD.search(text):
+                found.append(f"{path.relative_to(root)}:{getattr(node, 'lineno', 0)}")
+    assert not found, found

@@ -17,7 +17,7 @@ from brain.commands.day import DayResult, WeekResult
 from brain.commands.howto import HowtoHit, HowtoResult
 from brain.commands.lessons import LessonsResult
 from brain.present import Answer, clip, echoed, json_text, render
-from brain.recall import history
+from brain.recall import FULL, history
 from brain.recall.activity import RepoDay
 from brain.recall.search import SHORT_ID
 from brain.text import plural, printable
@@ -35,7 +35,7 @@ SHOWN = 4  # sessions, files or commits listed per repository in a table cell
 
 
 def short(ident: str | None) -> str:
-    """A turn's id as `brain recall` lists it: enough of it for `brain recall --full`."""
+    """A turn's id as `brain recall` lists it: enough of it for `brain recall full`."""
     return (ident or "")[:SHORT_ID]
 
 
@@ -196,7 +196,7 @@ def howto_table(result: HowtoResult) -> str:
     if result.proposal:
         p = result.proposal
         parts.append(escape(_proposal_line(p.action, p.number, p.markdown)))
-    parts.append("[dim]`brain recall --full ID` shows the turn a command followed[/dim]")
+    parts.append(f"[dim]`{FULL}` shows the turn a command followed[/dim]")
     return render(*parts)
 
 
