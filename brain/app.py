@@ -577,7 +577,8 @@ def verify_command(
         ),
     ] = None,
     apply: Annotated[
-        bool, typer.Option("--apply", help="Date today the bullets whose every claim passed.")
+        bool,
+        typer.Option("--apply", help="Date today the bullets whose every claim checked passed."),
     ] = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,

@@ -15,8 +15,8 @@ hygiene items a person approves like a proposal (`brain inbox approve N`):
   - `merge`: bullets that share a handle and say the same thing (`same_thing`) become the newest
     one (the others' aliases join it; the others go to AI/DROPPED.md, their lines quoted in the
     item); bullets that only share a handle are left alone (lint and doctor name them),
-  - `date`: date today the bullets whose every claim passed and whose date is older than
-    `DATE_AFTER_DAYS`.
+  - `date`: date today the bullets whose every claim checked here passed and whose date is older
+    than `DATE_AFTER_DAYS`.
 
 The items, and applying one once approved, are brain/commands/hygiene.py's. `--dry-run` computes
 the same plan as a real run (`_plan`) and writes nothing.
@@ -298,7 +298,8 @@ def _claim_items(
     vault: Path, rows: list[Unit], raw_at: RawAt, deadline: float | None
 ) -> tuple[list[Item], bool]:
     """Drop the bullets whose every claim failed (two at least); date, in one item, those whose
-    every claim passed and whose date is older than DATE_AFTER_DAYS."""
+    every claim this machine can check passed (verify's `passed`) and whose date is older than
+    DATE_AFTER_DAYS."""
     from brain.commands import verify
 
     ctx = verify.context(vault, verify.repositories(vault))
@@ -311,7 +312,8 @@ def _claim_items(
         t = _target(raw_at, c.path, c.line, c.handle)
         if t is None:
             continue
-        if c.verdict == "failed" and len(failed) >= DROP_MIN_FAILED:
+        # dropping is for a bullet every claim of which failed here, none left unchecked
+        if len(failed) == len(c.claims) >= DROP_MIN_FAILED:
             said = "; ".join(f"{x.text}: {x.detail}" for x in failed)
             summary = f"drop **{c.handle}** ({c.path}:{c.line}) to {DROPPED}"
             out.append(make("drop", summary, f"every claim failed ({said})", [t]))
@@ -324,7 +326,8 @@ def _claim_items(
             make(
                 "date",
                 f"date {plural(len(dating), 'verified bullet')} today: {names}{more}",
-                f"every claim they make passed; their dates were older than {DATE_AFTER_DAYS} days",
+                f"every claim they make that this machine can check passed; their dates were "
+                f"older than {DATE_AFTER_DAYS} days",
                 dating,
             )
         )

@@ -31,17 +31,30 @@ _MARK = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}
 
 
 def verify_text(result: VerifyResult, *, shown: int = 50) -> str:
+    from brain.commands.verify import UNKNOWN
+
     lines = []
     for c in result.bullets[:shown]:
-        lines.append(f"{c.path}:{c.line} **{c.handle}** ({c.date}): {c.verdict}")
+        unchecked = sum(x.status == UNKNOWN for x in c.claims)
+        some = f" ({unchecked} of {plural(len(c.claims), 'claim')} cannot be checked here)"
+        verdict = c.verdict + (some if unchecked and c.verdict != "unknown" else "")
+        lines.append(f"{c.path}:{c.line} **{c.handle}** ({c.date}): {verdict}")
         for x in c.claims:
             lines.append(f"    {x.status:<12} {x.kind:<10} {x.text}  ({x.detail})")
     if len(result.bullets) > shown:
         lines.append(f"… and {len(result.bullets) - shown} more (--json lists them all)")
-    lines.append(
-        f"{result.with_claims} of {result.checked} bullets make a claim this machine reads: "
-        f"{result.passed_count} passed, {result.failed_count} with a failed claim"
+    # what this machine could check, apart from what it only read: a bullet whose every claim
+    # cannot be checked here is no bullet "making a claim this machine reads" in the count
+    unknown = sum(c.verdict == "unknown" for c in result.bullets)
+    checkable = result.with_claims - unknown
+    makes = noun(checkable, "makes", "make")
+    summary = (
+        f"{checkable} of {plural(result.checked, 'bullet')} {makes} a claim this machine can "
+        f"check: {result.passed_count} passed, {result.failed_count} with a failed claim"
     )
+    if unknown:
+        summary += f"; {unknown} more {noun(unknown, 'makes', 'make')} only claims it cannot check"
+    lines.append(summary)
     if result.dated:
         lines.append(f"dated today: {', '.join(result.dated)} (not committed)")
     return "\n".join(lines)
