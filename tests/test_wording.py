@@ -228,3 +228,22 @@ def test_no_string_brain_prints_spells_a_recall_mode_the_old_way() -> None:
             if isinstance(text, str) and _OLD.search(text):
                 found.append(f"{path.relative_to(root)}:{getattr(node, 'lineno', 0)}")
     assert not found, found
+
+
+# --- the starter inbox ---------------------------------------------------------------------------
+
+
+def test_the_starter_inbox_says_how_to_approve_not_to_move_bullets_by_hand(
+    tmp_path: Path,
+) -> None:
+    vault = tmp_path / "v"
+    assert brain("install", str(vault)).code == 0
+    text = " ".join((vault / "AI" / "INBOX.md").read_text(encoding="utf-8").split())
+    for said in ("`brain inbox approve 3`", "`brain inbox drop 3`", "`brain desk`", "brain tend"):
+        assert said in text
+    assert "move each good one" not in text
+    listing = brain("inbox", "--vault", str(vault))
+    assert (listing.code, listing.out.strip()) == (0, "The inbox is empty.")
+    assert brain("propose", "kiwi — a fruit", "--vault", str(vault)).code == 0
+    assert brain("inbox", "approve", "1", "--vault", str(vault)).code == 0
+    assert brain("lint", "--vault", str(vault)).code == 0

@@ -28,6 +28,19 @@ def _n(value: int) -> str:
 
 SHOWN = 10
 _MARK = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}
+# doctor's advisories `brain tend` acts on: a title and what to do, for `brain doctor` and the
+# desk's Health page alike
+ADVICE = {
+    "failed_claims": (
+        "Bullets whose claims failed here",
+        "`brain verify HANDLE`; fix or drop them",
+    ),
+    "duplicate_handles": (
+        "Handles that name several bullets",
+        "`brain tend` proposes keeping the newest",
+    ),
+    "corrected": ("Bullets served just before a person corrected the agent", "check they hold"),
+}
 
 
 def verify_text(result: VerifyResult, *, shown: int = 50) -> str:
@@ -232,7 +245,7 @@ def _doctor_tend_text(result: DoctorResult) -> list[str]:
     """The advisories `brain tend` acts on, one line each (doctor_text escapes them)."""
     lines: list[str] = []
     if result.failed_claims:
-        lines += ["", "Bullets whose claims failed here (`brain verify HANDLE`; fix or drop them):"]
+        lines += ["", "{} ({}):".format(*ADVICE["failed_claims"])]
         for f in result.failed_claims[:SHOWN]:
             lines.append(
                 f"  {f.path}:{f.line} **{f.handle}** ({f.date}): {len(f.failures)} of "
@@ -240,15 +253,12 @@ def _doctor_tend_text(result: DoctorResult) -> list[str]:
                 f" failed: {'; '.join(f.failures)}"
             )
     if result.duplicate_handles:
-        lines += [
-            "",
-            "Handles that name several bullets (`brain tend` proposes keeping the newest):",
-        ]
+        lines += ["", "{} ({}):".format(*ADVICE["duplicate_handles"])]
         for g in result.duplicate_handles[:SHOWN]:
             at = ", ".join(f"{b} ({d})" for b, d in zip(g.locators, g.dates, strict=True))
             lines.append(f"  **{g.handle}**: {at}")
     if result.corrected:
-        lines += ["", "Bullets served just before a person corrected the agent (check they hold):"]
+        lines += ["", "{} ({}):".format(*ADVICE["corrected"])]
         for c in result.corrected[:SHOWN]:
             said = "; ".join(repr(s) for s in c.said)
             lines.append(
