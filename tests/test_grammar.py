@@ -164,3 +164,11 @@ def test_learn_counts_one_lookup(vault: Path) -> None:
     learn = _checked("learn", "--vault", str(vault))
     assert "1 lookup read" in learn, learn
     assert os.environ["HOME"]  # the usage log is this test's own
+
+
+def test_import_of_one_item_says_review_it(vault: Path, tmp_path: Path) -> None:
+    notes = tmp_path / "one.md"
+    notes.write_text("- quokka feeder runs at noon\n", encoding="utf-8")
+    out = _checked("import", str(notes), "--vault", str(vault))
+    assert "1 proposal added to the inbox from" in out
+    assert "(1 found); review it with `brain inbox`" in out

@@ -247,7 +247,8 @@ def import_(result: ImportResult, *, as_json: bool = False) -> Answer:
         )
     lines.append(
         f"{plural(result.proposed_count, 'proposal')} added to the inbox from {result.origin} "
-        f"({result.found_count} found); review them with `brain inbox`"
+        f"({result.found_count} found); review {noun(result.proposed_count, 'it', 'them')} with "
+        "`brain inbox`"
     )
     return Answer("\n".join(lines))
 
