@@ -241,14 +241,8 @@ PY
 
 BRAIN="$ENV/bin/brain"
 [ -x "$BRAIN" ] || die "the install left no $BRAIN"
-say "running brain install"
-if ! BRAIN_BINDIR="$BINDIR" "$BRAIN" install; then
-    say "brain install did not finish; fix what it says, then run: $BRAIN install"
-    if [ ! -e "$BINDIR/brain" ]; then
-        mkdir -p "$BINDIR" && ln -s "$BRAIN" "$BINDIR/brain" && say "linked $BINDIR/brain -> $BRAIN"
-    fi
-fi
-
+# the profile first, so that `brain install` finds the line and says to open a new shell rather
+# than to add it
 case ":${PATH:-}:" in
     *":$BINDIR:"*) ;;
     *)
@@ -272,4 +266,12 @@ case ":${PATH:-}:" in
         fi
         ;;
 esac
+say "running brain install"
+if ! BRAIN_BINDIR="$BINDIR" "$BRAIN" install; then
+    say "brain install did not finish; fix what it says, then run: $BRAIN install"
+    if [ ! -e "$BINDIR/brain" ]; then
+        mkdir -p "$BINDIR" && ln -s "$BRAIN" "$BINDIR/brain" && say "linked $BINDIR/brain -> $BRAIN"
+    fi
+fi
+
 say "done: $("$BRAIN" version 2>/dev/null || echo brain)"

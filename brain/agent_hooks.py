@@ -631,15 +631,18 @@ def _first(agent: str, row: HookRow, launch: Sequence[str] | None) -> str:
 
 
 def _has_ours(text: str) -> bool:
-    if not text:
-        return False
-    doc = json.loads(text)
-    return any(
-        brain_args(e.get("command")) is not None
+    return bool(text) and bool(_ours(json.loads(text)))
+
+
+def _ours(doc: dict[str, Any]) -> list[str]:
+    """The commands of brain's entries in a settings document, under any event."""
+    return [
+        str(e["command"])
         for event in doc.get("hooks", {})
         if isinstance(doc["hooks"][event], list)
         for _, _, _, e in _entries(doc, event)
-    )
+        if brain_args(e.get("command")) is not None
+    ]
 
 
 def _remove_ours(text: str) -> tuple[str, list[str], str, set[str]]:
@@ -999,3 +1002,18 @@ def vscode_state(claude: HarnessState, copilot: HarnessState) -> HarnessState:
         None,
         VSCODE_NOTE,
     )
+
+
+def brain_commands(name: str) -> tuple[str, ...]:
+    """The commands of brain's hook entries in agent `name`'s config, for doctor to check that
+    the program each starts still exists (none when the file is absent or cannot be read)."""
+    agent = AGENTS[name]
+    path = agent.settings_path()
+    if agent.own_file:
+        loaded = _load_own(path)
+        found = [] if isinstance(loaded, str) else _own_commands(loaded[1]) or []
+        return tuple(str(c) for *_, c in found if brain_args(c) is not None)
+    got = _load(path, sorted({r.event for r in HOOKS if r.agent == name}))
+    if isinstance(got, str) or not got.text:
+        return ()
+    return tuple(_ours(json.loads(got.text)))

@@ -290,11 +290,14 @@ def install_command(
 
 @app.command("uninstall")
 def uninstall_command(as_json: JsonOpt = False) -> None:
-    """Undo `brain install`: git hooks, the SessionStart hook, the PATH link, the record.
+    """Undo `brain install`: git hooks, brain's hooks in every agent, the PATH link, the record.
 
-    It also stops the background worker and deletes the indexes. The vault and its history are
-    left alone; a core.hooksPath another tool had set is restored; the state brain leaves (your
-    usage log, recall's transcripts, your settings) is named with the command that deletes it.
+    The agents' hooks are the three install adds to each agent program: pack, prime and settle
+    (at session start, each prompt, each stop). It also stops the background workers and deletes
+    every index and cached pack. The vault and its history are left alone; a core.hooksPath
+    another tool had set is restored; the line the installer added to your shell profile and the
+    state brain leaves (your usage log, recall's transcripts, your settings) are named, with what
+    removes them.
     """
     from brain.commands.install import uninstall
 
@@ -554,9 +557,10 @@ def log_command(vault: VaultOpt = None, since: SinceOpt = None, as_json: JsonOpt
 
 @app.command("doctor")
 def doctor_command(vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
-    """Check the vault, git hooks, index, model, SQLite and SessionStart hook.
+    """Check the vault, git hooks, index, model, SQLite and brain's hooks in your agents.
 
-    Exit 1 when one is broken. Also lists bullets to promote, older notes to update and
+    The agents' hooks are the three install adds to each agent program found (pack, prime and
+    settle). Exit 1 when one is broken. Also lists bullets to promote, older notes to update and
     near-duplicate bullets.
     """
     from brain.commands.doctor import doctor
@@ -576,7 +580,8 @@ def verify_command(
         ),
     ] = None,
     apply: Annotated[
-        bool, typer.Option("--apply", help="Date today the bullets whose every claim passed.")
+        bool,
+        typer.Option("--apply", help="Date today the bullets whose every claim checked passed."),
     ] = False,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,

@@ -140,11 +140,16 @@ def resolve_vault(option: str | Path | None = None) -> Path:
     return path.resolve()
 
 
+def index_dir() -> Path:
+    """Where every vault's index lives."""
+    return state_dir() / "index"
+
+
 def index_path(vault: Path) -> Path:
     """One disposable index per vault, named so that a person can tell which is which."""
     digest = hashlib.sha256(str(vault).encode("utf-8", "surrogateescape")).hexdigest()[:12]
     slug = re.sub(r"[^A-Za-z0-9]+", "-", vault.name).strip("-").lower() or "vault"
-    return state_dir() / "index" / f"{slug}-{digest}.sqlite"
+    return index_dir() / f"{slug}-{digest}.sqlite"
 
 
 def usage_log_path() -> Path:

@@ -28,6 +28,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from brain.text import plural
 from brain.vocab import TOKENIZER
 
 if TYPE_CHECKING:
@@ -485,7 +486,7 @@ class _HttpEmbedder:
             except (TypeError, ValueError) as exc:
                 raise self._malformed("vectors are not lists of numbers") from exc
             if vectors.ndim != 2 or vectors.shape[0] != len(chunk) or vectors.shape[1] == 0:
-                wanted = f"{len(chunk)} {'vector' if len(chunk) == 1 else 'vectors'}"
+                wanted = plural(len(chunk), "vector")
                 raise self._malformed(f"expected {wanted}, got shape {vectors.shape}")
             if not np.isfinite(vectors).all():
                 raise self._malformed("vectors contain NaN or infinity")
@@ -567,7 +568,7 @@ class _OpenAIEmbedder(_HttpEmbedder):
         # The API may answer out of order; "index" says which input each vector is for.
         indexes = [item.get("index", pos) for pos, item in enumerate(items)]
         if not all(type(i) is int for i in indexes) or sorted(indexes) != list(range(count)):
-            raise self._malformed(f"indexes {indexes[:5]} do not cover {count} inputs")
+            raise self._malformed(f"indexes {indexes[:5]} do not cover {plural(count, 'input')}")
         rows: list[Any] = [None] * count
         for index, item in zip(indexes, items, strict=True):
             rows[index] = item.get("embedding")

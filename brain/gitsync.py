@@ -45,6 +45,7 @@ from typing import Any
 from brain import config, files, gitutil
 from brain.errors import BrainError
 from brain.sync import MODES, OFF, OFFLINE_BACKOFF, env_off, iso, read_state, vault_key, write_state
+from brain.text import plural
 
 NET_TIMEOUT = 60.0  # seconds for one fetch or push
 LOCAL_TIMEOUT = 120.0  # one local git command (a commit runs the person's hooks)
@@ -167,10 +168,6 @@ class _Pass:
         return dataclasses.replace(result, summary=describe(result))
 
 
-def _plural(n: int, word: str) -> str:
-    return f"{n} {word}" if n == 1 else f"{n} {word}s"
-
-
 def describe(r: SyncResult) -> str:
     """The pass in one line: `up to date`, `wrote down 2 changes; sent 1`, `offline (...)`..."""
     reason = r.reason or ""
@@ -181,12 +178,12 @@ def describe(r: SyncResult) -> str:
         return f"busy: {reason}"
     parts = [r.recovered] if r.recovered else []
     if r.wrote:
-        parts.append(f"wrote down {_plural(r.wrote, 'change')}")
+        parts.append(f"wrote down {plural(r.wrote, 'change')}")
     if r.joined:
         kept = "" if r.joined == "fresh" else f", this machine's history kept as {r.joined}"
         parts.append(f"joined the vault at {r.remote}{kept}")
     if r.received:
-        parts.append(f"received {r.received} ({_plural(len(r.changed), 'file')})")
+        parts.append(f"received {r.received} ({plural(len(r.changed), 'file')})")
     if r.sent:
         parts.append(f"sent {r.sent}")
     if r.outcome == "not-connected":
@@ -849,7 +846,7 @@ def _rewritten(p: _Pass, remote: str, upstream: str, before: str | None) -> bool
     gitutil.run(vault, "update-ref", f"{SYNCED_REFS}/{p.branch}", known)  # the stop holds
     p.waiting.append(
         f"the history of {p.remote} ({upstream}) was rewritten: it no longer holds "
-        f"{_plural(mine - new, 'commit')} this machine has; nothing received or sent, so "
+        f"{plural(mine - new, 'commit')} this machine has; nothing received or sent, so "
         "nothing it dropped goes back. If that was meant (a leaked file scrubbed), run "
         "`brain sync follow`: this machine takes the new history and keeps only its own unsent "
         "changes on top"

@@ -4,23 +4,27 @@ it (a `fail` makes `brain doctor` exit 1, a `warn` does not).
 The vault, its git state, brain's git hooks (core.hooksPath -> brain's generated hooks, with the ID
 line and an interpreter that still exists), the index (present, built after the last commit and
 the last edit), the embedding model (loads, and the index has its vectors), SQLite with FTS5, and
-Claude Code's SessionStart entry. What in the vault wants attention is brain.advisories.
+brain's hooks in the agent programs (pack, prime and settle in each). What in the vault wants
+attention is brain.advisories.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import json
 import os
 import shlex
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 # agent_hooks, githooks and gitutil are imported by the checks that use them
 from brain import config, index
 from brain.errors import BrainError
-from brain.present import plural
+from brain.text import listed, plural
+
+if TYPE_CHECKING:
+    from brain.agent_hooks import HarnessState
 
 MIN_SQLITE = (3, 27, 0)  # FTS5's `remove_diacritics 2`
 
@@ -47,7 +51,7 @@ def checks(vault_option: str | None = None) -> tuple[Path | None, list[Check]]:
         found.append(_index_check(vault))
     found.append(_model_check(vault))
     found.append(_sqlite_check())
-    found.append(_session_start_check())
+    found.append(_agent_hooks_check())
     return vault, found
 
 
@@ -76,7 +80,7 @@ def _git_checks(vault: Path) -> list[Check]:
         git = Check(
             "git",
             "warn",
-            f"{len(changed)} uncommitted changes",
+            plural(len(changed), "uncommitted change"),
             f"git -C {shlex.quote(str(vault))} add -A && git -C {shlex.quote(str(vault))} "
             "commit -m 'notes'",
         )
@@ -251,63 +255,55 @@ def _sqlite_check() -> Check:
     return Check("sqlite", "ok", f"SQLite {version} with FTS5", None)
 
 
-def _session_start_check() -> Check:
+def _agent_hooks_check() -> Check:
+    """brain's three hooks (pack, prime, settle) in every agent program on this machine, as
+    `brain hooks status` reads them, and the program each hook starts still there. Claude Code
+    is the agent install always wires: a hook missing there fails; in another agent found here it
+    warns (it may have come after install, or been turned off on purpose)."""
     from brain import agent_hooks
 
-    path = agent_hooks.AGENTS["claude"].settings_path()
-    if not path.exists():
-        if not path.parent.is_dir():
-            return Check(
-                "session-start",
-                "warn",
-                f"Claude Code not found ({path.parent} does not exist)",
-                None,
-            )
-        return Check(
-            "session-start", "fail", f"no {path}: brain pack is not registered", "brain install"
-        )
-    try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as exc:
-        return Check(
-            "session-start",
-            "fail",
-            f"{path} cannot be read: {exc}",
-            f"fix {path}, then brain install",
-        )
-    groups = doc.get("hooks", {}).get("SessionStart", []) if isinstance(doc, dict) else []
-    commands: dict[str, str] = {}
-    for group in groups if isinstance(groups, list) else []:
-        if not isinstance(group, dict):
-            continue
-        for entry in group.get("hooks") or []:
-            if isinstance(entry, dict) and agent_hooks.role(entry.get("command")) == "pack":
-                for matcher in agent_hooks.SESSION_MATCHERS:
-                    if agent_hooks.covers(group.get("matcher"), matcher):
-                        commands[matcher] = str(entry["command"])
-    missing = [m for m in agent_hooks.SESSION_MATCHERS if m not in commands]
-    if missing:
-        return Check(
-            "session-start",
-            "fail",
-            f"brain pack is not registered for {', '.join(missing)} in {path}",
-            "brain install",
-        )
-    for command in set(commands.values()):
+    states = [agent_hooks.state(n) for n in agent_hooks.AGENTS]
+    shown = [s for s in states if s.found or s.problem or _on(s)]
+    if not shown:
+        labels = ", ".join(a.label for a in agent_hooks.AGENTS.values())
+        return Check("agent-hooks", "warn", f"no agent program found ({labels})", None)
+    status, parts, fixes = "ok", [], []
+    for s in shown:
+        off = [role for role in agent_hooks.ROLES if getattr(s, role) in ("off", "partial")]
+        gone = _gone(agent_hooks.brain_commands(s.agent)) if not s.problem else []
+        if s.problem:
+            bad, part = "fail", s.problem
+            fixes.append(f"fix {s.settings}, then brain hooks on --harness {s.agent}")
+        elif gone:
+            bad, part = "fail", f"{s.label}'s hooks run {gone[0]}, which no longer exists"
+            fixes.append("brain hooks on")
+        elif off:
+            bad = "fail" if s.agent == "claude" else "warn"
+            part = f"{s.label}: {listed(off)} not registered in {s.settings}"
+            fixes.append(f"brain hooks on --harness {s.agent}")
+        else:
+            bad = "ok"
+            on = [role for role in agent_hooks.ROLES if getattr(s, role) == "on"]
+            part = f"{s.label}: {listed(on)}"
+        parts.append(part)
+        status = max(status, bad, key=("ok", "warn", "fail").index)
+    fix = "; ".join(dict.fromkeys(fixes)) or None
+    return Check("agent-hooks", status, "; ".join(parts), fix)
+
+
+def _on(s: HarnessState) -> bool:
+    return any(getattr(s, role) in ("on", "partial") for role in ("pack", "prime", "settle"))
+
+
+def _gone(commands: tuple[str, ...]) -> list[str]:
+    """The programs, named by absolute path, that brain's hook commands start and that no
+    longer exist (brain moved, or its environment was removed)."""
+    gone = []
+    for command in commands:
         try:
             exe = shlex.split(command)[0]
         except (ValueError, IndexError):
-            exe = ""
+            continue
         if "/" in exe and not Path(exe).exists():
-            return Check(
-                "session-start",
-                "fail",
-                f"{path} runs {exe}, which no longer exists",
-                "brain install",
-            )
-    return Check(
-        "session-start",
-        "ok",
-        f"brain pack at {', '.join(agent_hooks.SESSION_MATCHERS)} in {path}",
-        None,
-    )
+            gone.append(exe)
+    return list(dict.fromkeys(gone))

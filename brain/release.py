@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from brain.errors import BrainError
+from brain.text import plural
 
 BASE_URL = "https://github.com/brain-memory/brain/releases"
 
@@ -142,7 +143,7 @@ def check_digest(name: str, data: bytes, sums: dict[str, str]) -> None:
         raise BrainError(f"{name} is not listed in {SUMS}", "the release is malformed")
     if sha256(data) != want:
         raise BrainError(
-            f"{name} does not match its sha256 in {SUMS} ({len(data)} bytes received)",
+            f"{name} does not match its sha256 in {SUMS} ({plural(len(data), 'byte')} received)",
             "the download was cut short or tampered with; nothing was installed. Try again",
         )
 

@@ -451,6 +451,7 @@ def run_daily(vault: str | None) -> int:
     try:
         from brain.commands import tend
         from brain.config import resolve_vault
+        from brain.text import plural
 
         path = resolve_vault(vault)
         spent = time.monotonic() - STARTED
@@ -458,7 +459,8 @@ def run_daily(vault: str | None) -> int:
         if not result.ran:
             return 0
         line = (
-            f"{path}: {result.checked} bullets in {result.ms} ms, {len(result.applied)} applied, "
+            f"{path}: {plural(result.checked, 'bullet')} in {result.ms} ms, "
+            f"{len(result.applied)} applied, "
             f"{len(result.proposed)} proposed, {result.waiting_count} waiting"
             + (f", stopped early: {result.stopped}" if result.stopped else "")
         )

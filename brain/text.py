@@ -196,3 +196,20 @@ def sanitized(text: str) -> str:
     control and bidi character escaped (`visible`), lines kept. Masking goes first: an escape
     must not split a credential out of the rules' sight."""
     return visible(mask_secrets(text))
+
+
+def noun(n: int, word: str, many: str = "") -> str:
+    """`word` for a count of `n`: as given for one, else `many` (default: `word` + "s"). Also
+    for what refers back to a count: `noun(n, "it", "them")`."""
+    return word if n == 1 else many or word + "s"
+
+
+def plural(n: int, word: str, many: str = "") -> str:
+    """`1 file`, `2 files`: every count brain prints agrees with its noun (the one helper: the
+    presenters, the core and the desk's pages all count through it)."""
+    return f"{n} {noun(n, word, many)}"
+
+
+def listed(items: list[str]) -> str:
+    """`a`, `a and b`, `a, b and c`: a list as a sentence names it."""
+    return ", ".join(items[:-1]) + f" and {items[-1]}" if len(items) > 1 else "".join(items)

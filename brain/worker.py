@@ -37,7 +37,7 @@ from brain import (
     prime_seconds,
     worker_client,
 )
-from brain.text import say
+from brain.text import plural, say
 from brain.worker_client import (
     UNIX,
     LineReader,
@@ -620,7 +620,7 @@ class _Worker:
             if self.ready == built:
                 return ""
             done, total = self.progress
-            counts = f" ({done} of {total} texts)" if total else ""
+            counts = f" ({done} of {plural(total, 'text')})" if total else ""
             return f"the vault is being embedded in the background{counts}"
 
     def _background(self) -> None:

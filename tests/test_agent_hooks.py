@@ -499,7 +499,7 @@ def test_doctor_counts_brains_edited_pack_as_registered(settings: Path, tmp_path
     for group in doc["hooks"]["SessionStart"]:
         group["hooks"][0]["command"] = f"{exe} pack --budget 900{MARK}"
     settings.write_text(json.dumps(doc, indent=2), encoding="utf-8")
-    check = health._session_start_check()
+    check = health._agent_hooks_check()
     assert (check.status, check.fix) == ("ok", None), check
 
 

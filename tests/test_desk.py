@@ -18,7 +18,7 @@ from conftest import ROOT, brain
 
 from brain.commands import inbox as inboxmod
 from brain.desk import actions, pages
-from brain.desk.server import Desk, create_app
+from brain.desk.server import Desk, create_app, templates
 from brain.errors import BrainError
 
 PORT = 8765
@@ -427,8 +427,88 @@ def test_a_further_list_of_doctors_is_shown_as_a_table() -> None:
     claims = tuple(Claim(f"AI/MEMORY.md:{i}", "port 5432", ("a", "b")) for i in range(60))
     result = Result(True, "/v", (), (), (), (), (), claims)
     (table,) = pages.others(result)
-    assert table.title == "Failed claims"
+    assert table.title == "Bullets whose claims failed here"  # as `brain doctor` titles it
     assert table.columns == ("bullet", "claim", "checks")
     assert table.rows[0] == ("AI/MEMORY.md:0", "port 5432", "a, b")
     assert (len(table.rows), table.more) == (pages.SHOWN, 10)
     assert pages.others(DoctorResult(True, "/v", (), (), (), (), ())) == ()
+
+
+# --- what the cards and tables say ---------------------------------------------------------------
+
+
+def test_an_inbox_card_shows_a_bullet_by_its_fields_not_its_markdown_twice(desk: Desk) -> None:
+    line = "- **desk card** (aliases: card) — the card shows the fact — priya — 2026-11-30"
+    with (desk.vault / "AI/INBOX.md").open("a", encoding="utf-8") as fh:
+        fh.write(line + "\n")
+    item = pages.inbox(desk.vault)["items"][-1]
+    fields = (item.handle, item.fact, item.aliases)
+    assert fields == ("desk card", "the card shows the fact", "card")
+    assert not [name for name, _ in item.extra if name == "markdown"]
+    page = signed_in(desk).get("/inbox").text
+    card = page[page.index(f'id="item-{item.number}"') :]
+    card = card[: card.index("</li>")]
+    assert '<p class="text">the card shows the fact</p>' in card
+    assert "also found as card" in card
+    shown = re.sub(r"<textarea.*?</textarea>|<input[^>]*>", "", card, flags=re.S)
+    assert "— the card shows the fact —" not in shown  # the raw line only where it is edited
+
+
+def test_a_hygiene_card_shows_why_and_the_text_it_drops(desk: Desk) -> None:
+    from brain.commands import hygiene
+
+    memory = (desk.vault / "AI/MEMORY.md").read_text(encoding="utf-8").split("\n")
+    n, raw = next((i, x) for i, x in enumerate(memory, 1) if x.startswith("- **"))
+    handle = raw.split("**")[1]
+    target = hygiene.Target("AI/MEMORY.md", hygiene.line_hash(raw), n, handle)
+    why = "every claim failed (/srv/gone: it does not exist)"
+    item = hygiene.make("drop", f"drop **{handle}** (AI/MEMORY.md:{n})", why, [target])
+    with (desk.vault / "AI/INBOX.md").open("a", encoding="utf-8") as fh:
+        fh.write(item.line() + "\n")
+    card = pages.inbox(desk.vault)["items"][-1]
+    assert card.why == why
+    assert [(c.role, c.where, c.text) for c in card.changes] == [
+        ("drops", f"AI/MEMORY.md:{n}", raw)
+    ]
+    page = signed_in(desk).get("/inbox").text
+    assert f'<span class="label">why</span> {html_text(why)}' in page
+    assert html_text(raw) in page
+
+
+def html_text(text: str) -> str:
+    import html
+
+    return html.escape(text, quote=True)
+
+
+def test_healths_tables_have_headers_a_person_reads() -> None:
+    from brain.advisories import FailedClaim
+    from brain.commands.doctor import DoctorResult
+
+    failed = FailedClaim("AI/MEMORY.md", 3, "db port", "2026-01-01", ("path /x: gone",), 2)
+    result = DoctorResult(True, "/v", (), (), (), (), (), (failed,))
+    (table,) = pages.others(result)
+    assert table.title == "Bullets whose claims failed here"
+    assert table.fix == "`brain verify HANDLE`; fix or drop them"
+    assert table.columns == ("file", "line", "handle", "date", "what failed", "claims")
+    assert not [c for c in table.columns if "_" in c]
+
+
+def test_the_favicon_is_served_to_the_desks_own_browser_only(desk: Desk) -> None:
+    assert client(desk).get("/favicon.ico").status_code == 403  # behind the guard like the rest
+    r = signed_in(desk).get("/favicon.ico")
+    assert r.status_code == 200
+    assert r.headers["content-type"].startswith("image/svg+xml")
+    assert r.text.startswith("<svg")
+
+
+def test_the_desk_counts_with_the_right_noun(desk: Desk) -> None:
+    with (desk.vault / "AI/MEMORY.md").open("a", encoding="utf-8") as fh:
+        fh.write("- **quokka feeder** — the quokka feeder runs at noon — me — 2026-11-30\n")
+    page = signed_in(desk).get("/search?q=quokka").text
+    assert "1 hit, " in page
+    assert "1 hits" not in page
+    env = templates().env
+    assert env.from_string('{{ 1|plural("hit") }}; {{ 1200|plural("hit") }}').render() == (
+        "1 hit; 1,200 hits"
+    )

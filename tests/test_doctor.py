@@ -37,7 +37,7 @@ def test_json_contract_and_a_vault_without_git(vault: Path) -> None:
         "index",
         "model",
         "sqlite",
-        "session-start",
+        "agent-hooks",
     ]
     assert checks["git"]["status"] == "fail"
     assert "brain install --init" in checks["git"]["fix"]
@@ -69,7 +69,7 @@ def test_installed_vault_passes_then_a_vanished_interpreter_fails(
         "index": "ok",
         "model": "ok",
         "sqlite": "ok",
-        "session-start": "ok",
+        "agent-hooks": "ok",
     }, checks
     assert doc["ok"] is True
     hooks_dir = Path(checks["hooks"]["detail"].split(" ")[2])
@@ -87,7 +87,7 @@ def test_installed_vault_passes_then_a_vanished_interpreter_fails(
     assert checks["hooks"]["status"] == "fail"
     assert "no longer exists" in checks["hooks"]["detail"]
     assert checks["hooks"]["fix"] == "brain install"
-    assert checks["session-start"]["status"] == "fail"
+    assert checks["agent-hooks"]["status"] == "fail"
     assert checks["git"]["status"] == "warn"
     assert checks["index"]["status"] == "warn"
     assert checks["index"]["fix"] == "brain reindex"

@@ -150,7 +150,7 @@ def test_nothing_enabled_says_how_to_opt_in(isolated_env: Path) -> None:
     for args in (["howto", "deploy"], ["lessons"], ["day"], ["week"]):
         run = brain(*args)
         assert run.code == 1
-        assert "brain recall --enable" in run.err
+        assert "brain recall enable" in run.err
         assert "Traceback" not in run.err
 
 

@@ -31,13 +31,13 @@ Prose is not a list.
 def test_list_items_render_inline_markdown_to_plain_text() -> None:
     assert importmod.list_items(LIST)[:5] == [
         "**Postgres** — runs on Cloud SQL, see the runbook (https://example.com/rb)",
-        "**version 15 with pg_stat_statements** — Postgres: version 15 with `pg_stat_statements`",
-        "**use ruff format before** — use `ruff format` before committing: it saves review time",
+        "**version 15** — Postgres: version 15 with `pg_stat_statements`",
+        "**ruff format** — use `ruff format` before committing: it saves review time",
         "**deploy freeze** (aliases: freeze) — no deploys on Fridays — priya — 2025-01-03",
         "**token** — token: ghp_Z8kQ2mXv9LpR4tYw7NcB3sJd6HfA1eUo5iGq",
     ]
     assert importmod.list_items(LIST)[5] == (
-        "**ordered item with a** — ordered item with a lazy continuation line"
+        "**ordered item** — ordered item with a lazy continuation line"
     )
 
 
@@ -109,10 +109,12 @@ def test_import_claude_reads_the_memory_folder(vault: Path, tmp_path: Path) -> N
     bullets = [i["markdown"] for i in doc["items"]]
     assert bullets[0] == (
         "- **integration tests** — Integration tests must hit a real database, not mocks. "
-        "Why: a mocked test passed while the migration failed. — feedback — 2025-06-15"
+        "Why: a mocked test passed while the migration failed. — claude-code memory "
+        "feedback_testing.md — 2025-06-15"
     )
     assert bullets[1].startswith(
-        "- **User role** — The user is a backend engineer who prefers Go. — user — "
+        "- **user role** — The user is a backend engineer who prefers Go. — claude-code memory "
+        "user_role.md — "
     )
     again = brain("import", "--vault", str(vault), "--json", "claude", cwd=repo, env=env).json()
     assert again["proposed_count"] == 0
@@ -198,7 +200,7 @@ def test_control_characters_never_reach_the_inbox_or_the_terminal(
     inbox = (vault / "AI" / "INBOX.md").read_text(encoding="utf-8")
     for bad in ("\x1b", "\x00", "\x07", "[31m", "owned"):
         assert bad not in inbox
-    assert "- **build failed on arm64** — build failed on arm64 — a fact — import notes.md" in inbox
+    assert "- **build failed** — build failed on arm64 — a fact — import notes.md" in inbox
     text = brain("import", "--vault", str(vault), str(notes))
     assert "5 control characters (terminal escapes, NUL) left out of what" in text.out
     assert "\x1b" not in text.out + text.err

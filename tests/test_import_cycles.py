@@ -161,6 +161,4 @@ def test_layers_import_downwards(layer: str, above: tuple[str, ...]) -> None:
         for d in deps
         if d.startswith(above)
     )
-    # the commands that still print a count through the presenters' plural (doctor's checks)
-    wrong = [w for w in wrong if w != "brain.commands.doctor -> brain.present"]
     assert not wrong, wrong

@@ -33,7 +33,7 @@ def env(tmp_path: Path, isolated_env: Path) -> dict[str, str]:
 def test_nothing_enabled_says_how_to_opt_in(env: dict[str, str]) -> None:
     run = brain("recall", "paynova", env=env)
     assert run.code == 1
-    assert "--enable claude" in run.err
+    assert "`brain recall enable claude`" in run.err
     assert "Traceback" not in run.err
 
 

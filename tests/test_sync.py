@@ -991,7 +991,7 @@ def test_status_says_what_waits_on_either_side(pair: tuple[Machine, Machine]) ->
     assert run.out.splitlines()[:3] == [
         "Sync: on",
         f"Remote: origin {a.git('remote', 'get-url', 'origin').strip()} (branch main)",
-        "Here: 1 changed files not written down, 0 commits not sent",
+        "Here: 1 changed file not written down, 0 commits not sent",
     ]
     a.sync()
     b.git("fetch", "-q")

@@ -463,7 +463,7 @@ def test_learnt_aliases_are_proposed_and_a_person_approves_them(vault: Path) -> 
     assert memory.read_bytes() == before
     (item,) = [p for p in result.proposed if p.op == "alias"]
     assert item.summary.startswith("give **zebrafish tank** (AI/MEMORY.md:")
-    assert item.summary.endswith("the alias(es) 'heater degrees'")
+    assert item.summary.endswith("the alias 'heater degrees'")
     assert "3 sessions reached it by its body" in item.why
     listed = next(
         p for p in inboxmod.inbox(vault).proposals if p.markdown == f"tend: {item.summary}"
@@ -854,7 +854,7 @@ def test_post_commit_hook_starts_the_daily_sweep(git_vault: Path) -> None:
         time.sleep(0.2)
     assert stamp.read_text(encoding="utf-8").strip() == today()
     queued = (git_vault / config.INBOX).read_text(encoding="utf-8")
-    assert "- tend: date 4 verified bullet(s) today: " in queued
+    assert "- tend: date 4 verified bullets today: " in queued
     assert "**inbox file**" in queued
 
 

@@ -37,7 +37,7 @@ class HowtoHit:
     agent: str
     session: str
     title: str | None  # None: the session has no title
-    turn: str | None  # the recall id of the turn before it (`brain recall --full ID`)
+    turn: str | None  # the recall id of the turn before it (`brain recall full ID`)
     score: float
     runs: int  # near-identical commands folded into this one
     output: str | None  # a snippet of what it printed (why it failed; None: nothing printed)

@@ -27,7 +27,7 @@ from brain.config import DROPPED, INBOX, TENDED, index_path, state_dir
 from brain.edits import locked, read, read_journal, write
 from brain.errors import BrainError
 from brain.files import write_atomic
-from brain.text import printable
+from brain.text import noun, printable
 
 OPS = ("supersede", "drop", "merge", "date", "alias")
 _ITEM = re.compile(r"\s*<!-- brain:tend (\{.*\}) -->\s*$")
@@ -141,6 +141,45 @@ def tended_text(current: str, entries: list[str]) -> str:
     today = dt.date.today().isoformat()
     base = current if current.strip() else _TENDED_HEAD
     return base.rstrip("\n") + "\n" + "".join(f"- {today} {e}\n" for e in entries)
+
+
+# --- what an item would change, for a person to read ---------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shown:
+    role: str  # what the item does to it: drops, keeps, dates today, gets the alias 'x', marks
+    where: str  # path:line as the file is now (a note: its path)
+    text: str  # the line as it is now (a note: its title), or why it cannot be shown
+
+
+def shown(vault: Path, item: Item) -> tuple[Shown, ...]:
+    """Each line an item changes, as the file holds it now, with what approving does to it: the
+    text a person reads before approving (the desk's hygiene cards)."""
+    out = []
+    for k, t in enumerate(item.targets):
+        try:
+            lines = read(vault, t.path).split("\n")
+        except (BrainError, OSError):
+            lines = []
+        if item.op == "supersede":
+            title = next((x for x in lines if x.strip() and x.strip() != "---"), "")
+            out.append(Shown("marks superseded", t.path, title.strip()))
+            continue
+        n = _find(lines, t.hash)
+        where = f"{t.path}:{n + 1}" if n >= 0 else f"{t.path}:{t.line}"
+        text = lines[n] if n >= 0 else "no longer there as the sweep saw it (approving refuses)"
+        out.append(Shown(_role(item, k), where, text))
+    return tuple(out)
+
+
+def _role(item: Item, k: int) -> str:
+    if item.op == "merge":
+        return "keeps (with the others' aliases)" if k == 0 else "drops"
+    if item.op == "alias":
+        names = ", ".join(repr(a) for a in item.aliases)
+        return f"gets the {noun(len(item.aliases), 'alias', 'aliases')} {names}"
+    return {"drop": "drops", "date": "dates today"}.get(item.op, item.op)
 
 
 # --- applying an approved item -------------------------------------------------------------------

@@ -2,12 +2,17 @@
 
 Claude Code keeps memories of its own in `~/.claude/projects/<project>/memory/` (under
 `$CLAUDE_CONFIG_DIR` when that is set): one Markdown file per memory with front matter (`name`,
-`description`, `type`) and `MEMORY.md` as their index. `<project>` is the repository's absolute
-path with every character that is not a letter or digit turned into `-`.
+`description`, `type`) and `MEMORY.md` as their index (Claude Code's memory docs, "Auto
+memory", code.claude.com/docs/en/memory, read 2026-12). `<project>` is the repository's absolute
+path with every character that is not a letter or digit turned into `-`. A memory's handle is its
+`name`, its source `claude-code memory FILE.md` (its `type` says what kind of memory it is, not
+where it came from).
 
 Any other Markdown list is read with mistune 3: each item (at any depth) is one proposal, its
-inline Markdown rendered to plain text, its first words its handle. Everything goes through the
-inbox (`brain propose`), which refuses credentials and skips what the vault already has.
+inline Markdown rendered to plain text, its handle a short noun phrase made of it
+(brain.handles: `redis in staging`, not `Redis in staging is`) unless it opens with one in bold.
+Everything goes through the inbox (`brain propose`), which refuses credentials and skips what the
+vault already has.
 """
 
 from __future__ import annotations
@@ -20,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from brain import guard
-from brain.commands.propose import ProposeResult, first_words, propose_many
+from brain import guard, handles
+from brain.commands.propose import ProposeResult, propose_many
 from brain.errors import BrainError
 from brain.text import repair, strip_controls
 from brain.vocab import SEP
@@ -178,7 +183,7 @@ def list_items(text: str) -> list[str]:
                         handle = _leading_strong(first.get("children", []))
                     if words:
                         items.append(_line(words, handle, parent))
-                    here = handle or first_words(words) or parent
+                    here = handle or handles.from_prose(words) or parent
                     walk(kids, here)
             elif "children" in tok:
                 walk(tok["children"], parent)
@@ -191,8 +196,8 @@ def _line(text: str, handle: str, parent: str) -> str:
     if handle:
         rest = text[len(handle) :].strip() if text.startswith(handle) else text
         rest = rest.lstrip("—–-:;,. ").strip() or text
-    else:
-        handle, rest = first_words(text), text
+    else:  # a short noun phrase, not the first words: `redis in staging`, not `Redis in staging is`
+        handle, rest = handles.from_prose(text), text
     handle = handle.replace("*", "")
     if rest.startswith("(aliases:") and ")" in rest:  # a vault bullet, as brain writes them
         aliases, _, rest = rest.partition(")")
@@ -262,11 +267,21 @@ def _memory_line(path: Path) -> tuple[str, str, int] | None:
     fact = block_text(_markdown()(body))
     if not fact:
         return None
-    name = " ".join(fields.get("name", "").replace("*", "").split())
-    handle = name or first_words(fact)
-    source = " ".join(fields.get("type", "").split()) or "claude-code"
+    handle = _memory_name(fields.get("name", "")) or handles.from_prose(fact)
+    # where it came from, to the file: the `type` (user, feedback, project, reference) says what
+    # kind of memory it is, not its source
+    source = f"claude-code memory {repair(path.name)}"
     date = dt.date.fromtimestamp(path.stat().st_mtime).isoformat()
     return f"**{handle}**{SEP}{fact}{SEP}{source}{SEP}{date}", source, stripped
+
+
+def _memory_name(name: str) -> str:
+    """A memory's `name` as a handle: its words lower-cased as the vault's handles are, a name
+    written as an identifier (`deploy_process`) read as words."""
+    words = name.replace("*", "")
+    if " " not in words.strip():
+        words = words.replace("_", " ")
+    return " ".join(handles.styled(w) for w in words.split())
 
 
 def import_claude(

@@ -19,7 +19,7 @@ import contextlib
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -29,7 +29,7 @@ from brain.edits import locked, read, read_journal, reindex, state_file, write
 from brain.errors import BrainError, UsageError
 from brain.files import confine
 from brain.secrets import redact
-from brain.text import controls
+from brain.text import controls, listed
 from brain.vocab import handle_key
 
 if TYPE_CHECKING:
@@ -167,6 +167,9 @@ class ApproveResult:
     replaced: str | None  # the bullet it replaced (an update), None for a new one
     remaining: int  # proposals still in the inbox
     commit: str  # the person commits: brain never does
+    # every file it changed (a hygiene item may change several), for one line of advice when
+    # several are approved at once; not a JSON key (`commit` names them)
+    files: tuple[str, ...] = field(default=(), metadata={"json": False})
 
 
 @dataclass(frozen=True)
@@ -398,7 +401,8 @@ def _approve_one(
         line,
         redact(p.current) if p.current else None,
         remaining,
-        f"review and commit {target} in the vault yourself (git -C {vault} commit -p)",
+        commit_advice(vault, [target]),
+        (target,),
     )
 
 
@@ -418,7 +422,6 @@ def _approve_item(vault: Path, number: int, p: Proposal, strict: bool) -> Approv
             f"drop it with `brain inbox drop {number}`; the next `brain tend` looks again",
         ) from exc
     remaining = len(proposals(vault))
-    files = ", ".join(done.files)
     return ApproveResult(
         str(vault),
         number,
@@ -427,8 +430,16 @@ def _approve_item(vault: Path, number: int, p: Proposal, strict: bool) -> Approv
         done.line,
         None,  # a hygiene item replaces no one bullet
         remaining,
-        f"review and commit {files} in the vault yourself (git -C {vault} commit -p)",
+        commit_advice(vault, done.files),
+        done.files,
     )
+
+
+def commit_advice(vault: Path | str, files: Sequence[str]) -> str:
+    """What the person does after an approval (brain never commits), naming the files once:
+    `review and commit AI/MEMORY.md and AI/LEARNINGS.md in the vault yourself (...)`."""
+    named = listed(list(dict.fromkeys(files)))
+    return f"review and commit {named} in the vault yourself (git -C {vault} commit -p)"
 
 
 def keep_aliases(bullet: str, current: str) -> str:

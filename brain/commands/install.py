@@ -252,10 +252,51 @@ def _own_link(link: Path) -> bool:
     return link.is_file() and shipped.is_brain_file(link)
 
 
-def _path_hint(folder: Path) -> str:
+# The shell profiles install.sh adds its PATH line to (by $SHELL: zsh, bash, fish, else sh), and
+# the comment it writes above that line (install.sh, "PATH and the vault").
+PROFILES = (".zshrc", ".bashrc", ".config/fish/config.fish", ".profile")
+INSTALLER_MARK = "# added by brain's installer"
+
+
+def _shown(folder: Path) -> str:
     home = Path.home()
-    shown = f"$HOME/{folder.relative_to(home)}" if folder.is_relative_to(home) else str(folder)
+    return f"$HOME/{folder.relative_to(home)}" if folder.is_relative_to(home) else str(folder)
+
+
+def _path_hint(folder: Path) -> str:
+    """What to do about `folder` not being on PATH: open a new shell when a profile already puts
+    it there (install.sh adds that line before it runs `brain install`), else add it."""
+    for profile, _line in profile_lines(folder):
+        return f"{folder} is not on this shell's PATH yet; {profile} adds it: open a new shell"
+    shown = _shown(folder)
     return f'{folder} is not on PATH; add it in your shell profile: export PATH="{shown}:$PATH"'
+
+
+def profile_lines(folder: Path, *, installer: bool = False) -> list[tuple[Path, int]]:
+    """(profile, line number) of each line in the shell profiles that puts `folder` on PATH (an
+    `export PATH=...` or fish's `fish_add_path` naming it); with `installer`, only the lines
+    brain's installer added (the line under its comment)."""
+    home = Path.home()
+    names = {str(folder), _shown(folder), f"${{HOME}}/{_shown(folder).removeprefix('$HOME/')}"}
+    if folder.is_relative_to(home):
+        names.add(f"~/{folder.relative_to(home)}")
+    found = []
+    for rel in PROFILES:
+        profile = home / rel
+        try:
+            lines = profile.read_text(encoding="utf-8", errors="replace").split("\n")
+        except OSError:
+            continue
+        for n, line in enumerate(lines, start=1):
+            text = line.strip()
+            if text.startswith("#") or not ("PATH" in text or "fish_add_path" in text):
+                continue
+            if not any(name in text for name in names):
+                continue
+            if installer and not (n > 1 and lines[n - 2].strip().startswith(INSTALLER_MARK)):
+                continue
+            found.append((profile, n))
+    return found
 
 
 def _place_link(link: Path, target: str) -> str:
@@ -335,6 +376,8 @@ def link_brain(exe: Path | None) -> PathLink:
 
 
 def unlink_brain() -> PathLink:
+    """Remove brain's link; the PATH line the installer added to a shell profile is named, not
+    removed: the folder (~/.local/bin) is every user-installed program's, not brain's alone."""
     record = _link_record()
     try:
         data = json.loads(record.read_text(encoding="utf-8"))
@@ -342,7 +385,7 @@ def unlink_brain() -> PathLink:
         data = None
     if not isinstance(data, dict) or not isinstance(data.get("link"), str):
         link = bin_dir() / "brain"
-        return PathLink(str(link), None, "absent", _on_path(link.parent))
+        return PathLink(str(link), None, "absent", _on_path(link.parent), _profile_note(link))
     link = Path(data["link"])
     target = str(data["target"]) if data.get("target") else None
     if _own_link(link):
@@ -359,7 +402,22 @@ def unlink_brain() -> PathLink:
             action, message = "kept", f"{link} is no longer brain's link; left alone"
     with contextlib.suppress(FileNotFoundError):
         record.unlink()
+    note = _profile_note(link)
+    if note:
+        message = f"{message}; {note}" if message else note
     return PathLink(str(link), target, action, _on_path(link.parent), message)
+
+
+def _profile_note(link: Path) -> str | None:
+    """The lines brain's installer added to put the link's folder on PATH, left for the person."""
+    found = profile_lines(link.parent, installer=True)
+    if not found:
+        return None
+    where = ", ".join(f"{profile}:{n - 1}-{n}" for profile, n in found)
+    return (
+        f"the installer's line that puts {link.parent} on PATH is still in {where} "
+        "(under its comment); delete it unless other programs you use live there"
+    )
 
 
 # --- the commands --------------------------------------------------------------------------------
@@ -452,18 +510,19 @@ def _sync_setup(vault: Path) -> str | None:
         return f"not connected: {exc}"
 
 
-def _remove_index(vault: Path) -> list[str]:
-    """Delete the vault's index and the packs cached from it (both rebuilt on demand)."""
-    path = config.index_path(vault)
+def _remove_indexes() -> list[str]:
+    """Delete every index in the state dir and every pack cached from one (all rebuilt on
+    demand): those of the vaults brain hooked and of any other vault a `--vault` or BRAIN_VAULT
+    named, so that uninstall leaves no index behind while saying it deleted the indexes."""
+    folder = config.index_dir()
     removed = []
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        candidate = path.with_name(path.name + suffix)
+    for path in sorted(folder.glob("*.sqlite*")) if folder.is_dir() else []:
         with contextlib.suppress(FileNotFoundError):
-            candidate.unlink()
-            if not suffix:
-                removed.append(str(candidate))
+            path.unlink()  # the index, its -wal, -shm, -journal and a build's .tmp-PID
+            if path.suffix == ".sqlite":
+                removed.append(str(path))
     with contextlib.suppress(OSError):
-        shutil.rmtree(path.parent.parent / "packs" / path.stem)
+        shutil.rmtree(folder.parent / "packs")
     return removed
 
 
@@ -493,7 +552,6 @@ def uninstall() -> UninstallResult:
         vaults.append((current, githooks.hooks_dir(current)))
     workers = worker_client.stop_all(v for v, _ in vaults)  # before their index goes
     results = []
-    indexes: list[str] = []
     for vault, folder in vaults:
         result = githooks.uninstall_git_hooks(vault, folder)
         if vault.is_dir() and gitutil.is_repo(vault):
@@ -502,7 +560,7 @@ def uninstall() -> UninstallResult:
             gitsync.forget_driver(vault)
         if result.action != "absent" or vault == current:
             results.append(result)
-        indexes += _remove_index(vault)
+    indexes = _remove_indexes()
     record_file = config.recorded_vault_file()
     removed_record = None
     with contextlib.suppress(FileNotFoundError):

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from brain import usage
 from brain.config import CORE_FILES
+from brain.text import plural
 from brain.vault import parse_head
 from brain.vocab import STOPWORDS, words
 
@@ -148,7 +149,8 @@ def _ask(
         if any(scan_line(e.query) for e in evs):
             continue  # a credential pasted into a query must never become an alias (folded, unseen)
         if deadline is not None and time.monotonic() > deadline:
-            return reached, done, f"out of time after {done} of {len(ranked)} queries"
+            asked = plural(len(ranked), "query", "queries")
+            return reached, done, f"out of time after {done} of {asked}"
         done += 1
         try:
             hits = find_in(conn, vault, evs[-1].query, limit=3, mode=mode).hits

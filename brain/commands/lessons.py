@@ -72,16 +72,16 @@ def find_lessons(
 
 def bullet(moment: Moment) -> tuple[str, str]:
     """(line, source) of a moment's proposal: `handle — what was learnt`, the session as its
-    source (its agent, short id and title)."""
-    from brain.commands.propose import first_words
+    source (its agent, short id and title). The handle is the project's name and a short noun
+    phrase (brain.handles): `shop make deploy`, `shop pnpm`."""
+    from brain import handles
 
     project = history.project_of(moment.cwd)
-    if moment.kind == "retry":
-        head = first_words(
-            " ".join(history.shell_words(moment.worked or "")[:3]).replace("`", ""), 3
-        )
-    else:
-        head = first_words(moment.lesson, 4)
+    if moment.kind == "retry":  # the command that worked names it: `make deploy`
+        programs = history.programs(moment.worked or "")
+        head = handles.from_command(programs[0]) if programs else ""
+    else:  # what the person said, as a noun phrase: `pnpm`, not `We use pnpm in`
+        head = handles.from_prose(moment.lesson)
     handle = " ".join(p for p in (project, head) if p) or "lesson"
     title = f" ({' '.join(moment.title.replace('—', '-').split())})" if moment.title else ""
     source = f"{moment.agent} session {moment.session[:8]}{title}"

@@ -29,6 +29,7 @@ from brain import index
 from brain.config import CORE_FILES, index_path
 from brain.errors import UsageError
 from brain.hook_event import Event
+from brain.text import plural
 from brain.vocab import BYTES_PER_TOKEN, SEP, fold, fts_phrase, split_aliases, tokens, words
 
 DEFAULT_BUDGET = 1500  # tokens; a token is 4 bytes of output
@@ -219,9 +220,7 @@ def _trailer(
     else:
         handoff_line = f"Newest handoff: none (the vault has no projects/{project}/ folder)"
     if state_files >= 0:
-        state_line = (
-            f"State: {state_files} {'file' if state_files == 1 else 'files'} in {folder}/state/"
-        )
+        state_line = f"State: {plural(state_files, 'file')} in {folder}/state/"
     elif folder:
         state_line = f"State: no {folder}/state/ folder"
     else:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brain.errors import BrainError, UsageError
-from brain.recall import search, store
+from brain.recall import SOURCES, enable_command, search, store
 from brain.recall.search import Hit
 from brain.recall.store import Progress, SyncReport
 from brain.text import repair
@@ -67,7 +67,7 @@ def need_enabled() -> list[str]:
     if not names:
         raise BrainError(
             "no transcripts are enabled for recall",
-            "opt in with `brain recall --enable claude`; `brain recall --sources` lists agents",
+            f"opt in with `{enable_command('claude')}`; `{SOURCES}` lists the agents",
         )
     return names
 
@@ -102,7 +102,7 @@ def recall(
         store.adapter(agent)
         if agent not in names:
             raise BrainError(
-                f"{agent} transcripts are not enabled", f"run `brain recall --enable {agent}`"
+                f"{agent} transcripts are not enabled", f"run `{enable_command(agent)}`"
             )
     # Stored text has its undecodable bytes as U+FFFD (see adapters.loads): so do the filters.
     folder = repair(str(Path(cwd).expanduser().absolute())) if cwd else ""
@@ -127,7 +127,9 @@ def full(turn_id: str) -> FullTurn:
     """One turn in full, by its id or a unique prefix of it (as printed in a listing)."""
     key = turn_id.strip()
     if not key:
-        raise UsageError("--full needs a turn id", "copy one from a `brain recall` listing")
+        raise UsageError(
+            "`brain recall full` needs a turn id", "copy one from a `brain recall` listing"
+        )
     conn = store.connect()
     try:
         rows = conn.execute(

@@ -15,8 +15,8 @@ hygiene items a person approves like a proposal (`brain inbox approve N`):
   - `merge`: bullets that share a handle and say the same thing (`same_thing`) become the newest
     one (the others' aliases join it; the others go to AI/DROPPED.md, their lines quoted in the
     item); bullets that only share a handle are left alone (lint and doctor name them),
-  - `date`: date today the bullets whose every claim passed and whose date is older than
-    `DATE_AFTER_DAYS`.
+  - `date`: date today the bullets whose every claim checked here passed and whose date is older
+    than `DATE_AFTER_DAYS`.
 
 The items, and applying one once approved, are brain/commands/hygiene.py's. `--dry-run` computes
 the same plan as a real run (`_plan`) and writes nothing.
@@ -47,6 +47,7 @@ from brain.commands.hygiene import (
     with_aliases,
 )
 from brain.config import CORE_FILES, DROPPED, INBOX, index_path, state_dir, vault_settings
+from brain.text import noun, plural
 
 if TYPE_CHECKING:
     import sqlite3
@@ -187,12 +188,12 @@ def _supersede_items(vault: Path, notes: list[Superseded]) -> list[Item]:
             continue
         cites = tuple(re.sub(r"^[MLT]#", "", b.handle) for b in note.bullets)  # not M#handle
         names = ", ".join(f"**{c}**" for c in cites)
-        said = f"{note.paragraphs} paragraph(s) dated {note.date}"
+        said = f"{plural(note.paragraphs, 'paragraph')} dated {note.date}"
         out.append(
             make(
                 "supersede",
                 f"mark {note.path} superseded by {names}",
-                f"{said} say otherwise than newer bullets",
+                f"{said} {noun(note.paragraphs, 'says', 'say')} otherwise than newer bullets",
                 [Target(note.path, line_hash(body), note.line, "")],
                 cites,
             )
@@ -297,7 +298,8 @@ def _claim_items(
     vault: Path, rows: list[Unit], raw_at: RawAt, deadline: float | None
 ) -> tuple[list[Item], bool]:
     """Drop the bullets whose every claim failed (two at least); date, in one item, those whose
-    every claim passed and whose date is older than DATE_AFTER_DAYS."""
+    every claim this machine can check passed (verify's `passed`) and whose date is older than
+    DATE_AFTER_DAYS."""
     from brain.commands import verify
 
     ctx = verify.context(vault, verify.repositories(vault))
@@ -310,7 +312,8 @@ def _claim_items(
         t = _target(raw_at, c.path, c.line, c.handle)
         if t is None:
             continue
-        if c.verdict == "failed" and len(failed) >= DROP_MIN_FAILED:
+        # dropping is for a bullet every claim of which failed here, none left unchecked
+        if len(failed) == len(c.claims) >= DROP_MIN_FAILED:
             said = "; ".join(f"{x.text}: {x.detail}" for x in failed)
             summary = f"drop **{c.handle}** ({c.path}:{c.line}) to {DROPPED}"
             out.append(make("drop", summary, f"every claim failed ({said})", [t]))
@@ -322,8 +325,9 @@ def _claim_items(
         out.append(
             make(
                 "date",
-                f"date {len(dating)} verified bullet(s) today: {names}{more}",
-                f"every claim they make passed; their dates were older than {DATE_AFTER_DAYS} days",
+                f"date {plural(len(dating), 'verified bullet')} today: {names}{more}",
+                f"every claim they make that this machine can check passed; their dates were "
+                f"older than {DATE_AFTER_DAYS} days",
                 dating,
             )
         )
@@ -418,8 +422,9 @@ def _alias_item(
     asked = asked if len(asked) <= 60 else asked[:57] + "..."
     return make(
         "alias",
-        f"give **{handle}** ({path}:{n}) the alias(es) {names}",
-        f"{sessions} sessions reached it by its body, never by its names (asked: {asked!r})",
+        f"give **{handle}** ({path}:{n}) the {noun(len(picked), 'alias', 'aliases')} {names}",
+        f"{plural(sessions, 'session')} reached it by its body, never by its names "
+        f"(asked: {asked!r})",
         [Target(path, line_hash(raw), n, handle)],
         aliases=tuple(p.alias for p in picked),
     )
@@ -564,7 +569,7 @@ def _apply_aliases(vault: Path, planned: tuple[_AliasEdit, ...], *, dry_run: boo
             e.path,
             e.line,
             p.handle,
-            f"+ {p.alias!r} ({p.session_count} sessions asked by it)",
+            f"+ {p.alias!r} ({plural(p.session_count, 'session')} asked by it)",
         )
         for e in done
         for p in e.picked

@@ -17,6 +17,12 @@ Each claim is `passed`, `failed` or `cannot check`. A path is failed only when t
 hold it: its folder is here, or a repository here should hold it. A path on another machine
 (`/Users/bob/...` here on Linux, a folder that is not here) and a repository that is not here are
 "cannot check", never "failed".
+
+A bullet's verdict is read from the claims this machine could check; a claim it cannot check
+neither speaks for the bullet nor against it: `passed` (every checked claim passed), `failed`
+(every checked claim failed), `mixed` (some passed, some failed), `unknown` (none could be
+checked), `none` (no claim). A bullet that names a path on two machines is never checkable whole
+on either, and passes on each where its own claims hold.
 """
 
 from __future__ import annotations
@@ -67,15 +73,15 @@ class Checked:
     handle: str
     date: str
     claims: tuple[Claim, ...]
-    verdict: str  # passed (every claim), failed (every claim), mixed, unknown, none (no claim)
+    verdict: str  # of the claims checked here: passed, failed, mixed; unknown, none (no claim)
 
 
 @dataclass(frozen=True)
 class VerifyResult:
     vault: str
     checked: int  # bullets read
-    with_claims: int  # bullets that make a claim this machine reads
-    passed_count: int  # bullets whose every claim passed
+    with_claims: int  # bullets that make a claim this machine reads (checkable here or not)
+    passed_count: int  # bullets whose every claim checked here passed (verdict passed)
     failed_count: int  # bullets with a failed claim
     bullets: tuple[Checked, ...]  # the bullets that make claims
     dated: tuple[str, ...]  # with --apply: path:line of the bullets dated today
@@ -338,15 +344,18 @@ def _commit(sha: str, row: Unit, ctx: Context) -> Claim:
 
 
 def verdict(claims: Iterable[Claim]) -> str:
+    """What the claims checked here say (see the module's docstring): a claim this machine
+    cannot check is left out, so `passed` and `cannot check` is `passed`, not `mixed`."""
     states = [c.status for c in claims]
     if not states:
         return "none"
-    if all(s == PASSED for s in states):
-        return "passed"
-    if all(s == FAILED for s in states):
-        return "failed"
-    if all(s == UNKNOWN for s in states):
+    checked = {s for s in states if s != UNKNOWN}
+    if not checked:
         return "unknown"
+    if checked == {PASSED}:
+        return "passed"
+    if checked == {FAILED}:
+        return "failed"
     return "mixed"
 
 

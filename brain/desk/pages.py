@@ -12,7 +12,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from brain.commands import hygiene
 from brain.commands import inbox as inboxmod
+from brain.commands.hygiene import Shown
+from brain.config import INBOX
 from brain.desk.actions import editable
 from brain.errors import BrainError
 
@@ -21,9 +24,10 @@ QUERIES = 20  # top queries it lists
 HITS = 20  # hits a search shows
 MISSES = 200  # open misses the page lists, most asked first
 SHOWN = 50  # rows of each of doctor's advisories the health page lists (a big vault has thousands)
-# What the inbox page shows of a proposal by name; any other field a newer brain adds to an inbox
+# What the inbox page shows of a proposal by name (the line itself, `markdown`, as its fields: it
+# was shown a second time, raw, as a further row); any other field a newer brain adds to an inbox
 # item (a hygiene item's kind, its target) is shown too, as a labelled row.
-_SHOWN = {"number", "line", "text", "to", "handle", "problem", "updates", "current"}
+_SHOWN = {"number", "line", "markdown", "text", "to", "handle", "problem", "updates", "current"}
 
 
 @dataclass(frozen=True)
@@ -36,9 +40,11 @@ class Segment:
 class Item:
     key: str  # the text the page shows: actions find the proposal again by it
     number: int
-    text: str
+    text: str  # the line as it stands in the inbox (what an edit starts from)
     to: str
     handle: str
+    fact: str  # what the card shows of a bullet: its fact ("" for a line that does not parse)
+    aliases: str
     source: str
     date: str
     problem: str
@@ -47,6 +53,8 @@ class Item:
     new: tuple[Segment, ...]  # this one, likewise
     extra: tuple[tuple[str, str], ...]  # further fields of the item, by name
     editable: bool  # a proposed bullet (or a line meant as one); not another kind of item
+    why: str = ""  # a hygiene item's reason
+    changes: tuple[Shown, ...] = ()  # a hygiene item's lines, as they are now, and its effect
 
 
 @dataclass(frozen=True)
@@ -157,9 +165,10 @@ def inbox(vault: Path) -> dict[str, Any]:
     for p in listing.proposals:
         try:
             b = parse_bullet(p.markdown)
-            source, date = b.source, b.date
+            fact, aliases, source, date = b.fact, ", ".join(b.aliases), b.source, b.date
         except ValueError:
-            source = date = ""
+            fact = aliases = source = date = ""
+        why, changes = _hygiene(vault, p) if p.kind == "hygiene" else ("", ())
         # an update shows the line approve will write: it keeps the old aliases when it names none
         current = p.current or ""
         written = inboxmod.keep_aliases(p.markdown, current) if current and not p.problem else ""
@@ -176,6 +185,8 @@ def inbox(vault: Path) -> dict[str, Any]:
                 p.markdown,
                 p.to or "",
                 p.handle or "",
+                fact,
+                aliases,
                 source,
                 date,
                 p.problem or "",
@@ -184,6 +195,8 @@ def inbox(vault: Path) -> dict[str, Any]:
                 new,
                 extra,
                 editable(p),
+                why,
+                changes,
             )
         )
     return {
@@ -193,6 +206,19 @@ def inbox(vault: Path) -> dict[str, Any]:
         "destinations": list(inboxmod.DESTINATIONS),
         "default_to": inboxmod.DEFAULT_DESTINATION,
     }
+
+
+def _hygiene(vault: Path, p: inboxmod.Proposal) -> tuple[str, tuple[Shown, ...]]:
+    """A hygiene item's reason and the lines it changes as they are now (the card showed only
+    its summary: not why, nor the text a drop takes out)."""
+    from brain.edits import read
+
+    try:
+        raw = read(vault, INBOX).split("\n")[p.line - 1]
+    except (BrainError, OSError, IndexError):
+        return "", ()
+    item = hygiene.parse_item(raw)
+    return (item.why, hygiene.shown(vault, item)) if item is not None else ("", ())
 
 
 def misses(vault: Path) -> dict[str, Any]:
@@ -242,12 +268,28 @@ _LAID_OUT = {"ok", "vault", "checks", "frequent", "older_notes", "duplicates", "
 @dataclass(frozen=True)
 class Table:
     title: str
-    columns: tuple[str, ...]
+    columns: tuple[str, ...]  # the headers a person reads, not the JSON keys
     rows: tuple[tuple[str, ...], ...]
     more: int  # rows left out
+    fix: str = ""  # what to do about them, as `brain doctor` says it
+
+
+# Headers for the JSON keys that do not read as one (`claim_count`); any other key is shown with
+# its underscores as spaces.
+_HEADERS = {
+    "path": "file",
+    "claim_count": "claims",
+    "session_count": "sessions",
+    "locators": "where",
+    "dates": "dated",
+    "failures": "what failed",
+    "said": "what the person said",
+}
 
 
 def others(result: Any) -> tuple[Table, ...]:
+    from brain.present.upkeep import ADVICE
+
     out = []
     for f in dataclasses.fields(result):
         value = getattr(result, f.name)
@@ -255,10 +297,11 @@ def others(result: Any) -> tuple[Table, ...]:
             continue
         if not all(dataclasses.is_dataclass(v) for v in value):
             continue
-        columns = tuple(c.name for c in dataclasses.fields(value[0]))
-        rows = tuple(tuple(_cell(getattr(v, c, "")) for c in columns) for v in value[:SHOWN])
-        title = f.name.replace("_", " ").capitalize()
-        out.append(Table(title, columns, rows, max(0, len(value) - SHOWN)))
+        keys = tuple(c.name for c in dataclasses.fields(value[0]))
+        rows = tuple(tuple(_cell(getattr(v, c, "")) for c in keys) for v in value[:SHOWN])
+        title, fix = ADVICE.get(f.name, (f.name.replace("_", " ").capitalize(), ""))
+        columns = tuple(_HEADERS.get(k, k.replace("_", " ")) for k in keys)
+        out.append(Table(title, columns, rows, max(0, len(value) - SHOWN), fix))
     return tuple(out)
 
 

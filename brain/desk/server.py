@@ -40,7 +40,7 @@ from starlette.templating import Jinja2Templates
 from brain.commands.inbox import proposals
 from brain.desk import actions, pages
 from brain.errors import BrainError
-from brain.text import sanitized
+from brain.text import noun, sanitized
 
 IDLE_SECONDS = 3600  # the desk exits after an hour without a request
 LOOPBACK = ("127.0.0.1", "localhost", "[::1]")
@@ -219,6 +219,9 @@ def templates() -> Jinja2Templates:
     # as `--json`'s is (brain.present.scrubbed)
     env.policies["json.dumps_function"] = _json_dumps
     env.filters["n"] = lambda v: f"{v:,}"
+    # `{{ n|plural("hit") }}`: 1 hit, 2 hits, 1,200 hits (brain.text's one helper for the noun)
+    env.filters["plural"] = lambda v, word, many="": f"{v:,} {noun(v, word, many)}"
+    env.filters["noun"] = lambda v, word, many="": noun(v, word, many)  # the number styled apart
     return Jinja2Templates(env=env)
 
 
@@ -266,6 +269,13 @@ def create_app(desk: Desk) -> ASGIApp:
     def stamp(request: Request) -> Response:
         return PlainTextResponse(pages.stamp(desk.vault))
 
+    def favicon(request: Request) -> Response:
+        # browsers ask for /favicon.ico whatever a page links (it was a 404 in every tab's log)
+        from importlib.resources import files
+
+        icon = files("brain.desk").joinpath("static", "favicon.svg").read_bytes()
+        return Response(icon, media_type="image/svg+xml")
+
     def search(request: Request) -> Response:
         q = request.query_params.get("q", "")
         where = request.query_params.get("in", "vault")
@@ -298,6 +308,7 @@ def create_app(desk: Desk) -> ASGIApp:
         background("health", pages.health, usage=False),
         Route("/search", search, methods=["GET"]),
         Route(POLL, stamp, methods=["GET"]),
+        Route("/favicon.ico", favicon, methods=["GET"]),
         action(
             "/inbox/approve",
             "/inbox",

@@ -31,6 +31,8 @@ from typing import Any, TypeVar
 
 from brain import text as textmod
 from brain.text import mask_secrets
+from brain.text import noun as noun  # the one plural helper, for the presenters
+from brain.text import plural as plural
 
 T = TypeVar("T")
 
@@ -243,13 +245,3 @@ def render(*renderables: Any) -> Sanitized:
 def rich_text(markup: str) -> Sanitized:
     """Rich markup rendered as a person's terminal shows it (`render`)."""
     return render(markup)
-
-
-def noun(n: int, word: str, many: str = "") -> str:
-    """`word` for a count of `n`: as given for one, else `many` (default: `word` + "s")."""
-    return word if n == 1 else many or word + "s"
-
-
-def plural(n: int, word: str, many: str = "") -> str:
-    """`1 file`, `2 files`: every count brain prints agrees with its noun."""
-    return f"{n} {noun(n, word, many)}"

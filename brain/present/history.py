@@ -17,10 +17,10 @@ from brain.commands.day import DayResult, WeekResult
 from brain.commands.howto import HowtoHit, HowtoResult
 from brain.commands.lessons import LessonsResult
 from brain.present import Answer, clip, echoed, json_text, render
-from brain.recall import history
+from brain.recall import FULL, history
 from brain.recall.activity import RepoDay
 from brain.recall.search import SHORT_ID
-from brain.text import printable
+from brain.text import plural, printable
 
 if TYPE_CHECKING:
     from brain.caller import Caller
@@ -35,7 +35,7 @@ SHOWN = 4  # sessions, files or commits listed per repository in a table cell
 
 
 def short(ident: str | None) -> str:
-    """A turn's id as `brain recall` lists it: enough of it for `brain recall --full`."""
+    """A turn's id as `brain recall` lists it: enough of it for `brain recall full`."""
     return (ident or "")[:SHORT_ID]
 
 
@@ -121,21 +121,22 @@ def lessons_lines(result: LessonsResult) -> str:
 
 
 def day_lines(day: DayResult) -> str:
-    head = (
-        f"day {day.date}: {len(day.repos)} repositories, {day.session_count} sessions, "
-        f"{day.turn_count} turns, {day.file_count} files, {day.commit_count} commits"
-    )
+    head = f"day {day.date}: {plural(len(day.repos), 'repository', 'repositories')}, {_counts(day)}"
     return "\n".join([head, *(line for r in day.repos for line in _repo_lines(r))])
 
 
 def week_lines(week: WeekResult) -> str:
     scope = f" ({week.project})" if week.project else ""
-    head = (
-        f"week {week.first_date}..{week.last_date}{scope}: {week.session_count} sessions, "
-        f"{week.turn_count} turns, "
-        f"{week.file_count} files, {week.commit_count} commits"
-    )
+    head = f"week {week.first_date}..{week.last_date}{scope}: {_counts(week)}"
     return "\n".join([head, *(day_lines(d) for d in week.days if d.repos)])
+
+
+def _counts(totals: DayResult | WeekResult, written: str = "") -> str:
+    """`1 session, 3 turns, 2 files, 1 commit`: a day's or a week's totals."""
+    return (
+        f"{plural(totals.session_count, 'session')}, {plural(totals.turn_count, 'turn')}, "
+        f"{plural(totals.file_count, 'file')}{written}, {plural(totals.commit_count, 'commit')}"
+    )
 
 
 def _repo_lines(r: RepoDay) -> list[str]:
@@ -144,7 +145,7 @@ def _repo_lines(r: RepoDay) -> list[str]:
         lines.append(f"note {r.note}")
     for s in r.sessions:
         span = f"{history.local_time(s.start_at)}-{history.local_time(s.end_at)}"
-        head = f"session {span} {s.agent} {s.session[:8]} {s.turn_count} turns"
+        head = f"session {span} {s.agent} {s.session[:8]} {plural(s.turn_count, 'turn')}"
         lines.append(f"{head} {s.title or ''}".rstrip())
     lines += [f"file {f.path} {f.writes}" for f in r.files]
     for c in r.commits:
@@ -195,7 +196,7 @@ def howto_table(result: HowtoResult) -> str:
     if result.proposal:
         p = result.proposal
         parts.append(escape(_proposal_line(p.action, p.number, p.markdown)))
-    parts.append("[dim]`brain recall --full ID` shows the turn a command followed[/dim]")
+    parts.append(f"[dim]`{FULL}` shows the turn a command followed[/dim]")
     return render(*parts)
 
 
@@ -230,10 +231,7 @@ def week_table(week: WeekResult) -> str:
 def _summary(label: str, totals: DayResult | WeekResult) -> str:
     from rich.markup import escape
 
-    return (
-        f"[dim]{escape(label)}: {totals.session_count} sessions, {totals.turn_count} turns, "
-        f"{totals.file_count} files written, {totals.commit_count} commits[/dim]"
-    )
+    return f"[dim]{escape(label)}: {_counts(totals, ' written')}[/dim]"
 
 
 def _day_grid(days: list[DayResult], *, with_day: bool) -> Any:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from brain.present import Answer, Lookup, clip, echoed, json_text, noun, plural
+from brain.recall import FULL, enable_command
 
 if TYPE_CHECKING:
     from brain.caller import Caller
@@ -63,7 +64,7 @@ def recall(result: RecallResult, who: Caller, query: str, *, as_json: bool = Fal
         text = "\n".join(hit_line(h) for h in result.hits)
         if who.person:
             note = (
-                "`brain recall --full ID` prints a whole turn"
+                f"`{FULL}` prints a whole turn"
                 if result.hits
                 else f"nothing in the transcripts matches {asked!r}"
             )
@@ -72,7 +73,7 @@ def recall(result: RecallResult, who: Caller, query: str, *, as_json: bool = Fal
 
 
 def full(turn: FullTurn, *, as_json: bool = False) -> Answer:
-    """`brain recall --full ID`: one turn whole (credentials masked by the output step)."""
+    """`brain recall full ID`: one turn whole (credentials masked by the output step)."""
     if as_json:
         return Answer(json_text(turn))
     when = turn.at[:16].replace("T", " ") if turn.at else None
@@ -82,7 +83,7 @@ def full(turn: FullTurn, *, as_json: bool = False) -> Answer:
 
 
 def sources(docs: Sequence[Source], *, as_json: bool = False) -> Answer:
-    """`brain recall --sources`: each adapter, on or off, its turns and where it reads."""
+    """`brain recall sources`: each adapter, on or off, its turns and where it reads."""
     if as_json:
         return Answer(json_text(SourcesDoc(tuple(docs))))
     lines = []
@@ -91,11 +92,7 @@ def sources(docs: Sequence[Source], *, as_json: bool = False) -> Answer:
         where = s.root if s.exists else f"{s.root} (not found)"
         turns = noun(s.turn_count, "turn")
         lines.append(f"{state} {s.name:<8} {s.label:<12} {s.turn_count:>8} {turns:<5}  {where}")
-    note = (
-        ""
-        if any(s.enabled for s in docs)
-        else "none enabled; opt in with `brain recall --enable NAME`"
-    )
+    note = "" if any(s.enabled for s in docs) else f"none enabled; opt in with `{enable_command()}`"
     return Answer("\n".join(lines), note)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from brain.present import Answer, json_text, plural
+from brain.present import Answer, json_text, noun, plural
 
 if TYPE_CHECKING:
     from brain.commands.hooks import HooksResult, HooksStatus
@@ -115,7 +115,8 @@ def uninstall_lines(r: UninstallResult) -> list[str]:
             back = (
                 f"core.hooksPath is {gh.previous} again" if gh.previous else "core.hooksPath unset"
             )
-            lines.append(f"Git hooks: {gh.vault}: {back}; deleted {len(gh.hooks)} from {gh.dir}")
+            deleted = plural(len(gh.hooks), "hook")
+            lines.append(f"Git hooks: {gh.vault}: {back}; deleted {deleted} from {gh.dir}")
         elif gh.message:
             lines.append(f"Git hooks: {gh.vault}: {gh.message}")
     if not any(gh.action == "removed" for gh in r.git_hooks):
@@ -124,18 +125,21 @@ def uninstall_lines(r: UninstallResult) -> list[str]:
     link = r.path_link
     if link.action == "removed":
         lines.append(f"PATH: removed {link.path}")
+        if link.message:
+            lines.append(f"  note: {link.message}")
     elif link.message:
         lines.append(f"PATH: {link.message}")
     if r.recorded:
         lines.append(f"Forgot the vault {r.vault} (the record in {r.recorded})")
     if r.indexes:
         lines.append(
-            f"Deleted {plural(len(r.indexes), 'index file')} and their cached packs "
-            "(brain reindex rebuilds them)"
+            f"Deleted every index ({plural(len(r.indexes), 'index file')}) and the cached packs "
+            f"(`brain reindex` rebuilds {noun(len(r.indexes), 'it', 'them')})"
         )
     if r.workers:
         pids = ", ".join(str(p) for p in r.workers)
-        lines.append(f"Stopped the background {plural(len(r.workers), 'worker')} (pid {pids})")
+        stopped = plural(len(r.workers), "background worker")
+        lines.append(f"Stopped {stopped} ({noun(len(r.workers), 'pid', 'pids')} {pids})")
     if r.vault:
         lines.append(f"The vault {r.vault} and its history are untouched")
     if r.left:

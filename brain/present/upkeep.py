@@ -28,20 +28,46 @@ def _n(value: int) -> str:
 
 SHOWN = 10
 _MARK = {"ok": "ok  ", "warn": "warn", "fail": "FAIL"}
+# doctor's advisories `brain tend` acts on: a title and what to do, for `brain doctor` and the
+# desk's Health page alike
+ADVICE = {
+    "failed_claims": (
+        "Bullets whose claims failed here",
+        "`brain verify HANDLE`; fix or drop them",
+    ),
+    "duplicate_handles": (
+        "Handles that name several bullets",
+        "`brain tend` proposes keeping the newest",
+    ),
+    "corrected": ("Bullets served just before a person corrected the agent", "check they hold"),
+}
 
 
 def verify_text(result: VerifyResult, *, shown: int = 50) -> str:
+    from brain.commands.verify import UNKNOWN
+
     lines = []
     for c in result.bullets[:shown]:
-        lines.append(f"{c.path}:{c.line} **{c.handle}** ({c.date}): {c.verdict}")
+        unchecked = sum(x.status == UNKNOWN for x in c.claims)
+        some = f" ({unchecked} of {plural(len(c.claims), 'claim')} cannot be checked here)"
+        verdict = c.verdict + (some if unchecked and c.verdict != "unknown" else "")
+        lines.append(f"{c.path}:{c.line} **{c.handle}** ({c.date}): {verdict}")
         for x in c.claims:
             lines.append(f"    {x.status:<12} {x.kind:<10} {x.text}  ({x.detail})")
     if len(result.bullets) > shown:
         lines.append(f"… and {len(result.bullets) - shown} more (--json lists them all)")
-    lines.append(
-        f"{result.with_claims} of {result.checked} bullets make a claim this machine reads: "
-        f"{result.passed_count} passed, {result.failed_count} with a failed claim"
+    # what this machine could check, apart from what it only read: a bullet whose every claim
+    # cannot be checked here is no bullet "making a claim this machine reads" in the count
+    unknown = sum(c.verdict == "unknown" for c in result.bullets)
+    checkable = result.with_claims - unknown
+    makes = noun(checkable, "makes", "make")
+    summary = (
+        f"{checkable} of {plural(result.checked, 'bullet')} {makes} a claim this machine can "
+        f"check: {result.passed_count} passed, {result.failed_count} with a failed claim"
     )
+    if unknown:
+        summary += f"; {unknown} more {noun(unknown, 'makes', 'make')} only claims it cannot check"
+    lines.append(summary)
     if result.dated:
         lines.append(f"dated today: {', '.join(result.dated)} (not committed)")
     return "\n".join(lines)
@@ -210,7 +236,8 @@ def doctor_text(result: DoctorResult) -> str:
     advice += _doctor_tend_text(result)
     lines += [printable(line) for line in advice]
     failed = sum(c.status == "fail" for c in result.checks)
-    lines += ["", f"{failed} broken; run the fix under each" if failed else "All checks pass."]
+    broken = f"{plural(failed, 'check')} broken; run the fix under {noun(failed, 'it', 'each')}"
+    lines += ["", broken if failed else "All checks pass."]
     return "\n".join(lines)
 
 
@@ -218,7 +245,7 @@ def _doctor_tend_text(result: DoctorResult) -> list[str]:
     """The advisories `brain tend` acts on, one line each (doctor_text escapes them)."""
     lines: list[str] = []
     if result.failed_claims:
-        lines += ["", "Bullets whose claims failed here (`brain verify HANDLE`; fix or drop them):"]
+        lines += ["", "{} ({}):".format(*ADVICE["failed_claims"])]
         for f in result.failed_claims[:SHOWN]:
             lines.append(
                 f"  {f.path}:{f.line} **{f.handle}** ({f.date}): {len(f.failures)} of "
@@ -226,20 +253,17 @@ def _doctor_tend_text(result: DoctorResult) -> list[str]:
                 f" failed: {'; '.join(f.failures)}"
             )
     if result.duplicate_handles:
-        lines += [
-            "",
-            "Handles that name several bullets (`brain tend` proposes keeping the newest):",
-        ]
+        lines += ["", "{} ({}):".format(*ADVICE["duplicate_handles"])]
         for g in result.duplicate_handles[:SHOWN]:
             at = ", ".join(f"{b} ({d})" for b, d in zip(g.locators, g.dates, strict=True))
             lines.append(f"  **{g.handle}**: {at}")
     if result.corrected:
-        lines += ["", "Bullets served just before a person corrected the agent (check they hold):"]
+        lines += ["", "{} ({}):".format(*ADVICE["corrected"])]
         for c in result.corrected[:SHOWN]:
             said = "; ".join(repr(s) for s in c.said)
             lines.append(
                 f"  {c.path}:{c.line} **{c.handle}**: {c.corrections}× in "
-                f"{c.session_count} session(s): {said}"
+                f"{plural(c.session_count, 'session')}: {said}"
             )
     return lines
 
@@ -255,15 +279,16 @@ def tend_text(result: TendResult) -> str:
     for p in result.proposed:
         lines.append(f"{verb}: {p.op}: {p.summary}\n    why: {p.why}")
     if result.waiting_count:
-        lines.append(f"{result.waiting_count} item(s) already in the inbox or proposed before")
+        waiting = plural(result.waiting_count, "item")
+        lines.append(f"{waiting} already in the inbox or proposed before")
     if result.stopped:
         lines.append(f"stopped early: {result.stopped}")
     n = len(result.proposed)
     tail = " (dry run: nothing written)" if result.dry_run else ""
+    review = f"; review {noun(n, 'it', 'them')} with `brain inbox`" if n else ""
     lines.append(
-        f"{result.checked} bullets swept in {result.ms} ms: {len(result.applied)} {done}, "
-        f"{n} {verb}{tail}"
-        + ("; review them with `brain inbox`" if n and not result.dry_run else "")
+        f"{plural(result.checked, 'bullet')} swept in {result.ms} ms: "
+        f"{len(result.applied)} {done}, {n} {verb}{tail}" + ("" if result.dry_run else review)
     )
     return "\n".join(lines)
 
@@ -276,7 +301,7 @@ def learn_text(result: LearnResult, *, shown: int = 20) -> str:
             asked = ", ".join(repr(q) for q in p.queries)
             lines.append(
                 f"  {p.path}:{p.line} **{p.handle}** + {p.alias!r}  "
-                f"({p.lookups} lookups, {p.session_count} sessions: {asked})"
+                f"({plural(p.lookups, 'lookup')}, {plural(p.session_count, 'session')}: {asked})"
             )
     if result.unused:
         lines.append(f"Aliases no logged query used ({len(result.unused)}):")
@@ -290,7 +315,8 @@ def learn_text(result: LearnResult, *, shown: int = 20) -> str:
         lines.append("`brain learn --apply` writes them (a line edit each).")
     if result.stopped:
         lines.append(f"Stopped early: {result.stopped}.")
-    lines.append(f"{result.lookups} lookups read, {result.query_count} queries asked again.")
+    asked = plural(result.query_count, "query", "queries")
+    lines.append(f"{plural(result.lookups, 'lookup')} read, {asked} asked again.")
     return "\n".join(lines)
 
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from brain.present import Answer, data, dumps, json_text, plural
+from brain.present import Answer, data, dumps, json_text, noun, plural
 from brain.text import printable
 
 if TYPE_CHECKING:
@@ -41,7 +41,8 @@ def reindex(result: ReindexResult, *, as_json: bool = False) -> Answer:
     note = ""
     if result.problem_count:
         found = plural(result.problem_count, "problem")
-        note = f"{found} in the vault; run `brain lint` to see them"
+        them = noun(result.problem_count, "it", "them")
+        note = f"{found} in the vault; run `brain lint` to see {them}"
     return Answer(f"{line} in {result.ms:.0f} ms.", note)
 
 
@@ -55,10 +56,11 @@ def sync_status(s: SyncStatus, *, as_json: bool = False) -> Answer:
         lines.append(f"Remote: {s.remote} {s.url} (branch {s.branch})")
     else:
         lines.append("Remote: not connected (`brain sync connect URL`)")
-    lines.append(f"Here: {s.changes} changed files not written down, {s.ahead} commits not sent")
+    changed, ahead = plural(s.changes, "changed file"), plural(s.ahead, "commit")
+    lines.append(f"Here: {changed} not written down, {ahead} not sent")
     if s.remote:
         when = f"as of the fetch at {s.fetched_at}" if s.fetched_at else "never fetched"
-        lines.append(f"Remote: {s.behind} commits not received ({when})")
+        lines.append(f"Remote: {plural(s.behind, 'commit')} not received ({when})")
     if s.retry_at:
         lines.append(f"Offline: background passes wait until {s.retry_at}")
     if s.last_summary:
@@ -97,7 +99,7 @@ def lint(result: LintResult, *, as_json: bool = False) -> Answer:
         found = plural(len(result.problems), "problem")
         return Answer(
             "\n".join(str(p) for p in result.problems),
-            f"{found}; fix them and run `brain lint` again",
+            f"{found}; fix {noun(len(result.problems), 'it', 'them')} and run `brain lint` again",
             code,
         )
     bullets = plural(result.bullet_count, "bullet")
@@ -132,7 +134,8 @@ def secrets(result: SecretsResult, *, as_json: bool = False) -> Answer:
         found = plural(len(result.findings), "possible secret")
         files = plural(len({f.path for f in result.findings}), "file")
         notes.append(
-            f"{found} in {files}{also}; remove them and keep credentials in a password "
+            f"{found} in {files}{also}; remove {noun(len(result.findings), 'it', 'them')} and "
+            "keep credentials in a password "
             f"manager{unread}"
         )
     else:
@@ -244,7 +247,8 @@ def import_(result: ImportResult, *, as_json: bool = False) -> Answer:
         )
     lines.append(
         f"{plural(result.proposed_count, 'proposal')} added to the inbox from {result.origin} "
-        f"({result.found_count} found); review them with `brain inbox`"
+        f"({result.found_count} found); review {noun(result.proposed_count, 'it', 'them')} with "
+        "`brain inbox`"
     )
     return Answer("\n".join(lines))
 
@@ -307,7 +311,14 @@ def approved(results: Sequence[ApproveResult], *, one: bool, as_json: bool = Fal
         lines.append(f"{verb} #{r.number} in {r.path}:{r.line}: {printable(r.markdown)}")
         if r.replaced:
             lines.append(f"  was: {printable(r.replaced)}")
-    commit = "; ".join(dict.fromkeys(r.commit for r in results))
+    from brain.commands.inbox import commit_advice
+
+    # one piece of advice for them all, naming each file once (one each repeated it per file)
+    commit = (
+        commit_advice(results[0].vault, [f for r in results for f in r.files or (r.path,)])
+        if len(results) > 1
+        else results[0].commit
+    )
     lines.append(
         f"Index updated; {results[-1].remaining} left in the inbox. Not committed: {commit}."
     )

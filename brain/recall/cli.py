@@ -42,7 +42,7 @@ def mode_of(
     if len(modes) != 1:
         what = " and ".join(modes) if modes else "nothing to do"
         raise UsageError(
-            f"brain recall takes one of QUERY, --full, --sync, --sources, --enable, --disable "
+            "brain recall takes one of QUERY, full ID, sync, sources, enable NAME, disable NAME "
             f"({what})",
             "see `brain recall --help`",
         )

@@ -261,16 +261,14 @@ def enabled_agents(agent: str = "") -> tuple[list[str], tuple[str, ...]]:
     enabled."""
     from brain.commands.recall import need_enabled
     from brain.errors import UsageError
-    from brain.recall import store
+    from brain.recall import enable_command, store
 
     names = need_enabled()
     if not agent:
         return names, tuple(names)
     store.adapter(agent)
     if agent not in names:
-        raise UsageError(
-            f"{agent} transcripts are not enabled", f"run `brain recall --enable {agent}`"
-        )
+        raise UsageError(f"{agent} transcripts are not enabled", f"run `{enable_command(agent)}`")
     return names, (agent,)
 
 

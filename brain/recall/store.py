@@ -36,6 +36,7 @@ from typing import cast
 from brain.config import private_file
 from brain.errors import BrainError
 from brain.index import transaction
+from brain.recall import SYNC
 from brain.recall.adapters import Adapter, Chunk, FileState, Turn, Virtual
 from brain.recall.adapters.known import registry
 from brain.text import has_surrogates
@@ -159,7 +160,7 @@ def connect(path: Path | None = None) -> sqlite3.Connection:
         conn.execute("PRAGMA wal_autocheckpoint = 10000")  # fewer disk syncs on a long sync
     except sqlite3.DatabaseError as exc:
         raise BrainError(
-            f"{path}: {exc}", "delete it; `brain recall --sync` reads the transcripts again"
+            f"{path}: {exc}", f"delete it; `{SYNC}` reads the transcripts again"
         ) from exc
     except OSError as exc:
         raise BrainError(f"cannot open {path}: {exc.strerror}", "check the state dir") from exc
