@@ -519,13 +519,19 @@ def test_a_pass_stopped_with_sigterm_stops_its_git_and_leaves_nothing_behind(
     )
     marker = a.vault / ".git" / "brain-sync"
 
-    def fetching() -> int:
-        with contextlib.suppress(OSError, ValueError):
-            return int(json.loads(marker.read_text(encoding="utf-8"))["group"])
-        return 0
+    groups: list[int] = []
 
-    wait_for(lambda: fetching() > 0 and a.git("status", "--porcelain") == "", "the fetch")
-    group = fetching()
+    def fetching() -> bool:
+        """The fetch's git is running (the marker names its group; the write-down is done).
+        The group seen is kept: read again, the marker may name none by then."""
+        with contextlib.suppress(OSError, ValueError, KeyError):
+            group = int(json.loads(marker.read_text(encoding="utf-8"))["group"])
+            if group > 0 and a.git("status", "--porcelain") == "":
+                groups.append(group)
+        return bool(groups)
+
+    wait_for(fetching, "the fetch")
+    group = groups[0]
     proc.send_signal(signal.SIGTERM)
     proc.wait(timeout=60)
     wait_for(lambda: not alive(group), "its git to be stopped", timeout=5)
