@@ -156,12 +156,19 @@ def _named(conn: sqlite3.Connection, terms: set[str]) -> set[str]:
     return found
 
 
+_SYNONYMS_SQL = "SELECT term, expansion FROM synonyms"
+
+
 def load_synonyms(conn: sqlite3.Connection) -> Synonyms:
     """synonyms.tsv as a two-way table of word sequences: `k8s<TAB>kubernetes` makes `k8s` find
     `kubernetes` and `kubernetes` find `k8s`. A row with only stopwords on a side (or an empty
     side) is dropped: it would match every unit, or nothing."""
+    return _synonym_table(conn.execute(_SYNONYMS_SQL).fetchall())
+
+
+def _synonym_table(rows: list[tuple[str, str]]) -> Synonyms:
     table: Synonyms = {}
-    for term, expansion in conn.execute("SELECT term, expansion FROM synonyms"):
+    for term, expansion in rows:
         a, b = tuple(terms_of(term)), tuple(terms_of(expansion))
         if a == b or all(w in STOPWORDS for w in a) or all(w in STOPWORDS for w in b):
             continue  # all() of an empty side is True too
@@ -546,7 +553,8 @@ VECTOR_WORDS = 512
 
 
 def vector_query(conn: sqlite3.Connection, text: str) -> str:
-    """The query as the vector half should see it: without the words most of the vault shares.
+    """The query as the vector half should see it: without the words most of the vault shares,
+    and with the vault's own synonyms of its words (`_with_synonyms`).
 
     In a vault of one person's conversations most lines name the speakers, and a question that
     names them too is pulled by the names toward lines that say nothing else; BM25 gives such
@@ -555,6 +563,32 @@ def vector_query(conn: sqlite3.Connection, text: str) -> str:
     A query made only of such words is kept whole. Past VECTOR_WORDS words it is cut: the model
     would not read them.
     """
+    return _with_synonyms(conn, _uncommon(conn, text))
+
+
+def _with_synonyms(conn: sqlite3.Connection, text: str) -> str:
+    """`text` followed by the synonyms.tsv expansions of its words, as the file spells them:
+    `creds in logs (credentials)`. The keyword half reads the file already; the model does not
+    know that in this vault `creds` means credentials or `tz` a timezone (golden's synonym
+    queries: hybrid MRR .86 -> 1.0, see the README). Only as many words as the model still reads
+    (VECTOR_WORDS) are added, and none the query says already."""
+    rows = conn.execute(_SYNONYMS_SQL).fetchall()
+    if not rows:
+        return text
+    said = terms_of(text)
+    room = VECTOR_WORDS - len(said)
+    spelled = {tuple(terms_of(side)): " ".join(side.split()) for row in rows for side in row}
+    extra: dict[str, None] = {}
+    for group in parse_query(text, _synonym_table(rows)).groups:
+        for alt in group[1:]:
+            if not set(alt) <= set(said) and len(alt) <= room:
+                extra[spelled.get(alt, " ".join(alt))] = None
+                room -= len(alt)
+    return f"{text} ({', '.join(extra)})" if extra else text
+
+
+def _uncommon(conn: sqlite3.Connection, text: str) -> str:
+    """`text` less the words most of the vault shares, cut at VECTOR_WORDS (`vector_query`)."""
     total = conn.execute("SELECT count(*) FROM units").fetchone()[0]
     tokens = text.split()
     if total < COMMON_MIN_UNITS:  # no word is common there: spare the counts
