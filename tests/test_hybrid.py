@@ -375,3 +375,37 @@ def test_the_vector_query_carries_the_vaults_synonyms(tmp_path: Path) -> None:
         assert search.vector_query(conn, full) == full  # the model reads no further
     finally:
         conn.close()
+
+
+def test_the_scorer_tells_a_bullet_from_a_paragraph(tmp_path: Path) -> None:
+    """A bullet is the vault's own statement of a fact: the scorer sees which a candidate is, and
+    the fitted scorer ranks a bullet above a paragraph that both halves found alike."""
+    from brain import search
+
+    vault = tmp_path / "v"
+    (vault / "AI").mkdir(parents=True)
+    (vault / "notes").mkdir()
+    lines = ["# Memory", ""]
+    lines += [f"- **fact {i}** — topic{i} came up at lunch — chat — 2026-01-01" for i in range(30)]
+    (vault / "AI" / "MEMORY.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    note = "# Lunch\n\nThe topic3 came up at lunch.\n"  # dated after the bullets, by its name
+    (vault / "notes" / "2026-03-01-lunch.md").write_text(note, encoding="utf-8")
+    conn = index.open_index(vault)
+    try:
+        ranked = search.keyword_rank(conn, search.parse_query("topic3", {}))
+        by_text = {t: uid for uid, t in conn.execute("SELECT id, text FROM units")}
+        paragraph = by_text["The topic3 came up at lunch."]
+        fact = by_text["topic3 came up at lunch"]
+        found = search.candidates(conn, ranked, [(paragraph, 0.8), (fact, 0.8)])
+        hits = {h.id: h for h in found.hits}
+        features = dict(zip(hits, found.features, strict=True))
+        kind = search.FEATURES.index("bullet")
+        assert features[paragraph][kind] == 0.0
+        assert features[fact][kind] == 1.0
+        # Twins but for their kind (the paragraph, newer, would win a tie): the bullet first.
+        as_paragraph = tuple(0.0 if k == kind else v for k, v in enumerate(features[fact]))
+        twins = search.Candidates([hits[paragraph], hits[fact]], [as_paragraph, features[fact]])
+        order = search.score_candidates(twins, search.fusion_model())
+        assert [h.id for h in order] == [fact, paragraph]
+    finally:
+        conn.close()
