@@ -580,10 +580,13 @@ def _with_synonyms(conn: sqlite3.Connection, text: str) -> str:
     if not rows:
         return text
     said = terms_of(text)
+    table = _synonym_table(rows)
+    if {k[0] for k in table}.isdisjoint(said):
+        return text  # most queries: no word starts a row (spares a long query's parse)
     room = VECTOR_WORDS - len(said)
     spelled = {tuple(terms_of(side)): " ".join(side.split()) for row in rows for side in row}
     extra: dict[str, None] = {}
-    for group in parse_query(text, _synonym_table(rows)).groups:
+    for group in parse_query(text, table).groups:
         for alt in group[1:]:
             if not set(alt) <= set(said) and len(alt) <= room:
                 extra[spelled.get(alt, " ".join(alt))] = None
