@@ -156,12 +156,19 @@ def _named(conn: sqlite3.Connection, terms: set[str]) -> set[str]:
     return found
 
 
+_SYNONYMS_SQL = "SELECT term, expansion FROM synonyms"
+
+
 def load_synonyms(conn: sqlite3.Connection) -> Synonyms:
     """synonyms.tsv as a two-way table of word sequences: `k8s<TAB>kubernetes` makes `k8s` find
     `kubernetes` and `kubernetes` find `k8s`. A row with only stopwords on a side (or an empty
     side) is dropped: it would match every unit, or nothing."""
+    return _synonym_table(conn.execute(_SYNONYMS_SQL).fetchall())
+
+
+def _synonym_table(rows: list[tuple[str, str]]) -> Synonyms:
     table: Synonyms = {}
-    for term, expansion in conn.execute("SELECT term, expansion FROM synonyms"):
+    for term, expansion in rows:
         a, b = tuple(terms_of(term)), tuple(terms_of(expansion))
         if a == b or all(w in STOPWORDS for w in a) or all(w in STOPWORDS for w in b):
             continue  # all() of an empty side is True too
@@ -394,10 +401,12 @@ def keyword_search(conn: sqlite3.Connection, query: Query, limit: int) -> list[H
 
 
 # Hybrid fusion: a learned scorer. Each candidate (the keyword half's first CANDIDATE_DEPTH hits
-# and the vector half's first VECTOR_DEPTH) is described by FEATURES and scored by a logistic
-# regression fitted on the tuning half of testdata/golden.jsonl + dev.jsonl (`tools/eval fit`;
-# the coefficients are data: brain/data/fusion.json). It replaced reciprocal rank fusion weighted
-# by coverage (golden paraphrase R@5 .50 against vector's .67; see the README).
+# and the vector half's first VECTOR_DEPTH) is described by FEATURES and scored linearly, with
+# weights fitted on the tuning half of testdata/golden.jsonl + dev.jsonl to rank each query's
+# answers first (listwise), then scaled to a log-odds (`tools/eval fit`; the coefficients are
+# data: brain/data/fusion.json). It replaced reciprocal rank fusion weighted by coverage (golden
+# paraphrase R@5 .50 against vector's .67), then a logistic regression over every candidate
+# without the unit's kind (golden and dev MRR .86 -> .90; see the README).
 VECTOR_DEPTH = 100  # vector candidates considered
 CANDIDATE_DEPTH = 100  # keyword candidates considered
 RANK_SCALE = 10  # a rank r counts RANK_SCALE / (RANK_SCALE + r): 1 at the top, 0.5 at rank 10
@@ -410,6 +419,7 @@ FEATURES = (
     "strength",  # BM25, squashed to 0..1
     "cosine",  # the unit's cosine (the last neighbour's when it is not among them)
     "margin",  # cosine over the median of the top ten cosines
+    "bullet",  # 1 for a bullet (the vault's own statement of a fact), 0 for a paragraph
 )
 FUSION = Path(__file__).parent / "data" / "fusion.json"
 _MODEL: list[dict[str, Any]] = []
@@ -454,10 +464,11 @@ def candidates(
         cos = cosine.get(uid, floor)
         kr = RANK_SCALE / (RANK_SCALE + kw_place[uid]) if uid in kw_place else 0.0
         vr = RANK_SCALE / (RANK_SCALE + place[uid]) if uid in place else 0.0
+        bullet = 1.0 if h.kind == "bullet" else 0.0
         hits.append(
             dataclasses.replace(h, match=h.match + (("semantic",) if uid in cosine else ()))
         )
-        features.append((kr, vr, h.covered, weighted, named, strength, cos, cos - median))
+        features.append((kr, vr, h.covered, weighted, named, strength, cos, cos - median, bullet))
     return Candidates(hits, features)
 
 
@@ -546,7 +557,8 @@ VECTOR_WORDS = 512
 
 
 def vector_query(conn: sqlite3.Connection, text: str) -> str:
-    """The query as the vector half should see it: without the words most of the vault shares.
+    """The query as the vector half should see it: without the words most of the vault shares,
+    and with the vault's own synonyms of its words (`_with_synonyms`).
 
     In a vault of one person's conversations most lines name the speakers, and a question that
     names them too is pulled by the names toward lines that say nothing else; BM25 gives such
@@ -555,6 +567,35 @@ def vector_query(conn: sqlite3.Connection, text: str) -> str:
     A query made only of such words is kept whole. Past VECTOR_WORDS words it is cut: the model
     would not read them.
     """
+    return _with_synonyms(conn, _uncommon(conn, text))
+
+
+def _with_synonyms(conn: sqlite3.Connection, text: str) -> str:
+    """`text` followed by the synonyms.tsv expansions of its words, as the file spells them:
+    `creds in logs (credentials)`. The keyword half reads the file already; the model does not
+    know that in this vault `creds` means credentials or `tz` a timezone (golden's synonym
+    queries: hybrid MRR .86 -> 1.0, see the README). Only as many words as the model still reads
+    (VECTOR_WORDS) are added, and none the query says already."""
+    rows = conn.execute(_SYNONYMS_SQL).fetchall()
+    if not rows:
+        return text
+    said = terms_of(text)
+    table = _synonym_table(rows)
+    if {k[0] for k in table}.isdisjoint(said):
+        return text  # most queries: no word starts a row (spares a long query's parse)
+    room = VECTOR_WORDS - len(said)
+    spelled = {tuple(terms_of(side)): " ".join(side.split()) for row in rows for side in row}
+    extra: dict[str, None] = {}
+    for group in parse_query(text, table).groups:
+        for alt in group[1:]:
+            if not set(alt) <= set(said) and len(alt) <= room:
+                extra[spelled.get(alt, " ".join(alt))] = None
+                room -= len(alt)
+    return f"{text} ({', '.join(extra)})" if extra else text
+
+
+def _uncommon(conn: sqlite3.Connection, text: str) -> str:
+    """`text` less the words most of the vault shares, cut at VECTOR_WORDS (`vector_query`)."""
     total = conn.execute("SELECT count(*) FROM units").fetchone()[0]
     tokens = text.split()
     if total < COMMON_MIN_UNITS:  # no word is common there: spare the counts

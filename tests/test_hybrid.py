@@ -114,6 +114,24 @@ def test_a_question_the_vault_cannot_answer_comes_back_empty(hvault: Path, query
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize(
+    ("query", "handle"),
+    [("creds in logs", "secrets in output"), ("gc tuning", "gomemlimit")],
+)
+def test_the_vector_half_reads_the_vaults_synonyms(
+    hvault: Path, monkeypatch: pytest.MonkeyPatch, query: str, handle: str
+) -> None:
+    """synonyms.tsv says `creds` is credentials and `gc` garbage collection; the model alone
+    does not know (plain vectors put those bullets 16th and 23rd)."""
+    from brain.commands.find import find
+
+    monkeypatch.setenv("BRAIN_EMBED", "onnx")
+    monkeypatch.setenv("BRAIN_WORKER", "0")
+    assert find(hvault, query, mode="vector").hits[0].handle == handle
+    assert find(hvault, query).hits[0].handle == handle
+
+
+@pytest.mark.slow
 def test_an_edit_re_embeds_only_what_changed(hvault: Path) -> None:
     memory = hvault / "AI" / "MEMORY.md"
     before = memory.read_text(encoding="utf-8")
@@ -328,5 +346,66 @@ def test_whether_a_question_is_answered_depends_on_how_much_of_it_the_vault_know
         assert any("three kids" in t for t in answered)
         # Only `compilation` is known: a topic the vault does not hold.
         assert ask("godot shader compilation") == []
+    finally:
+        conn.close()
+
+
+def test_the_vector_query_carries_the_vaults_synonyms(tmp_path: Path) -> None:
+    """The model reads each synonym the vault defines for a word of the query, as the file
+    spells it, after the query; none that the query says already, none past what it reads."""
+    from brain import search
+
+    vault = tmp_path / "v"
+    (vault / "AI").mkdir(parents=True)
+    lines = ["# Memory", ""]
+    lines += [f"- **fact {i}** — topic{i} came up at lunch — chat — 2026-01-01" for i in range(30)]
+    (vault / "AI" / "MEMORY.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    synonyms = "term\texpansion\ncreds\tcredentials\noom\tout of memory\nrefund\t退款申请\n"
+    (vault / "AI" / "synonyms.tsv").write_text(synonyms, encoding="utf-8")
+    conn = index.open_index(vault)
+    try:
+        assert search.vector_query(conn, "creds in logs") == "creds in logs (credentials)"
+        assert search.vector_query(conn, "pod OOM killed") == "pod OOM killed (out of memory)"
+        assert search.vector_query(conn, "refund policy") == "refund policy (退款申请)"
+        assert search.vector_query(conn, "Out of memory?") == "Out of memory? (oom)"
+        said = "creds and credentials"  # both sides said: nothing to add
+        assert search.vector_query(conn, said) == said
+        assert search.vector_query(conn, "lunch") == "lunch"
+        full = " ".join(["creds", *(f"w{i}" for i in range(search.VECTOR_WORDS - 1))])
+        assert search.vector_query(conn, full) == full  # the model reads no further
+    finally:
+        conn.close()
+
+
+def test_the_scorer_tells_a_bullet_from_a_paragraph(tmp_path: Path) -> None:
+    """A bullet is the vault's own statement of a fact: the scorer sees which a candidate is, and
+    the fitted scorer ranks a bullet above a paragraph that both halves found alike."""
+    from brain import search
+
+    vault = tmp_path / "v"
+    (vault / "AI").mkdir(parents=True)
+    (vault / "notes").mkdir()
+    lines = ["# Memory", ""]
+    lines += [f"- **fact {i}** — topic{i} came up at lunch — chat — 2026-01-01" for i in range(30)]
+    (vault / "AI" / "MEMORY.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    note = "# Lunch\n\nThe topic3 came up at lunch.\n"  # dated after the bullets, by its name
+    (vault / "notes" / "2026-03-01-lunch.md").write_text(note, encoding="utf-8")
+    conn = index.open_index(vault)
+    try:
+        ranked = search.keyword_rank(conn, search.parse_query("topic3", {}))
+        by_text = {t: uid for uid, t in conn.execute("SELECT id, text FROM units")}
+        paragraph = by_text["The topic3 came up at lunch."]
+        fact = by_text["topic3 came up at lunch"]
+        found = search.candidates(conn, ranked, [(paragraph, 0.8), (fact, 0.8)])
+        hits = {h.id: h for h in found.hits}
+        features = dict(zip(hits, found.features, strict=True))
+        kind = search.FEATURES.index("bullet")
+        assert features[paragraph][kind] == 0.0
+        assert features[fact][kind] == 1.0
+        # Twins but for their kind (the paragraph, newer, would win a tie): the bullet first.
+        as_paragraph = tuple(0.0 if k == kind else v for k, v in enumerate(features[fact]))
+        twins = search.Candidates([hits[paragraph], hits[fact]], [as_paragraph, features[fact]])
+        order = search.score_candidates(twins, search.fusion_model())
+        assert [h.id for h in order] == [fact, paragraph]
     finally:
         conn.close()
