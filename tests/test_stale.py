@@ -99,6 +99,28 @@ def test_a_newer_bullet_the_query_missed_is_brought_in_above_the_note(stale_vaul
     assert hits[1].superseded_by == "refund window"
 
 
+def test_prime_serves_the_bullet_never_the_older_paragraph(stale_vault: Path) -> None:
+    """Prime's answer is read unasked: a paragraph a newer bullet corrects is not served, even
+    marked; the bullet stands in its place (keyword prime, as a cold worker answers)."""
+    assert brain("reindex", "--vault", str(stale_vault)).code == 0  # prime never builds it
+    for case in PLANTED:
+        doc = brain("prime", "--vault", str(stale_vault), "--json", case["query"]).json()
+        assert (_where(case), case["line"]) not in {(h["path"], h["line"]) for h in doc["hits"]}
+        assert not any(h["superseded_by"] for h in doc["hits"]), case
+        assert case["handle"] in {h["handle"] for h in doc["hits"]}, case
+
+
+def test_prime_serves_nothing_of_a_note_whose_bullet_the_session_has(stale_vault: Path) -> None:
+    case = next(c for c in PLANTED if c["handle"] == "search on-call")
+    assert brain("reindex", "--vault", str(stale_vault)).code == 0
+    env = {"BRAIN_SESSION": "s-given", "CLAUDECODE": "1"}
+    given = brain("find", "--vault", str(stale_vault), "search on-call", env=env)
+    assert given.out.startswith("AI/MEMORY.md:"), given.out
+    doc = brain("prime", "--vault", str(stale_vault), "--json", case["query"], env=env).json()
+    assert doc["repeated"] >= 1  # the bullet: given already
+    assert _where(case) not in {h["path"] for h in doc["hits"]}
+
+
 def test_the_cli_marks_the_note_in_every_format(stale_vault: Path) -> None:
     query = "refund window 90 days from purchase"
     terse = brain("find", "--vault", str(stale_vault), query)

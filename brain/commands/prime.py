@@ -3,8 +3,9 @@
 Claude Code runs it on every prompt (the UserPromptSubmit hook) and puts what it prints beside
 the prompt. So it reads the prompt as a sentence (pasted blocks, code and logs do not drive the
 query; chat words carry nothing), retrieves as `find` does without ever loading a model itself
-(the warm worker's neighbours or keywords alone), serves only the hits that stand out, and
-never gives a session what it was already given. Being quick and out of the way (exit 0, a
+(the warm worker's neighbours or keywords alone), serves only the hits that stand out, never
+serves a note's paragraph that a newer bullet corrects (the bullet instead), and never gives a
+session what it was already given. Being quick and out of the way (exit 0, a
 deadline) is brain/cli.py's part.
 """
 
@@ -222,7 +223,7 @@ def prime(
     try:
         judged = candidates(conn, said, neighbours)
         standing = Rule().choose(judged.candidates)
-        standing = stale.serve(conn, standing, MAX_SERVED)
+        standing = stale.current(conn, standing, MAX_SERVED)
     finally:
         conn.close()
     given = usage.so_far(session, vault)
