@@ -41,8 +41,9 @@ if TYPE_CHECKING:
 # 7: ... and when a hard wrap puts a line break between the key name and its value; a file whose
 # name holds one is skipped; a bullet with one in an alias is read (the mask's "(20)" broke it).
 # 8: the guard defuses look-alike letters (fullwidth, mathematical, Cherokee in a Latin word) and
-# stacked combining marks too.
-SCHEMA_VERSION = 8
+# stacked combining marks too. 9: `shadows` read headings, names in any order and durations in
+# any unit (brain/retell.py): the relation is computed again.
+SCHEMA_VERSION = 9
 BUSY_TIMEOUT_MS = 10_000
 
 _SCHEMA = """

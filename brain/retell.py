@@ -1,13 +1,15 @@
 """Which notes a newer bullet corrects: the shadow relation, computed at index time.
 
-A paragraph of a note *retells* a bullet when one sentence of it names the bullet's subject (its
-handle or one alias, as a phrase of telling words) and shares at least one more telling word with
-the bullet (two for a one-word name). It says something *else* when its specifics differ from the
+A paragraph of a note *retells* a bullet when one sentence of it, or the heading it stands under,
+names the bullet's subject (its handle or one alias, as a run of telling words in any order: "the
+window for refunds" names `refund window`) and shares at least one more telling word with the
+bullet (two for a one-word name). It says something *else* when its specifics differ from the
 bullet's fact:
 
 - a quantity of the same kind with another value: `90 days` where the bullet says `180 days`
   (numbers are compared by the telling word on either side of them, so `Postgres 14` meets
-  `Postgres 15` and `90 days` meets `180 days`, while `3 people` never meets `180 days`);
+  `Postgres 15` and `90 days` meets `180 days`, while `3 people` never meets `180 days`; a
+  duration meets a duration in any unit, `two weeks` against `30 days`);
 - where no quantity meets another, other names: `Bob` where the bullet says `Alice`
   (capitalised words inside a sentence; the paragraph says none of the bullet's).
 
@@ -31,6 +33,7 @@ from brain.vault import Unit
 from brain.vocab import ALIAS_SEP, STOPWORDS, cjk_terms, fold, fts_phrase, words
 
 _SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+HEADING = -1  # where a name stands when the paragraph's heading holds it: the whole paragraph
 _TOKEN = re.compile(r"\d+(?:[.,:/]\d+)+|[^\W_]+|%")
 _NAME = re.compile(r"[^\W\d_][^\W_]*")
 REACH = 2  # tokens on each side of a number where the word that says what it counts may stand
@@ -54,18 +57,71 @@ _LETTER = re.compile(r"[^\W\d_]")
 Quantity = tuple[str, tuple[str, ...], tuple[str, ...]]  # value, its digit groups, its kinds
 
 
+# A duration meets a duration in any unit (`two weeks` against `30 days`): its length in seconds is
+# one more kind of it. A month counts 30 days, a year 365.
+_UNITS = {
+    "second": 1,
+    "sec": 1,
+    "minute": 60,
+    "min": 60,
+    "hour": 3600,
+    "hr": 3600,
+    "hrs": 3600,
+    "day": 86400,
+    "week": 604800,
+    "month": 2592000,
+    "year": 31536000,
+}
+_SUFFIXES = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 604800, **_UNITS}  # `15m`, `30d`
+_SUFFIXED = re.compile(r"(\d+(?:\.\d+)?)([a-z]+)")
+_RATE = frozenset({"every", "each", "per"})  # `every 6 hours` says how often, not how long
+# Numbers spelled out, read only before a unit of time ("two weeks", "ninety days").
+_NUMBER_WORDS = {
+    word: n
+    for n, word in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen"
+        " fifteen sixteen seventeen eighteen nineteen twenty".split()
+    )
+} | {"thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80, "ninety": 90}
+
+
+def _spelled(tokens: list[str], i: int) -> str:
+    """tokens[i] as digits when it is a number in words followed by a unit of time, else ""."""
+    n = _NUMBER_WORDS.get(fold(tokens[i]))
+    if n is None or i + 1 == len(tokens) or stem(fold(tokens[i + 1])) not in _UNITS:
+        return ""
+    return str(n)
+
+
+def _scale(tokens: list[str], i: int) -> int:
+    """Seconds in the unit of time the number tokens[i] counts (`30 days`, `15m`); 0 when it
+    counts none, or says how often (`every 6 hours`)."""
+    if i and fold(tokens[i - 1]) in _RATE:
+        return 0
+    suffixed = _SUFFIXED.fullmatch(fold(tokens[i]))
+    if suffixed:
+        return _SUFFIXES.get(suffixed[2], 0)
+    return _UNITS.get(stem(fold(tokens[i + 1])), 0) if i + 1 < len(tokens) else 0
+
+
 def measures(text: str) -> list[Quantity]:
     """The numbers of `text`, each with what it counts: the telling word on either side of it
     (`from 90 to 180 days`: a number followed by another counts what that one counts). A word
-    with digits in it (`30s`, `v14`, `pg13`) is its own kind (`#s`, `v#`, `pg#`)."""
+    with digits in it (`30s`, `v14`, `pg13`) is its own kind (`#s`, `v#`, `pg#`); a duration is
+    also of the kind `duration`, by its length in seconds (`_UNITS`)."""
     tokens = _TOKEN.findall(text)
     kinds: dict[int, tuple[str, ...]] = {}
     values: dict[int, tuple[str, tuple[str, ...]]] = {}
+    scales: dict[int, int] = {}
     for i in reversed(range(len(tokens))):  # right to left: a range's end is read first
         token = tokens[i]
         groups = tuple(_DIGITS.findall(token))
         if not groups:
-            continue
+            token = _spelled(tokens, i)
+            if not token:
+                continue
+            groups = (token,)
+        scales[i] = _scale(tokens, i)
         if _LETTER.search(token):
             values[i] = (".".join(groups), groups)
             kinds[i] = (_DIGITS.sub("#", fold(token)),)
@@ -75,10 +131,19 @@ def measures(text: str) -> list[Quantity]:
         found = [before] if isinstance(before, str) and before else []
         if isinstance(after, int):
             found += kinds.get(after, ())  # a range or a list: what the next number counts
+            scales[i] = scales[i] or scales.get(after, 0)
         elif after:
             found.append(after)
         kinds[i] = tuple(dict.fromkeys(found))
-    return [(*values[i], kinds[i]) for i in sorted(values)]
+    durations = []
+    for i, scale in sorted(scales.items()):
+        if not scale:
+            continue
+        try:
+            durations.append((str(round(float(values[i][0]) * scale)), values[i][1], ("duration",)))
+        except ValueError:  # `1.2.3 days`, `10:00 hours`
+            continue
+    return [(*values[i], kinds[i]) for i in sorted(values)] + durations
 
 
 def by_kind(found: Iterable[Quantity], skip: Iterable[str] = ()) -> dict[str, frozenset[str]]:
@@ -137,7 +202,11 @@ def proper_names(sentences: list[str]) -> frozenset[str]:
     return frozenset(found)
 
 
-_MAYBE = re.compile(r"\d|\w\W+[A-Z]")  # a number, or a capital after the first word
+# A number (in digits, or in words before a unit of time), or a capital after the first word.
+_MAYBE = re.compile(
+    r"\d|\w\W+[A-Z]|\b(?:" + "|".join(_NUMBER_WORDS) + r")\W+(?:" + "|".join(_UNITS) + ")",
+    re.IGNORECASE,
+)
 
 
 @dataclass
@@ -190,6 +259,7 @@ class Note:
     sentences: list[str]
     seqs: list[list[str]]  # telling words of each sentence, in order
     sets: list[set[str]]
+    heading: list[str]  # telling words of the heading it stands under (its file's title, or name)
     _measures: dict[int, list[Quantity]] = dataclasses.field(default_factory=dict)
 
     def measures(self, k: int) -> list[Quantity]:
@@ -198,22 +268,26 @@ class Note:
         return self._measures[k]
 
 
-def note(uid: int, text: str, date: str) -> Note:
+def note(uid: int, text: str, date: str, section: str = "") -> Note:
+    """A paragraph, split; `section` is its heading breadcrumb (`Title > Section`)."""
     sentences = [s for s in _SENTENCE.split(text) if s.strip()]
     seqs = [telling(s) for s in sentences]
-    return Note(uid, date, sentences, seqs, [set(seq) for seq in seqs])
+    heading = telling(section.rsplit(" > ", 1)[-1])
+    return Note(uid, date, sentences, seqs, [set(seq) for seq in seqs], heading)
 
 
 def judge(p: Note, b: _Bullet, named: dict[tuple[str, ...], list[int]]) -> float:
     """How strongly a note's paragraph is shadowed by bullet `b`, whose names stand in the
-    paragraph's sentences `named` ({name: sentence numbers}): the share of the bullet's telling
-    words in those sentences; 0.0 when it is not shadowed."""
+    paragraph's sentences `named` ({name: sentence numbers, HEADING for its heading}): the share
+    of the bullet's telling words in those sentences; 0.0 when it is not shadowed."""
     if not (p.date and b.date and p.date < b.date):
         return 0.0
     best = 0.0
     for name, named_at in named.items():
         at = named_at
-        if not any(_DIGITS.search(p.sentences[k]) for k in at) and at[-1] + 1 < len(p.sentences):
+        if HEADING in at:  # "## Payout limit" over "Up to 5,000 EUR a day.": all of it is about it
+            at = list(range(len(p.sentences)))
+        elif not any(_DIGITS.search(p.sentences[k]) for k in at) and at[-1] + 1 < len(p.sentences):
             at = [*at, at[-1] + 1]  # "... the refund window. It is 90 days."
         said = p.sets[at[0]] if len(at) == 1 else set().union(*(p.sets[k] for k in at))
         bag = b.bag()
@@ -249,12 +323,13 @@ def _differ(
 
 
 _NOTES_SQL = (  # only placeholders are formatted in
-    "SELECT id, text, date FROM units WHERE kind = 'prose' AND date != ''"  # noqa: S608
+    "SELECT id, text, date, section FROM units WHERE kind = 'prose' AND date != ''"  # noqa: S608
     " AND path NOT IN (" + ",".join("?" * len(CORE_FILES)) + ")"
 )
 
 
-Key = tuple[str, str, str, str, str]  # a unit by its content: kind, handle, aliases, text, date
+Key = tuple[str, str, str, str, str, str]  # a unit by its content: kind, handle, aliases, text,
+# date and section (a paragraph's heading can name what it retells)
 
 
 @dataclass
@@ -267,10 +342,12 @@ class Kept:
 
 def keep(conn: sqlite3.Connection, rel: str) -> Kept:
     ids: dict[Key, list[int]] = {}
-    for uid, kind, handle, aliases, text, date in conn.execute(
-        "SELECT id, kind, handle, aliases, text, date FROM units WHERE path = ? ORDER BY id", (rel,)
+    for uid, kind, handle, aliases, text, date, section in conn.execute(
+        "SELECT id, kind, handle, aliases, text, date, section FROM units WHERE path = ?"
+        " ORDER BY id",
+        (rel,),
     ):
-        ids.setdefault((kind, handle, aliases, text, date), []).append(uid)
+        ids.setdefault((kind, handle, aliases, text, date, section), []).append(uid)
     rows = conn.execute(
         "SELECT note, bullet, weight FROM shadows"
         " WHERE note IN (SELECT id FROM units WHERE path = ?)"
@@ -290,7 +367,7 @@ def restore(
     moved: dict[int, int] = {}
     fresh: set[int] = set()
     for u, uid in zip(units, ids, strict=True):
-        key = (u.kind, u.handle, ALIAS_SEP.join(u.aliases), u.text, u.date)
+        key = (u.kind, u.handle, ALIAS_SEP.join(u.aliases), u.text, u.date, u.section)
         group = kept.ids.get(key)
         if group:
             moved[group.pop(0)] = uid
@@ -370,15 +447,19 @@ def _counted(conn: sqlite3.Connection, bullets: list[_Bullet]) -> list[_Bullet]:
     return bullets
 
 
-def _naming(conn: sqlite3.Connection, bullets: list[_Bullet]) -> list[tuple[int, str, str]]:
-    """The dated paragraphs that hold every word of some name of these bullets (FTS5 finds them,
-    each word in any form that stems to it: a superset of what `_pairs` matches)."""
-    found: dict[int, tuple[int, str, str]] = {}
+NoteRow = tuple[int, str, str, str]  # a dated paragraph: id, text, date, section
+
+
+def _naming(conn: sqlite3.Connection, bullets: list[_Bullet]) -> list[NoteRow]:
+    """The dated paragraphs that hold every word of some name of these bullets, in their text or
+    their headings (FTS5 finds them, each word in any form that stems to it: a superset of what
+    `_pairs` matches)."""
+    found: dict[int, NoteRow] = {}
     for b in bullets:
         for name in b.names:
-            expression = "{body} : (" + " AND ".join(_surface(w) for w in name) + ")"
+            expression = "{body context} : (" + " AND ".join(_surface(w) for w in name) + ")"
             for row in conn.execute(
-                "SELECT u.id, u.text, u.date FROM fts JOIN units u ON u.id = fts.rowid"
+                "SELECT u.id, u.text, u.date, u.section FROM fts JOIN units u ON u.id = fts.rowid"
                 " WHERE fts MATCH ? AND u.kind = 'prose' AND u.date != '' AND u.date < ?",
                 (expression, b.date),
             ):
@@ -393,11 +474,11 @@ def _prefix(word: str) -> str:
     return fts_phrase(grams, prefix=grams == [word])
 
 
-def _named_in(conn: sqlite3.Connection, rows: list[tuple[int, str, str]]) -> list[_Bullet]:
-    """The bullets whose handle or an alias holds a word of these paragraphs: a few changed
-    notes need not load every bullet (the unstemmed `names` table, each word as a prefix, a
-    superset of what `_pairs` matches)."""
-    have = sorted({w for _, text, _ in rows for w in telling(text)})
+def _named_in(conn: sqlite3.Connection, rows: list[NoteRow]) -> list[_Bullet]:
+    """The bullets whose handle or an alias holds a word of these paragraphs or their headings:
+    a few changed notes need not load every bullet (the unstemmed `names` table, each word as a
+    prefix, a superset of what `_pairs` matches)."""
+    have = sorted({w for _, text, _, section in rows for w in telling(f"{section} {text}")})
     ids: set[int] = set()
     for start in range(0, len(have), 200):
         expression = " OR ".join(_prefix(w) for w in have[start : start + 200])
@@ -410,35 +491,34 @@ def _named_in(conn: sqlite3.Connection, rows: list[tuple[int, str, str]]) -> lis
     return [_bullet(r) for r in conn.execute(sql, sorted(ids))]
 
 
-MAX_NAME = 8  # telling words in a name that is looked for as a phrase
+MAX_NAME = 8  # telling words in a name that is looked for as a run of words
 
 
-def _pairs(
-    notes: Iterable[tuple[int, str, str]], bullets: list[_Bullet]
-) -> list[tuple[int, int, float]]:
-    """The shadows among `notes` (id, text, date) and `bullets`: each sentence's runs of telling
-    words are looked up among the bullets' names (stopwords between a name's words do not
-    count), so only a bullet a paragraph names is judged."""
-    phrases: dict[tuple[str, ...], list[_Bullet]] = {}
-    reach: dict[str, int] = {}  # first word of a name -> the longest name it starts
+def _pairs(notes: Iterable[NoteRow], bullets: list[_Bullet]) -> list[tuple[int, int, float]]:
+    """The shadows among `notes` and `bullets`: the runs of telling words of each sentence, and
+    of the heading, are looked up among the bullets' names, in any order (stopwords between a
+    name's words do not count: "the window for refunds" names `refund window`), so only a
+    bullet a paragraph names is judged."""
+    phrases: dict[tuple[str, ...], list[tuple[_Bullet, tuple[str, ...]]]] = {}
+    reach: dict[str, int] = {}  # a word of a name -> the longest name holding it
     for b in bullets:
         for name in b.names:
             if len(name) <= MAX_NAME:
-                phrases.setdefault(name, []).append(b)
-                reach[name[0]] = max(reach.get(name[0], 0), len(name))
+                phrases.setdefault(tuple(sorted(name)), []).append((b, name))
+                for w in name:
+                    reach[w] = max(reach.get(w, 0), len(name))
     if not phrases:
         return []
     out = []
-    for uid, text, date in notes:
+    for uid, text, date, section in notes:
         if not _MAYBE.search(text):
             continue  # no number and no name: nothing in it can contradict a bullet
-        p = note(uid, text, date)
+        p = note(uid, text, date, section)
         named: dict[int, tuple[_Bullet, dict[tuple[str, ...], list[int]]]] = {}
-        for k, seq in enumerate(p.seqs):
+        for k, seq in [(HEADING, p.heading), *enumerate(p.seqs)]:
             for i, first in enumerate(seq):
                 for n in range(1, min(reach.get(first, 0), len(seq) - i) + 1):
-                    name = tuple(seq[i : i + n])
-                    for b in phrases.get(name, ()):
+                    for b, name in phrases.get(tuple(sorted(seq[i : i + n])), ()):
                         if date < b.date:
                             at = named.setdefault(b.id, (b, {}))[1].setdefault(name, [])
                             if not at or at[-1] != k:

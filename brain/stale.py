@@ -3,7 +3,8 @@
 The index holds the shadow relation (brain/retell.py computes it when the index is built): a
 paragraph of a note dated before a bullet that retells it with other specifics. `brain find`
 serves such a paragraph just below that bullet, marked with its handle (`superseded_by`); `brain
-pack` marks the newest handoff; `brain doctor` lists the notes. Kept light: a find imports it.
+prime`, which nobody asked, serves the bullet in its place (`current`); `brain pack` marks the
+newest handoff; `brain doctor` lists the notes. Kept light: a find imports it.
 """
 
 from __future__ import annotations
@@ -86,6 +87,14 @@ def serve(conn: sqlite3.Connection, hits: list[Hit], limit: int) -> list[Hit]:
         served.add(h.id)
         out += waiting.pop(h.id, [])
     return out[:limit]
+
+
+def current(conn: sqlite3.Connection, hits: list[Hit], limit: int) -> list[Hit]:
+    """`hits` with every shadowed paragraph replaced by the newer bullet that corrects it (once,
+    where the first of them stood): what is served unasked holds no older retelling, even
+    marked. At most `limit` hits."""
+    served = serve(conn, hits, len(hits) * 2)  # each paragraph may bring its bullet in
+    return [h for h in served if not h.superseded_by][:limit]
 
 
 def _hit(row: tuple[Any, ...], score: float) -> Hit:

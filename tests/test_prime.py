@@ -205,6 +205,51 @@ def test_an_off_topic_prompt_prints_nothing(ivault: Path, prompt: str) -> None:
     assert (run.code, run.out, run.err) == (0, "", "")
 
 
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "what's the difference between a 401 and a 403 status code",
+        "give me a random number between 1 and 1000",
+        "what does a 500 internal server error usually mean",
+        "explain the difference between a process and a thread",
+        "convert a unix timestamp to a readable date in bash",
+    ],
+)
+def test_a_general_question_sharing_a_word_with_the_vault_prints_nothing(
+    ivault: Path, prompt: str
+) -> None:
+    """Each shares a word with the vault (`status`, `random`, `server`, `thread`, `date`), which
+    made some hit hold a quarter of its weight: one word is no evidence that it is the topic.
+    Nothing of the vault is printed (at most the once-per-session hint, where two of its words
+    meet in one unit)."""
+    _, run = hook(ivault, event(prompt, session=f"s-{prompt}"))
+    assert (run.code, run.err) == (0, "")
+    assert run.out in ("", hits.PRIME_HINT + "\n")
+
+
+@pytest.mark.slow
+def test_the_held_out_prompts_are_served_and_the_off_topic_ones_left_alone(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 27's targets on the held-out half of testdata/prime/prompts.jsonl (never tuned on),
+    the stand-out rule as it is, in process with the model as the warm worker has it: >= 92 % of
+    task prompts served, >= 90 % of off-topic ones silent. Keywords alone (a cold worker) serve
+    fewer and must stay as quiet. tools/bench_prime.py measures the same through the hook."""
+    monkeypatch.setenv("BRAIN_EMBED", "onnx")
+    monkeypatch.setenv("BRAIN_WORKER", "0")
+    assert brain("reindex", "--vault", str(vault)).code == 0
+    monkeypatch.syspath_prepend(str(ROOT / "tools"))
+    import bench_prime
+
+    judged, _ = bench_prime.judge_all(bench_prime.load(), vault)
+    served, silent = bench_prime.score(judged, "hybrid", primemod.Rule(), "held-out")
+    assert served >= 0.92, served
+    assert silent >= 0.90, silent
+    served, silent = bench_prime.score(judged, "keyword", primemod.Rule(), "held-out")
+    assert served >= 0.80, served  # 0.84 measured
+    assert silent >= 0.90, silent
+
+
 def test_a_paste_alone_does_not_drive_the_hook(ivault: Path) -> None:
     pasted = "<pasted_content>pgxpool MaxConns payments pods connections</pasted_content>"
     _, run = hook(ivault, event(f"thanks, that looks good\n{pasted}", session="s-paste"))

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURE_VAULT, ROOT, brain, git
 
-from brain import config, history, index
+from brain import config, history, index, retell
 from brain.commands.doctor import doctor
 from brain.commands.find import find
 from brain.commands.pack import pack
@@ -62,7 +62,7 @@ def commit(repo: Path, message: str, when: str) -> None:
 def test_planted_notes_are_marked_and_look_alikes_are_not(stale_vault: Path) -> None:
     found = shadows(stale_vault)
     planted = {(_where(c), c["handle"]) for c in PLANTED}
-    assert len(planted) == 8
+    assert len(planted) == 13
     assert planted <= found, planted - found
     wrongly = {(p, h) for p, h in found if p.startswith("notes/stale/")} - planted
     assert not wrongly
@@ -99,6 +99,28 @@ def test_a_newer_bullet_the_query_missed_is_brought_in_above_the_note(stale_vaul
     assert hits[1].superseded_by == "refund window"
 
 
+def test_prime_serves_the_bullet_never_the_older_paragraph(stale_vault: Path) -> None:
+    """Prime's answer is read unasked: a paragraph a newer bullet corrects is not served, even
+    marked; the bullet stands in its place (keyword prime, as a cold worker answers)."""
+    assert brain("reindex", "--vault", str(stale_vault)).code == 0  # prime never builds it
+    for case in PLANTED:
+        doc = brain("prime", "--vault", str(stale_vault), "--json", case["query"]).json()
+        assert (_where(case), case["line"]) not in {(h["path"], h["line"]) for h in doc["hits"]}
+        assert not any(h["superseded_by"] for h in doc["hits"]), case
+        assert case["handle"] in {h["handle"] for h in doc["hits"]}, case
+
+
+def test_prime_serves_nothing_of_a_note_whose_bullet_the_session_has(stale_vault: Path) -> None:
+    case = next(c for c in PLANTED if c["handle"] == "search on-call")
+    assert brain("reindex", "--vault", str(stale_vault)).code == 0
+    env = {"BRAIN_SESSION": "s-given", "CLAUDECODE": "1"}
+    given = brain("find", "--vault", str(stale_vault), "search on-call", env=env)
+    assert given.out.startswith("AI/MEMORY.md:"), given.out
+    doc = brain("prime", "--vault", str(stale_vault), "--json", case["query"], env=env).json()
+    assert doc["repeated"] >= 1  # the bullet: given already
+    assert _where(case) not in {h["path"] for h in doc["hits"]}
+
+
 def test_the_cli_marks_the_note_in_every_format(stale_vault: Path) -> None:
     query = "refund window 90 days from purchase"
     terse = brain("find", "--vault", str(stale_vault), query)
@@ -129,6 +151,51 @@ def test_either_side_changing_recomputes_the_relation(stale_vault: Path) -> None
     assert note not in shadows(stale_vault)  # the note now agrees with the bullet
     path.unlink()
     assert note not in shadows(stale_vault)
+
+
+def test_a_heading_that_names_the_subject_is_read_and_an_edit_of_it_recomputes(
+    stale_vault: Path,
+) -> None:
+    """The paragraph under `## Payout limit` never says "payout limit": its heading does."""
+    note = ("notes/stale/2026-03-15-risk-limits.md", "payout limit")
+    assert note in shadows(stale_vault)
+    path = stale_vault / note[0]
+    text = path.read_text(encoding="utf-8")
+    path.write_text(text.replace("## Payout limit", "## Withdrawals"), encoding="utf-8")
+    assert note not in shadows(stale_vault)  # the paragraph itself did not change
+    path.write_text(text, encoding="utf-8")
+    assert note in shadows(stale_vault)
+
+
+@pytest.mark.parametrize(
+    ("text", "durations"),
+    [
+        ("kept for two weeks", {"1209600"}),
+        ("kept for 14 days", {"1209600"}),
+        ("a 14-day free trial", {"1209600"}),
+        ("tokens expire after 15m, refresh tokens after 30d", {"900", "2592000"}),
+        ("it moved from 90 to 180 days", {"7776000", "15552000"}),  # a range: both are days
+        ("one month", {"2592000"}),
+        ("snapshots run every 6 hours", None),  # how often, not how long
+        ("the two reviewers met 3 times", None),
+        ("deploys run from 10:00 to 16:00 hours", None),  # times of day
+    ],
+)
+def test_a_duration_is_read_in_any_unit(text: str, durations: set[str] | None) -> None:
+    assert retell.quantities(text).get("duration") == durations
+
+
+def test_a_name_is_found_in_any_order() -> None:
+    bullet = retell._bullet(
+        (1, "export timeout", "", "the export gives up after 120 seconds", "2026-09-15")
+    )
+    for text, marked in (
+        ("The timeout for exports is 60 seconds.", True),
+        ("Exports time out after 60 seconds.", False),  # not the name: `time`, not `timeout`
+        ("The timeout for webhooks is 60 seconds.", False),
+    ):
+        found = retell._pairs([(7, text, "2026-01-01", "Notes")], [bullet])
+        assert bool(found) == marked, text
 
 
 def test_doctor_lists_the_notes_heaviest_first_and_not_a_note_that_cites_the_bullet(
@@ -302,7 +369,7 @@ def test_no_history_unborn_history_and_a_shallow_clone(tmp_path: Path, vault: Pa
 
 def test_an_edit_elsewhere_in_either_file_keeps_the_relation(stale_vault: Path) -> None:
     before = shadows(stale_vault)
-    assert len(before) == 8
+    assert len(before) == len(PLANTED)
     memory = stale_vault / "AI" / "MEMORY.md"
     memory.write_text(
         memory.read_text(encoding="utf-8").replace("Stripe for EU cards", "Stripe for all cards"),
@@ -340,7 +407,7 @@ def test_edits_leave_the_relation_a_full_rebuild_would_compute(tmp_path: Path) -
     memory.write_text(memory.read_text(encoding="utf-8") + (STALE / "MEMORY.md").read_text())
     shutil.copytree(STALE / "notes", vault / "notes")
     index.sync(vault)
-    assert len(_relation(vault)) == 8
+    assert len(_relation(vault)) == len(PLANTED)
     for n in range(3):
         edit_bullet(vault, n)
         edit_bullet(vault, n, "AI/MEMORY.md")
@@ -366,6 +433,11 @@ def test_edits_leave_the_relation_a_full_rebuild_would_compute(tmp_path: Path) -
         ("notes/2026-01-20-ci-upgrade.md", "ci node version"),
         ("notes/2026-04-01-queue.md", "api rate limit"),
         ("notes/2026-01-15-refund-faq.md", "refund window"),  # 180 days, the bullet now 90
+        ("notes/2026-03-15-risk-limits.md", "payout limit"),
+        ("notes/2026-01-05-trial-length.md", "trial length"),
+        ("notes/2026-02-18-pricing-review.md", "trial length"),
+        ("notes/2026-01-28-logging.md", "log retention"),
+        ("notes/2026-04-10-exports.md", "export timeout"),
     }
     index.rebuild(vault)
     assert incremental == _relation(vault)

@@ -3,9 +3,10 @@
 Claude Code runs it on every prompt (the UserPromptSubmit hook) and puts what it prints beside
 the prompt. So it reads the prompt as a sentence (pasted blocks, code and logs do not drive the
 query; chat words carry nothing), retrieves as `find` does without ever loading a model itself
-(the warm worker's neighbours or keywords alone), serves only the hits that stand out, and
-never gives a session what it was already given. Being quick and out of the way (exit 0, a
-deadline) is brain/cli.py's part.
+(the warm worker's neighbours or keywords alone), speaks only when a hit stands out on its own
+evidence (`Rule`), never serves a note's paragraph that a newer bullet corrects (the bullet
+instead), and never gives a session what it was already given. Being quick and out of the way
+(exit 0, a deadline) is brain/cli.py's part.
 """
 
 from __future__ import annotations
@@ -27,19 +28,28 @@ SENTENCE_WORDS = 60  # a long prompt is read by its start: its task is said ther
 HINT_WORDS = 2  # topic words the vault holds, at least, for a prompt to get the hint
 LOG_RUN = 3  # this many log-like lines in a row are a pasted log, not the prompt's words
 
-# The stand-out rule, chosen by tools/bench_prime.py --calibrate on the tuning half of
-# testdata/prime/prompts.jsonl (see the README). A hit stands out when it holds at least
-# COVERAGE of the prompt's distinctive weight (its topic words weighted by IDF, so a word the
-# vault never holds, the topic of an off-topic prompt, weighs most) and LEAD more than the
-# median hit of the LEAD_POOL best (so a word that half the vault holds does not make a hit
-# stand out), or, with the warm worker's vectors, when its cosine stands MARGIN above the
-# median of the ten nearest and it holds MARGIN_COVERAGE of that weight. When one stands out,
-# the BULLETS best-ranked bullets are served with the stand-outs.
-COVERAGE = 0.25
+# The stand-out rule, stricter than find's: prime speaks unasked, so a prompt that merely shares a
+# word with the vault (a general question about a status code, a password, a random number) must
+# get nothing. A hit stands out
+# - by its words: when it holds TELLING of the prompt's topic words at least (all of them when
+#   the prompt has fewer: one shared word is no evidence), COVERAGE of their distinctive weight
+#   (each weighted by IDF, so a word the vault never holds, the topic of an off-topic prompt,
+#   weighs most) and LEAD more than the median hit of the LEAD_POOL best (a word half the vault
+#   holds makes nothing stand out), and, with the warm worker's vectors, its meaning agrees: its
+#   cosine rises AGREE above the median cosine of the prompt's nearest neighbours (a hit that
+#   only shares words is a coincidence);
+# - or by its meaning: its cosine rises RISE above that median and it holds a topic word.
+# Only ranks, shares and each prompt's own distribution of cosines are compared, never a cosine
+# as such. When one stands out, the BULLETS best-ranked bullets are served with it. TELLING is
+# the rule itself; the other constants were chosen by tools/bench_prime.py --calibrate on the
+# tuning half of testdata/prime/prompts.jsonl (see the README).
+COVERAGE = 0.3
 LEAD = 0.05
+TELLING = 2
+AGREE = 0.17
+RISE = 0.3
 BULLETS = 2
-MARGIN = 0.3
-MARGIN_COVERAGE = 0.0
+
 
 _PASTED = re.compile(
     r"<pasted_content\b[^>]*?/>|<pasted_content\b.*?(?:</pasted_content\s*>|\Z)", re.S | re.I
@@ -114,7 +124,11 @@ class Candidate:
     hit: search.Hit
     coverage: float  # share of the prompt's distinctive weight (IDF) the hit holds
     lead: float  # its coverage over the median coverage of the LEAD_POOL best hits
-    margin: float  # its cosine over the median of the ten nearest; -1 without the vector half
+    held: int  # how many of the prompt's topic words it holds
+    terms: int  # how many topic words the prompt has
+    # its cosine over the median cosine of the prompt's nearest neighbours (one not among them
+    # counts the last one's); None without the vector half
+    rise: float | None
 
 
 @dataclass(frozen=True)
@@ -135,14 +149,20 @@ class Rule:
 
     coverage: float = COVERAGE
     lead: float = LEAD
-    margin: float = MARGIN
-    margin_coverage: float = MARGIN_COVERAGE
+    telling: int = TELLING
+    agree: float = AGREE
+    rise: float = RISE
     bullets: int = BULLETS
 
     def stands_out(self, c: Candidate) -> bool:
-        if c.coverage >= self.coverage and c.lead >= self.lead:
-            return True
-        return c.margin >= self.margin and c.coverage >= self.margin_coverage
+        words = (
+            c.coverage >= self.coverage
+            and c.lead >= self.lead
+            and c.held >= min(self.telling, c.terms)
+        )
+        if c.rise is None:  # keywords alone: the words must say it
+            return words
+        return (words and c.rise >= self.agree) or (c.rise >= self.rise and c.held >= 1)
 
     def choose(self, judged: list[Candidate]) -> list[search.Hit]:
         """What is served, at most MAX_SERVED: nothing unless some candidate stands out; then
@@ -184,19 +204,19 @@ def candidates(conn: sqlite3.Connection, said: str, neighbours: Neighbours | Non
     weights = _weights(conn, ranked.df)
     total = sum(weights) or 1.0
     cosine = dict(vector or [])
-    top = sorted((c for _, c in (vector or [])[:10]), reverse=True)
-    median = top[len(top) // 2] if top else 0.0
+    # The prompt's own scale: the median cosine of its nearest neighbours (the worker's
+    # VECTOR_DEPTH), and the last one's, which a hit not among them has at most.
+    near = sorted(cosine.values(), reverse=True)
+    median, floor = (near[len(near) // 2], near[-1]) if near else (0.0, 0.0)
     pool = hits[:LEAD_POOL]
-    held = [
-        sum(w for w, found in zip(weights, ranked.found, strict=True) if h.id in found) / total
-        for h in pool
-    ]
-    typical = sorted(held)[len(held) // 2] if held else 0.0
-    out = []
-    for h, coverage in zip(pool[:CANDIDATES], held, strict=False):
-        margin = cosine[h.id] - median if h.id in cosine else -1.0
-        out.append(Candidate(h, coverage, coverage - typical, margin))
+    holds = [[h.id in found for found in ranked.found] for h in pool]
+    shares = [sum(w for w, has in zip(weights, held, strict=True) if has) / total for held in holds]
+    typical = sorted(shares)[len(shares) // 2] if shares else 0.0
     terms = len(parsed.groups)
+    out = []
+    for h, share, held in zip(pool[:CANDIDATES], shares, holds, strict=False):
+        rise = cosine.get(h.id, floor) - median if vector is not None else None
+        out.append(Candidate(h, share, share - typical, sum(held), terms, rise))
     return Judged(mode, out, round(ranked.known * terms), terms)
 
 
@@ -222,16 +242,18 @@ def prime(
     try:
         judged = candidates(conn, said, neighbours)
         standing = Rule().choose(judged.candidates)
-        standing = stale.serve(conn, standing, MAX_SERVED)
+        standing = stale.current(conn, standing, MAX_SERVED)
     finally:
         conn.close()
     given = usage.so_far(session, vault)
     fresh = [h for h in standing if usage.unit_key(h.path, h.line, h.handle) not in given.units]
     repeated = len(standing) - len(fresh)
-    # The hint is for a prompt mostly in the vault's own words (two at least) that found
-    # nothing standing out: the agent may search deeper. Never for chat or another topic, and
-    # once per session.
+    # The hint is for a prompt mostly in the vault's own words (two at least, and TELLING of
+    # them met in one unit: a general question's words are scattered over unrelated ones) that
+    # found nothing standing out: the agent may search deeper. Never for chat or another topic,
+    # and once per session.
     words = judged.known >= HINT_WORDS and judged.known >= search.KNOWN * judged.terms
+    words = words and any(c.held >= min(TELLING, c.terms) for c in judged.candidates)
     asked = words and not standing
     hint = bool(session) and asked and not given.served and not given.hinted
     return PrimeResult(_echoed(said, text), judged.mode, tuple(fresh), repeated, hint)
