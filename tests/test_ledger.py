@@ -20,7 +20,8 @@ def _seed(vault: Path, rows: list[tuple[float, str, str, str, int, int]]) -> Non
     conn = connect()
     try:
         conn.executemany(
-            "INSERT INTO events VALUES (?, 'find', ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO events(ts, command, caller, session, query, entries, bytes, vault)"
+            " VALUES (?, 'find', ?, ?, ?, ?, ?, ?)",
             [(ts, who, sess, q, n, b, str(vault.resolve())) for ts, who, sess, q, n, b in rows],
         )
     finally:
@@ -130,6 +131,45 @@ def test_a_version_0_log_of_another_shape_is_migrated_keeping_its_rows() -> None
     conn = connect()
     try:
         assert [e.query for e in events(conn)] == ["old query", "new"]
+    finally:
+        conn.close()
+
+
+def test_a_version_2_log_gains_the_evidence_column_and_keeps_its_rows(vault: Path) -> None:
+    path = usage_log_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    old = sqlite3.connect(path)
+    old.execute(
+        "CREATE TABLE events(ts REAL NOT NULL, command TEXT NOT NULL, caller TEXT NOT NULL,"
+        " session TEXT NOT NULL, query TEXT NOT NULL, entries INTEGER NOT NULL,"
+        " bytes INTEGER NOT NULL, vault TEXT NOT NULL)"
+    )
+    old.execute("CREATE TABLE served(ts REAL, session TEXT, vault TEXT, unit TEXT)")
+    old.execute("INSERT INTO events VALUES (1.5, 'find', 'me', 's', 'old miss', 0, 0, '/v')")
+    old.execute("INSERT INTO served VALUES (1.5, 's', '/v', 'AI/MEMORY.md#x')")
+    old.execute("PRAGMA user_version = 2")
+    old.commit()
+    old.close()
+    record("find", "me", "", "new", 0, 10, Path("/v"), evidence="weak")
+    conn = connect()
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == LOG_VERSION == 3
+        assert [(e.query, e.evidence) for e in events(conn)] == [("old miss", ""), ("new", "weak")]
+        assert conn.execute("SELECT count(*) FROM served").fetchone()[0] == 1
+    finally:
+        conn.close()
+    # a brain of version 2 still writes its rows, without the column
+    older = sqlite3.connect(path)
+    older.execute(
+        "INSERT INTO events(ts, command, caller, session, query, entries, bytes, vault)"
+        " VALUES (2.5, 'find', 'me', '', 'older', 1, 5, '/v')"
+    )
+    older.commit()
+    older.close()
+    conn = connect()
+    try:
+        got = {e.query: e.evidence for e in events(conn)}
+        assert got == {"old miss": "", "older": "", "new": "weak"}
     finally:
         conn.close()
 
