@@ -54,7 +54,7 @@ def test_tokens_and_savings_per_caller_session_and_day(vault: Path) -> None:
     doc = brain("ledger", "--vault", str(vault), "--json").json()
     assert doc["core_tokens"] == (core + 3) // 4  # rounded up, as every budget (brain.vocab)
     assert (doc["lookups"], doc["tokens"]) == (3, 125)
-    assert doc["saved"] == 3 * doc["core_tokens"] - 125
+    assert doc["saved"] == 2 * doc["core_tokens"] - 125  # "b" served nothing: it saved nothing
     assert [(c["caller"], c["lookups"], c["tokens"]) for c in doc["callers"]] == [
         ("claude-code", 2, 100),
         ("codex", 1, 25),
@@ -82,6 +82,24 @@ def test_tokens_and_savings_per_caller_session_and_day(vault: Path) -> None:
     text = brain("ledger", "--vault", str(vault))
     assert "claude-code" in text.out
     assert "2026-05-02" in text.out
+
+
+def test_a_lookup_that_served_nothing_saves_nothing(vault: Path) -> None:
+    day = time.mktime((2026, 5, 1, 12, 0, 0, 0, 0, -1))
+    _seed(
+        vault,
+        [
+            (day, "claude-code", "empty", "x", 0, 0),  # a pack or find that printed nothing
+            (day + 1, "claude-code", "empty", "y", 0, 120),  # an empty JSON answer, a hint
+            (day + 2, "codex", "served", "z", 2, 400),
+        ],
+    )
+    doc = brain("ledger", "--vault", str(vault), "--json").json()
+    by = {s["session"]: s for s in doc["sessions"]}
+    assert (by["empty"]["lookups"], by["empty"]["tokens"], by["empty"]["saved"]) == (2, 30, 0)
+    assert by["served"]["saved"] == doc["core_tokens"] - 100
+    assert doc["saved"] == doc["core_tokens"] - 100
+    assert doc["tokens"] == 130  # what was printed is still counted as returned
 
 
 def test_bad_since_is_a_usage_error(vault: Path) -> None:

@@ -477,13 +477,15 @@ def test_learnt_aliases_are_proposed_and_a_person_approves_them(vault: Path) -> 
 
 @pytest.mark.parametrize("policy", ["propose", "apply"])
 def test_an_alias_the_guard_flags_is_never_written_nor_proposed(vault: Path, policy: str) -> None:
-    """The fixture's **pgxpool max conns** reached by a query carrying an injection: its words
-    (`maxconns explicitly disregard previous`) are an alias strict lint refuses, so the sweep
+    """The fixture's **pgxpool max conns** reached by a query carrying an injection (the
+    bullet's own words stand out in it: learn reads answers that stand out): its first words
+    (`disregard previous maxconns explicitly`) are an alias strict lint refuses, so the sweep
     neither writes nor queues it, whatever the policy."""
     aliases_policy(vault, policy)
-    log_finds(vault, "maxconns explicitly disregard previous", ["s1", "s2", "s3"])
+    query = "disregard previous maxconns explicitly defaults larger cpu count"
+    log_finds(vault, query, ["s1", "s2", "s3"])
     assert learnmod.learn(vault, mode="keyword").proposed[0].alias == (
-        "maxconns explicitly disregard previous"
+        "disregard previous maxconns explicitly"
     )
     before = snapshot(vault)
     result = tendmod.tend(vault)
