@@ -1,7 +1,8 @@
 """What in the vault wants attention: doctor's advisories, which never fail a run.
 
-- bullets the logged lookups keep returning (the most frequent logged queries are asked again and
-  the bullets in their first `TOP` hits counted): a project file or a gate should carry them;
+- bullets the logged lookups keep returning (the most frequent logged queries that were not
+  misses are asked again and the bullets in the first `TOP` hits of their answers counted, when
+  something stands out in them): a project file or a gate should carry them;
 - older dated notes that name what a newer bullet names (its handle or an alias, as a phrase of two
   or more words and ten or more characters), which an agent might quote over the bullet; a line
   that cites the bullet (`**handle**`, `M#handle` or its `path:line`) does not count;
@@ -230,7 +231,10 @@ def corrected(vault: Path, log: Path | None = None) -> list[Corrected]:
         events = [
             e
             for e in usage.events(conn, since.timestamp() - CORRECTION_WINDOW)
-            if e.command == "find" and e.vault == usage.vault_key(vault) and e.session in by_session
+            if e.command == "find"
+            and e.vault == usage.vault_key(vault)
+            and e.session in by_session
+            and e.entries > 0  # it served something
         ]
     finally:
         conn.close()
@@ -252,7 +256,7 @@ def _served_before(
             continue
         if e.query not in asked:
             try:
-                asked[e.query] = list(find(vault, e.query, limit=TOP, mode="keyword").hits)
+                asked[e.query] = list(find(vault, e.query, mode="keyword").hits)
             except BrainError:
                 asked[e.query] = []
         for h in asked[e.query][:TOP]:
@@ -307,16 +311,17 @@ def _bullets(conn: sqlite3.Connection) -> list[_Bullet]:
 
 
 def frequent_bullets(vault: Path, log: Path | None = None) -> list[Frequent]:
-    """Bullets in the first TOP hits of the logged lookups, FREQUENT_MIN times or more (the
-    queries that reached them shown with credentials masked)."""
+    """Bullets in the first TOP hits of the logged lookups' answers, FREQUENT_MIN times or more
+    (the queries that reached them shown with credentials masked). A miss returned nothing that
+    stood out, and a query whose answer is weak now reaches nothing: neither counts."""
     from brain.commands.find import find
     from brain.secrets import redact
 
     conn = usage.connect(log)
     try:
         rows = conn.execute(
-            "SELECT query, count(*) FROM events WHERE vault = ? AND command = 'find'"
-            " AND entries > 0 GROUP BY query ORDER BY count(*) DESC, query LIMIT ?",
+            "SELECT query, count(*) FROM events WHERE vault = ? AND command = 'find'"  # noqa: S608
+            f" AND NOT {usage.MISS_SQL} GROUP BY query ORDER BY count(*) DESC, query LIMIT ?",
             (usage.vault_key(vault), FREQUENT_QUERIES),
         ).fetchall()
     finally:
@@ -326,10 +331,12 @@ def frequent_bullets(vault: Path, log: Path | None = None) -> list[Frequent]:
     handles: dict[tuple[str, int], str] = {}
     for query, n in rows:
         try:
-            hits = find(vault, query, limit=TOP).hits
+            answer = find(vault, query)
         except BrainError:
             continue
-        for h in hits[:TOP]:
+        if answer.evidence != usage.STRONG:
+            continue
+        for h in answer.hits[:TOP]:
             if h.kind != "bullet":
                 continue
             key = (h.path, h.line)

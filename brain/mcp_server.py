@@ -137,7 +137,14 @@ def build(vault: str | None = None) -> MCPServer:
     def find(
         query: Annotated[str, Field(description="What to look for, in plain words.")],
         ctx: Context,
-        limit: Annotated[int | None, Field(description="At most this many hits.", ge=1)] = None,
+        limit: Annotated[
+            int | None,
+            Field(
+                description="The ranked list, at most this many hits, instead of the answer"
+                " (what stands out).",
+                ge=1,
+            ),
+        ] = None,
         budget: Annotated[
             int | None, Field(description="Byte cap on the answer (default 2400).", ge=1)
         ] = None,
@@ -148,7 +155,7 @@ def build(vault: str | None = None) -> MCPServer:
 
             result, cap, path = find_within(server.vault, query.strip(), limit, budget)
             shown = hits.find(result, server.caller(ctx), path, budget=cap)
-            return shown, json.loads(hits.find_json(result.query, result.hits, cap)[0])
+            return shown, json.loads(hits.find_json(result, cap)[0])
 
         return server.call(answer)
 

@@ -74,7 +74,13 @@ COMMANDS: dict[str, Command] = {
         (("query", "+", "What to look for, in plain words."),),
         (
             VAULT,
-            (("--limit", "-n"), "limit", int, "At most this many hits (default 10)."),
+            (
+                ("--limit", "-n"),
+                "limit",
+                int,
+                "The ranked list, at most this many hits, without the cut to what stands out.",
+            ),
+            (("--all",), "ranked", bool, "The ranked list without the cut (10 hits at most)."),
             (("--budget",), "budget", int, "Byte cap on the output for this call (default 2400)."),
             (("--raw",), "raw", bool, "Print each hit's line as written."),
             (("--terse",), "terse", bool, "One line per hit, as agents get, even at a terminal."),

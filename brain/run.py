@@ -33,6 +33,7 @@ def run_find(
     query: Sequence[str],
     vault: str | None = None,
     limit: int | None = None,
+    ranked: bool = False,
     budget: int | None = None,
     raw: bool = False,
     terse: bool = False,
@@ -43,7 +44,7 @@ def run_find(
 
     text = argv_text(" ".join(query).strip())
     with _worker_held():
-        result, budget, path = find_within(vault, text, limit, budget)
+        result, budget, path = find_within(vault, text, limit, budget, ranked=ranked)
         answer = hits.find(
             result, caller.detect(), path, budget=budget, raw=raw, terse=terse, as_json=as_json
         )
@@ -61,18 +62,23 @@ def _worker_held() -> AbstractContextManager[None]:
 
 
 def find_within(
-    vault: str | None, text: str, limit: int | None, budget: int | None
+    vault: str | None,
+    text: str,
+    limit: int | None,
+    budget: int | None,
+    *,
+    ranked: bool = False,
 ) -> tuple[FindResult, int, Path]:
     """`brain find`'s result, its byte budget (the default when None) and the vault, for the CLI
-    and MCP alike."""
-    from brain.commands.find import DEFAULT_BUDGET, DEFAULT_LIMIT, find
+    and MCP alike: the answer, or with `limit` or `ranked` (--all) the ranked list."""
+    from brain.commands.find import DEFAULT_BUDGET, find
     from brain.config import resolve_vault
 
     budget = DEFAULT_BUDGET if budget is None else budget
     if budget < 1:
         raise UsageError("--budget must be a positive number of bytes", "pass e.g. --budget 4000")
     path = resolve_vault(vault)
-    return find(path, text, limit=DEFAULT_LIMIT if limit is None else limit), budget, path
+    return find(path, text, limit=limit, ranked=ranked), budget, path
 
 
 def run_prime(

@@ -391,13 +391,13 @@ def exact_cut(hits: list[Hit]) -> list[Hit] | None:
     return [h for h in hits if "exact" in h.match or h.score >= bar]
 
 
-def keyword_search(conn: sqlite3.Connection, query: Query, limit: int) -> list[Hit]:
-    """Ranked keyword hits, at most `limit` (fewer under the exact-handle rule)."""
-    hits = keyword_rank(conn, query).hits
-    cut = exact_cut(hits)
+def keyword_hits(ranked: Ranked, query: Query) -> list[Hit]:
+    """The keyword ranking as find lists it: only the exact bullets and their near ties under
+    the exact-handle rule, nothing for a query of stopwords that names no handle."""
+    cut = exact_cut(ranked.hits)
     if cut is None and query.plain:
         return []  # only stopwords, and no handle is the query: nothing to go on
-    return distinct(hits if cut is None else cut, limit)
+    return ranked.hits if cut is None else cut
 
 
 # Hybrid fusion: a learned scorer. Each candidate (the keyword half's first CANDIDATE_DEPTH hits
@@ -548,6 +548,157 @@ def distinct(hits: list[Hit], limit: int) -> list[Hit]:
             if len(kept) < limit:
                 kept.append((h, own))
     return [h for h, _ in kept]
+
+
+# --- The answer: what stands out (issue 27) -------------------------------------------------
+#
+# The ranked list is what `--limit N` and `--all` serve (the ranking benchmarks read it). By default
+# `find` serves its answer: the list cut where the evidence falls away. The cut reads each query's
+# own ranking, never a fixed score (the fused log-odds of a vault of 18 bullets and of one of 300
+# are on other scales):
+#
+# - the window: the hits whose score lies within CUT_SPAN of the top's lead over the median of the
+#   ANSWER_DEPTH best (the query's background), at most CUT_MOST of them;
+# - a hit *stands out* on its own evidence (`Rule.stands_out`): it holds SHARE of the query's
+#   telling weight (its topic words weighted by their IDF in the vault, a word the vault lacks
+#   weighing most: a hit holding only the commonest of them holds little), or its cosine stands
+#   MARGIN above the median of the ten nearest (relative to this query's neighbours);
+# - `strong`: some hit of the window stands out; the answer is the window down to the last one
+#   that does (a hit found by meaning alone below it is left out);
+# - `weak`: none stands out, but the query is mostly in the vault's own words (KNOWN of its terms,
+#   and KNOWN of their telling weight): the CUT_MOST best are served, marked weak;
+# - `none`: nothing is served; the lookup is a miss (`brain log`).
+#
+# The exact-handle rule comes first: its answer is strong as it stands. Chosen with `tools/eval
+# answer` on the tuning halves of testdata/small (a new user's 18 bullets) and of golden.jsonl and
+# dev.jsonl together, never on single questions (figures in the README). `brain prime` can ask the
+# same question more strictly: `Rule` is a value, `answer` takes one, and `Judge.evidence` says
+# what vouches for any hit.
+ANSWER_DEPTH = 10
+CUT_SPAN = 0.5
+CUT_MOST = 3
+SHARE = 0.6
+MARGIN = 0.3
+STRONG, WEAK, NONE = "strong", "weak", "none"
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """What vouches for one hit: the share of the query's telling weight it holds, its cosine's
+    margin over the median of the ten nearest (None: not among the nearest, or no vector half),
+    and whether the query names it (every word of its handle or of an alias, two at least: a
+    pasted log that names `paynova status field` is about that bullet, however many other words
+    it holds; one word, `vacation`, may be any question's)."""
+
+    share: float
+    margin: float | None
+    named: bool = False
+
+
+@dataclass(frozen=True)
+class Rule:
+    """When a hit stands out, and how the ranked list is cut (the constants above)."""
+
+    share: float = SHARE
+    margin: float = MARGIN
+    span: float = CUT_SPAN
+    most: int = CUT_MOST
+
+    def stands_out(self, e: Evidence) -> bool:
+        by_vector = e.margin is not None and e.margin >= self.margin
+        return e.named or e.share >= self.share or by_vector
+
+
+@dataclass(frozen=True)
+class Answer:
+    hits: list[Hit]
+    evidence: str  # STRONG, WEAK or NONE
+    left_out: int  # hits of the ranked list (its first ANSWER_DEPTH) the cut left out
+
+
+class Judge:
+    """The evidence for the hits of one query: its terms, its keyword ranking (`Ranked`: which
+    candidates hold which terms, each term's count in the vault) and its nearest vectors (None:
+    keywords only)."""
+
+    def __init__(
+        self, query: Query, ranked: Ranked, vector: list[tuple[int, float]] | None
+    ) -> None:
+        # A pair of Chinese or Japanese characters the vault lacks weighs nothing: a question
+        # written as one run is searched as every pair of it, and most pairs that straddle two
+        # words are in no text at all (`后多`, `久可` of 购买后多久可以申请退款).
+        counted = [bool(n) or not _pair(t) for t, n in zip(query.terms, ranked.df, strict=True)]
+        self.weights = [
+            idf(n, ranked.total) if c else 0.0 for n, c in zip(ranked.df, counted, strict=True)
+        ]
+        self.whole = sum(self.weights) or 1.0
+        self.found = ranked.found
+        held = sum(w for w, n in zip(self.weights, ranked.df, strict=True) if n)
+        terms = sum(counted) or 1
+        share_known = sum(bool(n) for n in ranked.df) / terms
+        # Most of the query's terms, and most of their telling weight, are the vault's words.
+        self.known = share_known >= KNOWN and held / self.whole >= KNOWN
+        self.cosine = dict(vector) if vector is not None else None
+        self.median = nearest_median(vector or [])
+        self.terms = {w for t in query.terms for w in t.split()}  # a synonym phrase: its words
+
+    def evidence(self, hit: Hit) -> Evidence:
+        share = sum(w for w, f in zip(self.weights, self.found, strict=True) if hit.id in f)
+        margin = None
+        if self.cosine is not None and hit.id in self.cosine:
+            margin = self.cosine[hit.id] - self.median
+        return Evidence(share / self.whole, margin, self.named(hit))
+
+    def named(self, hit: Hit) -> bool:
+        for name in (hit.handle, *hit.aliases) if hit.handle else ():
+            key = [w for w in terms_of(name) if w not in STOPWORDS]
+            if len(key) >= 2 and self.terms.issuperset(key):
+                return True
+        return False
+
+
+def _pair(term: str) -> bool:
+    """Whether `term` is a pair of CJK characters (brain.vocab.cjk_terms)."""
+    return len(term) == 2 and lone_cjk((term[0],)) and lone_cjk((term[1],))
+
+
+def nearest_median(vector: list[tuple[int, float]]) -> float:
+    """The median cosine of the ten nearest: the background a neighbour stands out against."""
+    top = sorted((c for _, c in vector[:10]), reverse=True)
+    return top[len(top) // 2] if top else 0.0
+
+
+def answer(
+    hits: list[Hit],
+    judge: Judge,
+    *,
+    exact: bool,
+    floor: float | None = None,
+    rule: Rule = Rule(),
+) -> Answer:
+    """The answer `hits` (a ranked list, best first, near-duplicates out) give: see above.
+    `exact`: the list is the exact-handle rule's, strong as it stands. `floor`: the score of a
+    unit that holds nothing of the query (0 for the keyword ranking), which stands in for the
+    hits a list shorter than ANSWER_DEPTH lacks (else its last score does): two notes that both
+    hold a rare word are both the answer, not one the other's background."""
+    listed = hits[:ANSWER_DEPTH]
+    if not listed:
+        return Answer([], NONE, 0)
+    if exact:
+        return Answer(listed, STRONG, 0)
+    scores = sorted((h.score for h in listed), reverse=True)
+    scores += [scores[-1] if floor is None else floor] * (ANSWER_DEPTH - len(scores))
+    top, background = listed[0].score, scores[len(scores) // 2]
+    bar = top - rule.span * (top - background)
+    window = [h for h in listed if h.score >= bar][: rule.most]
+    standing = [i for i, h in enumerate(window) if rule.stands_out(judge.evidence(h))]
+    if standing:
+        kept = window[: standing[-1] + 1]
+        return Answer(kept, STRONG, len(listed) - len(kept))
+    if judge.known:  # nothing stands out to cut against: the best few, said to be weak
+        best = listed[: rule.most]
+        return Answer(best, WEAK, len(listed) - len(best))
+    return Answer([], NONE, len(listed))
 
 
 # What the vector half reads of a query at most, in words: no model brain ships reads more than

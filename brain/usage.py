@@ -3,6 +3,8 @@
 Ledger, log and doctor read it back. Logging must never break the command it records. Beside
 each lookup of a known session it keeps which units it printed (`served`), so that `brain prime`
 never gives a session the same bullet twice, whoever gave it first (pack, find, MCP, prime).
+A find's row says how sure its answer was (`evidence`): one where nothing stood out is a miss,
+whatever weak lines it showed (`brain log`, `learn`, doctor's advice read it so).
 """
 
 from __future__ import annotations
@@ -17,7 +19,12 @@ from pathlib import Path
 from brain.config import private_file, usage_log_path
 from brain.errors import BrainError
 
-LOG_VERSION = 2  # 2: the `served` table and the session index
+LOG_VERSION = 3  # 2: the `served` table and the session index; 3: `evidence`
+
+# How sure a find's answer was (brain.search.answer); "" in rows of other commands and of a log
+# older than version 3, where a miss is a find that returned nothing.
+STRONG, WEAK, NONE = "strong", "weak", "none"
+MISSED = (WEAK, NONE)
 
 
 @dataclass(frozen=True)
@@ -30,14 +37,16 @@ class Event:
     entries: int
     bytes: int
     vault: str
+    evidence: str = ""
 
 
-COLUMNS = ("ts", "command", "caller", "session", "query", "entries", "bytes", "vault")
+COLUMNS = ("ts", "command", "caller", "session", "query", "entries", "bytes", "vault", "evidence")
 _DEFAULTS = {"ts": "0.0", "entries": "0", "bytes": "0"}  # the rest default to ''
 _CREATE = (
+    # `evidence` has a default: a brain of log version 2 writes its rows without it.
     "CREATE TABLE IF NOT EXISTS events(ts REAL NOT NULL, command TEXT NOT NULL,"
     " caller TEXT NOT NULL, session TEXT NOT NULL, query TEXT NOT NULL, entries INTEGER NOT NULL,"
-    " bytes INTEGER NOT NULL, vault TEXT NOT NULL)",
+    " bytes INTEGER NOT NULL, vault TEXT NOT NULL, evidence TEXT NOT NULL DEFAULT '')",
     "CREATE INDEX IF NOT EXISTS events_ts ON events(ts)",
     "CREATE INDEX IF NOT EXISTS events_session ON events(session)",
     # A unit printed to a session: `unit_key` of a bullet or a note's paragraph.
@@ -92,10 +101,12 @@ def _columns(conn: sqlite3.Connection, table: str) -> list[str]:
 def _migrate(conn: sqlite3.Connection) -> None:
     """Bring a log of another version to this one, keeping every row it can.
 
-    Version 0 is a log no brain stamped (or an unknown shape): its rows are copied column by
-    column into the current table (a missing column gets its default) and the old table is
-    dropped; rows that cannot be copied stay behind in a table named after the old version. A log
-    from a newer brain whose table has every column this one needs is used as it is.
+    A log whose columns are the start of this version's (version 2: no `evidence`) gets the
+    others, empty. Version 0 is a log no brain stamped (or an unknown shape): its rows are copied
+    column by column into the current table (a missing column gets its default) and the old
+    table is dropped; rows that cannot be copied stay behind in a table named after the old
+    version. A log from a newer brain whose table has every column this one needs is used as it
+    is.
     """
     conn.execute("BEGIN IMMEDIATE")
     try:
@@ -104,7 +115,13 @@ def _migrate(conn: sqlite3.Connection) -> None:
         if version == LOG_VERSION or (version > LOG_VERSION and set(COLUMNS) <= set(cols)):
             conn.execute("COMMIT")
             return
-        if cols and cols[: len(COLUMNS)] != list(COLUMNS):
+        if cols and list(COLUMNS[: len(cols)]) == cols and len(cols) < len(COLUMNS):
+            # A log of an older brain, whose columns are a start of this one's: add the others.
+            for c in COLUMNS[len(cols) :]:  # constants; `evidence` is the one so far
+                conn.execute(f"ALTER TABLE events ADD COLUMN {c} TEXT NOT NULL DEFAULT ''")
+            for sql in _CREATE:
+                conn.execute(sql)
+        elif cols and cols[: len(COLUMNS)] != list(COLUMNS):
             old = f"events_v{version}"
             n = 1
             while _columns(conn, old):
@@ -174,12 +191,16 @@ def record(
     nbytes: int,
     vault: Path,
     units: Sequence[str] = (),
+    evidence: str = "",
 ) -> None:
-    """Log one lookup; `units` (their `unit_key`s) are what it printed, kept for its session."""
+    """Log one lookup; `units` (their `unit_key`s) are what it printed, kept for its session;
+    `evidence` how sure its answer was (`STRONG`, `WEAK`, `NONE`; "" where nothing judged it)."""
     from brain.text import repair  # SQLite cannot store what argv holds undecodable
 
     who = (repair(caller), repair(session))
-    event = Event(time.time(), command, *who, repair(query), entries, nbytes, vault_key(vault))
+    event = Event(
+        time.time(), command, *who, repair(query), entries, nbytes, vault_key(vault), evidence
+    )
     with contextlib.suppress(OSError, sqlite3.Error, BrainError):
         conn = connect()
         try:
@@ -234,3 +255,13 @@ def so_far(session: str, vault: Path, log: Path | None = None) -> SessionSoFar:
 def events(conn: sqlite3.Connection, since: float = 0.0) -> list[Event]:
     rows = conn.execute(_SELECT, (since,)).fetchall()
     return [Event(*row) for row in rows]
+
+
+# A logged find that is a miss, in SQL over `events`: nothing stood out (whatever weak lines it
+# showed), or, in a row older than `evidence`, nothing was returned.
+MISS_SQL = "(evidence IN ('weak', 'none') OR (evidence = '' AND entries = 0))"
+
+
+def missed(event: Event) -> bool:
+    """Whether a logged find is a miss (see MISS_SQL)."""
+    return event.evidence in MISSED or (not event.evidence and event.entries == 0)

@@ -23,7 +23,7 @@ V = str(FIXTURE_VAULT)
 # README row -> the keys of that JSON object, in order. One table: the README's `## JSON` table
 # must list the same rows with the same keys, and every command below answers with them.
 KEYS: dict[str, list[str]] = {
-    "`find`": ["query", "count", "omitted", "hits"],
+    "`find`": ["query", "count", "omitted", "hits", "evidence", "cut_count"],
     "`find` hit": [
         "path",
         "line",
@@ -630,11 +630,18 @@ def test_find_json_keys_and_types() -> None:
 
 def test_find_json_without_hits() -> None:
     doc = json_of("find", "--vault", V, "--json", "xylophonist", code=1)
-    assert doc == {"query": "xylophonist", "count": 0, "omitted": 0, "hits": []}
+    assert doc == {
+        "query": "xylophonist",
+        "count": 0,
+        "omitted": 0,
+        "hits": [],
+        "evidence": "none",
+        "cut_count": 0,
+    }
 
 
 def test_find_json_is_utf8_not_escaped() -> None:
-    run = brain("find", "--vault", V, "--json", "odeme")
+    run = brain("find", "--vault", V, "--json", "--all", "odeme")
     assert "Ödeme" in run.out
     assert "\\u00d6" not in run.out
 

@@ -44,6 +44,20 @@ def test_golden_set_meets_the_thresholds() -> None:
         assert report["hybrid"][split]["all"]["n"] > 60
 
 
+def test_the_answers_meet_the_thresholds() -> None:
+    """What an agent reads with default flags (tools/eval answer): the small vault's off-topic
+    questions mostly get nothing and its on-topic ones their bullet first in a line or two; the
+    large vault's answers are short and hold the gold line; both halves are reported."""
+    report = run_eval("answer", "--json", "--check")
+    for split in ("tune", "held"):
+        small, large = report["small"][split], report["large"][split]
+        assert small["on-topic"]["n"] > 10
+        assert small["off-topic"]["n"] > 20
+        assert large["answerable"]["n"] > 60
+        assert large["answerable"]["lines"] < 3
+        assert large["no-answer"]["lines"] < large["answerable"]["lines"]
+
+
 def test_the_scorer_file_is_what_fit_makes_of_the_tuning_half() -> None:
     fitted = run_eval("fit", "--dry-run")
     stored = search.fusion_model()

@@ -315,9 +315,21 @@ def test_limit(limit: int) -> None:
     assert (doc["count"], doc["omitted"]) == (limit, 0)
 
 
-def test_default_limit_is_ten() -> None:
-    run = brain("find", "--vault", V, "--budget", "99999", "the payments")
-    assert len(run.out.splitlines()) == 10
+def test_all_lists_ten_and_the_answer_says_what_it_left_out() -> None:
+    ranked_list = brain("find", "--vault", V, "--budget", "99999", "--all", "the payments")
+    assert len(ranked_list.out.splitlines()) == 10
+    assert "brain:" not in ranked_list.out  # the ranked list is cut by nothing
+    assert (
+        ranked_list.out
+        == brain("find", "--vault", V, "--budget", "99999", "-n", "10", "the payments").out
+    )
+    answer = brain("find", "--vault", V, "--budget", "99999", "the payments").out.splitlines()
+    *lines, said = answer
+    assert 1 <= len(lines) <= 3
+    assert lines == ranked_list.out.splitlines()[: len(lines)]  # the answer is its head
+    assert (
+        said == f"brain: strong answer; {10 - len(lines)} weaker hits left out (--all lists them)"
+    )
 
 
 @pytest.mark.parametrize("bad", ["0", "-1"])
@@ -340,18 +352,30 @@ def test_budget_caps_the_bytes_printed(budget: int, mode: list[str]) -> None:
 
 
 def test_budget_keeps_whole_hits_while_they_fit() -> None:
-    full = brain("find", "--vault", V, "--budget", "100000", "the payments").out.splitlines()
-    assert len(full) == 10
-    budget = len("\n".join(full[:3]).encode()) + 1  # exactly three hits
-    cut = brain("find", "--vault", V, "--budget", str(budget), "the payments").out.splitlines()
-    assert cut == full[:3]
+    full = brain("find", "--vault", V, "--budget", "100000", "--all", "the payments")
+    lines = full.out.splitlines()
+    assert len(lines) == 10
+    budget = len("\n".join(lines[:3]).encode()) + 1  # exactly three hits
+    cut = brain("find", "--vault", V, "--budget", str(budget), "--all", "the payments")
+    assert cut.out.splitlines() == lines[:3]
+
+
+def test_the_answer_line_goes_before_a_hit_would() -> None:
+    answer = brain("find", "--vault", V, "--budget", "100000", "the payments").out
+    *lines, said = answer.splitlines()
+    assert said.startswith("brain: strong answer")
+    budget = len(answer.encode())  # every line fits: the whole answer
+    assert brain("find", "--vault", V, "--budget", str(budget), "the payments").out == answer
+    # one byte fewer: a hit goes, the line that says what was left out stays
+    short = brain("find", "--vault", V, "--budget", str(budget - 1), "the payments").out
+    assert short.splitlines() == [*lines[:-1], said]
 
 
 @pytest.mark.parametrize("budget", [300, 1500, 100_000])
 def test_json_respects_the_budget_via_omitted(budget: int) -> None:
-    everything = find_json("--budget", "1000000", "the payments")
+    everything = find_json("--budget", "1000000", "--all", "the payments")
     assert everything["count"] == 10
-    run = brain("find", "--vault", V, "--json", "--budget", str(budget), "the payments")
+    run = brain("find", "--vault", V, "--json", "--budget", str(budget), "--all", "the payments")
     doc = run.json()
     assert doc["count"] >= (0 if budget < 400 else 1)  # 300 bytes cannot hold one hit's fields
     assert doc["count"] == len(doc["hits"])
@@ -371,13 +395,13 @@ def test_json_budget_holds_for_every_budget() -> None:
     from brain.commands.find import find
     from brain.present import hits as render
 
-    hits = find(FIXTURE_VAULT, "the payments", limit=10).hits
-    assert len(hits) == 10
-    for budget in range(70, 6000, 7):
-        text = render.find_json("the payments", hits, budget)[0] + "\n"  # out() adds the newline
+    result = find(FIXTURE_VAULT, "the payments", limit=10)
+    assert len(result.hits) == 10
+    for budget in range(120, 6000, 7):
+        text = render.find_json(result, budget)[0] + "\n"  # out() adds the newline
         doc = json.loads(text)
         assert len(text.encode("utf-8")) <= budget, (budget, doc["count"])
-        assert doc["count"] + doc["omitted"] == len(hits)
+        assert doc["count"] + doc["omitted"] == len(result.hits)
 
 
 @pytest.mark.parametrize("budget", [1, 4, 5, 12])
@@ -423,8 +447,9 @@ def test_agents_and_scripts_get_one_terse_line_per_hit(env: dict[str, str]) -> N
 
 
 def test_terse_prose_hit_is_one_line_with_its_breadcrumb() -> None:
-    run = brain("find", "--vault", V, "tz")  # reaches a fenced code block with a `timeZone:` line
-    doc = find_json("tz")
+    # reaches a fenced code block with a `timeZone:` line
+    run = brain("find", "--vault", V, "--all", "tz")
+    doc = find_json("--all", "tz")
     assert len(run.out.splitlines()) == doc["count"]
     code = next(h for h in doc["hits"] if "\n" in h["text"])
     line = next(
@@ -480,7 +505,8 @@ def run_in_pty(
 def test_person_at_a_terminal_gets_the_listing() -> None:
     code, out = run_in_pty("find", "--vault", V, "libgit2 hooks")
     assert code == 0, out
-    assert "hits for libgit2 hooks" in out
+    assert "1 of 1 hit for libgit2 hooks" in out
+    assert "strong answer; 9 weaker hits left out (--all lists them)" in out
     assert "AI/LEARNINGS.md:7" in out
     assert LIBGIT2_LINE not in out  # not the terse form
 

@@ -169,3 +169,11 @@ def test_a_person_gets_tables(env: dict[str, str], monkeypatch: pytest.MonkeyPat
     assert "repository" in grid
     assert "files written" in grid
     assert "infra" in grid
+
+
+def test_howto_scores_are_between_0_and_1_best_first(env: dict[str, str]) -> None:
+    doc = brain("howto", "connect", "to", "the", "dev", "database", "--json", env=env).json()
+    scores = [h["score"] for h in doc["hits"]]
+    assert scores
+    assert all(0 < s <= 1 for s in scores), scores
+    assert scores == sorted(scores, reverse=True)

@@ -33,7 +33,8 @@ def test_queries_that_held_a_credential_are_masked_where_they_are_listed(git_vau
     # doctor's frequent bullets and `brain learn` list them, and must mask what they list.
     v = ("--vault", str(git_vault))
     miss = f"quokka xylophonist apikey={PASSWORD}"
-    hit = f"weekends money password is {PASSWORD}"  # reaches `staging environment` by its body
+    # reaches `staging environment` by its body, and stands out (doctor counts answers that do)
+    hit = f"staging scaled to zero every night on weekends to save money password is {PASSWORD}"
     for s in ("s1", "s2", "s3", "s4", "s5"):  # doctor lists a bullet returned 5 times
         for query in (miss, hit):
             brain("find", *v, query, env={"CLAUDECODE": "1", "BRAIN_SESSION": s})
@@ -41,7 +42,7 @@ def test_queries_that_held_a_credential_are_masked_where_they_are_listed(git_vau
     assert "quokka xylophonist apikey=" in log.out, log
     shown = {"log": log.out + log.err, "log json": brain("log", *v, "--json").out}
     doctor = brain("doctor", *v)
-    assert "weekends money password is" in doctor.out, doctor
+    assert "weekends to save money password is" in doctor.out, doctor
     shown["doctor"] = doctor.out + doctor.err
     shown["doctor json"] = brain("doctor", *v, "--json").out
     learn = brain("learn", *v, "--apply", "--json")

@@ -20,7 +20,8 @@ def _seed(vault: Path, rows: list[tuple[float, str, str, str, int, int]]) -> Non
     conn = connect()
     try:
         conn.executemany(
-            "INSERT INTO events VALUES (?, 'find', ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO events(ts, command, caller, session, query, entries, bytes, vault)"
+            " VALUES (?, 'find', ?, ?, ?, ?, ?, ?)",
             [(ts, who, sess, q, n, b, str(vault.resolve())) for ts, who, sess, q, n, b in rows],
         )
     finally:
@@ -53,7 +54,7 @@ def test_tokens_and_savings_per_caller_session_and_day(vault: Path) -> None:
     doc = brain("ledger", "--vault", str(vault), "--json").json()
     assert doc["core_tokens"] == (core + 3) // 4  # rounded up, as every budget (brain.vocab)
     assert (doc["lookups"], doc["tokens"]) == (3, 125)
-    assert doc["saved"] == 3 * doc["core_tokens"] - 125
+    assert doc["saved"] == 2 * doc["core_tokens"] - 125  # "b" served nothing: it saved nothing
     assert [(c["caller"], c["lookups"], c["tokens"]) for c in doc["callers"]] == [
         ("claude-code", 2, 100),
         ("codex", 1, 25),
@@ -81,6 +82,24 @@ def test_tokens_and_savings_per_caller_session_and_day(vault: Path) -> None:
     text = brain("ledger", "--vault", str(vault))
     assert "claude-code" in text.out
     assert "2026-05-02" in text.out
+
+
+def test_a_lookup_that_served_nothing_saves_nothing(vault: Path) -> None:
+    day = time.mktime((2026, 5, 1, 12, 0, 0, 0, 0, -1))
+    _seed(
+        vault,
+        [
+            (day, "claude-code", "empty", "x", 0, 0),  # a pack or find that printed nothing
+            (day + 1, "claude-code", "empty", "y", 0, 120),  # an empty JSON answer, a hint
+            (day + 2, "codex", "served", "z", 2, 400),
+        ],
+    )
+    doc = brain("ledger", "--vault", str(vault), "--json").json()
+    by = {s["session"]: s for s in doc["sessions"]}
+    assert (by["empty"]["lookups"], by["empty"]["tokens"], by["empty"]["saved"]) == (2, 30, 0)
+    assert by["served"]["saved"] == doc["core_tokens"] - 100
+    assert doc["saved"] == doc["core_tokens"] - 100
+    assert doc["tokens"] == 130  # what was printed is still counted as returned
 
 
 def test_bad_since_is_a_usage_error(vault: Path) -> None:
@@ -130,6 +149,45 @@ def test_a_version_0_log_of_another_shape_is_migrated_keeping_its_rows() -> None
     conn = connect()
     try:
         assert [e.query for e in events(conn)] == ["old query", "new"]
+    finally:
+        conn.close()
+
+
+def test_a_version_2_log_gains_the_evidence_column_and_keeps_its_rows(vault: Path) -> None:
+    path = usage_log_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    old = sqlite3.connect(path)
+    old.execute(
+        "CREATE TABLE events(ts REAL NOT NULL, command TEXT NOT NULL, caller TEXT NOT NULL,"
+        " session TEXT NOT NULL, query TEXT NOT NULL, entries INTEGER NOT NULL,"
+        " bytes INTEGER NOT NULL, vault TEXT NOT NULL)"
+    )
+    old.execute("CREATE TABLE served(ts REAL, session TEXT, vault TEXT, unit TEXT)")
+    old.execute("INSERT INTO events VALUES (1.5, 'find', 'me', 's', 'old miss', 0, 0, '/v')")
+    old.execute("INSERT INTO served VALUES (1.5, 's', '/v', 'AI/MEMORY.md#x')")
+    old.execute("PRAGMA user_version = 2")
+    old.commit()
+    old.close()
+    record("find", "me", "", "new", 0, 10, Path("/v"), evidence="weak")
+    conn = connect()
+    try:
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == LOG_VERSION == 3
+        assert [(e.query, e.evidence) for e in events(conn)] == [("old miss", ""), ("new", "weak")]
+        assert conn.execute("SELECT count(*) FROM served").fetchone()[0] == 1
+    finally:
+        conn.close()
+    # a brain of version 2 still writes its rows, without the column
+    older = sqlite3.connect(path)
+    older.execute(
+        "INSERT INTO events(ts, command, caller, session, query, entries, bytes, vault)"
+        " VALUES (2.5, 'find', 'me', '', 'older', 1, 5, '/v')"
+    )
+    older.commit()
+    older.close()
+    conn = connect()
+    try:
+        got = {e.query: e.evidence for e in events(conn)}
+        assert got == {"old miss": "", "older": "", "new": "weak"}
     finally:
         conn.close()
 

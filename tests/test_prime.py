@@ -605,6 +605,6 @@ def test_a_version_1_usage_log_keeps_its_rows_and_learns_what_was_served(ivault:
     _, again = hook(ivault, event(session="s-new"))
     assert POOL not in again.out
     log = sqlite3.connect(path)
-    assert log.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert log.execute("PRAGMA user_version").fetchone()[0] == 3
     assert log.execute("SELECT count(*) FROM events").fetchone()[0] == 2
     log.close()

@@ -37,7 +37,8 @@ def make_vault(root: Path, bullets: list[str], synonyms: str = "") -> Path:
 
 
 def handles(vault: Path, query: str) -> list[str]:
-    return [h.handle for h in find(vault, query, mode="keyword").hits]
+    """The ranked list (`--all`): these are the ranking's rules; the cut is tests/test_cut.py's."""
+    return [h.handle for h in find(vault, query, mode="keyword", ranked=True).hits]
 
 
 # --- synonyms as phrases ---------------------------------------------------------------------
@@ -137,7 +138,8 @@ def test_near_duplicates_are_served_once_the_newer(tmp_path: Path) -> None:
         ],
     )
     for mode in ("keyword", "hybrid", "vector"):
-        names = [h.handle for h in find(vault, "external audit deploys", mode=mode).hits]
+        listed = find(vault, "external audit deploys", mode=mode, ranked=True)
+        names = [h.handle for h in listed.hits]
         assert "audit freeze again" in names, mode
         assert "audit freeze" not in names, mode
         assert "audit scope" in names, mode
@@ -153,7 +155,7 @@ def test_a_duplicate_keeps_the_better_rank(tmp_path: Path) -> None:
             bullet("freeze", fact, "2026-09-02"),
         ],
     )
-    hits = find(vault, "external audit", mode="keyword").hits
+    hits = find(vault, "external audit", mode="keyword", ranked=True).hits
     assert [h.handle for h in hits] == ["freeze", "audit scope"]
 
 

@@ -155,3 +155,15 @@ def test_recall_does_not_import_the_model(env: dict[str, str]) -> None:
     assert proc.returncode == 0
     for heavy in ("numpy", "onnxruntime", "tokenizers"):
         assert f" {heavy}\n" not in proc.stderr
+
+
+def test_scores_are_shares_of_the_query_on_a_small_corpus(env: dict[str, str]) -> None:
+    """A handful of turns: every word is in half of them, where FTS5's IDF is nothing, and every
+    hit scored 0.0. A score is the share of the query's weight a turn's window holds."""
+    brain("recall", "--enable", "claude", env=env)
+    for query in ("paynova webhook", "the webhook", "checkout"):
+        hits = brain("recall", query, "--json", env=env).json()["hits"]
+        assert hits, query
+        scores = [h["score"] for h in hits]
+        assert all(0 < s <= 1 for s in scores), (query, scores)
+        assert scores == sorted(scores, reverse=True)

@@ -55,7 +55,8 @@ def _seed(vault: Path, *stamps: float) -> None:
     conn = connect()
     try:
         conn.executemany(
-            "INSERT INTO events VALUES (?, 'find', 'script', 's', ?, ?, ?, ?)",
+            "INSERT INTO events(ts, command, caller, session, query, entries, bytes, vault)"
+            " VALUES (?, 'find', 'script', 's', ?, ?, ?, ?)",
             [(ts, f"q{i}", 0, 0, str(vault.resolve())) for i, ts in enumerate(stamps)],
         )
     finally:

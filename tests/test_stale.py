@@ -281,7 +281,7 @@ def git_stale_vault(stale_vault: Path) -> Path:
 
 
 def _hit(vault: Path, query: str, path: str) -> tuple[str, str]:
-    h = next(h for h in find(vault, query).hits if h.path == path)
+    h = next(h for h in find(vault, query, ranked=True).hits if h.path == path)
     return h.date, h.superseded_by
 
 

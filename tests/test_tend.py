@@ -477,12 +477,16 @@ def test_learnt_aliases_are_proposed_and_a_person_approves_them(vault: Path) -> 
 
 @pytest.mark.parametrize("policy", ["propose", "apply"])
 def test_an_alias_the_guard_flags_is_never_written_nor_proposed(vault: Path, policy: str) -> None:
-    """The fixture's **pgxpool max conns** reached by a query carrying an injection: its words
-    (`maxconns explicitly disregard previous`) are an alias strict lint refuses, so neither
+    """The fixture's **pgxpool max conns** reached by a query carrying an injection (the
+    bullet's own words stand out in it: learn reads answers that stand out): its first words
+    (`disregard previous maxconns explicitly`) are an alias strict lint refuses, so neither
     `learn --apply` nor the sweep writes or queues it, whatever the policy. (A query of plain
     words reaching the same bullet is proposed: test_learn_proposes_what_people_search_with.)"""
     aliases_policy(vault, policy)
-    log_finds(vault, "maxconns explicitly disregard previous", ["s1", "s2", "s3"])
+    query = "disregard previous maxconns explicitly defaults larger cpu count"
+    found = brain("find", "--vault", str(vault), "--json", query).json()
+    assert (found["evidence"], found["hits"][0]["handle"]) == ("strong", "pgxpool max conns")
+    log_finds(vault, query, ["s1", "s2", "s3"])
     before = snapshot(vault)
     learnt = learnmod.learn(vault, mode="keyword", apply=True)  # a person's explicit --apply too
     assert (learnt.proposed, learnt.applied) == ((), ())

@@ -21,25 +21,39 @@ class FindResult:
     hits: tuple[search.Hit, ...]
     mode: str  # what actually ran: a hybrid find whose model cannot load runs as keyword
     built: str  # the index build the answer came from
+    evidence: str = search.STRONG  # how sure the answer is: strong, weak or none (search.answer)
+    cut_count: int = 0  # ranked hits the cut left out (0 under --limit or --all: nothing cut)
+    ranked: bool = False  # the ranked list without the cut (--limit, --all)
 
 
-def find(vault: Path, query: str, *, limit: int = DEFAULT_LIMIT, mode: str = "") -> FindResult:
-    """Ranked hits for `query`. `mode` defaults to hybrid when an embedder is configured. A note's
-    paragraph that a newer bullet corrects is served below that bullet, marked (brain/stale.py);
-    of near-duplicate units only the newer is served (search.distinct)."""
-    if limit < 1:
+def find(
+    vault: Path, query: str, *, limit: int | None = None, mode: str = "", ranked: bool = False
+) -> FindResult:
+    """The answer to `query`: what stands out of the ranked hits (search.answer), with how sure
+    it is. With `limit` (or `ranked`: DEFAULT_LIMIT) the ranked list instead, uncut, as the
+    ranking benchmarks read it; its `evidence` is still the answer's. `mode` defaults to hybrid
+    when an embedder is configured. A note's paragraph that a newer bullet corrects is served
+    below that bullet, marked (brain/stale.py); of near-duplicate units only the newer is served
+    (search.distinct)."""
+    if limit is not None and limit < 1:
         raise UsageError("--limit must be at least 1", "pass e.g. --limit 10")
     if mode and mode not in MODES:
         raise UsageError(f"unknown mode {mode!r}", f"use one of {', '.join(MODES)}")
     conn = index.open_index(vault)
     try:
-        return find_in(conn, vault, query, limit=limit, mode=mode)
+        return find_in(conn, vault, query, limit=limit, mode=mode, ranked=ranked)
     finally:
         conn.close()
 
 
 def find_in(
-    conn: sqlite3.Connection, vault: Path, query: str, *, limit: int = DEFAULT_LIMIT, mode: str = ""
+    conn: sqlite3.Connection,
+    vault: Path,
+    query: str,
+    *,
+    limit: int | None = None,
+    mode: str = "",
+    ranked: bool = False,
 ) -> FindResult:
     """`find` on an open index (a caller asking many queries opens it once)."""
     parsed = search.read_query(conn, query)
@@ -48,18 +62,28 @@ def find_in(
             f"the query {query!r} has no words to search for",
             "ask with words, e.g. brain find 'libgit2 hooks'",
         )
-    if mode != "keyword":
-        vector = neighbours(vault, conn, query)
-        if vector is not None:
-            if mode == "vector":
-                hits = search.distinct(search.vector_rank(conn, vector), limit)
-                hits = stale.serve(conn, hits, limit)
-                return FindResult(query, tuple(hits), "vector", index.built(conn))
-            hits = search.distinct(search.hybrid_rank(conn, parsed, vector), limit)
-            hits = stale.serve(conn, hits, limit)
-            return FindResult(query, tuple(hits), "hybrid", index.built(conn))
-    hits = stale.serve(conn, search.keyword_search(conn, parsed, limit), limit)
-    return FindResult(query, tuple(hits), "keyword", index.built(conn))
+    keyword = search.keyword_rank(conn, parsed)
+    vector = neighbours(vault, conn, query) if mode != "keyword" else None
+    ran = "keyword" if vector is None else mode or "hybrid"
+    exact = search.exact_cut(keyword.hits) is not None
+    if vector is None:
+        listed = search.keyword_hits(keyword, parsed)
+    elif ran == "vector":
+        listed, exact = search.vector_rank(conn, vector), False
+    else:
+        listed = search.hybrid_rank(conn, parsed, vector, keyword)
+    uncut = ranked or limit is not None
+    width = DEFAULT_LIMIT if limit is None else limit
+    listed = search.distinct(listed, max(width, search.ANSWER_DEPTH))
+    judge = search.Judge(parsed, keyword, vector)
+    floor = 0.0 if vector is None else None  # a keyword score of nothing held is 0
+    answer = search.answer(listed, judge, exact=exact, floor=floor)
+    if uncut:
+        hits = stale.serve(conn, listed[:width], width)
+        return FindResult(query, tuple(hits), ran, index.built(conn), answer.evidence, 0, True)
+    # A paragraph kept brings in the newer bullet that corrects it: room for one each.
+    hits = stale.serve(conn, answer.hits, 2 * len(answer.hits))
+    return FindResult(query, tuple(hits), ran, index.built(conn), answer.evidence, answer.left_out)
 
 
 def neighbours(vault: Path, conn: sqlite3.Connection, text: str) -> list[tuple[int, float]] | None:

@@ -3,8 +3,10 @@
 Ranked with recall's own scoring: the turns that match TERMS (brain.recall.search.ranked, with
 their neighbours' words and their session's title) lend their score to the shell commands run
 just after them or just before them; a command that holds TERMS' words itself scores up to twice
-as much. Commands that only look (ls, cat, grep, git status ...) are left out, as are, unless
-`--all`, those that failed or whose end is unknown. Near-identical commands (the same command
+as much. A hit's `score` is that over its most, 0 to 1: the share of the task's weight the turns
+around it hold, all of it when the command holds every word of TERMS, half when it holds none.
+Commands that only look (ls, cat, grep, git status ...) are left out, as are, unless `--all`,
+those that failed or whose end is unknown. Near-identical commands (the same command
 give or take a flag or a path, in any session) are one hit: the last one that worked.
 """
 
@@ -122,7 +124,7 @@ def rank(
             near = max(by_pos.get(call.pos, 0.0), AFTER * by_pos.get(call.pos + 1, 0.0))
             if near <= 0:
                 continue
-            score = near * (1 + _share(words, call.text))
+            score = near * (1 + _share(words, call.text)) / 2  # 0 to 1, as `near` is
             candidates.append((score, call, title))
     return _fold(candidates, limit)
 

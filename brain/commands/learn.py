@@ -1,6 +1,7 @@
 """`brain learn`: the words people search with, turned into aliases.
 
-From the usage log: a query that keeps reaching a bullet (its first hit) only through the bullet's
+From the usage log: a query that keeps reaching a bullet (the first hit of an answer where
+something stands out: a weak answer's first line vouches for nothing) only through the bullet's
 body or its vector, never its handle or aliases, says how people name that bullet. Its telling
 words that the handle and aliases lack are proposed as an alias. Aliases no logged query ever
 used are listed (they cost nothing, but say nothing either). `--apply` writes the proposed aliases:
@@ -153,10 +154,10 @@ def _ask(
             return reached, done, f"out of time after {done} of {asked}"
         done += 1
         try:
-            hits = find_in(conn, vault, evs[-1].query, limit=3, mode=mode).hits
+            found = find_in(conn, vault, evs[-1].query, mode=mode)
         except BrainError:
             continue
-        top = hits[0] if hits else None
+        top = found.hits[0] if found.hits and found.evidence == usage.STRONG else None
         if top is None or top.kind != "bullet" or top.path not in CORE_FILES:
             continue
         if "exact" in top.match or "handle" in top.match:

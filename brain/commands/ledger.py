@@ -2,9 +2,11 @@
 
 A token is four bytes of output, a part of one counted whole (brain.vocab.tokens, as for every
 budget). The alternative an agent has without an index is to read the
-three core files whole for each lookup, so every logged lookup saved the core files' size now
-(in tokens) less what it returned. Everything is aggregated in SQL: a log of 100,000 lookups is
-read in one pass per grouping.
+three core files whole for each lookup, so every logged lookup that served something saved the
+core files' size now (in tokens) less what it returned. A lookup that served nothing (a pack or
+a find that printed nothing, or only an empty JSON answer) saved nothing: the agent still has to
+look elsewhere. Everything is aggregated in SQL: a log of 100,000 lookups is read in one pass per
+grouping.
 """
 
 from __future__ import annotations
@@ -56,7 +58,8 @@ class Ledger:
     core_tokens: int  # one read of the three core files, now
     lookups: int
     tokens: int  # tokens returned
-    saved: int  # tokens not read against reading the core files whole for every lookup
+    saved: int  # tokens not read against reading the core files whole for every lookup that
+    # served something
     callers: tuple[CallerRow, ...]
     sessions: tuple[SessionRow, ...]
     days: tuple[DayRow, ...]
@@ -94,12 +97,19 @@ def ledger(vault: Path, *, since: str = "", caller: str = "", log: Path | None =
         conn.close()
 
 
+# Per group: lookups, bytes returned, lookups that served something and the bytes they returned.
+_SUMS = (
+    "count(*), coalesce(sum(bytes), 0), coalesce(sum(entries > 0), 0),"
+    " coalesce(sum(CASE WHEN entries > 0 THEN bytes ELSE 0 END), 0)"
+)
+
+
 def _group(
     conn: sqlite3.Connection, keys: str, clause: str, params: list[object], order: str
 ) -> list[tuple[Any, ...]]:
     # Only constant SQL fragments are formatted in; values travel as parameters.
     sql = (
-        f"SELECT {keys}, count(*), coalesce(sum(bytes), 0), max(ts) FROM events"  # noqa: S608
+        f"SELECT {keys}, {_SUMS}, max(ts) FROM events"  # noqa: S608
         f" WHERE {clause} GROUP BY {keys} ORDER BY {order}"
     )
     return conn.execute(sql, params).fetchall()
@@ -114,32 +124,38 @@ def _read(
     caller: str,
     core: int,
 ) -> Ledger:
-    def saved(lookups: int, nbytes: int) -> int:
-        return lookups * core - tokens(nbytes)
+    def saved(served: int, nbytes: int) -> int:
+        """What `served` lookups that returned `nbytes` saved (the others saved nothing)."""
+        return served * core - tokens(nbytes)
 
     total = conn.execute(
-        f"SELECT count(*), coalesce(sum(bytes), 0) FROM events WHERE {clause}",  # noqa: S608
+        f"SELECT {_SUMS} FROM events WHERE {clause}",  # noqa: S608
         params,
     ).fetchone()
     callers = tuple(
-        CallerRow(str(who), n, tokens(b), saved(n, b))
-        for who, n, b, _ in _group(conn, "caller", clause, params, "count(*) DESC, caller")
+        CallerRow(str(who), n, tokens(b), saved(sn, sb))
+        for who, n, b, sn, sb, _ in _group(conn, "caller", clause, params, "count(*) DESC, caller")
     )
     sessions = tuple(
         SessionRow(
-            str(sid) if sid else None, str(who), n, tokens(b), saved(n, b), at_epoch(float(last))
+            str(sid) if sid else None,
+            str(who),
+            n,
+            tokens(b),
+            saved(sn, sb),
+            at_epoch(float(last)),
         )
-        for sid, who, n, b, last in _group(
+        for sid, who, n, b, sn, sb, last in _group(
             conn, "session, caller", clause, params, "max(ts) DESC, session, caller"
         )
     )
     days = tuple(
-        DayRow(str(day), n, tokens(b), saved(n, b))
-        for day, n, b, _ in _group(
+        DayRow(str(day), n, tokens(b), saved(sn, sb))
+        for day, n, b, sn, sb, _ in _group(
             conn, f"date(ts + {_utc_offset()}, 'unixepoch')", clause, params, "1"
         )
     )
-    n, b = int(total[0]), int(total[1])
+    n, b, sn, sb = (int(v) for v in total)
     return Ledger(
         str(vault),
         since_at(since),
@@ -147,7 +163,7 @@ def _read(
         core,
         n,
         tokens(b),
-        saved(n, b),
+        saved(sn, sb),
         callers,
         sessions,
         days,

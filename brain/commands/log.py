@@ -1,10 +1,13 @@
-"""`brain log`: the lookups that found nothing and still find nothing — the writing backlog.
+"""`brain log`: the lookups that missed and still miss — the writing backlog.
 
-Every find is logged with its hit count. A zero-hit query is a backlog item only while it still
-misses, so each distinct missed query is asked again against the index as it is now, in the mode
-`brain find` would use now (hybrid when an embedder is configured, else keyword): a query a later
-edit answered is set aside. What remains, grouped by query text (case and spacing folded), is what
-to write bullets or `AI/synonyms.tsv` rows for.
+Every find is logged with how sure its answer was (brain.usage: `evidence`). A miss is a find
+where nothing stood out, whatever weak lines it showed (in a row logged before brain kept that, a
+find that returned nothing); a prime that logs itself as judged is read the same way. A missed
+query is a backlog item only while it still misses, so each distinct one is asked again against
+the index as it is now, in the mode `brain find` would use now (hybrid when an embedder is
+configured, else keyword): a query a later edit answered (something stands out now) is set aside.
+What remains, grouped by query text (case and spacing folded), is what to write bullets or
+`AI/synonyms.tsv` rows for.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from brain.commands.ledger import where
 from brain.errors import BrainError
 from brain.when import since_at
 
-LOOKUP = "find"
+# The rows read: finds, and primes that say how sure they were (a prime's hint row does not).
+LOOKUPS = "(command = 'find' OR (command = 'prime' AND evidence != ''))"
 
 
 @dataclass(frozen=True)
@@ -34,7 +38,7 @@ class Answered:
     query: str
     count: int
     last_date: str
-    hit_count: int  # what it finds now
+    hit_count: int  # the hits of its answer now (something stands out)
 
 
 @dataclass(frozen=True)
@@ -48,8 +52,8 @@ class LogResult:
     vault: str
     since_at: str | None  # where --since starts (brain.when.at), None without it
     mode: str | None  # the find mode the misses were asked again in (None: none asked)
-    lookups: int  # finds logged in scope
-    misses: int  # of them, finds that returned nothing
+    lookups: int  # finds (and judged primes) logged in scope
+    misses: int  # of them, those where nothing stood out
     open: tuple[Miss, ...]
     answered: tuple[Answered, ...]
     callers: tuple[CallerMisses, ...]
@@ -71,16 +75,16 @@ def log(vault: Path, *, since: str = "", log_path: Path | None = None) -> LogRes
     from brain.secrets import redact
 
     clause, params = where(vault, since, "")
-    clause += f" AND command = '{LOOKUP}'"
+    clause += f" AND {LOOKUPS}"
     conn = usage.connect(log_path)
     try:
         lookups, misses = conn.execute(
-            f"SELECT count(*), coalesce(sum(entries = 0), 0) FROM events WHERE {clause}",  # noqa: S608
+            f"SELECT count(*), coalesce(sum({usage.MISS_SQL}), 0) FROM events WHERE {clause}",  # noqa: S608
             params,
         ).fetchone()
         rows = conn.execute(
             "SELECT query, caller, count(*), max(ts) FROM events"  # noqa: S608 - constants only
-            f" WHERE {clause} AND entries = 0 GROUP BY query, caller",
+            f" WHERE {clause} AND {usage.MISS_SQL} GROUP BY query, caller",
             params,
         ).fetchall()
     finally:
@@ -99,12 +103,12 @@ def log(vault: Path, *, since: str = "", log_path: Path | None = None) -> LogRes
         count = sum(g.callers.values())
         last = time.strftime("%Y-%m-%d", time.localtime(g.last))
         try:
-            found = find(vault, g.query, limit=1)
+            found = find(vault, g.query)
         except BrainError:  # a query with no words to search for can never be answered
             found = None
         if found is not None:
             mode = found.mode
-            if found.hits:
+            if found.evidence == usage.STRONG:
                 answered.append(Answered(redact(g.query), count, last, len(found.hits)))
                 continue
         ranked = sorted(g.callers.items(), key=lambda kv: (-kv[1], kv[0]))

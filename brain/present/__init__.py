@@ -150,6 +150,8 @@ class Lookup:
     count: int
     vault: Path
     units: tuple[str, ...] = ()
+    # how sure the answer was (brain.search.answer: strong, weak, none); "" where nothing judges
+    evidence: str = ""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -186,6 +188,7 @@ def record(lookup: Lookup | None, written: int) -> None:
         written,
         lookup.vault,
         lookup.units,
+        lookup.evidence,
     )
 
 

@@ -108,16 +108,23 @@ class FindDoc:
     count: int
     omitted: int
     hits: list[dict[str, Any]]
+    evidence: str  # strong, weak or none (brain.search.answer)
+    cut_count: int  # ranked hits the cut left out (`--all` lists them)
 
 
-def find_json(query: str, hits: Sequence[Hit], budget: int) -> tuple[str, int]:
+def find_json(result: FindResult, budget: int) -> tuple[str, int]:
     """The JSON answer within `budget` bytes, and how many hits were left out. The query is
     echoed masked and cut (present.echoed), as every listing of queries shows it."""
-    query = echoed(query)
+    query = echoed(result.query)
+    hits = result.hits
     docs = [hit_json(h) for h in hits]
     # the envelope and the closing newline count against the budget too (counts at their widest)
     n = len(docs)
-    envelope = len(dumps(data(FindDoc(query, n, n, []))).encode()) + 1
+
+    def doc(count: int, omitted: int, kept: list[dict[str, Any]]) -> FindDoc:
+        return FindDoc(query, count, omitted, kept, result.evidence, result.cut_count)
+
+    envelope = len(dumps(data(doc(n, n, []))).encode()) + 1
     if envelope > budget:
         raise UsageError(
             f"--budget {budget} cannot hold even an empty JSON answer ({envelope} bytes)",
@@ -133,7 +140,7 @@ def find_json(query: str, hits: Sequence[Hit], budget: int) -> tuple[str, int]:
         text = _clip_json(docs[0]["text"], room)
         if text:
             kept, omitted = [{**docs[0], "text": text}], n - 1
-    return dumps(data(FindDoc(query, len(kept), omitted, kept))), omitted
+    return dumps(data(doc(len(kept), omitted, kept))), omitted
 
 
 def _clip_json(text: str, room: int) -> str:
@@ -150,11 +157,36 @@ def _clip_json(text: str, room: int) -> str:
     return ""
 
 
-def find_lines(hits: Sequence[Hit], budget: int, *, raw: bool) -> tuple[str, int]:
+def status(result: FindResult) -> str:
+    """The line that follows an answer's hits when there is something to say: that it is weak
+    (brain.search.answer: nothing stands out), and how many hits the cut left out and how to see
+    them. "" for a strong answer that left nothing out, and for the ranked list (--limit,
+    --all), which is cut by nothing."""
+    if result.ranked:
+        return ""
+    more = ""
+    if result.cut_count:
+        more = f"; {plural(result.cut_count, 'weaker hit')} left out (--all lists them)"
+    if result.evidence == "weak":
+        return f"brain: weak answer, nothing stands out{more}"
+    if result.evidence == "strong":
+        return f"brain: strong answer{more}" if more else ""
+    return f"brain: nothing stands out{more}" if more else ""
+
+
+def find_lines(hits: Sequence[Hit], budget: int, *, raw: bool, footer: str = "") -> tuple[str, int]:
+    """One line per hit, then the `footer` line (`status`), within `budget` bytes; and how many
+    hits were left out. The hits come first: the footer goes when it leaves no room for them."""
     lines = [raw_line(h) if raw else hit_line(h) for h in hits]
-    kept, omitted = fit(lines, lambda s: len(s.encode("utf-8")) + 1, budget)
-    if not kept and lines and budget >= 5:  # the best hit alone is too long: cut it to fit
-        kept, omitted = [_clip_bytes(lines[0], budget)], len(lines) - 1
+    tail = len(footer.encode("utf-8")) + 1 if footer else 0
+    if tail and budget - tail < (5 if lines else 0):
+        footer, tail = "", 0
+    room = budget - tail
+    kept, omitted = fit(lines, lambda s: len(s.encode("utf-8")) + 1, room)
+    if not kept and lines and room >= 5:  # the best hit alone is too long: cut it to fit
+        kept, omitted = [_clip_bytes(lines[0], room)], len(lines) - 1
+    if footer:
+        kept.append(footer)
     return "\n".join(kept), omitted
 
 
@@ -164,8 +196,9 @@ def _clip_bytes(text: str, budget: int) -> str:
     return data.decode("utf-8", errors="ignore") + "…"
 
 
-def find_listing(query: str, hits: Sequence[Hit], budget: int) -> tuple[str, int]:
-    """A readable listing for a person at a terminal (rich markup, rendered by the caller)."""
+def find_listing(query: str, hits: Sequence[Hit], budget: int, said: str = "") -> tuple[str, int]:
+    """A readable listing for a person at a terminal (rich markup, rendered by the caller),
+    closed by the line `said` (`status`)."""
     from rich.markup import escape
 
     kept, omitted = fit(list(hits), lambda h: len(hit_line(h).encode("utf-8")) + 1, budget)
@@ -186,6 +219,8 @@ def find_listing(query: str, hits: Sequence[Hit], budget: int) -> tuple[str, int
     footer = f"[dim]{len(kept)} of {plural(len(hits), 'hit')} for {asked}"
     if omitted:
         footer += f"; {omitted} more over the budget (raise --budget)"
+    if said:  # on a line of its own, as the agent's, without the name an agent needs
+        footer += f"\n{escape(said.removeprefix('brain: '))}"
     blocks.append(footer + "[/dim]")
     return "\n".join(blocks), omitted
 
@@ -275,18 +310,34 @@ def find(
     """`brain find`: JSON, terse lines (agents, `--terse`, `--raw` lines as written) or a listing
     for a person, within `budget` bytes; exit 1 when nothing matches, as grep does."""
     text, note, omitted = "", "", 0
+    said = status(result)
     if as_json:
-        text, omitted = find_json(result.query, result.hits, budget)
+        text, omitted = find_json(result, budget)
     elif not result.hits:
-        if who.person:
-            note = f"nothing in the vault matches {echoed(result.query)!r}"
-    elif raw or terse or who.agent:
-        text, omitted = find_lines(result.hits, budget, raw=raw)
+        asked = echoed(result.query)
+        if who.person and result.cut_count:  # weaker hits were left out: how to see them
+            weaker = plural(result.cut_count, "weaker hit")
+            note = f"nothing in the vault stands out for {asked!r}; {weaker} (--all lists them)"
+        elif who.person:
+            note = f"nothing in the vault matches {asked!r}"
+        elif said and not raw:
+            text, _ = find_lines((), budget, raw=raw, footer=said)
+    elif raw or terse or who.agent:  # --raw: the lines as written, nothing else
+        text, omitted = find_lines(result.hits, budget, raw=raw, footer="" if raw else said)
     else:
-        markup, omitted = find_listing(result.query, result.hits, budget)
+        markup, omitted = find_listing(result.query, result.hits, budget, said)
         text = rich_text(markup)
     shown = result.hits[: len(result.hits) - omitted]  # what the caller actually received
-    lookup = Lookup("find", who.name, who.session, result.query, len(shown), vault, units(shown))
+    lookup = Lookup(
+        "find",
+        who.name,
+        who.session,
+        result.query,
+        len(shown),
+        vault,
+        units(shown),
+        result.evidence,
+    )
     return Answer(text, note, 0 if result.hits else 1, lookup)
 
 

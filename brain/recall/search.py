@@ -11,6 +11,11 @@ WEIGHTS); the neighbours are brought in at query time, word by word:
 - the turn scores `IDF * x * (K + 1) / (x + K)` for the word, summed over the words: a word
   said again in the window adds less than another word of the query.
 
+A hit's `score` is that sum over its most, `(K + 1) * sum(IDF)`: the share of the query's weight
+its window holds, 0 to 1 (a word only a neighbour holds counts for less). The order is the same;
+what changes is that it means something on a small corpus too, where every word is in half the
+turns and FTS5's IDF is nothing (`recall --json` gave every hit 0.0).
+
 So a turn is found when it, or the turns around it, hold the query's words; a turn whose own
 words match nothing can be surfaced by its neighbours. Only a word's best CANDIDATES turns are
 spread to their neighbours (a word in more turns than that has a low IDF). A word in half the
@@ -128,7 +133,8 @@ def ranked(
     weights: tuple[float, float] = WEIGHTS,
     near: tuple[float, ...] = NEAR,
 ) -> list[tuple[int, float]]:
-    """(rowid, score) of the best `limit` turns, best first (higher is better)."""
+    """(rowid, score) of the best `limit` turns, best first; a score is the share of the
+    query's weight the turn's window holds (0 to 1, see the module's docstring)."""
     # The turns indexed, for IDF (a count would read them all; ids are dense but for agents
     # forgotten, which only nudges every IDF up a little).
     total = conn.execute("SELECT max(id) FROM turns").fetchone()[0] or 0
@@ -162,12 +168,13 @@ def ranked(
                 held[pos] = 1.0
         for pos, x in held.items():
             scores[pos] += idf * x * (K + 1) / (x + K)
+    most = (K + 1) * sum(idf for _, idf in idfs) or 1.0  # every word held without bound
     turn = f"SELECT t.id FROM turns t WHERE t.pos = ?{where}"  # noqa: S608
     out: list[tuple[int, float]] = []
     for pos, score in sorted(scores.items(), key=lambda kv: (-kv[1], -kv[0])):  # ties: newest
         row = conn.execute(turn, [pos, *args]).fetchone()
         if row is not None:  # a turn (not past either end of its session) that passes the filters
-            out.append((int(row[0]), score))
+            out.append((int(row[0]), score / most))
             if len(out) == limit:
                 break
     return out
