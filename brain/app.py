@@ -702,14 +702,25 @@ def desk_command(
 
 @app.command("locate")
 def locate_command(
-    handle: Annotated[list[str], typer.Argument(help="The bullet's handle or an alias.")],
+    handle: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="The bullet's handle or an alias (none: print the vault's folder).",
+            show_default=False,
+        ),
+    ] = None,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Print where a bullet lives (path:line) and its line as written; exit 1 when none matches."""
-    from brain.commands.locate import locate
+    """Print where a bullet lives (path:line) and its line as written; exit 1 when none matches.
+
+    With no HANDLE, the vault's folder (where those paths start), as every command finds it.
+    """
+    from brain.commands.locate import locate, where
     from brain.config import resolve_vault
 
+    if not handle:
+        raise typer.Exit(emit(present_vault.vault_found(where(vault), as_json=as_json)))
     result = locate(resolve_vault(vault), runner.argv_text(" ".join(handle), "the handle"))
     raise typer.Exit(emit(present_vault.locate(result, as_json=as_json)))
 
@@ -730,16 +741,19 @@ def mcp_command(vault: VaultOpt = None) -> None:
 
 
 @declared("propose")
-def propose_command(line: list[str], to: str | None, vault: str | None, as_json: bool) -> None:
+def propose_command(
+    line: list[str], to: str | None, force: bool, vault: str | None, as_json: bool
+) -> None:
     """Queue a bullet in AI/INBOX.md for a person to approve (`brain inbox`).
 
     The caller becomes the source and today the date when they are missing; a line that is not a
     bullet or holds a credential is refused. Proposing what the vault has already adds nothing.
+    A handle a bullet already has is refused unless --force says the line corrects that bullet.
     """
     from brain.commands.propose import propose
     from brain.config import resolve_vault
 
-    result = propose(resolve_vault(vault), " ".join(line), to=to)
+    result = propose(resolve_vault(vault), " ".join(line), to=to, force=force)
     emit(present_vault.propose(result, as_json=as_json))
 
 

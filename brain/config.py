@@ -109,10 +109,16 @@ def recorded_vault() -> Path | None:
 
 def resolve_vault(option: str | Path | None = None) -> Path:
     """The vault to use, or a BrainError that says how to get one."""
+    return which_vault(option)[0]
+
+
+def which_vault(option: str | Path | None = None) -> tuple[Path, str]:
+    """The vault to use and what named it: `--vault`, `BRAIN_VAULT` or `recorded` (by `brain
+    install`); a BrainError that says how to get one when there is none or it is no vault."""
     if option:
-        origin, raw = "--vault", Path(option)
+        origin, said, raw = "--vault", "--vault", Path(option)
     elif os.environ.get("BRAIN_VAULT"):
-        origin, raw = "BRAIN_VAULT", Path(os.environ["BRAIN_VAULT"])
+        origin, said, raw = "BRAIN_VAULT", "BRAIN_VAULT", Path(os.environ["BRAIN_VAULT"])
     else:
         recorded = recorded_vault()
         if recorded is None:
@@ -120,24 +126,24 @@ def resolve_vault(option: str | Path | None = None) -> Path:
                 "no vault configured",
                 "run `brain install` to create one, or set BRAIN_VAULT=/path/to/vault",
             )
-        origin, raw = f"the vault recorded in {recorded_vault_file()}", recorded
+        origin, said, raw = "recorded", f"the vault recorded in {recorded_vault_file()}", recorded
     path = raw.expanduser()
     if not path.exists():
         raise BrainError(
-            f"vault {path} does not exist (from {origin})",
+            f"vault {path} does not exist (from {said})",
             "check the path, or run `brain install PATH` to create a vault there",
         )
     if not path.is_dir():
         raise BrainError(
-            f"vault {path} is a file, not a directory (from {origin})",
+            f"vault {path} is a file, not a directory (from {said})",
             "point --vault or BRAIN_VAULT at the vault's folder",
         )
     if not (path / "AI").is_dir():
         raise BrainError(
-            f"{path} is not a vault: it has no AI/ folder (from {origin})",
+            f"{path} is not a vault: it has no AI/ folder (from {said})",
             "run `brain install` there to add the starter AI/ files",
         )
-    return path.resolve()
+    return path.resolve(), origin
 
 
 def index_path(vault: Path) -> Path:

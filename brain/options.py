@@ -131,7 +131,18 @@ COMMANDS: dict[str, Command] = {
     ),
     "propose": (
         (("line", "+", "The bullet: `handle — fact`; source and date are added if missing."),),
-        (TO, VAULT, JSON),
+        (
+            TO,
+            (
+                ("--force",),
+                "force",
+                bool,
+                "Correct the bullet that has this handle (approving replaces it); without it "
+                "such a line is refused.",
+            ),
+            VAULT,
+            JSON,
+        ),
     ),
     "settle": ((), (VAULT,)),
     "tend": (

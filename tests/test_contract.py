@@ -363,6 +363,7 @@ KEYS: dict[str, list[str]] = {
     "`review`": ["vault", "mode", "mode_changed", "path", "unreviewed_count"],
     "`locate`": ["query", "count", "matches"],
     "`locate` match": ["path", "line", "handle", "aliases", "date", "markdown"],
+    "`locate` (no handle)": ["vault", "origin"],
     "`update`": ["action", "previous", "current", "wheel", "check", "check_ok"],
     "`version`": ["version", "commit", "package", "python"],
     "error": ["error"],
@@ -453,6 +454,7 @@ DATACLASSES: dict[str, str] = {
     "`review`": "brain.commands.review:ReviewResult",
     "`locate`": "brain.commands.locate:LocateResult",
     "`locate` match": "brain.commands.locate:Located",
+    "`locate` (no handle)": "brain.commands.locate:VaultFound",
     "`update`": "brain.commands.update:UpdateResult",
     "`version`": "brain.commands.version:VersionResult",
 }
@@ -944,3 +946,7 @@ def test_setup_commands_answer_their_rows(tmp_path: Path, isolated_env: Path) ->
     (repo / ".git").mkdir()  # enough for the repository's root to be found
     check("`export`", "export", "claude", "--vault", V, cwd=repo)
     assert {"`hooks status` harness", AGENT_HOOKS, "`export` target"} <= seen
+
+
+def test_locate_without_a_handle_json_keys(vault: Path) -> None:
+    shape(json_of("locate", "--vault", str(vault), "--json"), "`locate` (no handle)")

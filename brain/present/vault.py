@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from brain.commands.import_ import ImportResult
     from brain.commands.inbox import ApproveResult, DropResult, InboxResult
     from brain.commands.lint import LintResult
-    from brain.commands.locate import LocateResult
+    from brain.commands.locate import LocateResult, VaultFound
     from brain.commands.propose import ProposeResult
     from brain.commands.reindex import ReindexResult
     from brain.commands.secrets import HistoryResult, SecretsResult
@@ -206,6 +206,11 @@ def locate(result: LocateResult, *, as_json: bool = False) -> Answer:
 
         raise missing(result)
     return Answer("\n".join(f"{m.path}:{m.line}: {m.markdown}" for m in result.matches))
+
+
+def vault_found(found: VaultFound, *, as_json: bool = False) -> Answer:
+    """The vault's folder alone on its line (`cd "$(brain locate)"`)."""
+    return Answer(json_text(found) if as_json else found.vault)
 
 
 def propose_line(r: ProposeResult) -> str:
