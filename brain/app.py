@@ -849,7 +849,8 @@ def export_command(
         list[str],
         typer.Argument(
             help="claude, codex (or agents: AGENTS.md), copilot, gemini, cursor, cline, kiro, "
-            "or all (with --check: every one this repository has).",
+            "opencode, jules, warp, zed, junie, or all (with --check: every one this repository "
+            "has).",
             show_default=False,
         ),
     ],
@@ -874,6 +875,7 @@ def export_command(
 
     Shared files get a marked block replaced in place, the rest of the file untouched; files brain
     owns (.cursor/rules/brain.mdc, .clinerules/brain.md, .kiro/steering/brain.md) are written whole.
+    An agent that reads one of several files (zed, warp, junie) gets it in the one it reads now.
     """
     from brain.commands.export import export
     from brain.config import resolve_vault

@@ -262,18 +262,30 @@ def export(
     if as_json:
         return Answer(json_text(result), code=code)
     checked = [t for t in result.targets if t.action != "absent"]
-    lines = [f"{t.path}: {t.action}" for t in checked]
+    readers: dict[str, list[str]] = {}  # a file several agents read is one line, naming them
+    for t in checked:
+        readers.setdefault(t.path, []).append(t.agent)
+    lines = [
+        f"{path}: {_action(checked, path)}"
+        + (f" (read by {', '.join(names)})" if len(names) > 1 else "")
+        for path, names in readers.items()
+    ]
     if check:
-        stale = sum(1 for t in checked if t.action != "current")
+        stale = sum(1 for path in readers if _action(checked, path) != "current")
         if stale:
             again = f"brain export {' '.join(agents)}"
             lines.append(f"{plural(stale, 'file')} out of date; run `{again}`")
         elif checked:
-            every = "" if len(checked) == 1 else "all "
-            lines.append(f"{every}{plural(len(checked), 'file')} up to date")
+            every = "" if len(readers) == 1 else "all "
+            lines.append(f"{every}{plural(len(readers), 'file')} up to date")
         else:
             lines.append("nothing exported here yet; `brain export AGENT` writes one")
     return Answer("\n".join(lines), code=code)
+
+
+def _action(targets: Sequence[Any], path: str) -> str:
+    """What export did to `path` (the same for every agent that reads it)."""
+    return str(next(t.action for t in targets if t.path == path))
 
 
 def inbox(listing: InboxResult, *, as_json: bool = False) -> Answer:
