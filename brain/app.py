@@ -609,21 +609,24 @@ def learn_command(
 
 
 @declared("tend")
-def tend_command(dry_run: bool, daily: bool, vault: str | None, as_json: bool) -> None:
+def tend_command(dry_run: bool, daily: bool, quick: bool, vault: str | None, as_json: bool) -> None:
     """Sweep the vault: queue hygiene items in the inbox for a person.
 
     Hygiene items (aliases searches reached a bullet by, mark a note superseded, drop a bullet
     whose claims failed, merge bullets that say the same thing, date verified bullets) wait in
     `brain inbox`; `brain inbox approve N` applies. `aliases: apply` in AI/config.yaml writes the
-    aliases at once instead.
+    aliases at once instead. `--quick` is the daily sweep's bounded pass, run now with its report;
+    BRAIN_NO_TEND=1 keeps the hooks from starting the daily one.
     """
     from brain.commands import tend
     from brain.config import resolve_vault
 
     if daily and not dry_run and not as_json:
         raise typer.Exit(runner.run_daily(vault))
-    budget = tend.daily_seconds() if daily else None
-    result = tend.tend(resolve_vault(vault), dry_run=dry_run, daily=daily, budget=budget)
+    budget = tend.daily_seconds() if daily or quick else None
+    result = tend.tend(
+        resolve_vault(vault), dry_run=dry_run, daily=daily, quick=quick, budget=budget
+    )
     emit(upkeep.tend(result, as_json=as_json))
 
 

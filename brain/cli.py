@@ -34,7 +34,11 @@ def _fail(message: str, *, as_json: bool) -> None:
 
 
 def _daily(
-    dry_run: bool = False, daily: bool = False, vault: str | None = None, as_json: bool = False
+    dry_run: bool = False,
+    daily: bool = False,
+    quick: bool = False,
+    vault: str | None = None,
+    as_json: bool = False,
 ) -> int | None:
     """`tend --daily`, the hooks' quiet sweep; None for any other tend (Typer runs that)."""
     return run.run_daily(vault) if daily and not dry_run and not as_json else None

@@ -196,6 +196,16 @@ def vault_settings(vault: Path) -> dict[str, str]:
     return out
 
 
+# An environment switch that is set but says no (BRAIN_NO_TEND=0) is off, as BRAIN_SYNC reads them.
+_NO = frozenset({"", "0", "false", "no", "off"})
+
+
+def tend_off() -> bool:
+    """BRAIN_NO_TEND: the hooks start no daily sweep (`brain tend --daily` does nothing); a
+    person's `brain tend` still sweeps."""
+    return os.environ.get("BRAIN_NO_TEND", "").strip().lower() not in _NO
+
+
 def review_mode(vault: Path) -> str:
     """`before` (a proposal answers nothing until approved) or `after` (it answers at once,
     marked unreviewed). Anything else in the file counts as `before`."""

@@ -155,6 +155,12 @@ COMMANDS: dict[str, Command] = {
                 "Say what it would apply and propose; write nothing.",
             ),
             (("--daily",), "daily", bool, "The hooks' quiet sweep: once a day, bounded, exit 0."),
+            (
+                ("--quick",),
+                "quick",
+                bool,
+                "The daily sweep's bounded pass, now and with its report (BRAIN_TEND_SECONDS).",
+            ),
             VAULT,
             JSON,
         ),

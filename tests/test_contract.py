@@ -350,6 +350,7 @@ KEYS: dict[str, list[str]] = {
         "vault",
         "dry_run",
         "daily",
+        "quick",
         "ran",
         "applied",
         "proposed",

@@ -246,6 +246,8 @@ def _doctor_tend_text(result: DoctorResult) -> list[str]:
 
 def tend_text(result: TendResult) -> str:
     if not result.ran:
+        if result.stopped:  # off (BRAIN_NO_TEND)
+            return f"Not swept: {result.stopped}."
         return "The daily sweep already ran today (or another sweep is running)."
     lines = []
     done = "would apply" if result.dry_run else "applied"
