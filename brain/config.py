@@ -56,8 +56,15 @@ def config_dir() -> Path:
 
 
 def state_dir() -> Path:
-    """brain's state: indexes, the lookup log (queries), recall's transcripts. It is made, or
-    made again, readable by its owner only (0700), once per process."""
+    """brain's state: indexes, the lookup log (queries), recall's transcripts. BRAIN_STATE puts
+    it elsewhere (brain.xdg_dir, which the thin client shares). It is made, or made again,
+    readable by its owner only (0700), once per process."""
+    said = os.environ.get("BRAIN_STATE", "").strip()
+    if said and not _full_path(said):
+        raise BrainError(
+            f"BRAIN_STATE={said!r} is not a folder's full path",
+            "set it to one (BRAIN_STATE=~/brain-state), or unset it for the usual place",
+        )
     path = _user_dir("state")
     if path not in _PRIVATE:
         _PRIVATE.add(path)
@@ -69,6 +76,15 @@ def state_dir() -> Path:
 
 
 _PRIVATE: set[Path] = set()
+
+
+def _full_path(said: str) -> bool:
+    """Whether `said` names a folder by its full path once `~` is read (as brain.xdg_dir reads
+    it: `~nobody` of a user that does not exist stays as it is, a relative path)."""
+    try:
+        return Path(said).expanduser().is_absolute()
+    except RuntimeError:  # no such user's home
+        return False
 
 
 def private_file(path: Path) -> None:
@@ -208,6 +224,28 @@ def tend_off() -> bool:
 
 def review_mode(vault: Path) -> str:
     """`before` (a proposal answers nothing until approved) or `after` (it answers at once,
-    marked unreviewed). Anything else in the file counts as `before`."""
+    marked unreviewed): BRAIN_REVIEW on this machine, else the vault's AI/config.yaml, where
+    anything else counts as `before`."""
+    return review_override() or vault_review_mode(vault)
+
+
+def vault_review_mode(vault: Path) -> str:
+    """The review mode AI/config.yaml sets for every machine (`before` unless it says `after`)."""
     mode = vault_settings(vault).get("review", "")
     return mode if mode in REVIEW_MODES else "before"
+
+
+def review_override() -> str | None:
+    """BRAIN_REVIEW (`before` or `after`): this machine's review mode over the vault's; None
+    when unset. Any other value is an error naming it: a typo would otherwise serve, or hide,
+    unreviewed proposals without a word."""
+    said = os.environ.get("BRAIN_REVIEW", "").strip()
+    if not said:
+        return None
+    if said.lower() not in REVIEW_MODES:
+        raise BrainError(
+            f"BRAIN_REVIEW={said!r} is not a review mode",
+            "set BRAIN_REVIEW=before or BRAIN_REVIEW=after, or unset it to follow the vault's "
+            f"{VAULT_CONFIG}",
+        )
+    return said.lower()

@@ -361,7 +361,7 @@ KEYS: dict[str, list[str]] = {
     ],
     "`tend` proposed": ["op", "key", "summary", "why", "targets"],
     "`tend` applied": ["kind", "path", "line", "handle", "detail"],
-    "`review`": ["vault", "mode", "mode_changed", "path", "unreviewed_count"],
+    "`review`": ["vault", "mode", "mode_changed", "path", "unreviewed_count", "set_by"],
     "`locate`": ["query", "count", "matches"],
     "`locate` match": ["path", "line", "handle", "aliases", "date", "markdown"],
     "`locate` (no handle)": ["vault", "origin"],
