@@ -94,9 +94,10 @@ def _progress(label: str, *, enabled: bool) -> Iterator[Callable[[int, int], Non
     if not (enabled and sys.stderr.isatty()):
         yield None
         return
+    from rich.console import Console
     from rich.progress import Progress
 
-    with Progress(transient=True) as bar:
+    with Progress(transient=True, console=Console(stderr=True, **present.colour_options())) as bar:
         task = bar.add_task(label, total=None)
 
         def update(done: int, total: int) -> None:
@@ -181,8 +182,17 @@ def _options(
             help="Print the version, as `brain version` does, and exit.",
         ),
     ] = False,
+    color: Annotated[
+        str | None,
+        typer.Option(
+            "--color",
+            metavar="auto|always|never",
+            help="Colour for a person at a terminal (default: BRAIN_COLOR, else auto: none "
+            "under NO_COLOR, for an agent or through a pipe). Before the command.",
+        ),
+    ] = None,
 ) -> None:
-    pass
+    pass  # --color is taken off the command line by brain.cli, for every command's path
 
 
 @app.command("secrets")

@@ -6,12 +6,19 @@ import os
 import sys
 from dataclasses import dataclass
 
-# Agents that announce themselves in the environment of the commands they run.
+# Agents that announce themselves in the environment of the commands they run. Codex sets
+# CODEX_THREAD_ID in every command's environment and CODEX_SANDBOX(_NETWORK_DISABLED) only under
+# a sandbox (openai/codex codex-rs/protocol/src/shell_environment.rs, populate_env; core's
+# spawn.rs); its users' own CODEX_HOME or CODEX_API_KEY say nothing of who runs brain. AI_AGENT is
+# the name-neutral one some agents set (Claude Code besides CLAUDECODE; agentsmd/agents.md#136).
 _AGENT_VARS = (
     ("CLAUDECODE", "claude-code"),
     ("GEMINI_CLI", "gemini-cli"),
     ("CODEX_SANDBOX", "codex"),
+    ("CODEX_THREAD_ID", "codex"),
+    ("CODEX_SANDBOX_NETWORK_DISABLED", "codex"),
     ("CURSOR_AGENT", "cursor"),
+    ("AI_AGENT", "agent"),
 )
 _SESSION_VARS = ("BRAIN_SESSION", "CLAUDE_SESSION_ID", "CLAUDE_CODE_SESSION_ID")
 

@@ -212,6 +212,23 @@ def vault_settings(vault: Path) -> dict[str, str]:
     return out
 
 
+COLORS = ("auto", "always", "never")  # `--color` and BRAIN_COLOR
+
+
+def color_setting() -> str:
+    """BRAIN_COLOR (`auto` when unset): whether brain colours what it writes for a person. Any
+    other value is an error naming it."""
+    said = os.environ.get("BRAIN_COLOR", "").strip()
+    if not said:
+        return "auto"
+    if said.lower() not in COLORS:
+        raise BrainError(
+            f"BRAIN_COLOR={said!r} is not auto, always or never",
+            "set one of them, or unset BRAIN_COLOR",
+        )
+    return said.lower()
+
+
 # An environment switch that is set but says no (BRAIN_NO_TEND=0) is off, as BRAIN_SYNC reads them.
 _NO = frozenset({"", "0", "false", "no", "off"})
 

@@ -22,7 +22,10 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE_VAULT = ROOT / "testdata" / "vault"
 
-_SCRUB = ("BRAIN_", "CLAUDE", "GIT_", "XDG_", "CODEX_", "GEMINI_CLI", "CURSOR_AGENT")
+_SCRUB = (
+    *("BRAIN_", "CLAUDE", "GIT_", "XDG_", "CODEX_", "GEMINI_CLI", "CURSOR_AGENT"),
+    *("AI_AGENT", "NO_COLOR", "FORCE_COLOR"),  # who runs brain, and colour (brain.present.colour)
+)
 
 
 @pytest.fixture(scope="session")
