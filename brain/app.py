@@ -379,6 +379,7 @@ def prime_command(**opts: Any) -> None:
 # value. `brain recall --full ID` still works, as `brain recall full ID`.
 _RECALL_MODES = {
     "--full": True,
+    "--sessions": False,
     "--sync": False,
     "--sources": False,
     "--enable": True,
@@ -423,9 +424,10 @@ app.add_typer(recall_app)
 def recall_command() -> None:
     """Search what was said in your agents' transcripts (opt in per agent with `enable`).
 
-    `brain recall QUERY` searches (as `brain recall search QUERY`). Transcripts stay in
-    transcripts.db in the state dir, never in the vault. The old spellings (`--full ID`,
-    `--sync`, `--sources`, `--enable NAME`, `--disable NAME`) still work.
+    `brain recall QUERY` searches (as `brain recall search QUERY`); `brain recall sessions`
+    lists sessions, not turns. Transcripts stay in transcripts.db in the state dir, never in the
+    vault. The old spellings (`--full ID`, `--sessions`, `--sync`, `--sources`, `--enable NAME`,
+    `--disable NAME`) still work.
     """
 
 
@@ -435,22 +437,29 @@ def _recall(**kwargs: Any) -> None:
     raise typer.Exit(run_recall(**{"query": [], "progress": _progress, **kwargs}))
 
 
+# The filters of a search of the transcripts, shared by `recall search` and `recall sessions`.
+RecallAllOpt = Annotated[
+    bool, typer.Option("--all", help="Include the current session (excluded by default).")
+]
+TurnsSinceOpt = Annotated[
+    str | None, typer.Option("--since", help="Only turns from DATE on (2025-05-01, 7d).")
+]
+RecallAgentOpt = Annotated[
+    str | None, typer.Option("--agent", help="Only this agent's turns (claude, codex, ...).")
+]
+RecallCwdOpt = Annotated[
+    str | None, typer.Option("--cwd", help="Only turns from sessions in this folder or below.")
+]
+
+
 @recall_app.command("search")
 def recall_search_command(
     query: Annotated[list[str], typer.Argument(help="What was said, in plain words.")],
-    all_sessions: Annotated[
-        bool, typer.Option("--all", help="Include the current session (excluded by default).")
-    ] = False,
+    all_sessions: RecallAllOpt = False,
     limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many hits.")] = 10,
-    since: Annotated[
-        str | None, typer.Option("--since", help="Only turns from DATE on (2025-05-01, 7d).")
-    ] = None,
-    agent: Annotated[
-        str | None, typer.Option("--agent", help="Only this agent's turns (claude, codex, ...).")
-    ] = None,
-    cwd: Annotated[
-        str | None, typer.Option("--cwd", help="Only turns from sessions in this folder or below.")
-    ] = None,
+    since: TurnsSinceOpt = None,
+    agent: RecallAgentOpt = None,
+    cwd: RecallCwdOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Ranked snippets of the turns that match QUERY, one line per hit. Exit 1 when none does."""
@@ -477,6 +486,43 @@ def recall_full_command(
 ) -> None:
     """Print one turn in full, by its id."""
     _recall(full=turn, as_json=as_json)
+
+
+@recall_app.command("sessions")
+def recall_sessions_command(
+    query: Annotated[
+        list[str] | None,
+        typer.Argument(help="Only sessions that said this, best first (default: the newest)."),
+    ] = None,
+    all_sessions: RecallAllOpt = False,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many sessions.")] = 20,
+    since: TurnsSinceOpt = None,
+    agent: RecallAgentOpt = None,
+    cwd: RecallCwdOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """List sessions, not turns: each with its agent, id, title, folder and turns. Exit 1: none.
+
+    With QUERY, the sessions whose turns match it, best first, each led by its best turn's id
+    (`brain recall full ID`); without, the newest first.
+    """
+    from brain import caller
+    from brain.commands import recall as cmd
+    from brain.present import recall as present
+
+    who = caller.detect()
+    text = runner.argv_text(" ".join(query or []).strip())
+    with _progress("Reading transcripts", enabled=not as_json) as bar:
+        result = cmd.sessions(
+            text,
+            limit=limit,
+            since=since or "",
+            agent=agent or "",
+            cwd=cwd or "",
+            exclude_session="" if all_sessions else who.session,
+            progress=bar,
+        )
+    raise typer.Exit(emit(present.sessions(result, who, as_json=as_json)))
 
 
 @recall_app.command("sync")
