@@ -272,13 +272,18 @@ def install_command(
     vault: Annotated[
         str | None, typer.Option("--vault", help="The vault folder, as PATH (either one).")
     ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run", help="Say what install would write and run; write nothing."),
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Set up the vault: record it, put brain on PATH, hook git and Claude Code, build the index.
 
-    Running it again changes nothing; with another PATH it moves to that vault.
+    Running it again changes nothing; with another PATH it moves to that vault. `--dry-run`
+    lists each file and folder it would write, what it would run and what is already in place.
     """
-    from brain.commands.install import choose_vault, install
+    from brain.commands.install import choose_vault, install, plan
     from brain.errors import BrainError
 
     if path and vault and Path(path).expanduser().resolve() != Path(vault).expanduser().resolve():
@@ -287,6 +292,8 @@ def install_command(
         )
     init = init or yes
     choice = choose_vault(path or vault)
+    if dry_run:
+        raise typer.Exit(emit(setup.install_plan(plan(choice, init=init), as_json=as_json)))
     if choice.needs_init and not init and not as_json and sys.stdin.isatty():
         init = typer.confirm(
             f"{choice.path} is not a git repository. Run `git init` there and use it as the vault?",

@@ -55,10 +55,11 @@ def config_dir() -> Path:
     return _user_dir("config")
 
 
-def state_dir() -> Path:
+def state_dir(*, make: bool = True) -> Path:
     """brain's state: indexes, the lookup log (queries), recall's transcripts. BRAIN_STATE puts
     it elsewhere (brain.xdg_dir, which the thin client shares). It is made, or made again,
-    readable by its owner only (0700), once per process."""
+    readable by its owner only (0700), once per process; with `make` False (what `install
+    --dry-run` would write) it is only named."""
     said = os.environ.get("BRAIN_STATE", "").strip()
     if said and not _full_path(said):
         raise BrainError(
@@ -66,7 +67,7 @@ def state_dir() -> Path:
             "set it to one (BRAIN_STATE=~/brain-state), or unset it for the usual place",
         )
     path = _user_dir("state")
-    if path not in _PRIVATE:
+    if make and path not in _PRIVATE:
         _PRIVATE.add(path)
         with contextlib.suppress(OSError):  # a folder brain cannot create fails where it is used
             path.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -162,11 +163,12 @@ def which_vault(option: str | Path | None = None) -> tuple[Path, str]:
     return path.resolve(), origin
 
 
-def index_path(vault: Path) -> Path:
-    """One disposable index per vault, named so that a person can tell which is which."""
+def index_path(vault: Path, *, make: bool = True) -> Path:
+    """One disposable index per vault, named so that a person can tell which is which (the
+    state dir is made unless `make` is False)."""
     digest = hashlib.sha256(str(vault).encode("utf-8", "surrogateescape")).hexdigest()[:12]
     slug = re.sub(r"[^A-Za-z0-9]+", "-", vault.name).strip("-").lower() or "vault"
-    return state_dir() / "index" / f"{slug}-{digest}.sqlite"
+    return state_dir(make=make) / "index" / f"{slug}-{digest}.sqlite"
 
 
 def usage_log_path() -> Path:
