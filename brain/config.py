@@ -231,14 +231,16 @@ def color_setting() -> str:
     return said.lower()
 
 
-# An environment switch that is set but says no (BRAIN_NO_TEND=0) is off, as BRAIN_SYNC reads them.
-_NO = frozenset({"", "0", "false", "no", "off"})
+# The words that say no to a switch (BRAIN_SYNC=off, `sync = false` in git's config, and
+# BRAIN_NO_TEND=0, which leaves the sweep on).
+OFF = frozenset({"off", "0", "false", "no"})
 
 
 def tend_off() -> bool:
     """BRAIN_NO_TEND: the hooks start no daily sweep (`brain tend --daily` does nothing); a
-    person's `brain tend` still sweeps."""
-    return os.environ.get("BRAIN_NO_TEND", "").strip().lower() not in _NO
+    person's `brain tend` still sweeps. Unset, empty or a no (`0`, `off`): the sweep runs."""
+    said = os.environ.get("BRAIN_NO_TEND", "").strip().lower()
+    return bool(said) and said not in OFF
 
 
 def review_mode(vault: Path) -> str:
