@@ -69,8 +69,13 @@ XDG = {
 
 
 def xdg_dir(kind: str) -> str | None:
-    """brain's folder of `kind` by the XDG rules on Linux; None elsewhere (platformdirs decides,
-    in brain.config)."""
+    """brain's folder of `kind`: for the state, BRAIN_STATE when it names a folder by its full
+    path (`~` read as home; brain.config.state_dir refuses another), on every system; else by
+    the XDG rules on Linux; None elsewhere (platformdirs decides, in brain.config)."""
+    if kind == "state":
+        own = os.path.expanduser(os.environ.get("BRAIN_STATE", "").strip())
+        if os.path.isabs(own):
+            return own
     if sys.platform != "linux" or "ANDROID_DATA" in os.environ:
         return None
     var, default = XDG[kind]

@@ -94,9 +94,10 @@ def _progress(label: str, *, enabled: bool) -> Iterator[Callable[[int, int], Non
     if not (enabled and sys.stderr.isatty()):
         yield None
         return
+    from rich.console import Console
     from rich.progress import Progress
 
-    with Progress(transient=True) as bar:
+    with Progress(transient=True, console=Console(stderr=True, **present.colour_options())) as bar:
         task = bar.add_task(label, total=None)
 
         def update(done: int, total: int) -> None:
@@ -181,8 +182,17 @@ def _options(
             help="Print the version, as `brain version` does, and exit.",
         ),
     ] = False,
+    color: Annotated[
+        str | None,
+        typer.Option(
+            "--color",
+            metavar="auto|always|never",
+            help="Colour for a person at a terminal (default: BRAIN_COLOR, else auto: none "
+            "under NO_COLOR, for an agent or through a pipe). Before the command.",
+        ),
+    ] = None,
 ) -> None:
-    pass
+    pass  # --color is taken off the command line by brain.cli, for every command's path
 
 
 @app.command("secrets")
@@ -262,13 +272,18 @@ def install_command(
     vault: Annotated[
         str | None, typer.Option("--vault", help="The vault folder, as PATH (either one).")
     ] = None,
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run", help="Say what install would write and run; write nothing."),
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Set up the vault: record it, put brain on PATH, hook git and Claude Code, build the index.
 
-    Running it again changes nothing; with another PATH it moves to that vault.
+    Running it again changes nothing; with another PATH it moves to that vault. `--dry-run`
+    lists each file and folder it would write, what it would run and what is already in place.
     """
-    from brain.commands.install import choose_vault, install
+    from brain.commands.install import choose_vault, install, plan
     from brain.errors import BrainError
 
     if path and vault and Path(path).expanduser().resolve() != Path(vault).expanduser().resolve():
@@ -277,6 +292,8 @@ def install_command(
         )
     init = init or yes
     choice = choose_vault(path or vault)
+    if dry_run:
+        raise typer.Exit(emit(setup.install_plan(plan(choice, init=init), as_json=as_json)))
     if choice.needs_init and not init and not as_json and sys.stdin.isatty():
         init = typer.confirm(
             f"{choice.path} is not a git repository. Run `git init` there and use it as the vault?",
@@ -372,6 +389,7 @@ def prime_command(**opts: Any) -> None:
 # value. `brain recall --full ID` still works, as `brain recall full ID`.
 _RECALL_MODES = {
     "--full": True,
+    "--sessions": False,
     "--sync": False,
     "--sources": False,
     "--enable": True,
@@ -416,9 +434,10 @@ app.add_typer(recall_app)
 def recall_command() -> None:
     """Search what was said in your agents' transcripts (opt in per agent with `enable`).
 
-    `brain recall QUERY` searches (as `brain recall search QUERY`). Transcripts stay in
-    transcripts.db in the state dir, never in the vault. The old spellings (`--full ID`,
-    `--sync`, `--sources`, `--enable NAME`, `--disable NAME`) still work.
+    `brain recall QUERY` searches (as `brain recall search QUERY`); `brain recall sessions`
+    lists sessions, not turns. Transcripts stay in transcripts.db in the state dir, never in the
+    vault. The old spellings (`--full ID`, `--sessions`, `--sync`, `--sources`, `--enable NAME`,
+    `--disable NAME`) still work.
     """
 
 
@@ -428,22 +447,29 @@ def _recall(**kwargs: Any) -> None:
     raise typer.Exit(run_recall(**{"query": [], "progress": _progress, **kwargs}))
 
 
+# The filters of a search of the transcripts, shared by `recall search` and `recall sessions`.
+RecallAllOpt = Annotated[
+    bool, typer.Option("--all", help="Include the current session (excluded by default).")
+]
+TurnsSinceOpt = Annotated[
+    str | None, typer.Option("--since", help="Only turns from DATE on (2025-05-01, 7d).")
+]
+RecallAgentOpt = Annotated[
+    str | None, typer.Option("--agent", help="Only this agent's turns (claude, codex, ...).")
+]
+RecallCwdOpt = Annotated[
+    str | None, typer.Option("--cwd", help="Only turns from sessions in this folder or below.")
+]
+
+
 @recall_app.command("search")
 def recall_search_command(
     query: Annotated[list[str], typer.Argument(help="What was said, in plain words.")],
-    all_sessions: Annotated[
-        bool, typer.Option("--all", help="Include the current session (excluded by default).")
-    ] = False,
+    all_sessions: RecallAllOpt = False,
     limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many hits.")] = 10,
-    since: Annotated[
-        str | None, typer.Option("--since", help="Only turns from DATE on (2025-05-01, 7d).")
-    ] = None,
-    agent: Annotated[
-        str | None, typer.Option("--agent", help="Only this agent's turns (claude, codex, ...).")
-    ] = None,
-    cwd: Annotated[
-        str | None, typer.Option("--cwd", help="Only turns from sessions in this folder or below.")
-    ] = None,
+    since: TurnsSinceOpt = None,
+    agent: RecallAgentOpt = None,
+    cwd: RecallCwdOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Ranked snippets of the turns that match QUERY, one line per hit. Exit 1 when none does."""
@@ -473,6 +499,43 @@ def recall_full_command(
 ) -> None:
     """Print one turn in full, by its id."""
     _recall(full=turn, as_json=as_json)
+
+
+@recall_app.command("sessions")
+def recall_sessions_command(
+    query: Annotated[
+        list[str] | None,
+        typer.Argument(help="Only sessions that said this, best first (default: the newest)."),
+    ] = None,
+    all_sessions: RecallAllOpt = False,
+    limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many sessions.")] = 20,
+    since: TurnsSinceOpt = None,
+    agent: RecallAgentOpt = None,
+    cwd: RecallCwdOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """List sessions, not turns: each with its agent, id, title, folder and turns. Exit 1: none.
+
+    With QUERY, the sessions whose turns match it, best first, each led by its best turn's id
+    (`brain recall full ID`); without, the newest first.
+    """
+    from brain import caller
+    from brain.commands import recall as cmd
+    from brain.present import recall as present
+
+    who = caller.detect()
+    text = runner.argv_text(" ".join(query or []).strip())
+    with _progress("Reading transcripts", enabled=not as_json) as bar:
+        result = cmd.sessions(
+            text,
+            limit=limit,
+            since=since or "",
+            agent=agent or "",
+            cwd=cwd or "",
+            exclude_session="" if all_sessions else who.session,
+            progress=bar,
+        )
+    raise typer.Exit(emit(present.sessions(result, who, as_json=as_json)))
 
 
 @recall_app.command("sync")
@@ -617,21 +680,24 @@ def learn_command(
 
 
 @declared("tend")
-def tend_command(dry_run: bool, daily: bool, vault: str | None, as_json: bool) -> None:
+def tend_command(dry_run: bool, daily: bool, quick: bool, vault: str | None, as_json: bool) -> None:
     """Sweep the vault: queue hygiene items in the inbox for a person.
 
     Hygiene items (aliases searches reached a bullet by, mark a note superseded, drop a bullet
     whose claims failed, merge bullets that say the same thing, date verified bullets) wait in
     `brain inbox`; `brain inbox approve N` applies. `aliases: apply` in AI/config.yaml writes the
-    aliases at once instead.
+    aliases at once instead. `--quick` is the daily sweep's bounded pass, run now with its report;
+    BRAIN_NO_TEND=1 keeps the hooks from starting the daily one.
     """
     from brain.commands import tend
     from brain.config import resolve_vault
 
     if daily and not dry_run and not as_json:
         raise typer.Exit(runner.run_daily(vault))
-    budget = tend.daily_seconds() if daily else None
-    result = tend.tend(resolve_vault(vault), dry_run=dry_run, daily=daily, budget=budget)
+    budget = tend.daily_seconds() if daily or quick else None
+    result = tend.tend(
+        resolve_vault(vault), dry_run=dry_run, daily=daily, quick=quick, budget=budget
+    )
     emit(upkeep.tend(result, as_json=as_json))
 
 
@@ -710,14 +776,25 @@ def desk_command(
 
 @app.command("locate")
 def locate_command(
-    handle: Annotated[list[str], typer.Argument(help="The bullet's handle or an alias.")],
+    handle: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="The bullet's handle or an alias (none: print the vault's folder).",
+            show_default=False,
+        ),
+    ] = None,
     vault: VaultOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Print where a bullet lives (path:line) and its line as written; exit 1 when none matches."""
-    from brain.commands.locate import locate
+    """Print where a bullet lives (path:line) and its line as written; exit 1 when none matches.
+
+    With no HANDLE, the vault's folder (where those paths start), as every command finds it.
+    """
+    from brain.commands.locate import locate, where
     from brain.config import resolve_vault
 
+    if not handle:
+        raise typer.Exit(emit(present_vault.vault_found(where(vault), as_json=as_json)))
     result = locate(resolve_vault(vault), runner.argv_text(" ".join(handle), "the handle"))
     raise typer.Exit(emit(present_vault.locate(result, as_json=as_json)))
 
@@ -738,16 +815,19 @@ def mcp_command(vault: VaultOpt = None) -> None:
 
 
 @declared("propose")
-def propose_command(line: list[str], to: str | None, vault: str | None, as_json: bool) -> None:
+def propose_command(
+    line: list[str], to: str | None, force: bool, vault: str | None, as_json: bool
+) -> None:
     """Queue a bullet in AI/INBOX.md for a person to approve (`brain inbox`).
 
     The caller becomes the source and today the date when they are missing; a line that is not a
     bullet or holds a credential is refused. Proposing what the vault has already adds nothing.
+    A handle a bullet already has is refused unless --force says the line corrects that bullet.
     """
     from brain.commands.propose import propose
     from brain.config import resolve_vault
 
-    result = propose(resolve_vault(vault), " ".join(line), to=to)
+    result = propose(resolve_vault(vault), " ".join(line), to=to, force=force)
     emit(present_vault.propose(result, as_json=as_json))
 
 
@@ -843,7 +923,8 @@ def export_command(
         list[str],
         typer.Argument(
             help="claude, codex (or agents: AGENTS.md), copilot, gemini, cursor, cline, kiro, "
-            "or all (with --check: every one this repository has).",
+            "opencode, jules, warp, zed, junie, or all (with --check: every one this repository "
+            "has).",
             show_default=False,
         ),
     ],
@@ -868,6 +949,7 @@ def export_command(
 
     Shared files get a marked block replaced in place, the rest of the file untouched; files brain
     owns (.cursor/rules/brain.mdc, .clinerules/brain.md, .kiro/steering/brain.md) are written whole.
+    An agent that reads one of several files (zed, warp, junie) gets it in the one it reads now.
     """
     from brain.commands.export import export
     from brain.config import resolve_vault

@@ -15,12 +15,19 @@ CALLERS = {
     "copilot": "copilot-cli",
     "vscode": "vscode",
 }
-# Agents that announce themselves in the environment of the commands they run.
+# Agents that announce themselves in the environment of the commands they run. Codex sets
+# CODEX_THREAD_ID in every command's environment and CODEX_SANDBOX(_NETWORK_DISABLED) only under
+# a sandbox (openai/codex codex-rs/protocol/src/shell_environment.rs, populate_env; core's
+# spawn.rs); its users' own CODEX_HOME or CODEX_API_KEY say nothing of who runs brain. AI_AGENT is
+# the name-neutral one some agents set (Claude Code besides CLAUDECODE; agentsmd/agents.md#136).
 _AGENT_VARS = (
     ("CLAUDECODE", CALLERS["claude"]),
     ("GEMINI_CLI", CALLERS["gemini"]),
     ("CODEX_SANDBOX", CALLERS["codex"]),
+    ("CODEX_THREAD_ID", CALLERS["codex"]),
+    ("CODEX_SANDBOX_NETWORK_DISABLED", CALLERS["codex"]),
     ("CURSOR_AGENT", "cursor"),
+    ("AI_AGENT", "agent"),
 )
 _SESSION_VARS = ("BRAIN_SESSION", "CLAUDE_SESSION_ID", "CLAUDE_CODE_SESSION_ID")
 

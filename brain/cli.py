@@ -34,7 +34,11 @@ def _fail(message: str, *, as_json: bool) -> None:
 
 
 def _daily(
-    dry_run: bool = False, daily: bool = False, vault: str | None = None, as_json: bool = False
+    dry_run: bool = False,
+    daily: bool = False,
+    quick: bool = False,
+    vault: str | None = None,
+    as_json: bool = False,
 ) -> int | None:
     """`tend --daily`, the hooks' quiet sweep; None for any other tend (Typer runs that)."""
     return run.run_daily(vault) if daily and not dry_run and not as_json else None
@@ -75,6 +79,11 @@ def execute(args: list[str], *, typer: bool = True) -> int:
     a traceback. With `typer` False, NotFast instead of anything the fast paths do not handle."""
     as_json = "--json" in args
     try:
+        choice, args = _color(args)
+        if choice is not None:
+            from brain.present import COLOR_GIVEN
+
+            COLOR_GIVEN[:] = [choice]
         code = _dispatch(args, typer=typer)
     except NotFast:
         raise
@@ -96,7 +105,33 @@ def execute(args: list[str], *, typer: bool = True) -> int:
             as_json=as_json,
         )
         code = 3
+    finally:
+        present = sys.modules.get("brain.present")
+        if present is not None:
+            present.COLOR_GIVEN.clear()  # this command's: the worker's next one has its own
     return code
+
+
+def _color(args: list[str]) -> tuple[str | None, list[str]]:
+    """`--color auto|always|never` (or `--color=...`) before the command, and the rest: taken
+    off here so that the fast paths and Typer alike run the command as if it were not given."""
+    if not args or not args[0].startswith("--color"):
+        return None, args
+    name, eq, value = args[0].partition("=")
+    if name != "--color":
+        return None, args
+    rest = args[1:]
+    if not eq:
+        value, rest = (rest[0], rest[1:]) if rest else ("", rest)
+    from brain.config import COLORS
+    from brain.errors import UsageError
+
+    if value.lower() not in COLORS:
+        raise UsageError(
+            f"--color takes auto, always or never, not {value!r}",
+            "e.g. brain --color never find QUERY",
+        )
+    return value.lower(), rest
 
 
 def update_notice(args: list[str]) -> None:

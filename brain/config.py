@@ -55,11 +55,19 @@ def config_dir() -> Path:
     return _user_dir("config")
 
 
-def state_dir() -> Path:
-    """brain's state: indexes, the lookup log (queries), recall's transcripts. It is made, or
-    made again, readable by its owner only (0700), once per process."""
+def state_dir(*, make: bool = True) -> Path:
+    """brain's state: indexes, the lookup log (queries), recall's transcripts. BRAIN_STATE puts
+    it elsewhere (brain.xdg_dir, which the thin client shares). It is made, or made again,
+    readable by its owner only (0700), once per process; with `make` False (what `install
+    --dry-run` would write) it is only named."""
+    said = os.environ.get("BRAIN_STATE", "").strip()
+    if said and not _full_path(said):
+        raise BrainError(
+            f"BRAIN_STATE={said!r} is not a folder's full path",
+            "set it to one (BRAIN_STATE=~/brain-state), or unset it for the usual place",
+        )
     path = _user_dir("state")
-    if path not in _PRIVATE:
+    if make and path not in _PRIVATE:
         _PRIVATE.add(path)
         with contextlib.suppress(OSError):  # a folder brain cannot create fails where it is used
             path.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -69,6 +77,15 @@ def state_dir() -> Path:
 
 
 _PRIVATE: set[Path] = set()
+
+
+def _full_path(said: str) -> bool:
+    """Whether `said` names a folder by its full path once `~` is read (as brain.xdg_dir reads
+    it: `~nobody` of a user that does not exist stays as it is, a relative path)."""
+    try:
+        return Path(said).expanduser().is_absolute()
+    except RuntimeError:  # no such user's home
+        return False
 
 
 def private_file(path: Path) -> None:
@@ -109,10 +126,16 @@ def recorded_vault() -> Path | None:
 
 def resolve_vault(option: str | Path | None = None) -> Path:
     """The vault to use, or a BrainError that says how to get one."""
+    return which_vault(option)[0]
+
+
+def which_vault(option: str | Path | None = None) -> tuple[Path, str]:
+    """The vault to use and what named it: `--vault`, `BRAIN_VAULT` or `recorded` (by `brain
+    install`); a BrainError that says how to get one when there is none or it is no vault."""
     if option:
-        origin, raw = "--vault", Path(option)
+        origin, said, raw = "--vault", "--vault", Path(option)
     elif os.environ.get("BRAIN_VAULT"):
-        origin, raw = "BRAIN_VAULT", Path(os.environ["BRAIN_VAULT"])
+        origin, said, raw = "BRAIN_VAULT", "BRAIN_VAULT", Path(os.environ["BRAIN_VAULT"])
     else:
         recorded = recorded_vault()
         if recorded is None:
@@ -120,36 +143,36 @@ def resolve_vault(option: str | Path | None = None) -> Path:
                 "no vault configured",
                 "run `brain install` to create one, or set BRAIN_VAULT=/path/to/vault",
             )
-        origin, raw = f"the vault recorded in {recorded_vault_file()}", recorded
+        origin, said, raw = "recorded", f"the vault recorded in {recorded_vault_file()}", recorded
     path = raw.expanduser()
     if not path.exists():
         raise BrainError(
-            f"vault {path} does not exist (from {origin})",
+            f"vault {path} does not exist (from {said})",
             "check the path, or run `brain install PATH` to create a vault there",
         )
     if not path.is_dir():
         raise BrainError(
-            f"vault {path} is a file, not a directory (from {origin})",
+            f"vault {path} is a file, not a directory (from {said})",
             "point --vault or BRAIN_VAULT at the vault's folder",
         )
     if not (path / "AI").is_dir():
         raise BrainError(
-            f"{path} is not a vault: it has no AI/ folder (from {origin})",
+            f"{path} is not a vault: it has no AI/ folder (from {said})",
             "run `brain install` there to add the starter AI/ files",
         )
-    return path.resolve()
+    return path.resolve(), origin
 
 
-def index_dir() -> Path:
-    """Where every vault's index lives."""
-    return state_dir() / "index"
+def index_dir(*, make: bool = True) -> Path:
+    """Where every vault's index lives (the state dir is made unless `make` is False)."""
+    return state_dir(make=make) / "index"
 
 
-def index_path(vault: Path) -> Path:
+def index_path(vault: Path, *, make: bool = True) -> Path:
     """One disposable index per vault, named so that a person can tell which is which."""
     digest = hashlib.sha256(str(vault).encode("utf-8", "surrogateescape")).hexdigest()[:12]
     slug = re.sub(r"[^A-Za-z0-9]+", "-", vault.name).strip("-").lower() or "vault"
-    return index_dir() / f"{slug}-{digest}.sqlite"
+    return index_dir(make=make) / f"{slug}-{digest}.sqlite"
 
 
 def usage_log_path() -> Path:
@@ -195,8 +218,59 @@ def vault_settings(vault: Path) -> dict[str, str]:
     return out
 
 
+COLORS = ("auto", "always", "never")  # `--color` and BRAIN_COLOR
+
+
+def color_setting() -> str:
+    """BRAIN_COLOR (`auto` when unset): whether brain colours what it writes for a person. Any
+    other value is an error naming it."""
+    said = os.environ.get("BRAIN_COLOR", "").strip()
+    if not said:
+        return "auto"
+    if said.lower() not in COLORS:
+        raise BrainError(
+            f"BRAIN_COLOR={said!r} is not auto, always or never",
+            "set one of them, or unset BRAIN_COLOR",
+        )
+    return said.lower()
+
+
+# The words that say no to a switch (BRAIN_SYNC=off, `sync = false` in git's config, and
+# BRAIN_NO_TEND=0, which leaves the sweep on).
+OFF = frozenset({"off", "0", "false", "no"})
+
+
+def tend_off() -> bool:
+    """BRAIN_NO_TEND: the hooks start no daily sweep (`brain tend --daily` does nothing); a
+    person's `brain tend` still sweeps. Unset, empty or a no (`0`, `off`): the sweep runs."""
+    said = os.environ.get("BRAIN_NO_TEND", "").strip().lower()
+    return bool(said) and said not in OFF
+
+
 def review_mode(vault: Path) -> str:
     """`before` (a proposal answers nothing until approved) or `after` (it answers at once,
-    marked unreviewed). Anything else in the file counts as `before`."""
+    marked unreviewed): BRAIN_REVIEW on this machine, else the vault's AI/config.yaml, where
+    anything else counts as `before`."""
+    return review_override() or vault_review_mode(vault)
+
+
+def vault_review_mode(vault: Path) -> str:
+    """The review mode AI/config.yaml sets for every machine (`before` unless it says `after`)."""
     mode = vault_settings(vault).get("review", "")
     return mode if mode in REVIEW_MODES else "before"
+
+
+def review_override() -> str | None:
+    """BRAIN_REVIEW (`before` or `after`): this machine's review mode over the vault's; None
+    when unset. Any other value is an error naming it: a typo would otherwise serve, or hide,
+    unreviewed proposals without a word."""
+    said = os.environ.get("BRAIN_REVIEW", "").strip()
+    if not said:
+        return None
+    if said.lower() not in REVIEW_MODES:
+        raise BrainError(
+            f"BRAIN_REVIEW={said!r} is not a review mode",
+            "set BRAIN_REVIEW=before or BRAIN_REVIEW=after, or unset it to follow the vault's "
+            f"{VAULT_CONFIG}",
+        )
+    return said.lower()

@@ -55,7 +55,7 @@ class GitHooks:
     hooks: tuple[str, ...]  # hook names written (install) or deleted (uninstall)
     previous: str | None  # another tool's core.hooksPath that brain chains to / restored
     chains: str | None  # the folder whose hooks brain's hooks run first (None when none)
-    action: str  # "installed" | "updated" | "removed" | "absent" | "left"
+    action: str  # "installed" | "updated" | "removed" | "absent" | "left" (dry run: "kept")
     message: str | None = None  # why brain left them, when it did
 
 
@@ -70,8 +70,8 @@ def hooks_dir(vault: Path) -> Path:
     return hooks_root() / f"{slug}-{digest}"
 
 
-def post_commit_log(vault: Path) -> Path:
-    return state_dir() / "logs" / f"{hooks_dir(vault).name}-post-commit.log"
+def post_commit_log(vault: Path, *, make: bool = True) -> Path:
+    return state_dir(make=make) / "logs" / f"{hooks_dir(vault).name}-post-commit.log"
 
 
 def render_hook(name: str, *, brain_py: str, previous_dir: str, log: Path) -> str:
@@ -147,8 +147,10 @@ def _runnable_hooks(folder: Path | None) -> set[str]:
     return found
 
 
-def install_git_hooks(vault: Path, brain_py: str) -> GitHooks:
-    """Generate brain's hooks for `vault` and point its local core.hooksPath at them."""
+def install_git_hooks(vault: Path, brain_py: str, *, write: bool = True) -> GitHooks:
+    """Generate brain's hooks for `vault` and point its local core.hooksPath at them. With
+    `write` False nothing is written: what would be (`brain install --dry-run`), `kept` when
+    the hooks are there as they would be written."""
     ours = hooks_dir(vault)
     current = _config(vault, "--get", "core.hooksPath")
     if current and _is_brain_dir(_absolute(vault, current)):
@@ -157,7 +159,8 @@ def install_git_hooks(vault: Path, brain_py: str) -> GitHooks:
     else:
         action = "installed"
         previous = current or None
-        _set_config(vault, PREVIOUS_KEY, previous)
+        if write:
+            _set_config(vault, PREVIOUS_KEY, previous)
     if previous:
         expanded = _config(vault, "--type=path", "--get", PREVIOUS_KEY) or previous
         chains = str(_absolute(vault, expanded))
@@ -166,6 +169,17 @@ def install_git_hooks(vault: Path, brain_py: str) -> GitHooks:
     names = (
         set(BRAIN_HOOKS) | _runnable_hooks(Path(chains)) | _runnable_hooks(global_hooks_dir(vault))
     )
+    ordered = tuple(n for n in BRAIN_HOOKS if n in names) + tuple(sorted(names - set(BRAIN_HOOKS)))
+    if not write:
+        log = post_commit_log(vault, make=False)
+        texts = {n: render_hook(n, brain_py=brain_py, previous_dir=chains, log=log) for n in names}
+        if (
+            action == "updated"
+            and current == str(ours)
+            and all(_text(ours / n) == text for n, text in texts.items())
+        ):
+            action = "kept"
+        return GitHooks(str(vault), str(ours), ordered, previous, chains, action)
     try:
         ours.mkdir(parents=True, exist_ok=True)
         log = post_commit_log(vault)
@@ -183,8 +197,14 @@ def install_git_hooks(vault: Path, brain_py: str) -> GitHooks:
             "again",
         ) from exc
     _set_config(vault, "core.hooksPath", str(ours))
-    ordered = tuple(n for n in BRAIN_HOOKS if n in names) + tuple(sorted(names - set(BRAIN_HOOKS)))
     return GitHooks(str(vault), str(ours), ordered, previous, chains, action)
+
+
+def _text(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
 
 
 def _delete_generated(folder: Path) -> tuple[str, ...]:

@@ -27,6 +27,7 @@ from brain.config import (
     index_path,
     private_file,
     review_mode,
+    review_override,
 )
 from brain.errors import BrainError
 from brain.vocab import ALIAS_SEP, cjk_split
@@ -324,14 +325,29 @@ def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool, history: bool) -
 
 
 def _review(conn: sqlite3.Connection, vault: Path, known: dict[str, tuple[Any, ...]]) -> str:
-    """The vault's review mode; when it changed since the last sync the inbox is read again."""
+    """The vault's review mode; when it changed since the last sync the inbox is read again.
+    Stored as `after` or `after env` (BRAIN_REVIEW decided it: see review_moved)."""
     review = review_mode(vault)
     row = conn.execute("SELECT value FROM meta WHERE key = 'review'").fetchone()
-    if (row[0] if row else "before") != review:
+    stored = row[0] if row else "before"
+    if stored.split()[0] != review:
         known.pop(INBOX, None)
         _delete_path(conn, INBOX)
-        conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('review', ?)", (review,))
+    said = f"{review} env" if review_override() else review
+    if stored != said:
+        conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('review', ?)", (said,))
     return review
+
+
+def review_moved(conn: sqlite3.Connection, vault: Path) -> bool:
+    """Whether the review mode differs from the one the index was synced with while no file
+    changed: BRAIN_REVIEW is set now, or was then. A change of AI/config.yaml is a change of a
+    file, so without the variable nothing is read here (a find pays nothing for it)."""
+    row = conn.execute("SELECT value FROM meta WHERE key = 'review'").fetchone()
+    stored = row[0] if row else "before"
+    if review_override() is None and not stored.endswith(" env"):
+        return False
+    return stored.split()[0] != review_mode(vault)
 
 
 def _read_special(
@@ -676,7 +692,7 @@ def open_index(vault: Path) -> sqlite3.Connection:
             sync(vault)
         conn = _connect(path)
         try:
-            if _healthy(conn) and not stale_check(conn, vault):
+            if _healthy(conn) and not stale_check(conn, vault) and not review_moved(conn, vault):
                 return conn
         except sqlite3.DatabaseError:
             pass

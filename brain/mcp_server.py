@@ -2,8 +2,11 @@
 
 Each tool calls the command and then its presenter (brain.present), as `brain find ...` does for
 an agent: the tool's text is the agent format the CLI prints, the structured content the object
-`--json` prints, both from the one result, so tools and commands cannot drift. Lookups are logged
-once, with the caller `mcp:<client name>`, the name the client gave in `initialize`
+`--json` prints, both from the one result, so tools and commands cannot drift. Each tool declares
+the schema of that object (`outputSchema`, read off the result's dataclass by
+brain.present.schema) and annotations saying whether it writes. The server names itself with
+brain's version and advertises the one capability it serves, tools. Lookups are logged once,
+with the caller `mcp:<client name>`, the name the client gave in `initialize`
 (clientInfo.name), and the server's session.
 
 Nothing reaches stdout outside the protocol: the SDK serves the wire from a private copy of fd 1
@@ -33,6 +36,7 @@ from typing import Annotated, Any
 import anyio
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
 from mcp.types import (
@@ -42,11 +46,11 @@ from mcp.types import (
     ErrorData,
     JSONRPCError,
     TextContent,
+    ToolAnnotations,
     jsonrpc_message_adapter,
 )
 from pydantic import Field, ValidationError
 
-from brain import __version__
 from brain.caller import Caller
 from brain.crash import crash_report
 from brain.errors import BrainError
@@ -120,20 +124,89 @@ class Server:
 def _require(module: str) -> None:
     if importlib.util.find_spec(f"brain.commands.{module}") is None:
         raise ToolError(
-            f"`brain {module}` is not part of this brain ({__version__}); "
+            f"`brain {module}` is not part of this brain ({brain_version()}); "
             "update brain to use this tool"
         )
 
 
-def build(vault: str | None = None) -> MCPServer:
-    """The MCP server with brain's tools (`vault`: the server's --vault, else as the CLI does)."""
-    server = Server(vault)
-    mcp = MCPServer("brain", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+def brain_version() -> str:
+    """brain's version as `brain version` prints it (`dev-2026-09`, `dev (5a15471359dd)`): the
+    server's `serverInfo.version`. The package's own number (`brain.__version__`) is a
+    placeholder that never changes between releases, so a client could not tell two apart."""
+    from brain.commands.version import version
 
-    @mcp.tool(
-        description="Find the bullets and notes in the user's memory that answer a question. "
-        "Returns one line per hit: `path:line handle — fact — date`."
+    found = version()
+    return f"{found.version} ({found.commit})" if found.commit else found.version
+
+
+# MCP tool annotations (https://modelcontextprotocol.io/specification/2025-11-25/server/tools,
+# schema.ts `ToolAnnotations`): hints a client may show or act on (asking before a call that
+# writes). find, locate, recall and pack read the vault or the transcripts (their usage-log row
+# is brain's own bookkeeping in its state dir, not a change to the user's world); propose appends
+# a line to AI/INBOX.md for a person to approve, never replacing anything, and proposing the same
+# line again adds nothing. None of them reaches past this machine.
+READS = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+PROPOSES = ToolAnnotations(
+    read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
+)
+
+# The server serves tools only: the SDK registers prompt and resource handlers of its own (empty
+# lists), and advertises a capability for each handler it has (mcp/server/lowlevel/server.py,
+# `get_capabilities`). A client must not be told of capabilities nobody serves.
+NOT_SERVED = (
+    "prompts/list",
+    "prompts/get",
+    "resources/list",
+    "resources/templates/list",
+    "resources/read",
+    "resources/subscribe",
+    "resources/unsubscribe",
+)
+
+
+def _tool(
+    fn: Callable[..., CallToolResult],
+    title: str,
+    description: str,
+    annotations: ToolAnnotations,
+    output: dict[str, Any],
+) -> Tool:
+    """A tool whose `outputSchema` is `output` (brain.present.schema: the schema of the result
+    its structured content is built from). The SDK takes a hand-made schema on the tool's
+    metadata (mcp/server/mcpserver/utilities/func_metadata.py, FuncMetadata: "a schema
+    published without a model ... is advertised but not validated here")."""
+    tool = Tool.from_function(fn, title=title, description=description, annotations=annotations)
+    tool.fn_metadata.output_schema = output
+    return tool
+
+
+def build(vault: str | None = None) -> MCPServer:
+    """The MCP server with brain's tools (`vault`: the server's --vault, else as the CLI does).
+
+    A tool's text content is what the CLI prints for an agent (terse lines, `Proposed as #N`),
+    not the serialized JSON the specification suggests for clients that predate structured
+    content: agents read the text, and the lines carry the same result in a fraction of the
+    tokens. The JSON object is the structured content, described by the tool's outputSchema."""
+    server = Server(vault)
+    tools = [make(server) for make in (_find, _locate, _recall, _pack, _propose)]
+    mcp = MCPServer(
+        "brain",
+        version=brain_version(),
+        instructions=INSTRUCTIONS,
+        log_level="WARNING",
+        tools=tools,
+        subscriptions=False,  # nothing changes under a client: no list_changed to listen for
     )
+    handlers = mcp._lowlevel_server._request_handlers  # the SDK has no call to remove one
+    for method in NOT_SERVED:
+        handlers.pop(method, None)
+    return mcp
+
+
+def _find(server: Server) -> Tool:
+    from brain.present.hits import FindDoc, HitDoc
+    from brain.present.schema import schema
+
     def find(
         query: Annotated[str, Field(description="What to look for, in plain words.")],
         ctx: Context,
@@ -159,28 +232,56 @@ def build(vault: str | None = None) -> MCPServer:
 
         return server.call(answer)
 
-    @mcp.tool(
-        description="Where a bullet lives: `path:line` and its line as written. Give its handle "
-        "or an alias (case and accents do not matter; `M#`, `L#`, `T#` narrow it to one file)."
+    return _tool(
+        find,
+        "Find in the memory",
+        "Find the bullets and notes in the user's memory that answer a question. "
+        "Returns one line per hit: `path:line handle — fact — date`.",
+        READS,
+        schema(FindDoc, override={"hits": tuple[HitDoc, ...]}),  # built as HitDoc's dicts
     )
+
+
+def _locate(server: Server) -> Tool:
+    from brain.commands.locate import LocateResult, VaultFound
+    from brain.present.schema import one_of, schema
+
     def locate(
-        handle: Annotated[str, Field(description="The bullet's handle or an alias.")],
         ctx: Context,
+        handle: Annotated[
+            str | None,
+            Field(description="The bullet's handle or an alias; none: the vault's folder."),
+        ] = None,
     ) -> CallToolResult:
         def answer() -> tuple[Answer, Any]:
-            from brain.commands.locate import locate
+            from brain.commands import locate as cmd
             from brain.present import vault as present
 
-            result = locate(server.path(), handle)
+            if handle is None:
+                found = cmd.where(server.vault)
+                return present.vault_found(found), data(found)
+            result = cmd.locate(server.path(), handle)
             return present.locate(result), data(result)
 
         return server.call(answer)
 
-    @mcp.tool(
-        description="Search what was said in the user's past agent sessions (brain recall: "
-        "transcripts the user opted in to). Returns snippets of the matching turns, best first, "
-        "each led by its id; pass `full` with an id instead of `query` for that whole turn."
+    return _tool(
+        locate,
+        "Locate a bullet",
+        "Where a bullet lives: `path:line` and its line as written. Give its handle or an "
+        "alias (case and accents do not matter; `M#`, `L#`, `T#` narrow it to one file). "
+        "Without a handle: the vault's folder, where those paths start.",
+        READS,
+        one_of(schema(LocateResult), schema(VaultFound)),
     )
+
+
+def _recall(server: Server) -> Tool:
+    from brain.commands.recall import FullTurn
+    from brain.present.recall import RecallDoc
+    from brain.present.schema import one_of, schema
+    from brain.recall.search import Hit
+
     def recall(
         ctx: Context,
         query: Annotated[str, Field(description="What was said, in plain words.")] = "",
@@ -209,10 +310,21 @@ def build(vault: str | None = None) -> MCPServer:
 
         return server.call(answer)
 
-    @mcp.tool(
-        description="The briefing to open a project with (brain pack): its bullets, the working "
-        "rules, the newest handoff and its state, within a token budget."
+    return _tool(
+        recall,
+        "Recall past sessions",
+        "Search what was said in the user's past agent sessions (brain recall: transcripts "
+        "the user opted in to). Returns snippets of the matching turns, best first, each led "
+        "by its id; pass `full` with an id instead of `query` for that whole turn.",
+        READS,
+        one_of(schema(RecallDoc, names={"Hit": Hit}), schema(FullTurn)),
     )
+
+
+def _pack(server: Server) -> Tool:
+    from brain.commands.pack import PackResult
+    from brain.present.schema import schema
+
     def pack(
         ctx: Context,
         project: Annotated[
@@ -238,11 +350,20 @@ def build(vault: str | None = None) -> MCPServer:
 
         return server.call(answer)
 
-    @mcp.tool(
-        description="Propose a bullet for the memory (brain propose): it waits in AI/INBOX.md "
-        "for a person to approve. Write it as `handle — fact`; you become its source and today "
-        "its date. Proposing what the vault already holds adds nothing."
+    return _tool(
+        pack,
+        "Brief a project",
+        "The briefing to open a project with (brain pack): its bullets, the working rules, "
+        "the newest handoff and its state, within a token budget.",
+        READS,
+        schema(PackResult),
     )
+
+
+def _propose(server: Server) -> Tool:
+    from brain.commands.propose import ProposeResult
+    from brain.present.schema import schema
+
     def propose(
         line: Annotated[str, Field(description="The bullet: `handle — fact`.")],
         ctx: Context,
@@ -250,20 +371,36 @@ def build(vault: str | None = None) -> MCPServer:
             str | None,
             Field(description="The core file: MEMORY (default), LEARNINGS or TUNINGS."),
         ] = None,
+        force: Annotated[
+            bool,
+            Field(
+                description="A deliberate correction of the bullet that has this handle already "
+                "(approving it replaces that bullet); without it such a line is refused."
+            ),
+        ] = False,
     ) -> CallToolResult:
         _require("propose")
 
         def answer() -> tuple[Answer, Any]:
             from brain.commands.propose import propose
-            from brain.present import json_text
+            from brain.present import vault as present
 
-            # as `brain propose --json`: the object is the text as well
-            result = propose(server.path(), line, to=to or None, source=server.caller(ctx).name)
-            return Answer(json_text(result)), data(result)
+            who = server.caller(ctx)
+            result = propose(server.path(), line, to=to or None, source=who.name, force=force)
+            return present.propose(result), data(result)  # `Proposed as #N: ...`, as the CLI
 
         return server.call(answer)
 
-    return mcp
+    return _tool(
+        propose,
+        "Propose a fact",
+        "Propose a bullet for the memory (brain propose): it waits in AI/INBOX.md for a person "
+        "to approve. Write it as `handle — fact`; you become its source and today its date. "
+        "Proposing what the vault already holds adds nothing; a handle a bullet already has is "
+        "refused unless `force` says the line corrects that bullet.",
+        PROPOSES,
+        schema(ProposeResult),
+    )
 
 
 def serve(vault: str | None = None) -> None:

@@ -137,7 +137,18 @@ COMMANDS: dict[str, Command] = {
     ),
     "propose": (
         (("line", "+", "The bullet: `handle — fact`; source and date are added if missing."),),
-        (TO, VAULT, JSON),
+        (
+            TO,
+            (
+                ("--force",),
+                "force",
+                bool,
+                "Correct the bullet that has this handle (approving replaces it); without it "
+                "such a line is refused.",
+            ),
+            VAULT,
+            JSON,
+        ),
     ),
     "settle": ((), (VAULT,)),
     "tend": (
@@ -150,6 +161,12 @@ COMMANDS: dict[str, Command] = {
                 "Say what it would apply and propose; write nothing.",
             ),
             (("--daily",), "daily", bool, "The hooks' quiet sweep: once a day, bounded, exit 0."),
+            (
+                ("--quick",),
+                "quick",
+                bool,
+                "The daily sweep's bounded pass, now and with its report (BRAIN_TEND_SECONDS).",
+            ),
             VAULT,
             JSON,
         ),

@@ -462,13 +462,15 @@ def run_daily(vault: str | None) -> int:
         path = resolve_vault(vault)
         spent = time.monotonic() - STARTED
         result = tend.tend(path, daily=True, budget=max(0.0, tend.daily_seconds() - spent))
-        if not result.ran:
-            return 0
+        if not result.ran and not result.stopped:
+            return 0  # swept today already, or another sweep holds the lock
         line = (
             f"{path}: {plural(result.checked, 'bullet')} in {result.ms} ms, "
             f"{len(result.applied)} applied, "
             f"{len(result.proposed)} proposed, {result.waiting_count} waiting"
             + (f", stopped early: {result.stopped}" if result.stopped else "")
+            if result.ran
+            else f"{path}: not swept: {result.stopped}"  # off (BRAIN_NO_TEND)
         )
     except BaseException as exc:
         line = f"{vault or 'the vault'}: not swept: {type(exc).__name__}: {exc}"

@@ -21,7 +21,7 @@ from brain import config
 
 MODES = ("full", "receive", "send")
 OFFLINE_BACKOFF = 600.0  # background passes leave an unreachable remote alone this long
-OFF = frozenset({"off", "0", "false", "no"})
+OFF = config.OFF
 
 
 def vault_key(vault: Path) -> str:

@@ -22,12 +22,11 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURE_VAULT = ROOT / "testdata" / "vault"
 
-_SCRUB = ("BRAIN_", "CLAUDE", "GIT_", "XDG_", "CODEX_", "GEMINI_CLI", "CURSOR_AGENT")
-_SCRUB += (
-    "COPILOT_HOME",
-    "OPENCODE_DB",
-    "PI_CODING_AGENT_DIR",
-)  # where recall's agents keep theirs
+_SCRUB = (
+    *("BRAIN_", "CLAUDE", "GIT_", "XDG_", "CODEX_", "GEMINI_CLI", "CURSOR_AGENT"),
+    *("AI_AGENT", "NO_COLOR", "FORCE_COLOR"),  # who runs brain, and colour (brain.present.colour)
+    *("COPILOT_HOME", "OPENCODE_DB", "PI_CODING_AGENT_DIR"),  # where recall's agents keep theirs
+)
 
 
 @pytest.fixture(scope="session")

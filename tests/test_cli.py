@@ -428,3 +428,35 @@ def test_odd_files_do_not_break_the_index(vault: Path) -> None:
     assert crlf.out.startswith("notes/crlf.md:3 ")
     for r in (run, crlf, brain("reindex", "--vault", str(vault), "--full")):
         assert_clean(r)
+
+
+def test_propose_of_a_handle_a_bullet_has_needs_force(vault: Path) -> None:
+    """Approving a proposal whose handle a core bullet has replaces that bullet: without --force
+    the line is refused (one line naming the bullet and both ways on) and the inbox is as it was;
+    with --force it is queued as the update the inbox shows, and approving it corrects the
+    bullet in place. A proposal of another handle needs nothing."""
+    inbox = vault / "AI" / "INBOX.md"
+    before = inbox.read_bytes()
+    v = str(vault)
+    run = brain("propose", "--vault", v, "brain cli — brain's CLI is built with Typer")
+    assert run.code == 1
+    assert run.out == ""
+    assert run.err.count("\n") == 1
+    assert "**brain cli** is already a bullet (AI/MEMORY.md:9)" in run.err
+    assert "--force" in run.err
+    assert "a handle of its own" in run.err
+    assert inbox.read_bytes() == before
+    same_key = brain("propose", "--vault", v, "--json", "Brain-CLI — built with Typer")
+    assert same_key.code == 1  # the handle key, as lint and the inbox read it
+    assert "**Brain-CLI** is already a bullet (AI/MEMORY.md:9)" in same_key.json()["error"]
+    fix = "brain cli — brain's CLI is built with Typer"
+    forced = brain("propose", "--vault", v, "--force", fix)
+    assert forced.code == 0, forced
+    assert forced.out.startswith("Proposed as #4: - **brain cli**")
+    assert "\n  updates AI/MEMORY.md:9: " in forced.out
+    assert brain("inbox", "approve", "4", "--vault", v).code == 0
+    memory = (vault / "AI" / "MEMORY.md").read_text(encoding="utf-8").splitlines()
+    assert "built with Typer" in memory[8]
+    assert sum("**brain cli**" in line for line in memory) == 1
+    other = brain("propose", "--vault", v, "brain cli flags — every flag has help text")
+    assert other.code == 0, other

@@ -123,6 +123,8 @@ KEYS: dict[str, list[str]] = {
         "next",
     ],
     "`install` index": ["path", "file_count", "bullet_count", "built_at", "ms"],
+    "`install --dry-run`": ["vault", "origin", "steps", "next"],
+    "`install --dry-run` step": ["what", "path", "action", "detail"],
     "`uninstall`": [
         "vault",
         "recorded",
@@ -235,6 +237,18 @@ KEYS: dict[str, list[str]] = {
     "`recall --sources`": ["sources"],
     "`recall --sources` source": ["name", "label", "enabled", "root", "exists", "turn_count"],
     "`recall --enable` / `--disable`": ["agent", "enabled", "sources", "removed_count"],
+    "`recall sessions`": ["query", "count", "sessions"],
+    "`recall sessions` session": [
+        "agent",
+        "session",
+        "title",
+        "cwd",
+        "start_at",
+        "end_at",
+        "turn_count",
+        "turn",
+        "score",
+    ],
     "`howto`": ["query", "count", "hits", "proposal"],
     "`howto` hit": [
         "command",
@@ -350,6 +364,7 @@ KEYS: dict[str, list[str]] = {
         "vault",
         "dry_run",
         "daily",
+        "quick",
         "ran",
         "applied",
         "proposed",
@@ -360,9 +375,10 @@ KEYS: dict[str, list[str]] = {
     ],
     "`tend` proposed": ["op", "key", "summary", "why", "targets"],
     "`tend` applied": ["kind", "path", "line", "handle", "detail"],
-    "`review`": ["vault", "mode", "mode_changed", "path", "unreviewed_count"],
+    "`review`": ["vault", "mode", "mode_changed", "path", "unreviewed_count", "set_by"],
     "`locate`": ["query", "count", "matches"],
     "`locate` match": ["path", "line", "handle", "aliases", "date", "markdown"],
+    "`locate` (no handle)": ["vault", "origin"],
     "`update`": ["action", "previous", "current", "wheel", "check", "check_ok"],
     "`version`": ["version", "commit", "package", "python"],
     "error": ["error"],
@@ -391,6 +407,8 @@ DATACLASSES: dict[str, str] = {
     "`secrets --outgoing` not scanned": "brain.secrets:CommitUnscanned",
     "`install`": "brain.commands.install:InstallResult",
     "`install` index": "brain.commands.install:IndexBuilt",
+    "`install --dry-run`": "brain.commands.install:InstallPlan",
+    "`install --dry-run` step": "brain.commands.install:Planned",
     "`uninstall`": "brain.commands.install:UninstallResult",
     AGENT_HOOKS: "brain.agent_hooks:AgentHooks",
     "`hooks on` / `off`": "brain.commands.hooks:HooksResult",
@@ -412,6 +430,8 @@ DATACLASSES: dict[str, str] = {
     "`recall --sync`": "brain.recall.store:SyncReport",
     "`recall --sources` source": "brain.commands.recall:Source",
     "`recall --enable` / `--disable`": "brain.commands.recall:Toggle",
+    "`recall sessions`": "brain.commands.recall:SessionsResult",
+    "`recall sessions` session": "brain.commands.recall:Session",
     "`howto`": "brain.present.history:HowtoDoc",
     "`howto` hit": "brain.commands.howto:HowtoHit",
     "`lessons`": "brain.present.history:LessonsDoc",
@@ -453,6 +473,7 @@ DATACLASSES: dict[str, str] = {
     "`review`": "brain.commands.review:ReviewResult",
     "`locate`": "brain.commands.locate:LocateResult",
     "`locate` match": "brain.commands.locate:Located",
+    "`locate` (no handle)": "brain.commands.locate:VaultFound",
     "`update`": "brain.commands.update:UpdateResult",
     "`version`": "brain.commands.version:VersionResult",
 }
@@ -471,6 +492,7 @@ NESTED: dict[tuple[str, str], str] = {
     ("`secrets --outgoing`", "findings"): "`secrets --outgoing` finding",
     ("`secrets --outgoing`", "unscanned"): "`secrets --outgoing` not scanned",
     ("`hooks status`", "harnesses"): "`hooks status` harness",
+    ("`install --dry-run`", "steps"): "`install --dry-run` step",
     ("`hooks on` / `off`", "harnesses"): AGENT_HOOKS,
     ("`pack`", "bullets"): "`pack` bullet",
     ("`pack`", "rules"): "`pack` bullet",
@@ -479,6 +501,7 @@ NESTED: dict[tuple[str, str], str] = {
     ("`import`", "items"): "`propose`",
     ("`recall`", "hits"): "`recall` hit",
     ("`recall --sources`", "sources"): "`recall --sources` source",
+    ("`recall sessions`", "sessions"): "`recall sessions` session",
     ("`howto`", "hits"): "`howto` hit",
     ("`lessons`", "moments"): "`lessons` moment",
     ("`lessons`", "proposals"): "`lessons` proposal",
@@ -951,3 +974,7 @@ def test_setup_commands_answer_their_rows(tmp_path: Path, isolated_env: Path) ->
     (repo / ".git").mkdir()  # enough for the repository's root to be found
     check("`export`", "export", "claude", "--vault", V, cwd=repo)
     assert {"`hooks status` harness", AGENT_HOOKS, "`export` target"} <= seen
+
+
+def test_locate_without_a_handle_json_keys(vault: Path) -> None:
+    shape(json_of("locate", "--vault", str(vault), "--json"), "`locate` (no handle)")

@@ -32,17 +32,28 @@ def export(repo: Path, *args: str) -> dict[str, Any]:
     return doc
 
 
+AGENTS = [
+    "claude",
+    "codex",
+    "copilot",
+    "gemini",
+    "cursor",
+    "cline",
+    "kiro",
+    "opencode",
+    "jules",
+    "warp",
+    "zed",
+    "junie",
+]
+
+
 def test_the_table_names_every_agent_once() -> None:
-    assert [t.agent for t in exportmod.TARGETS] == [
-        "claude",
-        "codex",
-        "copilot",
-        "gemini",
-        "cursor",
-        "cline",
-        "kiro",
-    ]
-    assert len({t.path for t in exportmod.TARGETS}) == len(exportmod.TARGETS)
+    assert [t.agent for t in exportmod.TARGETS] == AGENTS
+    owned = [t.path for t in exportmod.TARGETS if t.kind == "owned"]
+    assert len(set(owned)) == len(owned)  # a file brain writes whole is one agent's
+    shared = {t.path for t in exportmod.TARGETS if t.kind == "block"}
+    assert not shared & set(owned)
 
 
 def test_export_all_writes_every_file(payments: Path) -> None:
@@ -51,7 +62,7 @@ def test_export_all_writes_every_file(payments: Path) -> None:
     assert doc["project"] == "payments"
     targets = doc["targets"]
     assert isinstance(targets, list)
-    assert [list(t) for t in targets] == [TARGET_KEYS] * 7
+    assert [list(t) for t in targets] == [TARGET_KEYS] * len(AGENTS)
     assert {t["action"] for t in targets} == {"created"}
     first = packmod.pack(FIXTURE_VAULT, "payments").bullets[0]
     for t in exportmod.TARGETS:
@@ -302,19 +313,14 @@ def test_all_check_checks_only_what_was_exported(payments: Path) -> None:
     doc = export(payments, "all", "--check")
     assert doc["ok"] is True
     actions = {t["agent"]: t["action"] for t in doc["targets"]}
-    assert actions == {
-        "claude": "current",
-        "codex": "absent",
-        "copilot": "absent",
-        "gemini": "absent",
-        "cursor": "current",
-        "cline": "absent",
-        "kiro": "absent",
-    }
+    absent = dict.fromkeys(("codex", "copilot", "gemini", "cline", "kiro"), "absent")
+    absent |= dict.fromkeys(("opencode", "jules", "warp", "junie"), "absent")
+    # Zed reads CLAUDE.md where the repository has no file before it in Zed's list
+    assert actions == {**absent, "claude": "current", "cursor": "current", "zed": "current"}
     run = brain("export", "--vault", V, "all", "--check", cwd=payments)
     assert run.code == 0, run
     assert run.out.splitlines() == [
-        "CLAUDE.md: current",
+        "CLAUDE.md: current (read by claude, zed)",
         ".cursor/rules/brain.mdc: current",
         "all 2 files up to date",
     ]
@@ -356,3 +362,84 @@ def test_exported_text_is_facts_not_the_pack_s_own_lines(payments: Path) -> None
         assert words not in block, words
     assert "### Working rules\n" in block
     assert block.rstrip().endswith(f"{pack.omitted} more in the vault: `brain find payments`.")
+
+
+def _front(text: str) -> dict[str, Any]:
+    import yaml
+
+    assert text.startswith("---\n")
+    doc: dict[str, Any] = yaml.safe_load(text.split("---\n")[1])
+    return doc
+
+
+def test_cursor_rule_front_matter_is_yaml_cursor_reads(payments: Path) -> None:
+    """Cursor's .mdc front matter (description, globs, alwaysApply; cursor.com/docs/context/
+    rules) parses as YAML: the description said `about payments: facts`, a plain scalar holding
+    ": ", which no YAML parser takes, so Cursor skipped the rule. An odd project name stays
+    text."""
+    assert brain("export", "--vault", V, "cursor", cwd=payments).code == 0
+    front = _front((payments / ".cursor/rules/brain.mdc").read_text(encoding="utf-8"))
+    assert front["alwaysApply"] is True
+    assert front["globs"] is None
+    assert front["description"].startswith("What the brain vault knows about payments")
+    import dataclasses
+
+    (cursor,) = [t for t in exportmod.TARGETS if t.agent == "cursor"]
+    pack = packmod.pack(FIXTURE_VAULT, "payments")
+    for name in ("pay: ments #1", 'say "hi"', "a\\b: [x]"):
+        odd = exportmod.owned_file(cursor, dataclasses.replace(pack, project=name))
+        assert name in _front(odd)["description"], name
+
+
+def test_agents_that_read_agents_md_share_one_write(payments: Path) -> None:
+    """OpenCode, Jules, Warp, Zed and Junie read AGENTS.md: naming several writes it once, and
+    the listing says which agents read it."""
+    run = brain("export", "--vault", V, "codex", "opencode", "jules", "warp", "zed", "junie",
+                cwd=payments)  # fmt: skip
+    assert run.code == 0, run
+    assert run.out == "AGENTS.md: created (read by codex, opencode, jules, warp, zed, junie)\n"
+    text = (payments / "AGENTS.md").read_text(encoding="utf-8")
+    assert text.count("<!-- brain:begin") == 1
+    doc = export(payments, "--check", "opencode", "jules")
+    assert [(t["agent"], t["path"], t["action"]) for t in doc["targets"]] == [
+        ("opencode", "AGENTS.md", "current"),
+        ("jules", "AGENTS.md", "current"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("agent", "there", "written"),
+    [
+        ("zed", ".rules", ".rules"),  # Zed reads .rules before every other name
+        ("zed", ".cursorrules", ".cursorrules"),
+        ("zed", "GEMINI.md", "GEMINI.md"),  # the only file of its list: Zed reads that one
+        ("warp", "WARP.md", "WARP.md"),  # WARP.md wins over AGENTS.md in one folder
+        ("junie", ".junie/guidelines.md", ".junie/guidelines.md"),
+        ("opencode", "WARP.md", "AGENTS.md"),  # OpenCode reads AGENTS.md alone
+    ],
+)
+def test_the_block_goes_where_the_agent_reads(
+    payments: Path, agent: str, there: str, written: str
+) -> None:
+    """An agent that reads the first of several files gets the block in the one it reads now,
+    the person's own text around it kept; AGENTS.md is made only where it reads none."""
+    (payments / there).parent.mkdir(parents=True, exist_ok=True)
+    (payments / there).write_text("Keep answers short.\n", encoding="utf-8")
+    doc = export(payments, agent)
+    assert [(t["path"], t["action"]) for t in doc["targets"]] == [
+        (written, "updated" if written == there else "created")
+    ]
+    text = (payments / written).read_text(encoding="utf-8")
+    assert "<!-- brain:begin" in text
+    if written == there:
+        assert text.startswith("Keep answers short.\n\n<!-- brain:begin")
+        assert not (payments / "AGENTS.md").exists()
+    assert export(payments, "--check", agent)["ok"] is True
+
+
+def test_zed_skips_a_folder_of_its_names(payments: Path) -> None:
+    """brain's cline export makes `.clinerules/` a folder: Zed's list names a file, so Zed's
+    block goes to the next name the repository has as a file."""
+    assert brain("export", "--vault", V, "cline", cwd=payments).code == 0
+    doc = export(payments, "zed")
+    assert [(t["path"], t["action"]) for t in doc["targets"]] == [("AGENTS.md", "created")]

@@ -167,7 +167,7 @@ def _fact(vault: Path, handle: str) -> str:
 
 
 def test_inbox_numbers_the_queue_and_flags_updates(vault: Path) -> None:
-    propose(vault, "brain cli — brain is written in Python 3.12", source="me")
+    propose(vault, "brain cli — brain is written in Python 3.12", source="me", force=True)
     run = brain("inbox", "--vault", str(vault))
     assert run.code == 0
     assert "  1. - **zanzibar quota**" in run.out
@@ -218,7 +218,7 @@ def test_approve_to_overrides_and_a_second_approval_joins_the_section(vault: Pat
 
 def test_approving_an_update_replaces_the_bullet_in_place(vault: Path) -> None:
     before = lines_of(vault, "AI/MEMORY.md")
-    propose(vault, "brain cli — brain is written in Python 3.12", source="me")
+    propose(vault, "brain cli — brain is written in Python 3.12", source="me", force=True)
     result = inboxmod.approve(vault, 4, "LEARNINGS")  # an update stays where its bullet is
     after = lines_of(vault, "AI/MEMORY.md")
     assert result.path == "AI/MEMORY.md"

@@ -640,3 +640,102 @@ def test_a_terminal_is_asked_before_git_init(tmp_path: Path, answer: str, code: 
     assert proc.returncode == code, proc.stderr
     assert "is not a git repository. Run `git init` there" in proc.stderr
     assert (plain / ".git").is_dir() is (answer == "y")
+
+
+# --- install --dry-run -------------------------------------------------------------------------
+
+
+def _tree(*roots: Path) -> dict[str, tuple[int, int, bytes]]:
+    """Every file and folder under `roots`: its mode, mtime and (for a file) its bytes."""
+    seen: dict[str, tuple[int, int, bytes]] = {}
+    for root in roots:
+        for path in [root, *root.rglob("*")] if root.exists() else []:
+            st = path.lstat()
+            data = path.read_bytes() if path.is_file() and not path.is_symlink() else b""
+            seen[str(path)] = (st.st_mode, st.st_mtime_ns, data)
+    return seen
+
+
+def test_dry_run_writes_nothing_and_names_every_step(tmp_path: Path, isolated_env: Path) -> None:
+    """On a machine brain never touched: the vault folder, git's repository, the starter files,
+    their commit, the record, the PATH link, the git hooks, the index, Claude Code's settings,
+    the merge driver, each named with its path, and not a file or folder made (not even the
+    state dir)."""
+    vault = tmp_path / "Brain"
+    before = _tree(isolated_env, tmp_path)
+    run = install("--dry-run", str(vault))
+    assert run.code == 0, run
+    assert _tree(isolated_env, tmp_path) == before
+    lines = run.out.splitlines()
+    assert lines[0] == f"brain install --dry-run wrote nothing. `brain install {vault}` would:"
+    home = isolated_env
+    for line in (
+        f"  create the vault {vault}",
+        f"  create the git repository {vault}/.git (git init)",
+        f"  create the starter file {vault}/AI/MEMORY.md",
+        f"  create the record {home}/.config/brain/vault ({vault})",
+        f"  create the agent hooks {home}/.claude/settings.json (Claude Code: pack, prime, settle)",
+    ):
+        assert line in lines, (line, run.out)
+    doc = install("--dry-run", "--json", str(vault)).json()
+    assert list(doc) == KEYS["`install --dry-run`"]
+    for step in doc["steps"]:
+        assert list(step) == KEYS["`install --dry-run` step"]
+    no_none_markers(doc)
+    whats = [s["what"] for s in doc["steps"]]
+    assert whats == [
+        "vault",
+        "git repository",
+        *["starter file"] * 5,
+        "first commit",
+        "record",
+        "PATH link",
+        "git hooks",
+        "index",
+        "agent hooks",
+        "merge driver",
+    ]
+    link = doc["steps"][whats.index("PATH link")]
+    assert (link["path"], link["action"]) == (str(home / ".local" / "bin" / "brain"), "create")
+    index = doc["steps"][whats.index("index")]
+    assert index["path"].startswith(str(home / ".local" / "state" / "brain" / "index"))
+    assert _tree(isolated_env, tmp_path) == before
+
+
+def test_dry_run_after_an_install_finds_everything_in_place(
+    tmp_path: Path, isolated_env: Path
+) -> None:
+    vault = tmp_path / "Brain"
+    install_json(str(vault))
+    before = _tree(isolated_env, tmp_path)
+    doc = install("--dry-run", "--json", str(vault)).json()
+    assert _tree(isolated_env, tmp_path) == before
+    actions = {s["what"]: s["action"] for s in doc["steps"]}
+    assert actions == {
+        "vault": "keep",
+        "record": "keep",
+        "PATH link": "keep",
+        "git hooks": "keep",
+        "index": "update",  # brought up to date, as every install does
+        "agent hooks": "keep",
+        "merge driver": "keep",
+    }
+    other = tmp_path / "Other"
+    moved = install("--dry-run", str(other))
+    assert f"  remove the git hooks {isolated_env}/.config/brain/hooks/" in moved.out
+    assert f"{vault} gets its own hooks back" in moved.out
+    assert _tree(isolated_env, tmp_path) == before
+
+
+def test_dry_run_of_a_plain_folder_says_install_would_ask(tmp_path: Path) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "todo.md").write_text("# todo\n", encoding="utf-8")
+    run = install("--dry-run", str(folder))
+    assert run.code == 0, run
+    assert (
+        f"  ask, then create the git repository {folder}/.git (git init; asked first at a "
+        "terminal, --init says yes)"
+    ) in run.out
+    assert f"`brain install --init {folder}` would:" in run.out
+    assert sorted(p.name for p in folder.iterdir()) == ["todo.md"]

@@ -39,3 +39,21 @@ def test_not_found_is_exit_1_with_a_hint(vault: Path) -> None:
     as_json = brain("locate", "--vault", str(vault), "--json", "nothing here")
     assert as_json.code == 1  # no match: the empty list, as find and recall answer
     assert as_json.json() == {"query": "nothing here", "count": 0, "matches": []}
+
+
+def test_no_handle_prints_the_vault_folder_as_every_command_finds_it(
+    vault: Path, tmp_path: Path
+) -> None:
+    """`brain locate` with nothing to find prints the vault's folder (where locators start) and,
+    under --json, what named it; a wrong vault is the usual one-line error."""
+    run = brain("locate", "--vault", str(vault))
+    assert (run.code, run.out, run.err) == (0, f"{vault.resolve()}\n", "")
+    by_env = brain("locate", "--json", env={"BRAIN_VAULT": str(vault)})
+    assert by_env.json() == {"vault": str(vault.resolve()), "origin": "BRAIN_VAULT"}
+    assert brain("install", str(vault), "--init").code == 0
+    recorded = brain("locate", "--json", cwd=tmp_path)
+    assert recorded.json() == {"vault": str(vault.resolve()), "origin": "recorded"}
+    gone = brain("locate", "--vault", str(tmp_path / "nope"))
+    assert gone.code == 1
+    assert gone.err.count("\n") == 1
+    assert "does not exist" in gone.err

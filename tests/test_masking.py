@@ -103,7 +103,7 @@ def outputs(vault: Path, tmp_path: Path) -> dict[str, str]:
         "pack json": brain("pack", *v, "okapi", "--json", "--fresh"),
         "locate": brain("locate", *v, "okapi ci"),
         "locate json": brain("locate", *v, "--json", "okapi deploy key"),
-        "propose": brain("propose", *v, "okapi deploy key — rotated monthly"),
+        "propose": brain("propose", *v, "--force", "okapi deploy key — rotated monthly"),
         "inbox": brain("inbox", *v),
         "inbox json": brain("inbox", *v, "--json"),
     }

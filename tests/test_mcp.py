@@ -140,7 +140,7 @@ def test_bad_arguments_are_tool_errors_and_the_server_keeps_serving(vault: Path)
         ("find", {"query": 42}),
         ("find", {"query": "x", "limit": 0}),
         ("find", {"query": "x", "budget": [1]}),
-        ("locate", {}),
+        ("locate", {"handle": 7}),  # no handle is the vault's folder; a number is no handle
         ("locate", {"handle": "   "}),
         ("find", {"query": "?!"}),
         ("nonesuch", {}),
@@ -202,3 +202,110 @@ def test_recall_tool_fetches_a_full_turn_by_its_listed_id(
     assert full.structured_content["id"].startswith(short)
     assert "webhook" in full.structured_content["body"].lower()
     assert full.content[0].text.startswith(full.structured_content["id"] + "\n")
+
+
+# --- what the tools declare -------------------------------------------------------------------
+
+
+async def _listed(vault: Path) -> dict[str, Any]:
+    from mcp import Client
+
+    from brain.mcp_server import build
+
+    who = Implementation(name="lister", version="0")
+    async with Client(build(str(vault)), client_info=who) as c:
+        return {t.name: t for t in (await c.list_tools()).tools}
+
+
+def test_tools_say_which_read_and_which_write(vault: Path) -> None:
+    """MCP's tool annotations (schema.ts ToolAnnotations): find, pack, locate and recall change
+    nothing, propose adds a line to the inbox (not read-only, never destructive, idempotent: the
+    same line twice adds nothing); none reaches past this machine."""
+    tools = anyio.run(_listed, vault)
+    for name in ("find", "pack", "locate", "recall"):
+        hints = tools[name].annotations
+        assert hints is not None, name
+        assert hints.read_only_hint is True, name
+        assert hints.open_world_hint is False, name
+    hints = tools["propose"].annotations
+    assert hints is not None
+    assert (hints.read_only_hint, hints.destructive_hint, hints.idempotent_hint) == (
+        False,
+        False,
+        True,
+    )
+    assert all(t.title for t in tools.values())
+
+
+def _valid(schema: dict[str, Any], doc: Any) -> None:
+    from jsonschema import Draft202012Validator
+
+    Draft202012Validator.check_schema(schema)
+    errors = [e.message for e in Draft202012Validator(schema).iter_errors(doc)]
+    assert not errors, errors
+
+
+def test_every_answer_matches_its_tools_output_schema(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each tool declares an outputSchema (root an object, as MCP asks) and every structured
+    answer it gives validates against it: both answers of locate (a bullet, the vault's folder)
+    and recall (a listing, a turn), an empty find, a pack, a proposal."""
+    shutil.copytree(ROOT / "testdata" / "transcripts" / "claude", tmp_path / "claude")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    assert brain("recall", "--enable", "claude").code == 0
+    tools = anyio.run(_listed, vault)
+    assert set(tools) == TOOLS
+    schemas = {name: t.output_schema for name, t in tools.items()}
+    for name, schema in schemas.items():
+        assert schema is not None, name
+        assert schema["type"] == "object", name
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("find", {"query": "libgit2 hooks"}),
+        ("find", {"query": "zyzzyva quux"}),
+        ("locate", {"handle": "odeme durumu"}),
+        ("locate", {}),
+        ("recall", {"query": "paynova webhook"}),
+        ("pack", {"project": "payments"}),
+        ("pack", {"project": "nothing-known-here"}),
+        ("propose", {"line": "schema check — every answer matches its schema"}),
+    ]
+    results = anyio.run(_inprocess, vault, calls)
+    listing = results[4].structured_content
+    (turn,) = anyio.run(_inprocess, vault, [("recall", {"full": listing["hits"][0]["id"]})])
+    for (name, args), res in [*zip(calls, results, strict=True), (("recall", {}), turn)]:
+        assert not res.is_error, (name, args, res.content)
+        _valid(schemas[name], res.structured_content)
+    assert results[3].structured_content == {"vault": str(vault.resolve()), "origin": "--vault"}
+    assert results[3].content[0].text == str(vault.resolve())
+    # a key the answer lacks, or one it adds, is out of the schema
+    hit = dict(results[0].structured_content)
+    del hit["omitted"]
+    from jsonschema import Draft202012Validator
+
+    assert not Draft202012Validator(schemas["find"]).is_valid(hit)
+    assert not Draft202012Validator(schemas["find"]).is_valid({**hit, "omitted": 0, "x": 1})
+
+
+def test_propose_answers_in_the_lines_the_cli_prints(vault: Path) -> None:
+    """The tool's text is `Proposed as #N: ...`, as `brain propose` prints it, not the JSON
+    object (that is the structured content); a handle a bullet already has is refused with the
+    way on, and `force` queues the correction as an update of that bullet."""
+    calls: list[tuple[str, dict[str, Any]]] = [
+        ("propose", {"line": "kiwi rule — kiwis ship on Tuesdays"}),
+        ("propose", {"line": "brain cli — brain is a Typer app"}),
+        ("propose", {"line": "brain cli — brain is a Typer app", "force": True}),
+    ]
+    made, taken, forced = anyio.run(_inprocess, vault, calls)
+    doc = made.structured_content
+    assert doc["action"] == "proposed"
+    assert made.content[0].text == f"Proposed as #{doc['number']}: {doc['markdown']}"
+    assert taken.is_error
+    said = taken.content[0].text
+    assert "**brain cli** is already a bullet (AI/MEMORY.md:9)" in said
+    assert "--force" in said
+    assert forced.structured_content["updates"] == "AI/MEMORY.md:9"
+    assert forced.content[0].text.startswith(f"Proposed as #{doc['number'] + 1}: ")
+    assert "\n  updates AI/MEMORY.md:9: - **brain cli**" in forced.content[0].text
+    cli = brain("propose", "--vault", str(vault), "plum rule — plums ship on Fridays")
+    assert cli.out.startswith(f"Proposed as #{doc['number'] + 2}: - **plum rule** — ")

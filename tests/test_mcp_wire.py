@@ -129,3 +129,29 @@ def test_a_request_whose_id_is_no_string_or_integer_gets_an_error_with_id_null(
         assert {t["name"] for t in server.reply()["result"]["tools"]} == TOOLS
     finally:
         server.close()
+
+
+def test_initialize_names_brains_version_and_the_one_capability_it_serves(vault: Path) -> None:
+    """serverInfo.version is what `brain version` says (the package's 0.1.0 never changes), and
+    the capabilities are the tools alone: the SDK advertised prompts and resources it never had,
+    and a client that lists them gets "method not found" (JSON-RPC -32601), not an empty list."""
+    server = RawServer(vault)
+    try:
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}}
+        hello["clientInfo"] = {"name": "raw", "version": "1"}
+        call = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}
+        server.send(json.dumps(call))
+        result = server.reply()["result"]
+        server.send('{"jsonrpc": "2.0", "method": "notifications/initialized"}')
+        said = brain("version", "--json").json()
+        version = f"{said['version']} ({said['commit']})" if said["commit"] else said["version"]
+        assert result["serverInfo"] == {"name": "brain", "version": version}
+        assert list(result["capabilities"]) == ["tools"]
+        for n, method in enumerate(("prompts/list", "resources/list", "resources/templates/list")):
+            server.send(json.dumps({"jsonrpc": "2.0", "id": 10 + n, "method": method}))
+            got = server.reply()
+            assert got["error"]["code"] == -32601, (method, got)
+        server.send(json.dumps({"jsonrpc": "2.0", "id": 20, "method": "tools/list"}))
+        assert {t["name"] for t in server.reply()["result"]["tools"]} == TOOLS
+    finally:
+        server.close()

@@ -1013,3 +1013,57 @@ def test_a_person_appending_while_propose_approve_and_tend_run_loses_nothing(
         assert text[memory].count(f"- **stress {k}** — proposed while a person typed {k}") == 1
     assert not any(p.kind == "hygiene" for p in inboxmod.inbox(tended).proposals)
     assert text[memory].count("**payments service**") == 1  # the merge was applied
+
+
+# --- tend --quick and BRAIN_NO_TEND ---------------------------------------------------------------
+
+
+def test_quick_is_the_bounded_pass_run_now_with_its_report(tended: Path) -> None:
+    """`tend --quick`: the daily sweep's budget (BRAIN_TEND_SECONDS) and keyword-only learning,
+    but any time (no stamp: twice a day runs twice) and with the report a person reads; a plain
+    `brain tend` under the same budget setting is not bounded by it."""
+    v = str(tended)
+    short = {"BRAIN_TEND_SECONDS": "1e-9"}
+    run = brain("tend", "--quick", "--dry-run", "--json", "--vault", v, env=short)
+    assert run.code == 0, run.err
+    doc = run.json()
+    assert (doc["quick"], doc["daily"], doc["ran"]) == (True, False, True)
+    assert (doc["stopped"] or "").startswith("out of time")
+    whole = brain("tend", "--dry-run", "--json", "--vault", v, env=short).json()
+    assert (whole["quick"], whole["stopped"]) == (False, None)
+    first = brain("tend", "--quick", "--vault", v)
+    assert first.code == 0, first.err
+    assert "3 proposed; review them with `brain inbox`" in first.out
+    again = brain("tend", "--quick", "--json", "--vault", v).json()
+    assert again["ran"] is True  # not once a day: it ran again, and found them waiting
+    assert again["waiting_count"] == 3
+    assert not tendmod._stamp_path(tended).exists()
+
+
+@pytest.mark.parametrize("value", ["1", "yes"])
+def test_brain_no_tend_keeps_the_hooks_from_sweeping(
+    tended: Path, monkeypatch: pytest.MonkeyPatch, value: str
+) -> None:
+    """BRAIN_NO_TEND: the post-commit hook's `tend --daily` and the stop hook's background start
+    sweep nothing (the log says why), while a person's `brain tend` still sweeps."""
+    inbox = tended / config.INBOX
+    before = inbox.read_bytes()
+    run = brain("tend", "--daily", "--vault", str(tended), env={"BRAIN_NO_TEND": value})
+    assert (run.code, run.out, run.err) == (0, "", "")
+    assert inbox.read_bytes() == before
+    assert not tendmod._stamp_path(tended).exists()
+    log = (config.state_dir() / "logs" / "tend.log").read_text(encoding="utf-8")
+    assert "not swept: BRAIN_NO_TEND is set" in log
+    monkeypatch.setenv("BRAIN_NO_TEND", value)
+    assert not tendmod.background(tended)
+    said = brain("tend", "--daily", "--dry-run", "--vault", str(tended))
+    assert said.out == "Not swept: BRAIN_NO_TEND is set: the daily sweep is off.\n"
+    person = brain("tend", "--json", "--vault", str(tended)).json()
+    assert person["ran"] is True
+    assert len(person["proposed"]) == 3
+
+
+def test_brain_no_tend_set_to_no_leaves_the_daily_sweep_on(tended: Path) -> None:
+    run = brain("tend", "--daily", "--vault", str(tended), env={"BRAIN_NO_TEND": "0"})
+    assert (run.code, run.out, run.err) == (0, "", "")
+    assert tendmod._stamp_path(tended).read_text(encoding="utf-8").strip() == today()

@@ -43,6 +43,9 @@ def test_propose_and_inbox_see_the_core_bullet_of_the_same_handle_spelt_otherwis
     the core file's `pre-commit cache` was taken for a new handle, where lint sees one."""
     line = "pre commit cache — run pre-commit clean after every Python upgrade"
     run = brain("propose", line, "--vault", str(vault), "--json")
+    assert run.code == 1  # a correction of that bullet, which takes --force
+    assert "**pre commit cache** is already a bullet (AI/LEARNINGS.md:10)" in run.json()["error"]
+    run = brain("propose", line, "--vault", str(vault), "--json", "--force")
     assert run.code == 0, run.err
     doc = run.json()
     assert doc["action"] == "proposed"

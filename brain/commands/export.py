@@ -2,7 +2,8 @@
 opens with the same facts.
 
 Files an agent shares with people (CLAUDE.md, AGENTS.md, ...) get a marked block, replaced in place
-on every export; everything outside it is left byte for byte. Files brain owns are written whole,
+on every export; everything outside it is left byte for byte. An agent that reads one of several
+files (Zed, Warp, Junie) gets the block in the one it reads now. Files brain owns are written whole,
 with the front matter their agent expects, and carry a line saying so; brain refuses to overwrite
 one that lacks that line. Export is a deliberate command, never a hook: the files are committed to
 the repository, and a person decides when they change.
@@ -33,25 +34,58 @@ class Target:
     agent: str
     path: str  # relative to the repository's root, '/'-separated
     kind: str  # "block": a marked block in a shared file; "owned": brain writes the whole file
-    front: str  # front matter of an owned file ("" for none); {project} is filled in
+    front: str  # front matter of an owned file ("" for none); {description} is filled in
     aliases: tuple[str, ...] = ()  # other names it answers to
+    # The files the agent reads instead, in its own order, when one of them is there (the first
+    # found wins): the block goes into the file the agent reads now, and `path` is made only
+    # when it reads none. Creating AGENTS.md beside a `.rules` Zed reads first would reach
+    # nobody, and creating it beside a WARP.md would be read by nobody either.
+    reads: tuple[str, ...] = ()
 
 
-# The one table of what each agent reads at the root of a repository.
+# Zed reads the first of these at a worktree's top, no other (https://zed.dev/docs/ai/rules,
+# ".rules files"; read 2026-12).
+ZED_READS = (
+    ".rules",
+    ".cursorrules",
+    ".windsurfrules",
+    ".clinerules",
+    ".github/copilot-instructions.md",
+    "AGENT.md",
+    "AGENTS.md",
+    "CLAUDE.md",
+    "GEMINI.md",
+)
+
+# The one table of what each agent reads at the root of a repository. AGENTS.md
+# (https://agents.md) is read by Codex, OpenCode (https://opencode.ai/docs/rules), Jules
+# (https://jules.google/docs), Warp (https://docs.warp.dev/agents/capabilities/rules: WARP.md
+# first when both are there), Zed (ZED_READS) and Junie (JetBrains/junie-guidelines README:
+# `.junie/AGENTS.md` or AGENTS.md; its help page, jetbrains.com/help/junie/customize-guidelines,
+# names `.junie/guidelines.md` the default); each is named here so `brain export warp` says
+# what a person means, and lands where that agent looks.
 TARGETS: tuple[Target, ...] = (
     Target("claude", "CLAUDE.md", "block", ""),
     Target("codex", "AGENTS.md", "block", "", ("agents",)),  # read by many agents besides Codex
     Target("copilot", ".github/copilot-instructions.md", "block", ""),
     Target("gemini", "GEMINI.md", "block", ""),
+    # Cursor reads `.cursor/rules/*.mdc`: YAML front matter (description, globs, alwaysApply;
+    # https://cursor.com/docs/context/rules, "Rule anatomy") and Markdown. The description is a
+    # quoted scalar: a plain one holding ": " (or a project named `a #b`) is not YAML, and a rule
+    # whose front matter does not parse is skipped.
     Target(
         "cursor",
         ".cursor/rules/brain.mdc",
         "owned",
-        "---\ndescription: What the brain vault knows about {project}: facts, rules, the newest"
-        " handoff\nglobs:\nalwaysApply: true\n---\n",
+        "---\ndescription: {description}\nglobs:\nalwaysApply: true\n---\n",
     ),
     Target("cline", ".clinerules/brain.md", "owned", ""),
     Target("kiro", ".kiro/steering/brain.md", "owned", "---\ninclusion: always\n---\n"),
+    Target("opencode", "AGENTS.md", "block", ""),
+    Target("jules", "AGENTS.md", "block", ""),
+    Target("warp", "AGENTS.md", "block", "", reads=("WARP.md", "AGENTS.md")),
+    Target("zed", "AGENTS.md", "block", "", reads=ZED_READS),
+    Target("junie", "AGENTS.md", "block", "", reads=(".junie/guidelines.md", ".junie/AGENTS.md")),
 )
 AGENTS = {name: t for t in TARGETS for name in (t.agent, *t.aliases)}
 NAMES = ", ".join(
@@ -185,8 +219,17 @@ def _place(existing: str, new_block: str, where: str) -> str:
 
 
 def owned_file(target: Target, pack: packmod.PackResult) -> str:
-    front = target.front.replace("{project}", pack.project or "")
+    import json
+
+    said = f"What the brain vault knows about {pack.project or 'this project'}: facts, rules"
+    front = target.front.replace("{description}", json.dumps(said, ensure_ascii=False))
     return f"{front}{OWNED}\n\n{body(pack)}\n"
+
+
+def where(root: Path, target: Target) -> str:
+    """The file `target`'s agent reads in the repository at `root`: the first of its `reads`
+    that is there as a file, else its `path`."""
+    return next((rel for rel in target.reads if (root / rel).is_file()), target.path)
 
 
 def export(
@@ -209,47 +252,55 @@ def export(
             f"the vault knows nothing about {name!r}, so there is nothing to export",
             "add bullets that name it, or pass --project NAME",
         )
-    done: list[ExportTarget] = []
-    for t, named in targets:
-        path = root / t.path
-        confine(path, root, "the repository")  # never read or write through a link out of it
-        if path.exists() and not path.is_file():  # a pipe would block the read, a device not end
-            raise BrainError(
-                f"{t.path} is not a regular file (a folder, a pipe, a socket or a device)",
-                f"remove or rename {path}, then export again",
-            )
-        try:
-            # read from the repository down, as the write will see it (no folder that is a link)
-            data = read_in(root, t.path)
-            existing: str | None = None if data is None else data.decode("utf-8")
-        except FileNotFoundError:
-            existing = None
-        except (OSError, UnicodeDecodeError) as exc:
-            raise BrainError(
-                f"cannot read {t.path}: {exc}", f"fix {path} and export again"
-            ) from exc
-        if t.kind == "block":
-            wanted = place_block(existing or "", block(result), t.path)
-        else:
-            if existing is not None and OWNED not in existing:
-                raise BrainError(
-                    f"{t.path} exists and was not written by brain",
-                    "move it aside (brain writes that file whole), then export again",
-                )
-            wanted = owned_file(t, result)
-        if check and existing is None:
-            # `all --check` checks the files this repository has; one never exported is no error
-            action = "missing" if named else "absent"
-        elif check:
-            action = "current" if existing == wanted else "stale"
-        elif existing == wanted:
-            action = "unchanged"
-        else:
-            _write(root, t.path, existing, wanted)
-            action = "created" if existing is None else "updated"
-        done.append(ExportTarget(t.agent, t.path, t.kind, action))
+    # several agents read one file (AGENTS.md): it is written once, and each is answered for it
+    paths = [(t, where(root, t)) for t, _ in targets]
+    named_at = {rel for (t, rel), (_, named) in zip(paths, targets, strict=True) if named}
+    actions: dict[str, str] = {}
+    for t, rel in paths:
+        if rel not in actions:
+            actions[rel] = _export_one(root, rel, t, result, check=check, named=rel in named_at)
+    done = tuple(ExportTarget(t.agent, rel, t.kind, actions[rel]) for t, rel in paths)
     ok = not check or all(d.action in ("current", "absent") for d in done)
-    return ExportResult(str(root), name, check, ok, tuple(done))
+    return ExportResult(str(root), name, check, ok, done)
+
+
+def _export_one(
+    root: Path, rel: str, t: Target, result: packmod.PackResult, *, check: bool, named: bool
+) -> str:
+    """Write (or with `check`, compare) the file `rel` for target `t`; what was done to it."""
+    path = root / rel
+    confine(path, root, "the repository")  # never read or write through a link out of it
+    if path.exists() and not path.is_file():  # a pipe would block the read, a device not end
+        raise BrainError(
+            f"{rel} is not a regular file (a folder, a pipe, a socket or a device)",
+            f"remove or rename {path}, then export again",
+        )
+    try:
+        # read from the repository down, as the write will see it (no folder that is a link)
+        data = read_in(root, rel)
+        existing: str | None = None if data is None else data.decode("utf-8")
+    except FileNotFoundError:
+        existing = None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BrainError(f"cannot read {rel}: {exc}", f"fix {path} and export again") from exc
+    if t.kind == "block":
+        wanted = place_block(existing or "", block(result), rel)
+    else:
+        if existing is not None and OWNED not in existing:
+            raise BrainError(
+                f"{rel} exists and was not written by brain",
+                "move it aside (brain writes that file whole), then export again",
+            )
+        wanted = owned_file(t, result)
+    if check and existing is None:
+        # `all --check` checks the files this repository has; one never exported is no error
+        return "missing" if named else "absent"
+    if check:
+        return "current" if existing == wanted else "stale"
+    if existing == wanted:
+        return "unchanged"
+    _write(root, rel, existing, wanted)
+    return "created" if existing is None else "updated"
 
 
 def _write(root: Path, rel: str, was: str | None, text: str) -> None:

@@ -82,6 +82,27 @@ class InstallResult:
 
 
 @dataclass(frozen=True)
+class Planned:
+    """One thing `brain install` would write or run (`--dry-run`), or find already in place."""
+
+    what: (
+        str  # vault | git repository | starter file | first commit | record | PATH link | git hooks
+    )
+    # | index | agent hooks | merge driver | remote
+    path: str  # the file or folder it writes (for a remote, its URL)
+    action: str  # create | update | keep | remove | ask (first, at a terminal) | refuse
+    detail: str | None  # what it holds, or why (None when nothing to add)
+
+
+@dataclass(frozen=True)
+class InstallPlan:
+    vault: str
+    origin: str
+    steps: tuple[Planned, ...]
+    next: str  # the command that does it
+
+
+@dataclass(frozen=True)
 class UninstallResult:
     vault: str | None  # the recorded vault, left as it is
     recorded: str | None  # the record file removed
@@ -322,8 +343,9 @@ def _place_link(link: Path, target: str) -> str:
     return "symlink"
 
 
-def link_brain(exe: Path | None) -> PathLink:
-    """Put `brain` on PATH when it is not: a link in `bin_dir()` to the running executable."""
+def link_brain(exe: Path | None, *, write: bool = True) -> PathLink:
+    """Put `brain` on PATH when it is not: a link in `bin_dir()` to the running executable.
+    With `write` False, what it would do, nothing written (`brain install --dry-run`)."""
     folder = bin_dir()
     link = folder / "brain"
     on_path = _on_path(folder)
@@ -358,6 +380,8 @@ def link_brain(exe: Path | None) -> PathLink:
         if found and os.path.realpath(found) == target:
             return PathLink(str(link), target, "on-path", on_path, f"brain is on PATH as {found}")
         action = "created"
+    if not write:
+        return PathLink(str(link), target, action, on_path, None if on_path else _path_hint(folder))
     try:
         kind = _place_link(link, target)
         write_atomic(
@@ -493,6 +517,109 @@ def install(choice: VaultChoice, *, init: bool = False) -> InstallResult:
         synced,
         _next_step(vault, starter, commit, problem, built.bullet_count),
     )
+
+
+def plan(choice: VaultChoice, *, init: bool = False) -> InstallPlan:
+    """What `install(choice, init=init)` would write, run or leave as it is, each decided by
+    the code install runs (link_brain, githooks.install_git_hooks, agent_hooks.state), with
+    nothing written: not the vault, not brain's folders, not an agent's settings."""
+    vault = choice.path
+    steps = [Planned("vault", str(vault), "keep" if choice.exists else "create", None)]
+    if not choice.is_repo:
+        ask = choice.needs_init and not init
+        said = "git init; asked first at a terminal, --init says yes" if ask else "git init"
+        steps.append(
+            Planned("git repository", str(vault / ".git"), "ask" if ask else "create", said)
+        )
+    if not choice.has_ai:
+        steps += [Planned("starter file", str(vault / "AI" / n), "create", None) for n in STARTERS]
+        if not choice.is_repo:
+            said = f"of the starter files: {STARTER_MESSAGE!r}"
+            steps.append(Planned("first commit", str(vault), "create", said))
+    steps += _plan_record(vault)
+    link = link_brain(shipped.brain_executable(), write=False)
+    steps.append(Planned("PATH link", link.path, _LINK_ACTIONS[link.action], link.message))
+    steps.append(_plan_git_hooks(choice))
+    index_file = config.index_path(vault, make=False)
+    built = "brought up to date" if index_file.exists() else "built"
+    steps.append(
+        Planned("index", str(index_file), "update" if index_file.exists() else "create", built)
+    )
+    steps += _plan_agent_hooks()
+    steps.append(_plan_driver(choice))
+    url = os.environ.get("BRAIN_CONNECT", "").strip()
+    if url:
+        steps.append(Planned("remote", url, "create", "BRAIN_CONNECT: brain sync connect"))
+    again = (
+        "brain install" + (" --init" if choice.needs_init else "") + f" {shlex.quote(str(vault))}"
+    )
+    return InstallPlan(str(vault), choice.origin, tuple(steps), again)
+
+
+STARTERS = shipped.STARTER_FILES
+_LINK_ACTIONS = {
+    "created": "create",
+    "updated": "update",
+    "kept": "keep",
+    "on-path": "keep",
+    "exists": "keep",
+    "failed": "refuse",
+}
+
+
+def _plan_record(vault: Path) -> list[Planned]:
+    record = config.recorded_vault_file()
+    try:
+        before = config.recorded_vault()
+    except BrainError as exc:  # unreadable: install writes it anew
+        return [Planned("record", str(record), "update", exc.message)]
+    if before is None:
+        return [Planned("record", str(record), "create", str(vault))]
+    old = before.expanduser().resolve()
+    if old == vault:
+        return [Planned("record", str(record), "keep", str(vault))]
+    steps = [Planned("record", str(record), "update", f"{vault}, was {before}")]
+    if old.is_dir() and githooks.hooks_dir(old).exists():
+        said = f"{old} gets its own hooks back"
+        steps.append(Planned("git hooks", str(githooks.hooks_dir(old)), "remove", said))
+    return steps
+
+
+def _plan_git_hooks(choice: VaultChoice) -> Planned:
+    vault = choice.path
+    if not choice.is_repo:  # git init comes first: nothing to read yet
+        return Planned("git hooks", str(githooks.hooks_dir(vault)), "create", "core.hooksPath")
+    done = githooks.install_git_hooks(vault, str(Path(sys.executable).absolute()), write=False)
+    action = {"installed": "create", "updated": "update"}.get(done.action, "keep")
+    runs = f"; they run {done.chains}'s first" if done.chains else ""
+    return Planned("git hooks", done.dir, action, f"{', '.join(done.hooks)}{runs}")
+
+
+def _plan_agent_hooks() -> list[Planned]:
+    from brain.commands import hooks as harness_hooks
+
+    steps = []
+    for name in ["claude", *(n for n in harness_hooks.wanted() if n != "claude")]:
+        st = agent_hooks.state(name)
+        if st.problem:
+            steps.append(Planned("agent hooks", st.settings, "refuse", st.problem))
+            continue
+        off = [r for r in agent_hooks.ROLES if getattr(st, r) in ("off", "partial")]
+        action = "create" if not Path(st.settings).exists() else "update" if off else "keep"
+        said = f"{st.label}: {', '.join(off)}" if off else st.label
+        steps.append(Planned("agent hooks", st.settings, action, said))
+    return steps
+
+
+def _plan_driver(choice: VaultChoice) -> Planned:
+    from brain import gitsync, merge
+
+    said = "merges the vault's Markdown line by line"
+    if not choice.is_repo:
+        return Planned("merge driver", str(choice.path / ".git" / "config"), "create", said)
+    config_file = gitsync.git_dir(choice.path) / "config"  # a worktree's .git is a file
+    known = gitsync.read_config(choice.path).get("merge.brain.driver") == merge.driver_command()
+    return Planned("merge driver", str(config_file), "keep" if known else "update", said)
 
 
 def _sync_setup(vault: Path) -> str | None:

@@ -4,7 +4,8 @@ The handle or any alias matches by its handle key (brain.vocab: case, diacritics
 between words do not count: `odeme durumu` finds `Ödeme durumu`, `foo bar` finds `foo-bar`). A
 prefix `M#`, `L#` or `T#` (MEMORY, LEARNINGS, TUNINGS) narrows it to one file, the way bullets
 are cited (`M#blue green deploys`). No match is an empty `matches` and exit 1, as for find
-and recall.
+and recall. With no handle, `where` says which folder the vault is (the paths above start there)
+and what named it.
 """
 
 from __future__ import annotations
@@ -37,6 +38,22 @@ class LocateResult:
     query: str
     count: int
     matches: tuple[Located, ...]
+
+
+@dataclass(frozen=True)
+class VaultFound:
+    """`brain locate` with no handle: the vault's folder and what named it."""
+
+    vault: str
+    origin: str  # --vault | BRAIN_VAULT | recorded (by `brain install`)
+
+
+def where(option: str | Path | None = None) -> VaultFound:
+    """The vault commands use, as they resolve it (brain.config.which_vault)."""
+    from brain.config import which_vault
+
+    path, origin = which_vault(option)
+    return VaultFound(str(path), origin)
 
 
 def split_prefix(query: str) -> tuple[str, str]:

@@ -3,7 +3,8 @@
 The line is completed where it is short (a handle from its first words, the caller as source,
 today as date), must parse as a bullet, and must hold no credential. A proposal the vault already
 has (the same handle and fact, in the inbox or a core file) is not queued twice, which is also
-what makes `brain import` safe to repeat.
+what makes `brain import` safe to repeat. A line whose handle a core bullet has is a correction of
+that bullet (approving it replaces the bullet), so it is queued only with `--force`.
 """
 
 from __future__ import annotations
@@ -145,7 +146,9 @@ def _queue(vault: Path) -> _Queue:
     return q
 
 
-def _judge(v: str, q: _Queue, line: str, source: str, dest: str, date: str) -> ProposeResult:
+def _judge(
+    v: str, q: _Queue, line: str, source: str, dest: str, date: str, force: bool
+) -> ProposeResult:
     """One line's fate; a proposed line is added to `q.added`."""
     from brain.secrets import redact, scan_line
     from brain.vault import parse_bullet
@@ -173,6 +176,10 @@ def _judge(v: str, q: _Queue, line: str, source: str, dest: str, date: str) -> P
     seen = q.known.get(key)
     if seen:
         return ProposeResult(v, bullet, dest or None, seen, None, updates, current, None)
+    if old is not None and not force:
+        # approving it would replace that bullet: a fact lost unless a correction was meant
+        why = taken(b.handle, f"{old.path}:{old.line}")
+        return ProposeResult(v, bullet, dest or None, "refused", None, updates, current, why)
     if q.pending + len(q.added) >= inboxmod.MAX_PENDING:
         return ProposeResult(v, bullet, dest or None, "refused", None, None, None, inboxmod.FULL)
     q.known[key] = "queued"
@@ -181,11 +188,27 @@ def _judge(v: str, q: _Queue, line: str, source: str, dest: str, date: str) -> P
     return ProposeResult(v, bullet, dest or None, "proposed", number, updates, current, None)
 
 
+def taken(handle: str, where: str) -> str:
+    """Why a line whose handle a core bullet has is refused, and the two ways on."""
+    return (
+        f"**{handle}** is already a bullet ({where}); to correct that bullet, propose the line "
+        "again with --force (`force` over MCP: approving it replaces the bullet); for another "
+        "fact, give it a handle of its own"
+    )
+
+
 def propose_many(
-    vault: Path, items: Sequence[tuple[str, str]], *, to: str | None = None, date: str = ""
+    vault: Path,
+    items: Sequence[tuple[str, str]],
+    *,
+    to: str | None = None,
+    date: str = "",
+    force: bool = False,
 ) -> list[ProposeResult]:
     """Queue each (line, source); one lock and one write for all. Nothing raises for one bad item:
-    its result says `refused` and why."""
+    its result says `refused` and why. A line whose handle a core bullet has is refused unless
+    `force`: approving it would replace that bullet (a correction), and a proposer that only
+    happened on the same handle would lose the bullet's fact."""
     dest = (to or "").upper()
     if dest and dest not in inboxmod.DESTINATIONS:
         raise UsageError(f"--to {to} is not a core file", "use MEMORY, LEARNINGS or TUNINGS")
@@ -193,7 +216,7 @@ def propose_many(
     with edits.locked(vault):
         inboxmod.recover(vault)
         q = _queue(vault)
-        results = [_judge(str(vault), q, line, source, dest, date) for line, source in items]
+        results = [_judge(str(vault), q, line, source, dest, date, force) for line, source in items]
         if q.added:
             text = q.text
             if not text:
@@ -207,15 +230,19 @@ def propose_many(
     return results
 
 
-def propose(vault: Path, line: str, *, to: str | None = None, source: str = "") -> ProposeResult:
-    """Queue one line; a line that cannot be a bullet or holds a credential is an error."""
+def propose(
+    vault: Path, line: str, *, to: str | None = None, source: str = "", force: bool = False
+) -> ProposeResult:
+    """Queue one line; a line that cannot be a bullet or holds a credential is an error, and so
+    is one whose handle a bullet has, unless `force` (a deliberate correction of that bullet)."""
     if not source:
         from brain import caller
 
         source = caller.detect().name
-    (result,) = propose_many(vault, [(line, source)], to=to)
+    (result,) = propose_many(vault, [(line, source)], to=to, force=force)
     if result.action == "refused":
-        full = result.problem == inboxmod.FULL  # says what to do itself
-        hint = "" if full else "fix the line and propose it again"
+        # the inbox's being full, and a handle taken, say what to do themselves
+        said = result.problem == inboxmod.FULL or result.updates is not None
+        hint = "" if said else "fix the line and propose it again"
         raise BrainError(f"not proposed: {result.problem}", hint)
     return result

@@ -7,7 +7,8 @@ output. A query first brings transcripts.db up to date with the enabled agents' 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import sqlite3
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from brain.errors import BrainError, UsageError
@@ -97,25 +98,10 @@ def recall(
     words = search.terms(query)
     if not words:
         raise UsageError("the query has no words to search for", "ask in plain words")
-    names = need_enabled()
-    if agent:
-        store.adapter(agent)
-        if agent not in names:
-            raise BrainError(
-                f"{agent} transcripts are not enabled", f"run `{enable_command(agent)}`"
-            )
-    # Stored text has its undecodable bytes as U+FFFD (see adapters.loads): so do the filters.
-    folder = repair(str(Path(cwd).expanduser().absolute())) if cwd else ""
-    filters = search.Filters(
-        agent=agent,
-        since=parse_since(since).utc if since else "",
-        cwd=folder,
-        exclude_session=repair(exclude_session),
-        agents=tuple(names),
-    )
+    filters = _filters(agent, since, cwd, exclude_session)
     conn = store.connect()
     try:
-        report = store.sync(conn, names, progress=progress)
+        report = store.sync(conn, list(filters.agents), progress=progress)
         words = search.focus(conn, words)
         found = search.hits(conn, words, search.ranked(conn, words, filters, limit))
     finally:
@@ -182,3 +168,118 @@ def toggle(name: str, on: bool) -> Toggle:
         finally:
             conn.close()
     return Toggle(name, on, tuple(names), removed)
+
+
+# --- recall sessions: the sessions, not their turns ----------------------------------------------
+
+SESSIONS_LIMIT = 20
+
+
+@dataclass(frozen=True)
+class Session:
+    """One session: what it was, where and when, and with a query its best turn (the id
+    `recall full` takes). What the transcript lacks is None."""
+
+    agent: str
+    session: str  # the agent's own id (what `claude --resume` or `codex resume` takes)
+    title: str | None
+    cwd: str | None
+    start_at: str | None  # its first turn (UTC ISO)
+    end_at: str | None  # its last
+    turn_count: int
+    turn: str | None  # with a query: the id of its best turn
+    score: float | None  # with a query: that turn's score
+    # the shortest start of `turn` no other turn shares, for the text listing
+    short: str = field(default="", compare=False, metadata={"json": False})
+
+
+@dataclass(frozen=True)
+class SessionsResult:
+    query: str | None  # None: the newest sessions, not a search
+    count: int
+    sessions: tuple[Session, ...]
+
+
+def sessions(
+    query: str = "",
+    *,
+    limit: int = SESSIONS_LIMIT,
+    since: str = "",
+    agent: str = "",
+    cwd: str = "",
+    exclude_session: str = "",
+    progress: Progress | None = None,
+) -> SessionsResult:
+    """The sessions whose turns match `query` (best first, each once, by its best turn), or
+    without one the newest sessions, after the incremental sync a search makes."""
+    if not 1 <= limit <= MAX_LIMIT:
+        raise UsageError(f"--limit must be 1 to {MAX_LIMIT}", "pass e.g. --limit 20")
+    words = search.terms(query) if query else []
+    if query and not words:
+        raise UsageError("the query has no words to search for", "ask in plain words")
+    filters = _filters(agent, since, cwd, exclude_session)
+    conn = store.connect()
+    try:
+        store.sync(conn, list(filters.agents), progress=progress)
+        if words:
+            words = search.focus(conn, words)
+            best: dict[tuple[str, str], tuple[int, float]] = {}
+            for rowid, score in search.ranked(conn, words, filters, MAX_LIMIT):
+                row = conn.execute("SELECT agent, session FROM turns WHERE id = ?", (rowid,))
+                key = tuple(row.fetchone())
+                if key not in best:
+                    best[key] = (rowid, score)
+                    if len(best) == limit:
+                        break
+            found = [_session(conn, a, s, best[(a, s)]) for a, s in best]
+        else:
+            where, args = search.filtered(filters)
+            keys = conn.execute(
+                "SELECT t.agent, t.session FROM turns t WHERE 1"  # noqa: S608
+                f"{where} GROUP BY t.agent, t.session ORDER BY max(t.ts) DESC LIMIT ?",
+                [*args, limit],
+            ).fetchall()
+            found = [_session(conn, a, s, None) for a, s in keys]
+    finally:
+        conn.close()
+    return SessionsResult(query or None, len(found), tuple(found))
+
+
+def _filters(agent: str, since: str, cwd: str, exclude_session: str) -> search.Filters:
+    """The filters of a search, checked as `recall` checks them (the agent enabled)."""
+    names = need_enabled()
+    if agent:
+        store.adapter(agent)
+        if agent not in names:
+            raise BrainError(
+                f"{agent} transcripts are not enabled", f"run `{enable_command(agent)}`"
+            )
+    # Stored text has its undecodable bytes as U+FFFD (see adapters.loads): so do the filters.
+    folder = repair(str(Path(cwd).expanduser().absolute())) if cwd else ""
+    return search.Filters(
+        agent=agent,
+        since=parse_since(since).utc if since else "",
+        cwd=folder,
+        exclude_session=repair(exclude_session),
+        agents=tuple(names),
+    )
+
+
+def _session(
+    conn: sqlite3.Connection, agent: str, session: str, best: tuple[int, float] | None
+) -> Session:
+    """A session's facts from its turns (all of them, whatever filtered the listing)."""
+    title, cwd, start, end, n = conn.execute(
+        "SELECT nullif(s.title, ''), coalesce(nullif(s.cwd, ''), max(t.cwd), ''), min(t.ts),"
+        " max(t.ts), count(*) FROM turns t LEFT JOIN sessions s"
+        " ON s.agent = t.agent AND s.session = t.session WHERE t.agent = ? AND t.session = ?",
+        (agent, session),
+    ).fetchone()
+    turn = score = None
+    short = ""
+    if best is not None:
+        turn = conn.execute("SELECT tid FROM turns WHERE id = ?", (best[0],)).fetchone()[0]
+        score, short = round(best[1], 4), search.short_id(conn, turn)
+    return Session(
+        agent, session, title, cwd or None, start or None, end or None, n, turn, score, short
+    )

@@ -3,7 +3,8 @@
 `before` (the default): a proposal answers nothing until a person approves it. `after`: it
 answers at once, marked unreviewed in every output (`unreviewed` in find's JSON, the word
 `unreviewed` in its lines), until it is approved or dropped. The mode is a line of the vault's
-AI/config.yaml (`review: after`), committed, so every machine that shares the vault agrees.
+AI/config.yaml (`review: after`), committed, so every machine that shares the vault agrees;
+BRAIN_REVIEW overrides it on one machine (brain.config.review_mode).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from brain.config import REVIEW_MODES, VAULT_CONFIG, review_mode
+from brain.config import REVIEW_MODES, VAULT_CONFIG, review_mode, review_override, vault_review_mode
 from brain.errors import UsageError
 
 _LINE = re.compile(r"^review\s*:.*$", re.MULTILINE)
@@ -26,6 +27,7 @@ class ReviewResult:
     mode_changed: bool
     path: str  # AI/config.yaml
     unreviewed_count: int  # proposals answering finds now (0 in mode before)
+    set_by: str  # AI/config.yaml, or BRAIN_REVIEW when this machine's environment overrides it
 
 
 def review(vault: Path, mode: str | None = None) -> ReviewResult:
@@ -36,7 +38,7 @@ def review(vault: Path, mode: str | None = None) -> ReviewResult:
     if mode is not None and mode not in REVIEW_MODES:
         raise UsageError(f"unknown review mode {mode!r}", "use `brain review before` or `after`")
     changed = False
-    if mode is not None and mode != review_mode(vault):
+    if mode is not None and mode != vault_review_mode(vault):
         with locked(vault):
             current = read(vault, VAULT_CONFIG)
             line = f"review: {mode}"
@@ -56,4 +58,5 @@ def review(vault: Path, mode: str | None = None) -> ReviewResult:
             count = int(row[0])
         finally:
             conn.close()
-    return ReviewResult(str(vault), now, changed, VAULT_CONFIG, count)
+    by = "BRAIN_REVIEW" if review_override() else VAULT_CONFIG
+    return ReviewResult(str(vault), now, changed, VAULT_CONFIG, count, by)

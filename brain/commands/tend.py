@@ -22,7 +22,9 @@ The items, and applying one once approved, are brain/commands/hygiene.py's. `--d
 the same plan as a real run (`_plan`) and writes nothing.
 
 `--daily` is the quiet sweep the hooks start: at most once a day (a stamp in the state dir), one
-at a time (a lock), bounded in time (`DAILY_SECONDS`; it stops early and records so), exit 0.
+at a time (a lock), bounded in time (`DAILY_SECONDS`; it stops early and records so), exit 0;
+`BRAIN_NO_TEND` turns it off (a person's `brain tend` still sweeps). `--quick` is the same
+bounded pass (the budget, learning by keyword alone) run by a person: any time, with its report.
 """
 
 from __future__ import annotations
@@ -102,7 +104,8 @@ class TendResult:
     vault: str
     dry_run: bool
     daily: bool
-    ran: bool  # False: the daily sweep had already run today, or another sweep was running
+    quick: bool  # bounded as the daily sweep is, run now (`--quick`)
+    ran: bool  # False: the daily sweep ran today or is off (BRAIN_NO_TEND), or another was running
     applied: tuple[Applied, ...]
     proposed: tuple[Proposed, ...]  # hygiene items added to the inbox (dry run: that would be)
     waiting_count: int  # items found that already wait in the inbox (or were proposed before)
@@ -444,21 +447,34 @@ def _rehash(item: Item, moved: dict[tuple[str, int], str]) -> Item:
 
 
 def tend(
-    vault: Path, *, dry_run: bool = False, daily: bool = False, budget: float | None = None
+    vault: Path,
+    *,
+    dry_run: bool = False,
+    daily: bool = False,
+    quick: bool = False,
+    budget: float | None = None,
 ) -> TendResult:
     """Sweep the vault: apply what the policy lets it, queue the rest (nothing written with
-    dry_run, which lists the same plan)."""
+    dry_run, which lists the same plan). `daily` and `quick` learn aliases by keyword alone
+    (no model to load within a budget); `daily` runs once a day, and not at all with
+    BRAIN_NO_TEND."""
     from brain.commands import inbox
+    from brain.config import tend_off
     from brain.files import locked, write_atomic
 
     start = time.monotonic()
     deadline = start + budget if budget is not None else None
+    if daily and tend_off():
+        said = "BRAIN_NO_TEND is set: the daily sweep is off"
+        return TendResult(str(vault), dry_run, daily, quick, False, (), (), 0, 0, said, _ms(start))
     stamp = _stamp_path(vault)
     today = dt.date.today().isoformat()
     with locked(stamp.with_suffix(".lock"), wait=0 if daily else None) as got:
         if not got or (daily and _stamped(stamp) == today):
-            return TendResult(str(vault), dry_run, daily, False, (), (), 0, 0, None, _ms(start))
-        found = find_items(vault, deadline=deadline, quick=daily)
+            return TendResult(
+                str(vault), dry_run, daily, quick, False, (), (), 0, 0, None, _ms(start)
+            )
+        found = find_items(vault, deadline=deadline, quick=daily or quick)
         late = deadline is not None and time.monotonic() > deadline
         plan = _plan(vault, found, late=late)
         applied = _apply_aliases(vault, plan.edits, dry_run=dry_run)
@@ -501,6 +517,7 @@ def tend(
         str(vault),
         dry_run,
         daily,
+        quick,
         True,
         tuple(applied),
         tuple(proposed),
@@ -522,9 +539,9 @@ def background(vault: Path) -> bool:
     import subprocess
     import sys
 
-    from brain.config import python_command
+    from brain.config import python_command, tend_off
 
-    if _stamped(_stamp_path(vault)) == dt.date.today().isoformat():
+    if tend_off() or _stamped(_stamp_path(vault)) == dt.date.today().isoformat():
         return False
     kwargs: dict[str, Any] = {"start_new_session": True}
     if sys.platform == "win32":  # pragma: no cover - exercised on Windows only

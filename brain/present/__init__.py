@@ -225,6 +225,43 @@ def echoed(query: str) -> str:
 # The escape sequences rich adds for colour and bold (SGR); any other is escaped after rendering.
 _SGR = re.compile(r"(\x1b\[[0-9;]*m)")
 
+# `brain --color auto|always|never` of the command being run (brain.cli sets it around the
+# command and clears it after: a worker runs many commands in one process).
+COLOR_GIVEN: list[str] = []
+
+
+def colour_choice() -> str:
+    """`auto`, `always` or `never`: `--color`, else BRAIN_COLOR, else `auto`."""
+    from brain.config import color_setting
+
+    return COLOR_GIVEN[0] if COLOR_GIVEN else color_setting()
+
+
+def colour() -> bool:
+    """Whether what brain writes for a person carries colour and bold (`colour_choice`); in
+    `auto`, not when NO_COLOR is set and not empty (https://no-color.org: a command-line flag
+    or brain's own setting overrides it), not when an agent runs brain (its variables,
+    brain.caller) or stdout is not a terminal; rich then leaves TERM=dumb plain."""
+    import os
+
+    choice = colour_choice()
+    if choice != "auto":
+        return choice == "always"
+    if os.environ.get("NO_COLOR", ""):
+        return False
+    from brain import caller
+
+    return caller.detect().person
+
+
+def colour_options() -> dict[str, Any]:
+    """A rich Console's options that colour as `colour()` says, whatever rich would detect:
+    forced for `always` (through NO_COLOR, a pipe and TERM=dumb), none at all when off."""
+    if not colour():
+        return {"color_system": None, "no_color": True}
+    system = "standard" if colour_choice() == "always" else "auto"
+    return {"force_terminal": True, "color_system": system, "no_color": False}
+
 
 def render(*renderables: Any) -> Sanitized:
     """Rich markup and renderables (tables) as a person's terminal shows them (colours, bold).
@@ -237,7 +274,7 @@ def render(*renderables: Any) -> Sanitized:
         def render_str(self, text: str, **kwargs: Any) -> Any:
             return super().render_str(textmod.sanitized(text), **kwargs)
 
-    console = Filtered(highlight=False, soft_wrap=False)
+    console = Filtered(highlight=False, soft_wrap=False, **colour_options())
     with console.capture() as cap:
         for r in renderables:
             console.print(r)

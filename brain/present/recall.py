@@ -17,7 +17,14 @@ from brain.recall import FULL, enable_command
 
 if TYPE_CHECKING:
     from brain.caller import Caller
-    from brain.commands.recall import FullTurn, RecallResult, Source, Toggle
+    from brain.commands.recall import (
+        FullTurn,
+        RecallResult,
+        Session,
+        SessionsResult,
+        Source,
+        Toggle,
+    )
     from brain.recall.search import Hit
     from brain.recall.store import SyncReport
 
@@ -115,3 +122,35 @@ def sync(report: SyncReport, *, as_json: bool = False) -> Answer:
         f"Read {report.read} of {files} ({report.bytes / 1e6:.1f} MB), {new}{skipped}, "
         f"in {report.ms:.0f} ms."
     )
+
+
+def session_line(s: Session) -> str:
+    """`session date agent [title] N turns cwd`, and with a query the best turn's id (what
+    `recall full` takes) before them."""
+    title = f" [{clip(s.title, TITLE_CHARS)}]" if s.title else ""
+    where = f" {s.cwd}" if s.cwd else ""
+    best = f"{s.short or s.turn} " if s.turn else ""
+    when = (s.start_at or "")[:10] or "-"
+    return f"{best}{s.session} {when} {s.agent}{title} {plural(s.turn_count, 'turn')}{where}"
+
+
+def sessions(result: SessionsResult, who: Caller, *, as_json: bool = False) -> Answer:
+    """`brain recall sessions [QUERY]`: a line per session (or the JSON object); exit 1 when
+    none. A search is logged as recall's are; a listing of the newest asks nothing."""
+    from brain.recall.store import db_path
+
+    code = 0 if result.sessions else 1
+    note = ""
+    if as_json:
+        text = json_text(result)
+    else:
+        text = "\n".join(session_line(s) for s in result.sessions)
+        if who.person and not result.sessions:
+            asked = f" match {echoed(result.query)!r}" if result.query else " are recorded"
+            note = f"no sessions{asked}"
+        elif who.person and result.query:
+            note = "each led by its best turn's id: `brain recall full ID` prints it"
+    lookup = None
+    if result.query:
+        lookup = Lookup("recall", who.name, who.session, result.query, result.count, db_path())
+    return Answer(text, note, code, lookup)

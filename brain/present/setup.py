@@ -9,7 +9,7 @@ from brain.present import Answer, json_text, noun, plural
 
 if TYPE_CHECKING:
     from brain.commands.hooks import HooksResult, HooksStatus
-    from brain.commands.install import InstallResult, UninstallResult
+    from brain.commands.install import InstallPlan, InstallResult, UninstallResult
     from brain.commands.update import UpdateResult
     from brain.commands.version import VersionResult
 
@@ -32,6 +32,28 @@ def install(result: InstallResult, *, as_json: bool = False) -> Answer:
     everything else is in place, and that must show."""
     text = json_text(result) if as_json else "\n".join(install_lines(result))
     return Answer(text, *_failed((result.claude, *result.agents)))
+
+
+_PLANNED = {
+    "create": "create",
+    "update": "update",
+    "keep": "keep",
+    "remove": "remove",
+    "ask": "ask, then create",
+    "refuse": "could not change",
+}
+
+
+def install_plan(plan: InstallPlan, *, as_json: bool = False) -> Answer:
+    """`brain install --dry-run`: what install would do, a line a step; it wrote nothing."""
+    if as_json:
+        return Answer(json_text(plan))
+    lines = [f"brain install --dry-run wrote nothing. `{plan.next}` would:"]
+    for step in plan.steps:
+        kept = ", already in place" if step.action == "keep" else ""
+        said = f" ({step.detail})" if step.detail else ""
+        lines.append(f"  {_PLANNED[step.action]} the {step.what} {step.path}{kept}{said}")
+    return Answer("\n".join(lines))
 
 
 def uninstall(result: UninstallResult, *, as_json: bool = False) -> Answer:

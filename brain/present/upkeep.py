@@ -111,6 +111,11 @@ def review_text(result: ReviewResult) -> str:
         what = "a proposal answers nothing until a person approves it"
     verb = "now" if result.mode_changed else "is"
     tail = f"; commit {result.path} so every machine agrees" if result.mode_changed else ""
+    if result.set_by != result.path:  # the environment decides here, whatever the file says
+        changed = (
+            f"; {result.path} changed for the others: commit it" if result.mode_changed else ""
+        )
+        return f"Review mode is `{result.mode}` on this machine (BRAIN_REVIEW): {what}{changed}."
     return f"Review mode {verb} `{result.mode}`: {what}{tail}."
 
 
@@ -270,6 +275,8 @@ def _doctor_tend_text(result: DoctorResult) -> list[str]:
 
 def tend_text(result: TendResult) -> str:
     if not result.ran:
+        if result.stopped:  # off (BRAIN_NO_TEND)
+            return f"Not swept: {result.stopped}."
         return "The daily sweep already ran today (or another sweep is running)."
     lines = []
     done = "would apply" if result.dry_run else "applied"

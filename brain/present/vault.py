@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from brain.commands.import_ import ImportResult
     from brain.commands.inbox import ApproveResult, DropResult, InboxResult
     from brain.commands.lint import LintResult
-    from brain.commands.locate import LocateResult
+    from brain.commands.locate import LocateResult, VaultFound
     from brain.commands.propose import ProposeResult
     from brain.commands.reindex import ReindexResult
     from brain.commands.secrets import HistoryResult, SecretsResult
@@ -211,6 +211,11 @@ def locate(result: LocateResult, *, as_json: bool = False) -> Answer:
     return Answer("\n".join(f"{m.path}:{m.line}: {m.markdown}" for m in result.matches))
 
 
+def vault_found(found: VaultFound, *, as_json: bool = False) -> Answer:
+    """The vault's folder alone on its line (`cd "$(brain locate)"`)."""
+    return Answer(json_text(found) if as_json else found.vault)
+
+
 def propose_line(r: ProposeResult) -> str:
     to = f" (for {r.to})" if r.to else ""
     if r.action == "proposed":
@@ -261,18 +266,30 @@ def export(
     if as_json:
         return Answer(json_text(result), code=code)
     checked = [t for t in result.targets if t.action != "absent"]
-    lines = [f"{t.path}: {t.action}" for t in checked]
+    readers: dict[str, list[str]] = {}  # a file several agents read is one line, naming them
+    for t in checked:
+        readers.setdefault(t.path, []).append(t.agent)
+    lines = [
+        f"{path}: {_action(checked, path)}"
+        + (f" (read by {', '.join(names)})" if len(names) > 1 else "")
+        for path, names in readers.items()
+    ]
     if check:
-        stale = sum(1 for t in checked if t.action != "current")
+        stale = sum(1 for path in readers if _action(checked, path) != "current")
         if stale:
             again = f"brain export {' '.join(agents)}"
             lines.append(f"{plural(stale, 'file')} out of date; run `{again}`")
         elif checked:
-            every = "" if len(checked) == 1 else "all "
-            lines.append(f"{every}{plural(len(checked), 'file')} up to date")
+            every = "" if len(readers) == 1 else "all "
+            lines.append(f"{every}{plural(len(readers), 'file')} up to date")
         else:
             lines.append("nothing exported here yet; `brain export AGENT` writes one")
     return Answer("\n".join(lines), code=code)
+
+
+def _action(targets: Sequence[Any], path: str) -> str:
+    """What export did to `path` (the same for every agent that reads it)."""
+    return str(next(t.action for t in targets if t.path == path))
 
 
 def inbox(listing: InboxResult, *, as_json: bool = False) -> Answer:

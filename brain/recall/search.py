@@ -263,3 +263,9 @@ def rank(
 ) -> list[int]:
     """Rowids of the best `limit` turns for a query, best first."""
     return [r for r, _ in ranked(conn, terms(query), filters, limit, weights, near)]
+
+
+def filtered(f: Filters) -> tuple[str, list[object]]:
+    """`f` as SQL over the turns table `t` (` AND ...` clauses) and their arguments: what
+    `brain recall sessions` filters a listing of sessions by, as a search filters turns."""
+    return _where(f)
