@@ -395,6 +395,8 @@ def calls(w: World) -> Iterator[tuple[str, Call]]:
     yield "recall search", Call(("recall", "search", f"token {KEY}"))
     yield "recall search", Call(("recall", "seed", "database"))
     yield "recall full", Call(("recall", "full", "c0ffee00"))  # the turn that said KEY
+    yield "recall sessions", Call(("recall", "sessions"))  # the first turn of each session
+    yield "recall sessions", Call(("recall", "sessions", f"token {KEY}"))
     yield "recall sync", Call(("recall", "sync"))
     yield "howto", Call(("howto", "seed", "the", "local", "database"))
     yield "howto", Call(("howto", f"seed {KEY}"))

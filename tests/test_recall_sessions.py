@@ -70,4 +70,4 @@ def test_sessions_need_an_agent_opted_in() -> None:
     run = brain("recall", "sessions")
     assert run.code == 1
     assert run.err.count("\n") == 1
-    assert "brain recall --enable claude" in run.err
+    assert "brain recall enable claude" in run.err

@@ -113,7 +113,7 @@ def test_a_person_at_a_terminal_gets_colour_unless_told_otherwise() -> None:
     ]:
         code, out = _listing(*args, **env)
         assert code == 0, (args, env, out)
-        assert "hits for libgit2 hooks" in out, (args, env, out)  # the person's listing
+        assert "for libgit2 hooks" in out, (args, env, out)  # the person's listing
         assert (SGR in out) is coloured, (args, env, out)
 
 

@@ -878,6 +878,7 @@ def test_review_after_serves_proposals_marked_unreviewed(git_vault: Path) -> Non
         "mode_changed": True,
         "path": config.VAULT_CONFIG,
         "unreviewed_count": 4,  # the fixture's three and this one
+        "set_by": config.VAULT_CONFIG,
     }
     assert "review: after" in (git_vault / config.VAULT_CONFIG).read_text(encoding="utf-8")
     found = brain("find", "--vault", v, "--json", "quokka feeding")
