@@ -128,6 +128,20 @@ def test_a_weak_answer_is_the_best_few_and_says_so(spread: Path) -> None:
     assert find_json(spread, WEAK)["evidence"] == "weak"
 
 
+def test_a_weak_answer_serves_four_of_a_longer_list(tmp_path: Path) -> None:
+    """Four, not three (search.WEAK_MOST, chosen on the tuning halves): five bullets each
+    holding one word of the question, none most of it; the fifth is ranked but left out."""
+    more = [
+        bullet("asset list", "the inventory sheet lists every machine we run"),
+        bullet("cloud spend", "the budget for cloud spend is reviewed monthly"),
+    ]
+    vault = make_vault(tmp_path / "five", [*SPREAD, *more])
+    query = f"{WEAK} inventory budget"
+    doc = find_json(vault, query)
+    assert (doc["evidence"], doc["count"], doc["cut_count"]) == ("weak", 4, 1)
+    assert len(find_json(vault, "--all", query)["hits"]) == 5
+
+
 def test_a_weak_answer_is_a_miss_until_an_edit_answers_it(spread: Path) -> None:
     assert brain("find", "--vault", str(spread), WEAK, env=AGENT).code == 0  # lines were shown
     (event,) = _events(spread)
