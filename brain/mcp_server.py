@@ -724,25 +724,34 @@ def _name(host: str) -> str:
     return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
+def _everywhere(host: str) -> bool:
+    """Whether `host` is the address of every interface (0.0.0.0, ::)."""
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_unspecified
+    except ValueError:
+        return False
+
+
 def host_names(host: str, also: tuple[str, ...] = ()) -> tuple[str, ...]:
     """The names a client may call the server by (its Host header without the port): loopback's
     always (the server is reached from this machine too), the address it listens on, this
-    machine's name when it listens on every interface, and those `--allow-host` adds."""
-    import ipaddress
+    machine's name instead when it listens on every interface, and those `--allow-host` adds."""
     import socket
 
     names = list(_LOOPBACK_NAMES)
-    if not loopback(host):
-        try:
-            everywhere = ipaddress.ip_address(host.strip("[]")).is_unspecified
-        except ValueError:
-            everywhere = False
-        if everywhere:
-            names += [socket.gethostname(), socket.getfqdn()]
-        else:
-            names.append(_name(host))
+    names += [socket.gethostname(), socket.getfqdn()] if _everywhere(host) else [_name(host)]
     names += [_name(n) for n in also]
     return tuple(dict.fromkeys(n.lower() for n in names if n))
+
+
+def url_name(host: str, hosts: tuple[str, ...]) -> str:
+    """The name the printed URL uses: the address listened on, or for every interface this
+    machine's name (loopback's when it has no other)."""
+    if not _everywhere(host):
+        return _name(host).lower()
+    return next((n for n in hosts if n not in _LOOPBACK_NAMES), _LOOPBACK_NAMES[0])
 
 
 def listen(host: str, port: int) -> Any:
@@ -802,7 +811,7 @@ def serve_http(
     try:
         port = sock.getsockname()[1]
         hosts = host_names(host, also)
-        shown = hosts[0] if loopback(host) else next(n for n in hosts if n not in _LOOPBACK_NAMES)
+        shown = url_name(host, hosts)
         url = f"http://{shown}:{port}/mcp"
         # Host is checked with the port (a page on another port of this machine is another
         # origin); a request without Origin is not a browser's and passes, as the SDK decides

@@ -290,6 +290,19 @@ def test_the_token_is_in_a_private_file_and_no_process_argv(vault: Path) -> None
         assert again.token == token
 
 
+def test_another_loopback_address_is_served_and_named_in_the_url(vault: Path) -> None:
+    """`--host 127.0.0.2` (loopback, so no warning): the URL names that address and a client
+    calling it by that name is served."""
+    with served(vault, "--host", "127.0.0.2") as server:
+        assert server.url == f"http://127.0.0.2:{server.port}/mcp"
+        names, (found,) = anyio.run(
+            _client_calls, server.url, server.token, [("find", {"query": "libgit2 hooks"})]
+        )
+        assert "warning" not in server.stderr
+    assert names == TOOLS
+    assert not found.is_error
+
+
 def test_start_lines_name_the_url_and_how_to_register_never_the_token(vault: Path) -> None:
     with served(vault) as server:
         lines = server.stderr
@@ -406,7 +419,7 @@ def test_a_token_compares_in_constant_time_and_whole() -> None:
 
 
 def test_names_a_client_may_use_follow_where_it_listens() -> None:
-    from brain.mcp_server import host_names, loopback
+    from brain.mcp_server import host_names, loopback, url_name
 
     loop = ("127.0.0.1", "localhost", "[::1]")
     assert host_names("127.0.0.1") == loop
@@ -414,6 +427,15 @@ def test_names_a_client_may_use_follow_where_it_listens() -> None:
     assert host_names("192.0.2.7") == (*loop, "192.0.2.7")
     assert host_names("2001:db8::7") == (*loop, "[2001:db8::7]")
     assert host_names("127.0.0.1", ("Box.Example",)) == (*loop, "box.example")
+    assert host_names("127.0.0.2") == (*loop, "127.0.0.2")
+    assert [url_name(h, host_names(h)) for h in ("127.0.0.1", "::1", "localhost", "192.0.2.7")] == [
+        "127.0.0.1",
+        "[::1]",
+        "localhost",
+        "192.0.2.7",
+    ]
+    assert url_name("0.0.0.0", host_names("0.0.0.0")) == socket.gethostname().lower()  # noqa: S104
+    assert url_name("::", loop) == "127.0.0.1"  # a machine with no name of its own
     everywhere = host_names("0.0.0.0")  # noqa: S104
     assert socket.gethostname().lower() in everywhere
     assert "0.0.0.0" not in everywhere  # noqa: S104
