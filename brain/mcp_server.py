@@ -90,8 +90,17 @@ class Server:
         self.session = os.environ.get("BRAIN_SESSION") or f"mcp-{os.getpid()}-{int(time.time())}"
 
     def caller(self, ctx: Context | None) -> Caller:
-        """Who asks: the client, by its name, as an agent (terse lines)."""
-        return Caller(f"mcp:{client_name(ctx)}", self.session, agent=True)
+        """Who asks: the client, by its name, as an agent (terse lines). On HTTP one server serves
+        several agents, so each connection is its own session: its Mcp-Session-Id, which the
+        server made (the SDK routes a request by it and answers 404 to one it did not make); on
+        stdio the process is the one client's."""
+        try:
+            headers = ctx.headers if ctx is not None else None
+        except (AttributeError, ValueError, RuntimeError):
+            headers = None
+        connection = headers.get("mcp-session-id") if headers is not None else None
+        session = f"mcp-{printable(connection)}" if connection else self.session
+        return Caller(f"mcp:{client_name(ctx)}", session, agent=True)
 
     def path(self) -> Path:
         from brain.config import resolve_vault

@@ -213,6 +213,29 @@ def test_tools_over_http_answer_as_the_cli_does(
     assert "Traceback" not in stderr
 
 
+def test_each_client_is_its_own_session(vault: Path) -> None:
+    """One HTTP server serves several agents: each connection is its own session (what the
+    usage log keeps and what `once per session` counts), so what one agent was shown is not
+    withheld from another; two calls on one connection share theirs."""
+
+    async def two_clients(url: str, token: str) -> tuple[Any, Any]:
+        calls = [("find", {"query": "libgit2 hooks"}), ("find", {"query": "libgit2 hooks"})]
+        first = await _client_calls(url, token, calls)
+        return first, await _client_calls(url, token, calls[:1])
+
+    with served(vault) as server:
+        (_, (a1, _)), (_, (b1,)) = anyio.run(two_clients, server.url, server.token)
+    conn = connect(usage_log_path())
+    try:
+        sessions = [e.session for e in events(conn)]
+    finally:
+        conn.close()
+    assert len(sessions) == 3
+    assert sessions[0] == sessions[1] != sessions[2]
+    assert all(s.startswith("mcp-") for s in sessions)
+    assert b1.content[0].text == a1.content[0].text
+
+
 def test_the_server_refuses_what_it_must_with_the_right_status(vault: Path) -> None:
     """No token, a wrong one, a token in another scheme: 401. A foreign Host (DNS rebinding):
     421. A cross-origin Origin, another port of this machine too: 403. A body over 1 MiB, said
