@@ -822,8 +822,8 @@ def mcp_command(
 ) -> None:
     """Serve brain's tools (find, recall, pack, propose, locate) over MCP on stdio, for agents.
 
-    Register it with your agent, e.g. `claude mcp add --scope user brain -- brain mcp`. With
-    --http, on http://127.0.0.1:8417/mcp behind a bearer token kept in a file only you can read;
+    Register it with your agent, e.g. `claude mcp add --scope user brain -- brain mcp`.
+    With --http: on http://127.0.0.1:8417/mcp, behind a token in a file only you can read;
     it prints how to register it.
     """
     from brain.config import resolve_vault
