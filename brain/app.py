@@ -800,18 +800,55 @@ def locate_command(
 
 
 @app.command("mcp")
-def mcp_command(vault: VaultOpt = None) -> None:
+def mcp_command(
+    vault: VaultOpt = None,
+    http: Annotated[
+        bool, typer.Option("--http", help="Serve on streamable HTTP behind a token, not stdio.")
+    ] = False,
+    port: Annotated[
+        int | None,
+        typer.Option("--port", help="With --http: the port (default 8417; 0: any free one)."),
+    ] = None,
+    host: Annotated[
+        str | None,
+        typer.Option("--host", help="With --http: the address to listen on (default 127.0.0.1)."),
+    ] = None,
+    allow_host: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-host", help="With --http: another name clients call it by (Host header)."
+        ),
+    ] = None,
+) -> None:
     """Serve brain's tools (find, recall, pack, propose, locate) over MCP on stdio, for agents.
 
     Register it with your agent, e.g. `claude mcp add --scope user brain -- brain mcp`.
+    With --http: on http://127.0.0.1:8417/mcp, behind a token in a file only you can read;
+    it prints how to register it.
     """
     from brain.config import resolve_vault
 
+    given = [n for n, v in (("--port", port), ("--host", host), ("--allow-host", allow_host)) if v]
+    if given and not http:
+        raise UsageError(f"{given[0]} serves HTTP: add --http", "brain mcp --http " + given[0])
+    if port is not None and not 0 <= port <= 65535:
+        raise UsageError(f"--port {port} is not a port", "pass 1 to 65535, or leave it out")
     if vault:
         resolve_vault(vault)  # a wrong --vault is an error now, not on every tool call
-    from brain.mcp_server import serve
+    if not http:
+        from brain.mcp_server import serve
 
-    serve(vault)
+        serve(vault)
+        return
+    from brain.mcp_server import DEFAULT_PORT, serve_http
+
+    serve_http(
+        vault,
+        host or "127.0.0.1",
+        DEFAULT_PORT if port is None else port,
+        tuple(allow_host or ()),
+        lambda listening: present.err(setup.mcp_http(listening)),
+    )
 
 
 @declared("propose")

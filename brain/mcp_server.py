@@ -1,4 +1,5 @@
-"""`brain mcp`: brain over the Model Context Protocol on stdio, for agents without a shell.
+"""`brain mcp`: brain over the Model Context Protocol, for agents without a shell: on stdio, or
+with `--http` on streamable HTTP behind a bearer token (agents in containers, remote development).
 
 Each tool calls the command and then its presenter (brain.present), as `brain find ...` does for
 an agent: the tool's text is the agent format the CLI prints, the structured content the object
@@ -22,6 +23,7 @@ This module imports the SDK (about a second) and is imported only by `brain mcp`
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import importlib.util
 import json
 import os
@@ -88,8 +90,17 @@ class Server:
         self.session = os.environ.get("BRAIN_SESSION") or f"mcp-{os.getpid()}-{int(time.time())}"
 
     def caller(self, ctx: Context | None) -> Caller:
-        """Who asks: the client, by its name, as an agent (terse lines)."""
-        return Caller(f"mcp:{client_name(ctx)}", self.session, agent=True)
+        """Who asks: the client, by its name, as an agent (terse lines). On HTTP one server serves
+        several agents, so each connection is its own session: its Mcp-Session-Id, which the
+        server made (the SDK routes a request by it and answers 404 to one it did not make); on
+        stdio the process is the one client's."""
+        try:
+            headers = ctx.headers if ctx is not None else None
+        except (AttributeError, ValueError, RuntimeError):
+            headers = None
+        connection = headers.get("mcp-session-id") if headers is not None else None
+        session = f"mcp-{printable(connection)}" if connection else self.session
+        return Caller(f"mcp:{client_name(ctx)}", session, agent=True)
 
     def path(self) -> Path:
         from brain.config import resolve_vault
@@ -180,8 +191,9 @@ def _tool(
     return tool
 
 
-def build(vault: str | None = None) -> MCPServer:
-    """The MCP server with brain's tools (`vault`: the server's --vault, else as the CLI does).
+def build(vault: str | None = None, bearer: Bearer | None = None) -> MCPServer:
+    """The MCP server with brain's tools (`vault`: the server's --vault, else as the CLI does);
+    with `bearer`, its HTTP app admits only requests that carry that token.
 
     A tool's text content is what the CLI prints for an agent (terse lines, `Proposed as #N`),
     not the serialized JSON the specification suggests for clients that predate structured
@@ -196,6 +208,8 @@ def build(vault: str | None = None) -> MCPServer:
         log_level="WARNING",
         tools=tools,
         subscriptions=False,  # nothing changes under a client: no list_changed to listen for
+        token_verifier=bearer,
+        auth=bearer.settings() if bearer is not None else None,
     )
     handlers = mcp._lowlevel_server._request_handlers  # the SDK has no call to remove one
     for method in NOT_SERVED:
@@ -576,3 +590,258 @@ def _request_id(doc: Any) -> str | int | None:
 
 def _rpc_error(rid: str | int | None, code: int, message: str) -> JSONRPCError:
     return JSONRPCError(jsonrpc="2.0", id=rid, error=ErrorData(code=code, message=message))
+
+
+# --- streamable HTTP ------------------------------------------------------------------------------
+#
+# The SDK serves the transport (mcp/server/streamable_http.py) and checks what it can: Host and
+# Origin against TransportSecuritySettings (421, 403; mcp/server/transport_security.py), the body
+# against a bound (RequestBodyLimitMiddleware, 413), the bearer token through its auth hooks
+# (BearerAuthBackend and RequireAuthMiddleware asking our TokenVerifier, 401;
+# mcp/server/auth/middleware/bearer_auth.py). brain adds the token, the names clients may use,
+# and the socket.
+
+DEFAULT_PORT = 8417
+# A tool call's arguments are a few hundred bytes; the SDK's own bound is 4 MiB.
+MAX_BODY = 1024 * 1024
+# The variable Codex reads the token from: `bearer_token_env_var` of a streamable HTTP server
+# (openai/codex docs/config.md, "MCP integration", "Streamable HTTP").
+TOKEN_VARIABLE = "BRAIN_MCP_TOKEN"  # noqa: S105 - a variable's name, not its value
+_TOKEN = re.compile(r"[A-Za-z0-9_-]{32,512}")
+_LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+
+
+class Bearer:
+    """The SDK's TokenVerifier (mcp/server/auth/provider.py) for brain's one token, compared in
+    constant time. `issuer` is the server's own URL: the SDK's AuthSettings asks for one, and
+    with no authorization server and no resource URL nothing advertises it."""
+
+    def __init__(self, token: str, issuer: str) -> None:
+        self._token = token.encode("ascii")
+        self.issuer = issuer
+
+    async def verify_token(self, token: str) -> Any:
+        import hmac
+
+        from mcp.server.auth.provider import AccessToken
+
+        # Starlette decodes headers as latin-1, so every character encodes
+        if hmac.compare_digest(token.encode("latin-1", "replace"), self._token):
+            return AccessToken(token=token, client_id="brain-token", scopes=[])
+        return None
+
+    def settings(self) -> Any:
+        from mcp.server.auth.settings import AuthSettings
+        from pydantic import AnyHttpUrl
+
+        return AuthSettings(issuer_url=AnyHttpUrl(self.issuer), resource_server_url=None)
+
+
+def token_path() -> Path:
+    """Where the HTTP server's bearer token lives: brain's state dir (0700), file 0600."""
+    from brain.config import state_dir
+
+    return state_dir() / "mcp-token"
+
+
+def token(path: Path) -> str:
+    """The bearer token in `path`, made when there is none: written whole to a private temp file
+    (0600 from its creation), then linked into place, which never replaces a file: of two servers
+    starting at once, both serve the first token. A token is kept across restarts, so an agent
+    registered once stays registered; deleting the file makes a new one."""
+    import secrets
+
+    with contextlib.suppress(FileNotFoundError):
+        return _read_token(path)
+    tmp = path.with_name(f".{path.name}.{secrets.token_hex(4)}.tmp")
+    try:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o600)
+        try:
+            with os.fdopen(fd, "w", encoding="ascii") as fh:
+                fh.write(secrets.token_urlsafe(32) + "\n")
+                fh.flush()
+                os.fsync(fh.fileno())
+            with contextlib.suppress(FileExistsError):
+                os.link(tmp, path)
+        finally:
+            with contextlib.suppress(OSError):
+                tmp.unlink()
+    except OSError as exc:
+        raise BrainError(
+            f"cannot write the MCP token file {printable(str(path))}: {exc.strerror or exc}",
+            f"make {printable(str(path.parent))} writable by you, or set BRAIN_STATE elsewhere",
+        ) from None
+    return _read_token(path)
+
+
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def _read_token(path: Path) -> str:
+    """The token `path` holds; a BrainError when the file is not one only its owner can read
+    (FileNotFoundError when there is none)."""
+    import errno
+    import stat
+
+    shown = printable(str(path))
+    renew = "delete it and start again for a new token (then register your agents again)"
+    try:
+        fd = os.open(path, os.O_RDONLY | _NOFOLLOW)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise BrainError(
+                f"the MCP token file {shown} is a symbolic link: brain does not follow it", renew
+            ) from None
+        raise BrainError(f"cannot read the MCP token file {shown}: {exc.strerror}", renew) from None
+    try:
+        info = os.fstat(fd)  # of the file opened, not of what the name holds a moment later
+        if not stat.S_ISREG(info.st_mode):
+            raise BrainError(f"the MCP token file {shown} is not a file", renew)
+        if hasattr(os, "getuid") and info.st_uid != os.getuid():
+            raise BrainError(f"the MCP token file {shown} belongs to another user", renew)
+        if hasattr(os, "getuid") and info.st_mode & 0o077:
+            raise BrainError(
+                f"the MCP token file {shown} can be read by others "
+                f"(mode {stat.S_IMODE(info.st_mode):04o}), so the token may be known",
+                renew,
+            )
+        raw = os.read(fd, 4096)
+    finally:
+        os.close(fd)
+    found = raw.decode("ascii", "replace").strip()
+    if not _TOKEN.fullmatch(found):
+        raise BrainError(f"the MCP token file {shown} holds no token brain wrote", renew)
+    return found
+
+
+def loopback(host: str) -> bool:
+    """Whether `host` (an address or `localhost`) reaches this machine only."""
+    import ipaddress
+
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def _name(host: str) -> str:
+    """`host` as it stands in a Host header or a URL: an IPv6 address in brackets."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
+
+
+def _everywhere(host: str) -> bool:
+    """Whether `host` is the address of every interface (0.0.0.0, ::)."""
+    import ipaddress
+
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_unspecified
+    except ValueError:
+        return False
+
+
+def host_names(host: str, also: tuple[str, ...] = ()) -> tuple[str, ...]:
+    """The names a client may call the server by (its Host header without the port): loopback's
+    always (the server is reached from this machine too), the address it listens on, this
+    machine's name instead when it listens on every interface, and those `--allow-host` adds."""
+    import socket
+
+    names = list(_LOOPBACK_NAMES)
+    names += [socket.gethostname(), socket.getfqdn()] if _everywhere(host) else [_name(host)]
+    names += [_name(n) for n in also]
+    return tuple(dict.fromkeys(n.lower() for n in names if n))
+
+
+def url_name(host: str, hosts: tuple[str, ...]) -> str:
+    """The name the printed URL uses: the address listened on, or for every interface this
+    machine's name (loopback's when it has no other)."""
+    if not _everywhere(host):
+        return _name(host).lower()
+    return next((n for n in hosts if n not in _LOOPBACK_NAMES), _LOOPBACK_NAMES[0])
+
+
+def listen(host: str, port: int) -> Any:
+    """A listening socket on `host`:`port` (0: any free port), or a BrainError saying why not."""
+    import socket
+
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host.strip("[]"), port, type=socket.SOCK_STREAM
+        )[0]
+    except (OSError, UnicodeError) as exc:
+        raise BrainError(
+            f"cannot listen on {printable(host)}: {getattr(exc, 'strerror', None) or exc}",
+            "give --host an address of this machine (the default, 127.0.0.1: this machine only)",
+        ) from None
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(64)
+    except OSError as exc:
+        sock.close()
+        raise BrainError(
+            f"cannot listen on {printable(_name(host))}:{port}: {exc.strerror or exc}",
+            "is another `brain mcp --http` running? pick another port with --port N",
+        ) from None
+    return sock
+
+
+@dataclasses.dataclass(frozen=True)
+class Listening:
+    """What `brain mcp --http` serves, as it starts: the URL agents register, the file its token
+    is in (never the token), where it listens, and the Host names it answers to."""
+
+    url: str
+    token_file: Path
+    host: str
+    loopback: bool
+    hosts: tuple[str, ...]
+    token_variable: str = TOKEN_VARIABLE
+
+
+def serve_http(
+    vault: str | None,
+    host: str,
+    port: int,
+    also: tuple[str, ...] = (),
+    started: Callable[[Listening], None] = lambda _: None,
+) -> None:
+    """Serve brain's tools on streamable HTTP at /mcp until Ctrl-C; `started` hears where."""
+    import uvicorn
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    path = token_path()
+    secret = token(path)
+    sock = listen(host, port)
+    try:
+        port = sock.getsockname()[1]
+        hosts = host_names(host, also)
+        shown = url_name(host, hosts)
+        url = f"http://{shown}:{port}/mcp"
+        # Host is checked with the port (a page on another port of this machine is another
+        # origin); a request without Origin is not a browser's and passes, as the SDK decides
+        security = TransportSecuritySettings(
+            enable_dns_rebinding_protection=True,
+            allowed_hosts=[f"{n}:{port}" for n in hosts],
+            allowed_origins=[f"http://{n}:{port}" for n in hosts],
+        )
+        app = build(vault, Bearer(secret, f"http://{shown}:{port}")).streamable_http_app(
+            host=host, max_request_body_size=MAX_BODY, transport_security=security
+        )
+        config = uvicorn.Config(
+            app,
+            log_level="warning",
+            access_log=False,
+            proxy_headers=False,
+            server_header=False,
+            timeout_graceful_shutdown=3,  # an agent's open event stream does not hold the stop
+        )
+        started(Listening(url, path, host, loopback(host), hosts))
+        with contextlib.suppress(KeyboardInterrupt):  # Ctrl-C is how a person stops it
+            uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        sock.close()

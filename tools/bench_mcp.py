@@ -3,6 +3,9 @@
 
 - mcp: spawn `brain mcp` with the SDK's stdio client, initialize, call `find` once; the time from
   spawn to the first tool result (median of --runs).
+- http: `brain mcp --http --port 0` spawned once: the time to its start lines, then per run a
+  client session over streamable HTTP (connect, initialize, `find`), and one `find` in a session
+  already open (the warm cost of a call).
 - ledger: a usage log of --rows lookups (generated), `brain ledger --json` in a fresh process.
 
     .venv/bin/python tools/bench_mcp.py [--runs 7] [--rows 100000]
@@ -64,6 +67,54 @@ def bench_mcp(vault: Path, env: dict[str, str], runs: int) -> list[float]:
     return [anyio.run(once) for _ in range(runs)]
 
 
+def bench_http(
+    vault: Path, env: dict[str, str], runs: int
+) -> tuple[float, list[float], list[float]]:
+    import anyio
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    argv = [sys.executable, "-m", "brain", "mcp", "--vault", str(vault), "--http", "--port", "0"]
+    start = time.perf_counter()
+    proc = subprocess.Popen(
+        argv, env=env, stdin=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+    )
+    try:
+        assert proc.stderr is not None
+        url = ""
+        for line in proc.stderr:
+            if "serving brain's tools at " in line:
+                url = line.rsplit(" ", 1)[1].strip()
+            if line.startswith("Ctrl-C stops it"):
+                break
+        up = time.perf_counter() - start
+        token = (Path(env["XDG_STATE_HOME"]) / "brain" / "mcp-token").read_text().strip()
+
+        async def session(calls: int) -> list[float]:
+            took = []
+            begin = time.perf_counter()
+            async with (
+                create_mcp_http_client(headers={"Authorization": f"Bearer {token}"}) as http,
+                streamable_http_client(url, http_client=http) as (r, w),
+                ClientSession(r, w) as s,
+            ):
+                await s.initialize()
+                for _ in range(calls):
+                    result = await s.call_tool("find", {"query": "libgit2 hooks"})
+                    assert not result.is_error, result
+                    took.append(time.perf_counter() - begin)
+                    begin = time.perf_counter()
+            return took
+
+        cold = [anyio.run(session, 1)[0] for _ in range(runs)]
+        warm = anyio.run(session, runs + 1)[1:]
+        return up, cold, warm
+    finally:
+        proc.terminate()  # by its pid
+        proc.wait(20)
+
+
 def seed_log(env: dict[str, str], vault: Path, rows: int) -> None:
     sys.path.insert(0, str(ROOT))
     os.environ.update({k: env[k] for k in ("XDG_STATE_HOME", "XDG_CONFIG_HOME", "HOME")})
@@ -75,7 +126,9 @@ def seed_log(env: dict[str, str], vault: Path, rows: int) -> None:
     conn = connect()
     conn.execute("BEGIN")
     conn.executemany(
-        "INSERT INTO events VALUES (?,?,?,?,?,?,?,?)",
+        # the columns named: the table has grown one since (evidence, default '')
+        "INSERT INTO events(ts, command, caller, session, query, entries, bytes, vault)"
+        " VALUES (?,?,?,?,?,?,?,?)",
         (
             (
                 now - rnd.random() * 90 * 86400,
@@ -115,6 +168,7 @@ def main() -> None:
             _time([sys.executable, "-c", "pass"], env) for _ in range(args.runs)
         )
         mcp = bench_mcp(vault, env, args.runs)
+        up, cold, warm = bench_http(vault, env, args.runs)
         seed_log(env, vault, args.rows)
         ledger = [
             _time([sys.executable, "-m", "brain", "ledger", "--vault", str(vault), "--json"], env)
@@ -127,6 +181,13 @@ def main() -> None:
             f"mcp spawn->first result  {mcp_med * 1000:8.1f} ms  ({mcp_med / base:5.1f}x)  "
             f"min {min(mcp) * 1000:.0f} max {max(mcp) * 1000:.0f}"
         )
+        for name, took in (("http session+find", cold), ("http find, warm", warm)):
+            med = statistics.median(took)
+            print(
+                f"{name:<24} {med * 1000:8.1f} ms  ({med / base:5.1f}x)  "
+                f"min {min(took) * 1000:.0f} max {max(took) * 1000:.0f}"
+            )
+        print(f"http spawn->listening    {up * 1000:8.1f} ms  ({up / base:5.1f}x)")
         print(
             f"ledger, {args.rows:,} rows  {log_med * 1000:8.1f} ms  ({log_med / base:5.1f}x)  "
             f"min {min(ledger) * 1000:.0f} max {max(ledger) * 1000:.0f}"

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from brain.commands.install import InstallPlan, InstallResult, UninstallResult
     from brain.commands.update import UpdateResult
     from brain.commands.version import VersionResult
+    from brain.mcp_server import Listening
 
 
 def version(result: VersionResult, *, as_json: bool = False) -> Answer:
@@ -204,3 +205,31 @@ def status_lines(state: HooksStatus) -> list[str]:
         if s.note:
             lines.append(f"  note: {s.note}")
     return lines
+
+
+def mcp_http(on: Listening) -> str:
+    """What `brain mcp --http` says on stderr as it starts: where, and the commands that register
+    it with Claude Code and Codex, each reading the token from its file (the token itself is never
+    printed: a terminal's scrollback and a shell's history keep what they are shown)."""
+    import shlex
+
+    cat = f"$(cat {shlex.quote(str(on.token_file))})"
+    lines = []
+    if not on.loopback:
+        lines.append(
+            f"brain: warning: listening on {on.host}, not loopback: any machine that reaches this "
+            "port may try the token, which plain HTTP carries unencrypted; serve it on a network "
+            "you trust, or keep the default and reach it through an SSH tunnel."
+        )
+    lines += [
+        f"brain mcp: serving brain's tools at {on.url}",
+        f"Its token is in {on.token_file} (yours only; delete the file for a new one).",
+        f"Clients may call it {', '.join(on.hosts)} (more with --allow-host NAME).",
+        "Claude Code:",
+        f'  claude mcp add --transport http brain {on.url} --header "Authorization: Bearer {cat}"',
+        f"Codex (reads the token from ${on.token_variable} when it starts):",
+        f"  codex mcp add brain --url {on.url} --bearer-token-env-var {on.token_variable}",
+        f'  {on.token_variable}="{cat}" codex',
+        "Ctrl-C stops it.",
+    ]
+    return "\n".join(lines)
