@@ -816,18 +816,19 @@ def mcp_command(vault: VaultOpt = None) -> None:
 
 @declared("propose")
 def propose_command(
-    line: list[str], to: str | None, force: bool, vault: str | None, as_json: bool
+    line: list[str], to: str | None, force: bool, pr: bool, vault: str | None, as_json: bool
 ) -> None:
     """Queue a bullet in AI/INBOX.md for a person to approve (`brain inbox`).
 
     The caller becomes the source and today the date when they are missing; a line that is not a
     bullet or holds a credential is refused. Proposing what the vault has already adds nothing.
     A handle a bullet already has is refused unless --force says the line corrects that bullet.
+    With `proposals: team` in AI/config.yaml it goes to the shared remote as a branch of its own.
     """
     from brain.commands.propose import propose
     from brain.config import resolve_vault
 
-    result = propose(resolve_vault(vault), " ".join(line), to=to, force=force)
+    result = propose(resolve_vault(vault), " ".join(line), to=to, force=force, pr=pr)
     emit(present_vault.propose(result, as_json=as_json))
 
 

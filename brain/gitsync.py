@@ -387,6 +387,7 @@ def _pass(p: _Pass) -> str:
             if failure:
                 p.reason = failure
                 return "offline"
+            _send_proposals(p)
         _mark_synced(p, name, upstream)
     except gitutil.GitTimeout as exc:  # a local command (a hook) that hung
         p.waiting.append(f"{exc.message}; nothing lost, run brain sync again")
@@ -1412,6 +1413,22 @@ def _send(p: _Pass, remote: str, upstream: str) -> str:
         "lost, run brain sync again"
     )
     return ""
+
+
+def _send_proposals(p: _Pass) -> None:
+    """Team proposals made while the remote could not be reached (brain/team.py) go with the
+    pass that reaches it, counted among the commits sent."""
+    from brain import team
+
+    if not team.unsent(p.vault):
+        return
+    r = team.remote(p.vault)
+    if r is None:
+        return
+    sent, why = team.send_waiting(p.vault, r)
+    p.sent += sent
+    if why:
+        p.waiting.append(f"team proposals wait here: {why}")
 
 
 def _holds_credentials(p: _Pass, ours: str, remote: str) -> bool:

@@ -1,0 +1,399 @@
+"""Team review on the shared remote (`proposals: team`, brain/team.py), through the real path:
+a bare repository on local disk is the remote, three clones are three machines (two propose,
+one approves), each with its own HOME and git identity. Faults are injected into the real
+remote: a branch deleted or rewritten while an approval runs, a hook refusing the push, the
+remote gone mid-push, a push cut off after the remote took it.
+
+Credentials are built at run time: no token literal lives in this file.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import string
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import Run, git
+from test_sync import Machine, make_machine
+
+from brain import team
+
+CONFIG = "proposals: team\n"
+
+
+ALNUM = string.ascii_letters + string.digits
+
+
+def fake_token(seed: int) -> str:
+    rng = random.Random(seed)  # noqa: S311 -- a reproducible fake credential, not crypto
+    return (
+        "ghp" + "_" + "".join(rng.choice(string.ascii_letters + string.digits) for _ in range(36))
+    )
+
+
+def ls_remote(remote: Path) -> dict[str, str]:
+    out = git(remote, "for-each-ref", "--format=%(refname) %(objectname)")
+    return {ref: sha for ref, _, sha in (line.partition(" ") for line in out.splitlines())}
+
+
+def proposal_branches(remote: Path) -> list[str]:
+    return [ref for ref in ls_remote(remote) if ref.startswith("refs/heads/brain/proposal-")]
+
+
+def remote_file(remote: Path, rel: str = "AI/MEMORY.md") -> str:
+    return git(remote, "show", f"main:{rel}")
+
+
+def approvals(remote: Path, pid: str) -> int:
+    """Merge commits on the remote's main that approved proposal `pid`."""
+    out = git(remote, "log", "--format=%H", f"--grep=^Brain-Approved: {pid}$", "main")
+    return len(out.split())
+
+
+class Team:
+    def __init__(self, remote: Path, machines: dict[str, Machine]) -> None:
+        self.remote = remote
+        self.m = machines
+
+    def run(self, who: str, *args: str, code: int | None = 0, **env: str) -> Run:
+        m = self.m[who]
+        result = m.brain(*args, "--vault", str(m.vault), env={"BRAIN_WORKER": "0", **env})
+        assert "Traceback" not in result.err, result.err
+        if code is not None:
+            assert result.code == code, result
+        return result
+
+    def propose(self, who: str, line: str, *extra: str, code: int = 0) -> Any:
+        return self.run(who, "propose", line, *extra, "--json", code=code).json()
+
+    def inbox(self, who: str) -> Any:
+        return self.run(who, "inbox", "--json").json()
+
+    def process(self, who: str, *args: str) -> subprocess.Popen[str]:
+        """`brain ARGS` on machine `who` in a process of its own (for races)."""
+        m = self.m[who]
+        env = {**os.environ, **m.env(), "BRAIN_WORKER": "0"}
+        argv = [sys.executable, "-m", "brain", *args, "--vault", str(m.vault)]
+        return subprocess.Popen(
+            argv, env=env, text=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        )
+
+
+@pytest.fixture
+def crew(tmp_path: Path) -> Team:
+    """Machine a made the vault (`proposals: team`) and pushed it; b and c cloned it."""
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
+    a, b, c = (make_machine(tmp_path, n) for n in "abc")
+    a.start()
+    a.add("AI/config.yaml", CONFIG)
+    a.git("add", "-A")
+    a.git("commit", "-qm", "team proposals")
+    a.git("remote", "add", "origin", str(remote))
+    a.git("push", "-qu", "origin", "main")
+    for m in (b, c):
+        git(tmp_path, "clone", "-q", str(remote), str(m.vault))
+    return Team(remote, {"a": a, "b": b, "c": c})
+
+
+def test_two_machines_propose_a_third_approves(crew: Team) -> None:
+    a = crew.m["a"]
+    head, status = a.git("rev-parse", "HEAD"), a.git("status", "--porcelain")
+    inbox_before = a.text("AI/INBOX.md")
+    one = crew.propose("a", "deploy window — deploys go out on Tuesdays")
+    two = crew.propose("b", "db backups — backups run nightly at 02:00", "--to", "LEARNINGS")
+    assert one["action"] == two["action"] == "proposed"
+    assert one["sent"] is True
+    assert two["sent"] is True
+    branches = sorted([f"refs/heads/{one['branch']}", f"refs/heads/{two['branch']}"])
+    assert sorted(proposal_branches(crew.remote)) == branches
+    # the proposer's work tree, index, branch and inbox are as they were
+    assert a.git("rev-parse", "HEAD") == head
+    assert a.git("status", "--porcelain") == status
+    assert a.text("AI/INBOX.md") == inbox_before
+    # each branch is one commit on the remote's head changing the file approving it would
+    branch = one["branch"]
+    assert git(crew.remote, "rev-parse", f"{branch}^") == git(crew.remote, "rev-parse", "main")
+    changed = git(crew.remote, "diff", "--name-only", "main", branch).split()
+    assert changed == ["AI/MEMORY.md"]
+
+    listed = crew.inbox("c")["proposals"]
+    assert [(p["kind"], p["by"], p["markdown"]) for p in listed] == [
+        ("team", "Person a", one["markdown"]),
+        ("team", "Person b", two["markdown"]),
+    ]
+    assert listed[1]["to"] == "LEARNINGS"
+    assert listed[0]["at"]
+    human = crew.run("c", "inbox").out
+    assert "by Person a" in human
+    assert one["branch"] in human
+
+    done = crew.run("c", "inbox", "approve", "1-2", "--json").json()["approved"]
+    assert [d["path"] for d in done] == ["AI/MEMORY.md", "AI/LEARNINGS.md"]
+    assert all(d["pushed"] for d in done)
+    assert proposal_branches(crew.remote) == []
+    assert remote_file(crew.remote).count(one["markdown"]) == 1
+    assert remote_file(crew.remote, "AI/LEARNINGS.md").count(two["markdown"]) == 1
+    # the approver's vault received the merge (a receive pass), nothing left to commit there
+    c = crew.m["c"]
+    assert one["markdown"] in c.text()
+    assert two["markdown"] in c.text("AI/LEARNINGS.md")
+    assert crew.inbox("a")["proposals"] == []
+
+
+def test_the_same_fact_from_two_machines_is_one_proposal(crew: Team) -> None:
+    line = "cache ttl — the CDN caches pages for 5 minutes — ops — 2026-12-01"
+    first = crew.propose("a", line)
+    second = crew.propose("b", line)
+    assert first["action"] == "proposed"
+    assert second["action"] == "queued"
+    assert first["branch"] == second["branch"]
+    assert len(proposal_branches(crew.remote)) == 1
+
+
+def test_offline_proposal_waits_and_goes_with_the_next_pass(crew: Team) -> None:
+    away = crew.remote.with_name("away.git")
+    crew.remote.rename(away)
+    out = crew.propose("a", "release train — releases leave every second Thursday")
+    assert out["action"] == "proposed"
+    assert out["sent"] is False
+    assert "waits on this machine" in out["note"]
+    assert crew.m["a"].git("for-each-ref", "refs/brain/proposals/")
+    listed = crew.inbox("a")
+    assert [p["kind"] for p in listed["proposals"]] == ["unsent"]
+    assert "could not be reached" in listed["note"]
+    # an unsent proposal cannot be approved, only sent or dropped
+    refused = crew.run("a", "inbox", "approve", "1", code=1)
+    assert "waits on this machine" in refused.err
+    away.rename(crew.remote)
+    result = crew.m["a"].sync()
+    assert result["sent"] >= 1, result
+    assert proposal_branches(crew.remote) == [f"refs/heads/{out['branch']}"]
+    assert crew.m["a"].git("for-each-ref", "refs/brain/proposals/") == ""
+    assert [p["kind"] for p in crew.inbox("c")["proposals"]] == ["team"]
+
+
+def test_a_credential_guarded_text_or_lint_refusal_is_never_pushed(crew: Team) -> None:
+    token = fake_token(7)
+    secret = crew.run("a", "propose", f"ci token — the CI uses {token}", code=1)
+    assert "credential" in secret.err
+    assert token not in secret.err
+    hidden = crew.run("a", "propose", "zero width — a\u200bb is hidden", code=1)
+    assert "U+200B" in hidden.err
+    crew.m["a"].add("AI/config.yaml", "lint: strict\n")
+    strict = crew.run("a", "propose", "run tests — run `just test` before pushing", code=1)
+    assert "lint" in strict.err
+    assert proposal_branches(crew.remote) == []
+    assert token not in git(crew.remote, "log", "--all", "-p")
+
+
+def test_a_waiting_proposal_holding_a_credential_is_never_sent(crew: Team) -> None:
+    """A proposal commit made by hand (or by another tool) is scanned before any pass sends it."""
+    a = crew.m["a"]
+    token = fake_token(11)
+    a.add("AI/MEMORY.md", f"- **leak** — {token} — x — 2026-12-01\n")
+    a.git("add", "-A")
+    tree_id = a.git("write-tree").strip()
+    parent = a.git("rev-parse", "HEAD").strip()
+    pid = "0123456789ab"
+    message = f"brain propose: - **leak** — x\n\nBrain-Proposal: {pid}\nBrain-To: AI/MEMORY.md\n"
+    sha = a.git("commit-tree", tree_id, "-p", parent, "-m", message).strip()
+    a.git("reset", "-q", "--hard", parent)
+    a.git("update-ref", f"refs/brain/proposals/{pid}", sha)
+    result = a.sync(code=1)  # something waits: said, exit 1
+    assert any("credential" in w for w in result["waiting"]), result
+    assert proposal_branches(crew.remote) == []
+    assert token not in git(crew.remote, "log", "--all", "-p")
+
+
+def test_drop_deletes_the_branch(crew: Team) -> None:
+    crew.propose("a", "old host — the build host is ci-3")
+    dropped = crew.run("c", "inbox", "drop", "1", "--json").json()
+    assert dropped["number"] == 1
+    assert proposal_branches(crew.remote) == []
+    gone = crew.run("c", "inbox", "drop", "1", code=1)
+    assert "the inbox is empty" in gone.err
+
+
+# --- faults: the remote changes, refuses or goes away while an approval runs ---------------------
+
+
+def _approve_in_process(crew: Team, who: str, monkeypatch: pytest.MonkeyPatch, fault: Any) -> str:
+    """Approve proposal 1 on `who` in this process, `fault` run just before the push; the error
+    line, or "" when it was approved."""
+    from brain.commands import inbox as inboxmod
+    from brain.errors import BrainError
+
+    crew.m[who].activate(monkeypatch)
+    monkeypatch.setattr(team, "_before_push", lambda _vault: fault())
+    try:
+        inboxmod.approve_many(crew.m[who].vault, ["1"])
+    except BrainError as exc:
+        return exc.message
+    finally:
+        monkeypatch.setattr(team, "_before_push", lambda _vault: None)
+    return ""
+
+
+def test_faults_lose_nothing_and_merge_nothing_twice(
+    crew: Team, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    remote = crew.remote
+    counts = {"deleted": 0, "rewritten": 0, "rejected": 0, "unreachable": 0, "cut off": 0}
+
+    # the branch deleted on the remote while the approval runs
+    p = crew.propose("a", "fault one — the branch is deleted under the approval")
+    pid = p["branch"].removeprefix("brain/proposal-")
+    main = ls_remote(remote)["refs/heads/main"]
+    said = _approve_in_process(
+        crew, "c", monkeypatch, lambda: git(remote, "update-ref", "-d", f"refs/heads/{p['branch']}")
+    )
+    assert "no longer on the remote" in said
+    assert "nothing merged" in said
+    assert ls_remote(remote)["refs/heads/main"] == main
+    counts["deleted"] += 1
+
+    # the branch rewritten (force-pushed) while the approval runs
+    p = crew.propose("a", "fault two — the branch is rewritten under the approval")
+    b = crew.m["b"]
+
+    def rewrite() -> None:
+        b.git("fetch", "-q", "origin")
+        b.git("commit", "-q", "--allow-empty", "-m", "elsewhere")
+        b.git("push", "-qf", "origin", f"HEAD:refs/heads/{p['branch']}")
+        b.git("reset", "-q", "--hard", "origin/main")
+
+    said = _approve_in_process(crew, "c", monkeypatch, rewrite)
+    assert "changed on the remote" in said
+    assert "nothing merged" in said
+    assert ls_remote(remote)["refs/heads/main"] == main
+    assert f"refs/heads/{p['branch']}" in ls_remote(remote)
+    crew.run("c", "inbox", "drop", "1")
+    counts["rewritten"] += 1
+
+    # a hook on the remote refuses the push
+    p = crew.propose("b", "fault three — a hook refuses the approval")
+    pid = p["branch"].removeprefix("brain/proposal-")
+    hook = remote / "hooks" / "pre-receive"
+    hook.write_text("#!/bin/sh\necho 'frozen for the release' >&2\nexit 1\n")
+    hook.chmod(0o755)
+    refused = crew.run("c", "inbox", "approve", "1", code=1)
+    assert "refused" in refused.err
+    assert "nothing merged" in refused.err
+    assert ls_remote(remote)["refs/heads/main"] == main
+    counts["rejected"] += 1
+    hook.unlink()
+
+    # the remote unreachable mid-push
+    away = remote.with_name("away.git")
+    said = _approve_in_process(crew, "c", monkeypatch, lambda: remote.rename(away))
+    away.rename(remote)
+    assert "nothing merged" in said, said
+    assert ls_remote(remote)["refs/heads/main"] == main
+    counts["unreachable"] += 1
+    crew.run("c", "inbox", "approve", "1")
+    assert approvals(remote, pid) == 1
+
+    # the push cut off after the remote took it (the client never hears back)
+    post = remote / "hooks" / "post-receive"
+    post.write_text("#!/bin/sh\nsleep 30\n")
+    post.chmod(0o755)
+    p = crew.propose("a", "fault five — the push is cut off after the remote took it")
+    pid = p["branch"].removeprefix("brain/proposal-")
+    plain = team._git
+    monkeypatch.setattr(team, "_git", _short(plain))  # the client gives up; the remote went on
+    said = _approve_in_process(crew, "c", monkeypatch, lambda: None)
+    monkeypatch.setattr(team, "_git", plain)
+    post.unlink()
+    assert "may or may not" in said, said
+    again = crew.run("c", "inbox", "--json").json()
+    assert again["proposals"] == []  # the remote took it: nothing left to approve
+    assert approvals(remote, pid) == 1
+    counts["cut off"] += 1
+
+    merged = remote_file(remote)
+    for line in ("fault three", "fault five"):
+        assert sum(line in x for x in merged.split("\n")) == 1
+    assert "fault one" not in merged
+    assert "fault two" not in merged
+    print("faults:", counts)
+
+
+def _short(run: Any) -> Any:
+    def short(*args: Any, **kw: Any) -> Any:
+        if "push" in args:
+            kw["most"] = 3.0
+        return run(*args, **kw)
+
+    return short
+
+
+# --- races: two approvers at once ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_two_approvers_of_one_proposal_merge_it_once(crew: Team, seed: int) -> None:
+    rng = random.Random(seed)  # noqa: S311 -- an order, not crypto
+    p = crew.propose("a", f"race {seed} — two machines approve this at once")
+    pid = p["branch"].removeprefix("brain/proposal-")
+    first, second = ("b", "c") if rng.random() < 0.5 else ("c", "b")
+    procs = [crew.process(first, "inbox", "approve", "1")]
+    procs.append(crew.process(second, "inbox", "approve", "1"))
+    results = [(proc.wait(timeout=120), *proc.communicate()) for proc in procs]
+    codes = sorted(code for code, _, _ in results)
+    errs = " ".join(err for _, _, err in results)
+    assert "Traceback" not in errs
+    # one approved it; the other found it approved already (or gone by the time it listed)
+    assert codes == [0, 1], results
+    assert "already approved" in errs or "inbox is empty" in errs or "no proposal 1" in errs
+    assert approvals(crew.remote, pid) == 1
+    assert remote_file(crew.remote).count(p["markdown"]) == 1
+    assert proposal_branches(crew.remote) == []
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_two_approvers_of_two_proposals_merge_both(crew: Team, seed: int) -> None:
+    one = crew.propose("a", f"pair {seed} one — approved on machine b")
+    two = crew.propose("b", f"pair {seed} two — approved on machine c")
+    procs = [crew.process("b", "inbox", "approve", "1"), crew.process("c", "inbox", "approve", "2")]
+    results = [(proc.wait(timeout=120), *proc.communicate()) for proc in procs]
+    assert [code for code, _, _ in results] == [0, 0], results
+    text = remote_file(crew.remote)
+    assert text.count(one["markdown"]) == 1
+    assert text.count(two["markdown"]) == 1
+    assert proposal_branches(crew.remote) == []
+
+
+# --- --pr: a pull request through gh, when there is one ------------------------------------------
+
+
+def test_pr_opens_a_pull_request_through_gh_on_github(crew: Team, tmp_path: Path) -> None:
+    a = crew.m["a"]
+    no_gh = crew.propose("a", "no gh — the remote is on disk", "--pr")
+    assert no_gh["pr"] is None
+    assert "not on GitHub" in no_gh["note"]
+    # the remote as GitHub names it, reached on disk (git's insteadOf), and a gh that records
+    url = "https://github.com/team/vault.git"
+    a.git("config", f"url.{crew.remote}.insteadOf", url)
+    a.git("remote", "set-url", "origin", url)
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    said = tmp_path / "gh-args"
+    (bin_dir / "gh").write_text(
+        f'#!/bin/sh\nprintf "%s\\n" "$@" > {said}\necho https://github.com/team/vault/pull/7\n'
+    )
+    (bin_dir / "gh").chmod(0o755)
+    path = f"{bin_dir}{os.pathsep}{os.environ['PATH']}"
+    out = crew.run("a", "propose", "with gh — a pull request opens", "--pr", "--json", PATH=path)
+    doc = out.json()
+    assert doc["pr"] == "https://github.com/team/vault/pull/7"
+    args = said.read_text().split("\n")
+    assert args[:5] == ["pr", "create", "--head", doc["branch"], "--base"]
+    assert args[5] == "main"
+    shutil.rmtree(bin_dir)
