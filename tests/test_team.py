@@ -22,8 +22,6 @@ import pytest
 from conftest import Run, git
 from test_sync import Machine, make_machine
 
-from brain import team
-
 CONFIG = "proposals: team\n"
 
 
@@ -227,6 +225,7 @@ def test_drop_deletes_the_branch(crew: Team) -> None:
 def _approve_in_process(crew: Team, who: str, monkeypatch: pytest.MonkeyPatch, fault: Any) -> str:
     """Approve proposal 1 on `who` in this process, `fault` run just before the push; the error
     line, or "" when it was approved."""
+    from brain import team
     from brain.commands import inbox as inboxmod
     from brain.errors import BrainError
 
@@ -306,6 +305,8 @@ def test_faults_lose_nothing_and_merge_nothing_twice(
     post.chmod(0o755)
     p = crew.propose("a", "fault five — the push is cut off after the remote took it")
     pid = p["branch"].removeprefix("brain/proposal-")
+    from brain import team
+
     plain = team._git
     monkeypatch.setattr(team, "_git", _short(plain))  # the client gives up; the remote went on
     said = _approve_in_process(crew, "c", monkeypatch, lambda: None)
@@ -397,3 +398,22 @@ def test_pr_opens_a_pull_request_through_gh_on_github(crew: Team, tmp_path: Path
     assert args[:5] == ["pr", "create", "--head", doc["branch"], "--base"]
     assert args[5] == "main"
     shutil.rmtree(bin_dir)
+
+
+def test_the_desk_lists_the_remote_s_proposals(crew: Team, monkeypatch: pytest.MonkeyPatch) -> None:
+    from brain.desk import actions, pages
+
+    one = crew.propose("a", "desk view — the desk lists proposal branches")
+    c = crew.m["c"]
+    c.activate(monkeypatch)
+    page = pages.inbox(c.vault)
+    (item,) = page["items"]
+    extra = dict(item.extra)
+    assert extra["kind"] == "team"
+    assert extra["by"] == "Person a"
+    assert extra["branch"] == one["branch"]
+    assert not item.editable  # a branch of the remote is approved or dropped as it stands
+    done = actions.approve(c.vault, item.key)
+    assert done.ok
+    assert remote_file(crew.remote).count(one["markdown"]) == 1
+    assert proposal_branches(crew.remote) == []
