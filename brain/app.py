@@ -891,7 +891,7 @@ def inbox_approve_command(
 
     Every proposal named is checked first: a wrong number or one that cannot be approved changes
     nothing. Numbers are those `brain inbox` lists before the command (`approve 1-3`, `approve
-    all`).
+    all`). A proposal branch of the shared remote (`proposals: team`) is merged there and pushed.
     """
     from brain.commands import inbox as inboxmod
 

@@ -187,6 +187,10 @@ def listing(vault: Path, *, refresh: bool = True) -> Listing:
     ones, oldest first: a new proposal takes the next number, the others keep theirs."""
     import pygit2
 
+    try:
+        repo = pygit2.Repository(str(_git_dir(vault)))
+    except BrainError:
+        return Listing((), "the vault is not a git repository, so it has no team proposals")
     r = remote(vault)
     note = ""
     if r is None:
@@ -195,7 +199,6 @@ def listing(vault: Path, *, refresh: bool = True) -> Listing:
         failed = fetch(vault, r, most=LIST_TIMEOUT)
         if failed:
             note = f"the remote could not be reached ({failed}): its proposals as last fetched"
-    repo = pygit2.Repository(str(_git_dir(vault)))
     found: dict[str, TeamProposal] = {}
     if r is not None:
         for ref in _refs(vault, f"refs/remotes/{r.name}/{PREFIX}"):

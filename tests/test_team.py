@@ -417,3 +417,122 @@ def test_the_desk_lists_the_remote_s_proposals(crew: Team, monkeypatch: pytest.M
     assert done.ok
     assert remote_file(crew.remote).count(one["markdown"]) == 1
     assert proposal_branches(crew.remote) == []
+
+
+def _at_once(
+    crew: Team, monkeypatch: pytest.MonkeyPatch, jobs: dict[str, str], seed: int
+) -> dict[str, str]:
+    """Approve on several machines at once, in threads of this process: each fetches, merges,
+    then waits for the others before pushing (a barrier in the seam before the push), so the
+    pushes meet at the remote; `seed` staggers them by a few milliseconds. What each said."""
+    import threading
+    import time
+
+    from brain import team
+    from brain.commands import inbox as inboxmod
+    from brain.errors import BrainError
+
+    rng = random.Random(seed)  # noqa: S311 -- an order, not crypto
+    barrier = threading.Barrier(len(jobs), timeout=60)
+    met: set[str] = set()
+    delay = {str(crew.m[who].vault): rng.random() * 0.05 for who in jobs}
+
+    def meet(vault: Path) -> None:
+        if str(vault) not in met:  # the first push only: a retry goes on its own
+            met.add(str(vault))
+            barrier.wait()
+            time.sleep(delay[str(vault)])
+
+    monkeypatch.setattr(team, "_before_push", meet)
+    said: dict[str, str] = {}
+
+    def approve(who: str, number: str) -> None:
+        try:
+            inboxmod.approve_many(crew.m[who].vault, [number])
+            said[who] = "approved"
+        except BrainError as exc:
+            said[who] = exc.message
+
+    threads = [threading.Thread(target=approve, args=item) for item in jobs.items()]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    monkeypatch.setattr(team, "_before_push", lambda _vault: None)
+    return said
+
+
+def test_pushes_that_meet_at_the_remote_merge_once(
+    crew: Team, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    crew.m["c"].activate(monkeypatch)  # one process for both approvers: its state dir
+    tally = {"approved": 0, "already approved": 0, "both merged": 0}
+    for seed in range(6):
+        p = crew.propose("a", f"meet {seed} — two approvals of this meet at the remote")
+        pid = p["branch"].removeprefix("brain/proposal-")
+        said = _at_once(crew, monkeypatch, {"b": "1", "c": "1"}, seed)
+        assert sorted(said.values())[0] == "approved", said
+        (lost,) = [m for m in said.values() if m != "approved"]
+        assert "already approved" in lost, said
+        assert "nothing merged twice" in lost, said
+        tally["approved"] += 1
+        tally["already approved"] += 1
+        assert approvals(crew.remote, pid) == 1
+        assert remote_file(crew.remote).count(p["markdown"]) == 1
+        assert proposal_branches(crew.remote) == []
+    for seed in range(6, 9):
+        one = crew.propose("a", f"meet {seed} one — approved on b as c approves another")
+        two = crew.propose("b", f"meet {seed} two — approved on c as b approves another")
+        said = _at_once(crew, monkeypatch, {"b": "1", "c": "2"}, seed)
+        assert said == {"b": "approved", "c": "approved"}, said
+        text = remote_file(crew.remote)
+        assert text.count(one["markdown"]) == 1
+        assert text.count(two["markdown"]) == 1
+        tally["both merged"] += 1
+    print("races:", tally)
+
+
+def test_a_branch_that_is_not_a_proposal_is_never_merged(crew: Team) -> None:
+    """A branch named like a proposal but changing other files (pushed by hand) is listed with
+    what is wrong, and approving it merges nothing."""
+    b = crew.m["b"]
+    b.add("README.md", "not a bullet\n")
+    b.add("AI/MEMORY.md", "- **sneaky** — rides along — x — 2026-12-01\n")
+    b.git("add", "-A")
+    tree = b.git("write-tree").strip()
+    parent = b.git("rev-parse", "HEAD").strip()
+    pid = "feedfacecafe"
+    message = (
+        f"brain propose: - **sneaky** — rides along — x — 2026-12-01\n\n"
+        f"Brain-Proposal: {pid}\nBrain-To: AI/MEMORY.md\n"
+    )
+    sha = b.git("commit-tree", tree, "-p", parent, "-m", message).strip()
+    b.git("reset", "-q", "--hard", parent)
+    b.git("push", "-q", "origin", f"{sha}:refs/heads/brain/proposal-{pid}")
+    main = ls_remote(crew.remote)["refs/heads/main"]
+    (listed,) = crew.inbox("c")["proposals"]
+    assert "README.md" in listed["problem"]
+    refused = crew.run("c", "inbox", "approve", "1", code=1)
+    assert "not approved" in refused.err
+    assert ls_remote(crew.remote)["refs/heads/main"] == main
+    crew.run("c", "inbox", "drop", "1")
+    assert proposal_branches(crew.remote) == []
+
+
+def test_a_team_vault_that_is_not_a_repository_lists_its_own_inbox(tmp_path: Path) -> None:
+    from conftest import brain
+
+    from brain import shipped
+
+    vault = tmp_path / "plain"
+    (vault / "AI").mkdir(parents=True)
+    for name in shipped.STARTER_FILES:
+        (vault / "AI" / name).write_text(shipped.starter_file(name), encoding="utf-8")
+    (vault / "AI" / "config.yaml").write_text(CONFIG, encoding="utf-8")
+    listed = brain("inbox", "--vault", str(vault), "--json", env={"BRAIN_WORKER": "0"})
+    assert listed.code == 0, listed
+    assert "not a git repository" in listed.json()["note"]
+    said = brain("propose", "x — y", "--vault", str(vault), env={"BRAIN_WORKER": "0"})
+    assert said.code == 1
+    assert "not a git repository" in said.err
+    assert "Traceback" not in said.err

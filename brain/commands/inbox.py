@@ -321,9 +321,17 @@ def drop_many(vault: Path, words: Sequence[str]) -> tuple[DropResult, ...]:
         if gone:
             kept = [line for i, line in enumerate(text.split("\n"), start=1) if i not in gone]
             write(vault, INBOX, "\n".join(kept), was=text)
+    dropped = [n for n in numbers if n <= local]
     for n in numbers:  # each a push of its own: the ones before stay dropped if one fails
         if n > local:
-            team.drop(vault, teams[n].id, teams[n].commit)
+            try:
+                team.drop(vault, teams[n].id, teams[n].commit)
+            except BrainError as exc:
+                if not dropped:
+                    raise
+                which = ", ".join(f"#{d}" for d in dropped)
+                raise BrainError(f"dropped {which}, then stopped: {exc.message}", exc.hint) from exc
+            dropped.append(n)
     remaining = len(found) - len(numbers)
     # redacted: a proposal may be dropped for holding a credential
     return tuple(
