@@ -413,6 +413,10 @@ def test_the_desk_lists_the_remote_s_proposals(crew: Team, monkeypatch: pytest.M
     assert extra["by"] == "Person a"
     assert extra["branch"] == one["branch"]
     assert not item.editable  # a branch of the remote is approved or dropped as it stands
+    away = crew.remote.with_name("away.git")
+    crew.remote.rename(away)
+    assert "could not be reached" in pages.inbox(c.vault)["remote_note"]
+    away.rename(crew.remote)
     done = actions.approve(c.vault, item.key)
     assert done.ok
     assert remote_file(crew.remote).count(one["markdown"]) == 1

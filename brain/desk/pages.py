@@ -203,7 +203,7 @@ def inbox(vault: Path) -> dict[str, Any]:
         "items": items,
         "path": listing.path,
         "recovered": listing.recovered,
-        "note": listing.note,  # `proposals: team`: the remote could not be asked
+        "remote_note": listing.note,  # `proposals: team`: the remote could not be asked
         "destinations": list(inboxmod.DESTINATIONS),
         "default_to": inboxmod.DEFAULT_DESTINATION,
     }
