@@ -540,3 +540,15 @@ def test_a_team_vault_that_is_not_a_repository_lists_its_own_inbox(tmp_path: Pat
     assert said.code == 1
     assert "not a git repository" in said.err
     assert "Traceback" not in said.err
+
+
+def test_approve_and_drop_take_a_branch_whose_number_moved(crew: Team) -> None:
+    first = crew.propose("a", "by branch one — dropped by its id")
+    second = crew.propose("b", "by branch two — approved by its branch")
+    crew.run("c", "inbox", "approve", second["branch"])
+    assert remote_file(crew.remote).count(second["markdown"]) == 1
+    again = crew.run("c", "inbox", "approve", second["branch"], code=1)
+    assert "no open proposal is on" in again.err
+    crew.run("c", "inbox", "drop", first["branch"].removeprefix("brain/proposal-"))
+    assert proposal_branches(crew.remote) == []
+    assert first["markdown"] not in remote_file(crew.remote)

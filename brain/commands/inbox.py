@@ -300,6 +300,24 @@ def pick(words: Sequence[str], count: int) -> list[int]:
     return sorted(chosen)
 
 
+def by_branch(words: Sequence[str], shared: Sequence[Proposal]) -> list[str]:
+    """`words` with each that names a team proposal by its branch (`brain/proposal-<id>`) or id
+    turned into its number: a number moves when a proposal before it goes, a branch never does."""
+    from brain.team import PREFIX
+
+    numbers: dict[str, str] = {}
+    for p in shared:
+        if p.branch:
+            numbers[p.branch] = numbers[p.branch.removeprefix(PREFIX)] = str(p.number)
+    for word in words:
+        if word.startswith(PREFIX) and word not in numbers:
+            raise BrainError(
+                f"no open proposal is on {word}: approved or dropped already, or never sent",
+                "run `brain inbox` to see what is open",
+            )
+    return [numbers.get(word, word) for word in words]
+
+
 def drop(vault: Path, number: int) -> DropResult:
     return drop_many(vault, [str(number)])[0]
 
@@ -316,7 +334,7 @@ def drop_many(vault: Path, words: Sequence[str]) -> tuple[DropResult, ...]:
         local = len(found)
         shared, teams, _ = team_proposals(vault, local)
         found += shared
-        numbers = pick(words, len(found))
+        numbers = pick(by_branch(words, shared), len(found))
         gone = {found[n - 1].line for n in numbers if n <= local}
         if gone:
             kept = [line for i, line in enumerate(text.split("\n"), start=1) if i not in gone]
@@ -364,7 +382,7 @@ def approve_many(
             local = len(found)
             shared, teams, _ = team_proposals(vault, local)
             found += shared
-            numbers = pick(words, len(found))
+            numbers = pick(by_branch(words, shared), len(found))
             strict = policy_strict(vault)
             for n in numbers:
                 _check(vault, n, found[n - 1], to, strict)
