@@ -156,11 +156,13 @@ def team_proposals(vault: Path, start: int) -> tuple[list[Proposal], dict[int, A
     after the inbox's `start`; with them, by number, what approving and dropping need, and one
     line when the remote could not be asked. Nothing when the vault does not say `proposals:
     team`."""
+    from brain.config import proposals_mode
+
+    if proposals_mode(vault) != "team":  # brain.team is imported only for a team's vault
+        return [], {}, ""
     from brain import team
     from brain.vault import parse_bullet
 
-    if not team.enabled(vault):
-        return [], {}, ""
     listed_now = team.listing(vault)
     by_handle: dict[str, Unit] = {}
     for cb in core_bullets(vault):
@@ -303,9 +305,11 @@ def pick(words: Sequence[str], count: int) -> list[int]:
 def by_branch(words: Sequence[str], shared: Sequence[Proposal]) -> list[str]:
     """`words` with each that names a team proposal by its branch (`brain/proposal-<id>`) or id
     turned into its number: a number moves when a proposal before it goes, a branch never does."""
+    numbers: dict[str, str] = {}
+    if not shared:
+        return list(words)
     from brain.team import PREFIX
 
-    numbers: dict[str, str] = {}
     for p in shared:
         if p.branch:
             numbers[p.branch] = numbers[p.branch.removeprefix(PREFIX)] = str(p.number)
@@ -325,8 +329,6 @@ def drop(vault: Path, number: int) -> DropResult:
 def drop_many(vault: Path, words: Sequence[str]) -> tuple[DropResult, ...]:
     """Drop the proposals `words` name (see `pick`), numbered as the inbox lists them before
     the command: all of them in one write of the inbox, or none when a word is wrong."""
-    from brain import team
-
     with locked(vault):
         _stop_if_recovered(recover(vault))
         text = read(vault, INBOX)
@@ -342,6 +344,8 @@ def drop_many(vault: Path, words: Sequence[str]) -> tuple[DropResult, ...]:
     dropped = [n for n in numbers if n <= local]
     for n in numbers:  # each a push of its own: the ones before stay dropped if one fails
         if n > local:
+            from brain import team
+
             try:
                 team.drop(vault, teams[n].id, teams[n].commit)
             except BrainError as exc:

@@ -219,13 +219,13 @@ def propose_many(
     happened on the same handle would lose the bullet's fact. With `proposals: team` each goes
     to the shared remote as a branch of its own instead (`_to_team`), `pr` opening a pull
     request for it where `gh` can."""
-    from brain import team
+    from brain.config import proposals_mode  # brain.team only when the vault says so
 
     dest = (to or "").upper()
     if dest and dest not in inboxmod.DESTINATIONS:
         raise UsageError(f"--to {to} is not a core file", "use MEMORY, LEARNINGS or TUNINGS")
     date = date or dt.date.today().isoformat()
-    shared = team.enabled(vault)
+    shared = proposals_mode(vault) == "team"
     with edits.locked(vault):
         inboxmod.recover(vault)
         q = _queue(vault)
