@@ -162,11 +162,28 @@ def _parse(repo: Any, pid: str, sha: str, sent: bool) -> TeamProposal:
         changed = {f.path for d in deltas for f in (d.old_file, d.new_file)}
         if changed != {target}:
             problem = f"its commit changes {', '.join(sorted(changed)) or 'nothing'}, not {target}"
-        elif bullet not in _text(repo, commit.tree, target).split("\n"):
-            problem = f"its commit does not add the bullet to {target}"
+        else:
+            before = _text(repo, commit.parents[0].tree, target).split("\n")
+            problem = _more_than(bullet, before, _text(repo, commit.tree, target).split("\n"))
     return TeamProposal(
         pid, sha, bullet, target, commit.author.name, at_epoch(commit.commit_time), sent, problem
     )
+
+
+def _more_than(bullet: str, before: list[str], after: list[str]) -> str:
+    """Why a proposal's change of its file is not what propose makes ("" when it is): the
+    bullet added, perhaps a heading and blank lines for it, at most one line replaced (the
+    bullet of its handle). A branch pushed by hand that carries anything more is not merged."""
+    from collections import Counter
+
+    added = Counter(after) - Counter(before)
+    removed = Counter(before) - Counter(after)
+    if added[bullet] != 1:
+        return "its commit does not add its bullet to the file"
+    extra = [line for line in added if line.strip() and line != bullet and not line.startswith("#")]
+    if extra or sum(n for line, n in removed.items() if line.strip()) > 1:
+        return "its commit changes more of the file than its bullet"
+    return ""
 
 
 def _text(repo: Any, tree: Any, path: str) -> str:
@@ -448,6 +465,7 @@ def approve(vault: Path, pid: str, seen: str) -> Merged:
         if head is None:
             raise BrainError(f"the remote has no branch {r.branch} yet", "run `brain sync` once")
         merged = _merge(vault, r, pid, now, head)
+        _scanned(vault, pid, merged.commit, head)
         _before_push(vault)
         leases = [
             f"--force-with-lease=refs/heads/{r.branch}:{head}",
@@ -485,6 +503,22 @@ def approve(vault: Path, pid: str, seen: str) -> Merged:
         "the remote's branch kept moving while this approval was pushed: nothing merged",
         "approve it again",
     )
+
+
+def _scanned(vault: Path, pid: str, merge: str, head: str) -> None:
+    """The merge and the proposal's commit, scanned for credentials before the merge is pushed
+    (the scan `brain sync` runs on what it sends): a proposal's branch is on the remote already,
+    but its content reaches every clone only through the vault's branch."""
+    from brain import secrets
+
+    scan = secrets.scan_commits(vault, merge, [head])
+    if scan.first_bad is not None:
+        f = scan.findings[0]
+        raise BrainError(
+            f"proposal {pid} holds what looks like a credential ({f.rule}: {f.masked} in "
+            f"{f.path}): nothing merged",
+            f"drop it (`brain inbox drop {PREFIX}{pid}`)",
+        )
 
 
 def _merge(vault: Path, r: Remote, pid: str, proposal: str, head: str) -> Merged:

@@ -507,30 +507,48 @@ def test_pushes_that_meet_at_the_remote_merge_once(
     print("races:", tally)
 
 
+def push_by_hand(m: Machine, pid: str, bullet: str, added: dict[str, str]) -> None:
+    """Push a branch named as a proposal, with a proposal's message, whose commit appends
+    `added` (path: text) to the remote's head: what a person or another tool could push."""
+    m.git("fetch", "-q", "origin")
+    parent = m.git("rev-parse", "origin/main").strip()
+    m.git("reset", "-q", "--hard", parent)
+    for rel, text in added.items():
+        m.add(rel, text)
+    m.git("add", "-A")
+    tree = m.git("write-tree").strip()
+    message = f"brain propose: {bullet}\n\nBrain-Proposal: {pid}\nBrain-To: AI/MEMORY.md\n"
+    sha = m.git("commit-tree", tree, "-p", parent, "-m", message).strip()
+    m.git("reset", "-q", "--hard", parent)
+    m.git("push", "-q", "origin", f"{sha}:refs/heads/brain/proposal-{pid}")
+
+
 def test_a_branch_that_is_not_a_proposal_is_never_merged(crew: Team) -> None:
-    """A branch named like a proposal but changing other files (pushed by hand) is listed with
-    what is wrong, and approving it merges nothing."""
+    """Branches named like proposals but carrying more than their bullet (pushed by hand) are
+    listed with what is wrong, and approving them merges nothing."""
     b = crew.m["b"]
-    b.add("README.md", "not a bullet\n")
-    b.add("AI/MEMORY.md", "- **sneaky** — rides along — x — 2026-12-01\n")
-    b.git("add", "-A")
-    tree = b.git("write-tree").strip()
-    parent = b.git("rev-parse", "HEAD").strip()
-    pid = "feedfacecafe"
-    message = (
-        f"brain propose: - **sneaky** — rides along — x — 2026-12-01\n\n"
-        f"Brain-Proposal: {pid}\nBrain-To: AI/MEMORY.md\n"
+    bullet = "- **sneaky** — rides along — x — 2026-12-01"
+    token = fake_token(23)
+    push_by_hand(b, "feedface0001", bullet, {"README.md": "x\n", "AI/MEMORY.md": bullet + "\n"})
+    push_by_hand(
+        b, "feedface0002", bullet, {"AI/MEMORY.md": f"{bullet}\n- **more** — rides too — x\n"}
     )
-    sha = b.git("commit-tree", tree, "-p", parent, "-m", message).strip()
-    b.git("reset", "-q", "--hard", parent)
-    b.git("push", "-q", "origin", f"{sha}:refs/heads/brain/proposal-{pid}")
+    push_by_hand(b, "feedface0003", bullet, {"AI/MEMORY.md": f"## key {token}\n{bullet}\n"})
     main = ls_remote(crew.remote)["refs/heads/main"]
-    (listed,) = crew.inbox("c")["proposals"]
-    assert "README.md" in listed["problem"]
-    refused = crew.run("c", "inbox", "approve", "1", code=1)
-    assert "not approved" in refused.err
+    listed = {p["branch"][-4:]: p for p in crew.inbox("c")["proposals"]}
+    assert "README.md" in listed["0001"]["problem"]
+    assert "more of the file than its bullet" in listed["0002"]["problem"]
+    assert listed["0003"]["problem"] is None  # a heading may come with a bullet
+    for pid in ("feedface0001", "feedface0002"):
+        refused = crew.run("c", "inbox", "approve", f"brain/proposal-{pid}", code=1)
+        assert "not approved" in refused.err
+    secret = crew.run("c", "inbox", "approve", "brain/proposal-feedface0003", code=1)
+    assert "credential" in secret.err
+    assert "nothing merged" in secret.err
+    assert token not in secret.err
     assert ls_remote(crew.remote)["refs/heads/main"] == main
-    crew.run("c", "inbox", "drop", "1")
+    assert token not in git(crew.remote, "log", "-p", "main")
+    crew.run("c", "inbox", "drop", "all")
     assert proposal_branches(crew.remote) == []
 
 
