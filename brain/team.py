@@ -325,9 +325,9 @@ def propose(vault: Path, drafts: Sequence[Draft]) -> list[Sent]:
     ]
 
 
-def unsent(vault: Path) -> bool:
-    """Whether this clone holds proposals the remote has not received (one git call)."""
-    return bool(_refs(vault, WAITING))
+def unsent(vault: Path) -> int:
+    """How many proposals this clone holds that the remote has not received (one git call)."""
+    return len(_refs(vault, WAITING))
 
 
 def send_waiting(vault: Path, r: Remote, only: Sequence[str] = ()) -> tuple[int, str]:

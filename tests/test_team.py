@@ -169,6 +169,8 @@ def test_offline_proposal_waits_and_goes_with_the_next_pass(crew: Team) -> None:
     # an unsent proposal cannot be approved, only sent or dropped
     refused = crew.run("a", "inbox", "approve", "1", code=1)
     assert "waits on this machine" in refused.err
+    status = crew.run("a", "sync", "status", "--json").json()
+    assert status["ahead"] == 1  # the proposal is a commit the next pass sends
     away.rename(crew.remote)
     result = crew.m["a"].sync()
     assert result["sent"] >= 1, result
