@@ -550,7 +550,7 @@ def _approve_team(vault: Path, number: int, p: Proposal, t: Any, left: int) -> A
         here = gitsync.run(vault, "receive").summary
     except BrainError as exc:
         here = exc.message
-    advice = f"merged and pushed as {merged.commit[:10]}; on this machine: {here}"
+    advice = f"nothing to commit; on this machine: {here}"
     return ApproveResult(
         str(vault),
         number,

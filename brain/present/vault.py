@@ -334,8 +334,13 @@ def inbox(listing: InboxResult, *, as_json: bool = False) -> Answer:
             lines.append(f"     not a valid bullet: {printable(p.problem)}")
         elif p.updates:
             lines.append(f"     updates {printable(p.updates)}: {printable(p.current or '')}")
+    shared = sum(p.kind in ("team", "unsent") for p in listing.proposals)
+    where = f"in {listing.path}"
+    if shared:  # `proposals: team`: some are branches of the shared remote
+        own = len(listing.proposals) - shared
+        where = f"({own} in {listing.path}, {shared} on the shared remote)"
     lines.append(
-        f"{plural(len(listing.proposals), 'proposal')} in {listing.path}: `brain inbox approve N "
+        f"{plural(len(listing.proposals), 'proposal')} {where}: `brain inbox approve N "
         "[--to MEMORY|LEARNINGS|TUNINGS]` or `brain inbox drop N`"
     )
     return Answer("\n".join([*lines, *note]), recovered)
@@ -353,7 +358,7 @@ def approved(results: Sequence[ApproveResult], *, one: bool, as_json: bool = Fal
         if r.replaced:
             lines.append(f"  was: {printable(r.replaced)}")
         if r.pushed:
-            lines.append(f"  merged on the shared remote ({r.pushed}); {r.commit}")
+            lines.append(f"  merged and pushed ({r.pushed}); {r.commit}")
     if all(r.pushed for r in results):
         return Answer("\n".join([*lines, f"{results[-1].remaining} left in the inbox."]))
     from brain.commands.inbox import commit_advice
