@@ -583,3 +583,31 @@ def test_approve_and_drop_take_a_branch_whose_number_moved(crew: Team) -> None:
     crew.run("c", "inbox", "drop", first["branch"].removeprefix("brain/proposal-"))
     assert proposal_branches(crew.remote) == []
     assert first["markdown"] not in remote_file(crew.remote)
+
+
+def test_a_proposal_push_cut_off_after_the_remote_took_it_is_sent_once(
+    crew: Team, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The client gives up on a push the remote went on with: the proposal still waits here,
+    and the next pass finds the remote holding it, so it is one branch, not two, and nothing
+    waits after."""
+    from brain import team
+    from brain.commands.propose import propose
+
+    post = crew.remote / "hooks" / "post-receive"
+    post.write_text("#!/bin/sh\nsleep 30\n")
+    post.chmod(0o755)
+    a = crew.m["a"]
+    a.activate(monkeypatch)
+    monkeypatch.setattr(team, "_git", _short(team._git))
+    out = propose(a.vault, "cut off — the remote took it, the client never heard", source="t")
+    post.unlink()
+    assert out.sent is False
+    assert "waits on this machine" in (out.note or "")
+    assert proposal_branches(crew.remote) == [f"refs/heads/{out.branch}"]
+    result = a.sync()
+    assert a.git("for-each-ref", "refs/brain/proposals/") == ""
+    assert proposal_branches(crew.remote) == [f"refs/heads/{out.branch}"]
+    assert "team proposals" not in " ".join(result["waiting"])
+    (listed,) = crew.inbox("c")["proposals"]
+    assert listed["kind"] == "team"
