@@ -486,6 +486,12 @@ def approve(vault: Path, pid: str, seen: str) -> Merged:
                 gitutil.run(vault, "update-ref", "-d", r.tracking(pid))
             return merged
         said = proc.stdout + proc.stderr
+        if b"not support --atomic" in said:
+            raise BrainError(
+                "the remote does not take atomic pushes, which an approval needs to merge once: "
+                "nothing merged",
+                f"merge {PREFIX}{pid} there by hand (or its pull request)",
+            )
         raced = (b"stale info", b"atomic", b"fetch first", b"non-fast-forward", *LOST_RACE)
         if b"remote rejected" in said and not any(s in said for s in raced):
             raise BrainError(

@@ -611,3 +611,16 @@ def test_a_proposal_push_cut_off_after_the_remote_took_it_is_sent_once(
     assert "team proposals" not in " ".join(result["waiting"])
     (listed,) = crew.inbox("c")["proposals"]
     assert listed["kind"] == "team"
+
+
+def test_a_remote_without_atomic_pushes_merges_nothing(crew: Team) -> None:
+    """Merging once rests on the atomic push: a remote that does not take one is said, and
+    nothing is merged (git's receive.advertiseAtomic turns it off on the remote)."""
+    p = crew.propose("a", "no atomic — this remote cannot take both refs at once")
+    git(crew.remote, "config", "receive.advertiseAtomic", "false")
+    main = ls_remote(crew.remote)["refs/heads/main"]
+    said = crew.run("c", "inbox", "approve", "1", code=1)
+    assert "atomic" in said.err
+    assert "nothing merged" in said.err
+    assert ls_remote(crew.remote)["refs/heads/main"] == main
+    assert proposal_branches(crew.remote) == [f"refs/heads/{p['branch']}"]
