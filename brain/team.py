@@ -325,6 +325,14 @@ def propose(vault: Path, drafts: Sequence[Draft]) -> list[Sent]:
     ]
 
 
+def open_count(vault: Path) -> int:
+    """The proposals open on the remote as last fetched, and this clone's unsent ones (no
+    network): what propose holds to MAX_PENDING, as the inbox is held."""
+    r = remote(vault)
+    there = _refs(vault, f"refs/remotes/{r.name}/{PREFIX}") if r is not None else []
+    return len(there) + unsent(vault)
+
+
 def unsent(vault: Path) -> int:
     """How many proposals this clone holds that the remote has not received (one git call)."""
     return len(_refs(vault, WAITING))

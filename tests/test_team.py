@@ -624,3 +624,25 @@ def test_a_remote_without_atomic_pushes_merges_nothing(crew: Team) -> None:
     assert "nothing merged" in said.err
     assert ls_remote(crew.remote)["refs/heads/main"] == main
     assert proposal_branches(crew.remote) == [f"refs/heads/{p['branch']}"]
+
+
+def test_the_remote_holds_at_most_max_pending_open_proposals(
+    crew: Team, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A runaway agent cannot fill the team's remote with branches: past MAX_PENDING open
+    proposals (here lowered to 2), more are refused until some are approved or dropped."""
+    from brain.commands import inbox as inboxmod
+    from brain.commands.propose import propose_many
+
+    a = crew.m["a"]
+    a.activate(monkeypatch)
+    monkeypatch.setattr(inboxmod, "MAX_PENDING", 2)
+    lines = [(f"flood {n} — one of many proposals", "t") for n in range(4)]
+    results = [propose_many(a.vault, [line])[0] for line in lines]  # one call each
+    assert [r.action for r in results] == ["proposed", "proposed", "refused", "refused"]
+    assert results[2].problem == inboxmod.FULL
+    assert len(proposal_branches(crew.remote)) == 2
+    inboxmod.drop_many(a.vault, ["1"])
+    (again,) = propose_many(a.vault, [lines[2]])
+    assert again.action == "proposed"
+    assert len(proposal_branches(crew.remote)) == 2

@@ -258,8 +258,12 @@ def _to_team(vault: Path, q: _Queue, results: list[ProposeResult], pr: bool) -> 
     drafts: list[team.Draft] = []
     out = list(results)
     at: list[int] = []
+    held = team.open_count(vault)  # as last fetched: the remote is bounded as the inbox is
     for i, r in enumerate(results):
         if r.action != "proposed":
+            continue
+        if held + len(drafts) >= inboxmod.MAX_PENDING:
+            out[i] = replace(r, action="refused", number=None, problem=inboxmod.FULL)
             continue
         b = parse_bullet(r.markdown)
         old = q.by_handle.get(handle_key(b.handle))
