@@ -33,10 +33,10 @@ from typing import Any
 
 from brain import gitutil
 from brain.errors import BrainError
-from brain.gitsync import LOST_RACE
+from brain.gitsync import LOST_RACE, PROPOSAL_BRANCH, UNSENT
 
-PREFIX = "brain/proposal-"  # the remote's branch of a proposal: brain/proposal-<id>
-WAITING = "refs/brain/proposals/"  # this clone's proposals the remote has not received yet
+PREFIX = PROPOSAL_BRANCH  # the remote's branch of a proposal: brain/proposal-<id>
+WAITING = UNSENT  # this clone's proposals the remote has not received yet
 SUBJECT = "brain propose: "
 TRAILER = "Brain-Proposal"
 TARGET = "Brain-To"
@@ -335,51 +335,17 @@ def open_count(vault: Path) -> int:
 
 def unsent(vault: Path) -> int:
     """How many proposals this clone holds that the remote has not received (one git call)."""
-    return len(_refs(vault, WAITING))
+    from brain.gitsync import unsent_proposals
+
+    return len(unsent_proposals(vault))
 
 
 def send_waiting(vault: Path, r: Remote, only: Sequence[str] = ()) -> tuple[int, str]:
-    """Push this clone's unsent proposals (those in `only`, or all) in one push, after the
-    credential scan; (how many the remote took, "" or why the rest wait). A branch the remote
-    has already (another machine proposed the same fact) counts as sent."""
-    from brain import secrets
+    """Push this clone's unsent proposals (brain.gitsync.send_proposals, which a sync pass
+    calls too)."""
+    from brain.gitsync import send_proposals
 
-    pids = list(only) or [ref.removeprefix(WAITING) for ref in _refs(vault, WAITING)]
-    shas = {pid: sha for pid in pids if (sha := _rev(vault, WAITING + pid))}
-    if not shas:
-        return 0, ""
-    theirs = _refs(vault, f"refs/remotes/{r.name}/")
-    held = ""
-    for pid, sha in list(shas.items()):
-        scan = secrets.scan_commits(vault, sha, theirs)
-        if scan.first_bad is not None:
-            f = scan.findings[0]
-            del shas[pid]
-            held = (
-                f"proposal {pid} is not sent: {f.path}:{f.line} looks like a credential "
-                f"({f.rule}: {f.masked}); drop it (`brain inbox drop N`)"
-            )
-    if not shas:
-        return 0, held
-    specs = [f"{sha}:refs/heads/{PREFIX}{pid}" for pid, sha in shas.items()]
-    try:
-        proc = _git(vault, r, "push", "--porcelain", r.name, *specs)
-    except gitutil.GitTimeout as exc:
-        return 0, exc.message
-    said = proc.stdout.decode("utf-8", "replace")
-    sent = 0
-    for pid, sha in shas.items():
-        line = next((x for x in said.split("\n") if f"refs/heads/{PREFIX}{pid}" in x), "")
-        # `*` new, ` ` fast-forward, `=` up to date; `!` rejected: the remote holds this
-        # proposal from another machine (the same id is the same fact)
-        if line[:1] in ("*", " ", "=", "!") and "remote rejected" not in line:
-            gitutil.run(vault, "update-ref", "-d", WAITING + pid, sha, check=False)
-            sent += line[:1] != "!"
-    if proc.returncode != 0 and not any(
-        x[:1] == "!" and "remote rejected" not in x for x in said.split("\n")
-    ):
-        return sent, gitutil.complaint(proc)
-    return sent, held
+    return send_proposals(vault, r.name, r.conf, only)
 
 
 def open_pr(vault: Path, r: Remote | None, branch: str, title: str) -> tuple[str | None, str]:

@@ -307,12 +307,11 @@ def test_faults_lose_nothing_and_merge_nothing_twice(
     post.chmod(0o755)
     p = crew.propose("a", "fault five — the push is cut off after the remote took it")
     pid = p["branch"].removeprefix("brain/proposal-")
-    from brain import team
+    from brain import gitsync
 
-    plain = team._git
-    monkeypatch.setattr(team, "_git", _short(plain))  # the client gives up; the remote went on
+    monkeypatch.setattr(gitsync, "NET_TIMEOUT", 3.0)  # the client gives up; the remote goes on
     said = _approve_in_process(crew, "c", monkeypatch, lambda: None)
-    monkeypatch.setattr(team, "_git", plain)
+    monkeypatch.setattr(gitsync, "NET_TIMEOUT", 60.0)
     post.unlink()
     assert "may or may not" in said, said
     again = crew.run("c", "inbox", "--json").json()
@@ -326,15 +325,6 @@ def test_faults_lose_nothing_and_merge_nothing_twice(
     assert "fault one" not in merged
     assert "fault two" not in merged
     print("faults:", counts)
-
-
-def _short(run: Any) -> Any:
-    def short(*args: Any, **kw: Any) -> Any:
-        if "push" in args:
-            kw["most"] = 3.0
-        return run(*args, **kw)
-
-    return short
 
 
 # --- races: two approvers at once ----------------------------------------------------------------
@@ -591,7 +581,7 @@ def test_a_proposal_push_cut_off_after_the_remote_took_it_is_sent_once(
     """The client gives up on a push the remote went on with: the proposal still waits here,
     and the next pass finds the remote holding it, so it is one branch, not two, and nothing
     waits after."""
-    from brain import team
+    from brain import gitsync
     from brain.commands.propose import propose
 
     post = crew.remote / "hooks" / "post-receive"
@@ -599,9 +589,10 @@ def test_a_proposal_push_cut_off_after_the_remote_took_it_is_sent_once(
     post.chmod(0o755)
     a = crew.m["a"]
     a.activate(monkeypatch)
-    monkeypatch.setattr(team, "_git", _short(team._git))
+    monkeypatch.setattr(gitsync, "NET_TIMEOUT", 3.0)  # the client gives up; the remote goes on
     out = propose(a.vault, "cut off — the remote took it, the client never heard", source="t")
     post.unlink()
+    monkeypatch.setattr(gitsync, "NET_TIMEOUT", 60.0)
     assert out.sent is False
     assert "waits on this machine" in (out.note or "")
     assert proposal_branches(crew.remote) == [f"refs/heads/{out.branch}"]

@@ -68,9 +68,7 @@ def status(vault: Path) -> SyncStatus:
         ahead, behind = engine.counts(vault, ours, theirs)
     elif ours and name:
         ahead = _all(vault, ours)  # the remote has no such branch yet: everything waits
-    from brain.team import unsent
-
-    ahead += unsent(vault)  # team proposals made offline are commits the next pass sends
+    ahead += len(engine.unsent_proposals(vault))  # team proposals made offline: sent next pass
     fetched = ""
     if (gd / "FETCH_HEAD").exists():
         fetched = hookside.iso((gd / "FETCH_HEAD").stat().st_mtime)
