@@ -853,18 +853,19 @@ def mcp_command(
 
 @declared("propose")
 def propose_command(
-    line: list[str], to: str | None, force: bool, vault: str | None, as_json: bool
+    line: list[str], to: str | None, force: bool, pr: bool, vault: str | None, as_json: bool
 ) -> None:
     """Queue a bullet in AI/INBOX.md for a person to approve (`brain inbox`).
 
     The caller becomes the source and today the date when they are missing; a line that is not a
     bullet or holds a credential is refused. Proposing what the vault has already adds nothing.
     A handle a bullet already has is refused unless --force says the line corrects that bullet.
+    With `proposals: team` in AI/config.yaml it goes to the shared remote as a branch of its own.
     """
     from brain.commands.propose import propose
     from brain.config import resolve_vault
 
-    result = propose(resolve_vault(vault), " ".join(line), to=to, force=force)
+    result = propose(resolve_vault(vault), " ".join(line), to=to, force=force, pr=pr)
     emit(present_vault.propose(result, as_json=as_json))
 
 
@@ -927,7 +928,7 @@ def inbox_approve_command(
 
     Every proposal named is checked first: a wrong number or one that cannot be approved changes
     nothing. Numbers are those `brain inbox` lists before the command (`approve 1-3`, `approve
-    all`).
+    all`). A proposal branch of the shared remote (`proposals: team`) is merged there and pushed.
     """
     from brain.commands import inbox as inboxmod
 

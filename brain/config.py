@@ -260,6 +260,13 @@ def vault_review_mode(vault: Path) -> str:
     return mode if mode in REVIEW_MODES else "before"
 
 
+def proposals_mode(vault: Path) -> str:
+    """Where proposals wait, as AI/config.yaml says for every clone: `team` (each a branch of the
+    shared remote, brain/team.py) or `local` (AI/INBOX.md; anything else counts as local). It
+    is independent of the review mode, which keeps its meaning."""
+    return "team" if vault_settings(vault).get("proposals", "") == "team" else "local"
+
+
 def review_override() -> str | None:
     """BRAIN_REVIEW (`before` or `after`): this machine's review mode over the vault's; None
     when unset. Any other value is an error naming it: a typo would otherwise serve, or hide,

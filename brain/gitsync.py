@@ -37,7 +37,7 @@ import re
 import signal
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,6 +64,8 @@ SSH = "ssh -o ConnectTimeout=10 -o BatchMode=yes -o ServerAliveInterval=10 -o Se
 NET_CONFIG = ("http.lowSpeedLimit=1000", "http.lowSpeedTime=30")
 ATTRIBUTES_NOTE = "# brain sync: Markdown merges line by line, both machines' lines kept"
 LOST_RACE = (b"[rejected]", b"failed to update ref", b"cannot lock ref", b"incorrect old value")
+PROPOSAL_BRANCH = "brain/proposal-"  # a team proposal's branch on the remote (brain/team.py)
+UNSENT = "refs/brain/proposals/"  # this clone's team proposals the remote has not received
 
 
 @dataclass(frozen=True)
@@ -387,6 +389,7 @@ def _pass(p: _Pass) -> str:
             if failure:
                 p.reason = failure
                 return "offline"
+            _send_proposals(p, name)
         _mark_synced(p, name, upstream)
     except gitutil.GitTimeout as exc:  # a local command (a hook) that hung
         p.waiting.append(f"{exc.message}; nothing lost, run brain sync again")
@@ -1412,6 +1415,83 @@ def _send(p: _Pass, remote: str, upstream: str) -> str:
         "lost, run brain sync again"
     )
     return ""
+
+
+def _send_proposals(p: _Pass, remote: str) -> None:
+    """Team proposals made while the remote could not be reached (brain/team.py) go with the
+    pass that reaches it, counted among the commits sent."""
+    if not unsent_proposals(p.vault):
+        return
+    sent, why = send_proposals(p.vault, remote, p.conf)
+    p.sent += sent
+    if why:
+        p.waiting.append(f"team proposals wait here: {why}")
+
+
+def unsent_proposals(vault: Path) -> list[str]:
+    """This clone's team proposals the remote has not received: their refs under UNSENT."""
+    out = _out(vault, "for-each-ref", "--format=%(refname)", UNSENT) or ""
+    return [ref for ref in out.split() if ref.startswith(UNSENT)]
+
+
+def send_proposals(
+    vault: Path, remote: str, conf: dict[str, str], only: Sequence[str] = ()
+) -> tuple[int, str]:
+    """Push this clone's unsent team proposals (brain/team.py: those in `only`, or all) to
+    `remote` in one push, after the
+    credential scan; (how many the remote took, "" or why the rest wait). A branch the remote
+    has already (another machine proposed the same fact) counts as sent."""
+    from brain import secrets
+
+    pids = list(only) or [ref.removeprefix(UNSENT) for ref in unsent_proposals(vault)]
+    shas = {pid: sha for pid in pids if (sha := rev(vault, UNSENT + pid))}
+    if not shas:
+        return 0, ""
+    theirs = (
+        _out(vault, "for-each-ref", "--format=%(refname)", f"refs/remotes/{remote}/") or ""
+    ).split()
+    held = ""
+    for pid, sha in list(shas.items()):
+        scan = secrets.scan_commits(vault, sha, theirs)
+        if scan.first_bad is not None:
+            f = scan.findings[0]
+            del shas[pid]
+            held = (
+                f"proposal {pid} is not sent: {f.path}:{f.line} looks like a credential "
+                f"({f.rule}: {f.masked}); drop it (`brain inbox drop N`)"
+            )
+    if not shas:
+        return 0, held
+    specs = [f"{sha}:refs/heads/{PROPOSAL_BRANCH}{pid}" for pid, sha in shas.items()]
+    try:
+        net = _net(conf)
+        proc = gitutil.run(
+            vault,
+            "push",
+            "--porcelain",
+            remote,
+            *specs,
+            check=False,
+            env=net["env"],
+            config=net["config"],
+            timeout=net["most"],
+        )
+    except gitutil.GitTimeout as exc:
+        return 0, exc.message
+    said = proc.stdout.decode("utf-8", "replace")
+    sent = 0
+    for pid, sha in shas.items():
+        line = next((x for x in said.split("\n") if f"refs/heads/{PROPOSAL_BRANCH}{pid}" in x), "")
+        # `*` new, ` ` fast-forward, `=` up to date; `!` rejected: the remote holds this
+        # proposal from another machine (the same id is the same fact)
+        if line[:1] in ("*", " ", "=", "!") and "remote rejected" not in line:
+            gitutil.run(vault, "update-ref", "-d", UNSENT + pid, sha, check=False)
+            sent += line[:1] != "!"
+    if proc.returncode != 0 and not any(
+        x[:1] == "!" and "remote rejected" not in x for x in said.split("\n")
+    ):
+        return sent, gitutil.complaint(proc)
+    return sent, held
 
 
 def _holds_credentials(p: _Pass, ours: str, remote: str) -> bool:

@@ -146,6 +146,13 @@ COMMANDS: dict[str, Command] = {
                 "Correct the bullet that has this handle (approving replaces it); without it "
                 "such a line is refused.",
             ),
+            (
+                ("--pr",),
+                "pr",
+                bool,
+                "With `proposals: team`, also open a pull request for its branch (needs `gh` "
+                "and a remote on GitHub).",
+            ),
             VAULT,
             JSON,
         ),

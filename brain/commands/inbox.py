@@ -21,7 +21,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from brain.commands import hygiene
 from brain.config import CORE_FILES, INBOX
@@ -69,7 +69,12 @@ class Proposal:
     problem: str | None  # why the line does not parse as a bullet
     updates: str | None  # "AI/MEMORY.md:12" when a core bullet has the same handle
     current: str | None  # that bullet's line as it is now
-    kind: str = "bullet"  # bullet (a proposed bullet) | hygiene (a `brain tend` item)
+    # bullet (a proposed bullet) | hygiene (a `brain tend` item) | team (a proposal branch of
+    # the shared remote, `proposals: team`) | unsent (a team proposal waiting here to be sent)
+    kind: str = "bullet"
+    by: str | None = None  # a team proposal's author, as its commit names them
+    at: str | None = None  # when it was proposed
+    branch: str | None = None  # its branch on the remote (brain/proposal-<id>)
 
 
 def split_marker(line: str) -> tuple[str, str]:
@@ -146,6 +151,60 @@ def proposals(vault: Path, text: str | None = None) -> list[Proposal]:
     return out
 
 
+def team_proposals(vault: Path, start: int) -> tuple[list[Proposal], dict[int, Any], str]:
+    """The shared remote's open proposals and this clone's unsent ones (brain/team.py), numbered
+    after the inbox's `start`; with them, by number, what approving and dropping need, and one
+    line when the remote could not be asked. Nothing when the vault does not say `proposals:
+    team`."""
+    from brain.config import proposals_mode
+
+    if proposals_mode(vault) != "team":  # brain.team is imported only for a team's vault
+        return [], {}, ""
+    from brain import team
+    from brain.vault import parse_bullet
+
+    listed_now = team.listing(vault)
+    by_handle: dict[str, Unit] = {}
+    for cb in core_bullets(vault):
+        by_handle.setdefault(handle_key(cb.handle), cb)
+    names = {path: name for name, path in DESTINATIONS.items()}
+    out: list[Proposal] = []
+    found: dict[int, Any] = {}
+    for t in listed_now.proposals:
+        number = start + len(out) + 1
+        handle, where, current, problem = None, None, None, t.problem or None
+        try:
+            b = parse_bullet(t.markdown)
+            handle = b.handle
+            old = by_handle.get(handle_key(b.handle))
+            if old is not None and old.path == t.target:
+                where, current = f"{old.path}:{old.line}", old.raw
+        except ValueError as exc:
+            problem = problem or str(exc)
+        if t.target not in names and not problem:
+            problem = f"it changes {t.target}, which is not a core file"
+        kind = "team" if t.sent else "unsent"
+        to = names.get(t.target)
+        out.append(
+            Proposal(
+                number,
+                0,
+                t.markdown,
+                to,
+                handle,
+                problem,
+                where,
+                current,
+                kind,
+                t.by,
+                t.at,
+                t.branch,
+            )
+        )
+        found[number] = t
+    return out, found, listed_now.note
+
+
 # --- the inbox command ---------------------------------------------------------------------------
 
 
@@ -155,6 +214,7 @@ class InboxResult:
     path: str  # AI/INBOX.md
     proposals: tuple[Proposal, ...]
     recovered: str | None  # an interrupted approval this run finished
+    note: str | None = None  # `proposals: team`: the remote could not be asked (one line)
 
 
 @dataclass(frozen=True)
@@ -166,10 +226,11 @@ class ApproveResult:
     line: int  # where it is there
     replaced: str | None  # the bullet it replaced (an update), None for a new one
     remaining: int  # proposals still in the inbox
-    commit: str  # the person commits: brain never does
+    commit: str  # the person commits: brain never does (a team approval: what was pushed)
     # every file it changed (a hygiene item may change several), for one line of advice when
     # several are approved at once; not a JSON key (`commit` names them)
     files: tuple[str, ...] = field(default=(), metadata={"json": False})
+    pushed: str | None = None  # a team approval: the remote, branch and merge commit it pushed
 
 
 @dataclass(frozen=True)
@@ -186,6 +247,8 @@ def inbox(vault: Path) -> InboxResult:
     with locked(vault):
         recovered = recover(vault)
         found = proposals(vault)
+    shared, _, note = team_proposals(vault, len(found))
+    found += shared
     strict = _listing_strict(vault)
     # a listing: a credential in a hand-edited inbox or in the bullet it updates is masked; a
     # proposal a strict vault's lint would refuse says why, as approve will
@@ -198,7 +261,7 @@ def inbox(vault: Path) -> InboxResult:
         )
         for p in found
     ]
-    return InboxResult(str(vault), INBOX, tuple(shown), recovered or None)
+    return InboxResult(str(vault), INBOX, tuple(shown), recovered or None, note or None)
 
 
 def _stop_if_recovered(bullet: str) -> None:
@@ -239,6 +302,26 @@ def pick(words: Sequence[str], count: int) -> list[int]:
     return sorted(chosen)
 
 
+def by_branch(words: Sequence[str], shared: Sequence[Proposal]) -> list[str]:
+    """`words` with each that names a team proposal by its branch (`brain/proposal-<id>`) or id
+    turned into its number: a number moves when a proposal before it goes, a branch never does."""
+    numbers: dict[str, str] = {}
+    if not shared:
+        return list(words)
+    from brain.team import PREFIX
+
+    for p in shared:
+        if p.branch:
+            numbers[p.branch] = numbers[p.branch.removeprefix(PREFIX)] = str(p.number)
+    for word in words:
+        if word.startswith(PREFIX) and word not in numbers:
+            raise BrainError(
+                f"no open proposal is on {word}: approved or dropped already, or never sent",
+                "run `brain inbox` to see what is open",
+            )
+    return [numbers.get(word, word) for word in words]
+
+
 def drop(vault: Path, number: int) -> DropResult:
     return drop_many(vault, [str(number)])[0]
 
@@ -250,11 +333,28 @@ def drop_many(vault: Path, words: Sequence[str]) -> tuple[DropResult, ...]:
         _stop_if_recovered(recover(vault))
         text = read(vault, INBOX)
         found = proposals(vault, text)
-        numbers = pick(words, len(found))
-        gone = {found[n - 1].line for n in numbers}
-        kept = [line for i, line in enumerate(text.split("\n"), start=1) if i not in gone]
-        write(vault, INBOX, "\n".join(kept), was=text)
-        remaining = len(proposals(vault))
+        local = len(found)
+        shared, teams, _ = team_proposals(vault, local)
+        found += shared
+        numbers = pick(by_branch(words, shared), len(found))
+        gone = {found[n - 1].line for n in numbers if n <= local}
+        if gone:
+            kept = [line for i, line in enumerate(text.split("\n"), start=1) if i not in gone]
+            write(vault, INBOX, "\n".join(kept), was=text)
+    dropped = [n for n in numbers if n <= local]
+    for n in numbers:  # each a push of its own: the ones before stay dropped if one fails
+        if n > local:
+            from brain import team
+
+            try:
+                team.drop(vault, teams[n].id, teams[n].commit)
+            except BrainError as exc:
+                if not dropped:
+                    raise
+                which = ", ".join(f"#{d}" for d in dropped)
+                raise BrainError(f"dropped {which}, then stopped: {exc.message}", exc.hint) from exc
+            dropped.append(n)
+    remaining = len(found) - len(numbers)
     # redacted: a proposal may be dropped for holding a credential
     return tuple(
         DropResult(str(vault), n, redact(found[n - 1].markdown), remaining) for n in numbers
@@ -283,13 +383,23 @@ def approve_many(
             _stop_if_recovered(recover(vault))
             text = read(vault, INBOX)
             found = proposals(vault, text)
-            numbers = pick(words, len(found))
+            local = len(found)
+            shared, teams, _ = team_proposals(vault, local)
+            found += shared
+            numbers = pick(by_branch(words, shared), len(found))
             strict = policy_strict(vault)
             for n in numbers:
                 _check(vault, n, found[n - 1], to, strict)
             lines = text.split("\n")
-            for n, raw in [(n, lines[found[n - 1].line - 1]) for n in numbers]:
+            for n, raw in [(n, lines[found[n - 1].line - 1]) for n in numbers if n <= local]:
                 done.append(_approve_one(vault, n, _now(vault, raw), to, strict))
+        # the inbox's first, then the remote's, each merged and pushed on its own (not under
+        # the lock: the pass that brings the merge here takes it)
+        left = len(found) - len(done)
+        for n in numbers:
+            if n > local:
+                left -= 1
+                done.append(_approve_team(vault, n, found[n - 1], teams[n], left))
     except BrainError as exc:
         if not done:
             raise
@@ -312,6 +422,8 @@ def _now(vault: Path, raw: str) -> Proposal:
 
 
 def _target(p: Proposal, to: str | None) -> str:
+    if p.kind in ("team", "unsent"):  # its file was chosen when it was proposed
+        return DESTINATIONS[p.to or DEFAULT_DESTINATION]
     if p.updates:
         return p.updates.rsplit(":", 1)[0]
     return DESTINATIONS[(to or p.to or DEFAULT_DESTINATION).upper()]
@@ -324,6 +436,24 @@ def _check(vault: Path, number: int, p: Proposal, to: str | None, strict: bool) 
         if to is not None:
             raise UsageError("--to goes with a proposed bullet, not a hygiene item", "drop --to")
         return
+    if p.kind in ("team", "unsent"):
+        if to is not None:
+            raise UsageError(
+                f"proposal {number} is a branch of the shared remote, whose file was chosen when "
+                "it was proposed",
+                "drop --to",
+            )
+        if p.kind == "unsent":
+            raise BrainError(
+                f"proposal {number} waits on this machine to be sent to the remote: nothing "
+                "approved",
+                "`brain sync` sends it; approve it then",
+            )
+        if p.problem:
+            raise BrainError(
+                f"proposal {number} ({p.branch}) is not approved: {p.problem}",
+                f"drop it with `brain inbox drop {number}`",
+            )
     if p.problem:
         raise BrainError(
             f"proposal {number} is not a valid bullet: {p.problem}",
@@ -362,10 +492,10 @@ def _lint_refusal(p: Proposal, to: str | None, strict: bool) -> str:
     it would pass), so that approving never writes a line the next commit's lint refuses."""
     if p.kind == "hygiene" or p.handle is None:
         return ""
-    return _lint_says(_target(p, to), keep_aliases(p.markdown, p.current or ""), strict)
+    return lint_says(_target(p, to), keep_aliases(p.markdown, p.current or ""), strict)
 
 
-def _lint_says(rel: str, bullet: str, strict: bool) -> str:
+def lint_says(rel: str, bullet: str, strict: bool) -> str:
     """Why `brain lint` refuses `bullet` in core file `rel` ("" when it passes): lint's own check
     of one bullet (brain/commands/lint.py `check_bullet`), not a copy of it."""
     from brain.commands.lint import POLICY, check_bullet
@@ -406,6 +536,35 @@ def _approve_one(
     )
 
 
+def _approve_team(vault: Path, number: int, p: Proposal, t: Any, left: int) -> ApproveResult:
+    """Merge a proposal branch of the shared remote into the vault's branch there and push
+    (brain/team.py), then bring it here with a receive pass."""
+    from brain import gitsync, team
+
+    merged = team.approve(vault, t.id, t.commit)
+    lines = merged.text.split("\n")
+    line = lines.index(p.markdown) + 1 if p.markdown in lines else 0
+    r = team.remote(vault)
+    pushed = f"{r.name if r else 'the remote'} {r.branch if r else ''} {merged.commit[:10]}"
+    try:
+        here = gitsync.run(vault, "receive").summary
+    except BrainError as exc:
+        here = exc.message
+    advice = f"nothing to commit; on this machine: {here}"
+    return ApproveResult(
+        str(vault),
+        number,
+        p.markdown,
+        merged.target,
+        line,
+        redact(p.current) if p.current else None,
+        left,
+        advice,
+        (merged.target,),
+        pushed,
+    )
+
+
 def _approve_item(vault: Path, number: int, p: Proposal, strict: bool) -> ApproveResult:
     """Apply a `brain tend` hygiene item (under the lock): every file it changes, or none."""
     raw = read(vault, INBOX).split("\n")[p.line - 1]
@@ -415,7 +574,7 @@ def _approve_item(vault: Path, number: int, p: Proposal, strict: bool) -> Approv
             f"line {p.line} of {INBOX} is no longer a hygiene item", "run `brain inbox`"
         )
     try:
-        done = hygiene.apply(vault, item, raw, lambda rel, line: _lint_says(rel, line, strict))
+        done = hygiene.apply(vault, item, raw, lambda rel, line: lint_says(rel, line, strict))
     except BrainError as exc:
         raise BrainError(
             f"hygiene item {number} was not applied: {exc.message}",

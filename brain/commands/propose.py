@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -41,6 +41,13 @@ class ProposeResult:
     updates: str | None  # "AI/MEMORY.md:12" when it would replace the bullet of the same handle
     current: str | None  # that bullet as it is now
     problem: str | None  # why it was refused
+    # `proposals: team` (brain/team.py): the proposal's branch on the shared remote, whether the
+    # remote has it (False: it waits here for the next `brain sync`), the pull request `--pr`
+    # opened, and one line on what did not happen (why it waits, why no pull request)
+    branch: str | None = None
+    sent: bool | None = None
+    pr: str | None = None
+    note: str | None = None
 
 
 def first_words(text: str, n: int = HANDLE_WORDS) -> str:
@@ -204,20 +211,26 @@ def propose_many(
     to: str | None = None,
     date: str = "",
     force: bool = False,
+    pr: bool = False,
 ) -> list[ProposeResult]:
     """Queue each (line, source); one lock and one write for all. Nothing raises for one bad item:
     its result says `refused` and why. A line whose handle a core bullet has is refused unless
     `force`: approving it would replace that bullet (a correction), and a proposer that only
-    happened on the same handle would lose the bullet's fact."""
+    happened on the same handle would lose the bullet's fact. With `proposals: team` each goes
+    to the shared remote as a branch of its own instead (`_to_team`), `pr` opening a pull
+    request for it where `gh` can."""
+    from brain.config import proposals_mode  # brain.team only when the vault says so
+
     dest = (to or "").upper()
     if dest and dest not in inboxmod.DESTINATIONS:
         raise UsageError(f"--to {to} is not a core file", "use MEMORY, LEARNINGS or TUNINGS")
     date = date or dt.date.today().isoformat()
+    shared = proposals_mode(vault) == "team"
     with edits.locked(vault):
         inboxmod.recover(vault)
         q = _queue(vault)
         results = [_judge(str(vault), q, line, source, dest, date, force) for line, source in items]
-        if q.added:
+        if q.added and not shared:
             text = q.text
             if not text:
                 from brain.shipped import starter_file
@@ -227,11 +240,84 @@ def propose_many(
             last = body.rsplit("\n", 1)[-1]
             gap = "" if not body else "\n" if inboxmod.is_proposal(last) else "\n\n"
             edits.write(vault, INBOX, body + gap + "\n".join(q.added) + "\n", was=q.text)
+    if shared:
+        return _to_team(vault, q, results, pr)
     return results
 
 
+def _to_team(vault: Path, q: _Queue, results: list[ProposeResult], pr: bool) -> list[ProposeResult]:
+    """Each proposed result as a proposal branch of the shared remote (brain/team.py): the core
+    file it changes as approving it would, checked by lint there first (a refusal is said as
+    propose's own); offline, it waits here for the next pass."""
+    from dataclasses import replace
+
+    from brain import team
+    from brain.vault import parse_bullet
+
+    strict = inboxmod.policy_strict(vault)
+    drafts: list[team.Draft] = []
+    out = list(results)
+    at: list[int] = []
+    held = team.open_count(vault)  # as last fetched: the remote is bounded as the inbox is
+    for i, r in enumerate(results):
+        if r.action != "proposed":
+            continue
+        if held + len(drafts) >= inboxmod.MAX_PENDING:
+            out[i] = replace(r, action="refused", number=None, problem=inboxmod.FULL)
+            continue
+        b = parse_bullet(r.markdown)
+        old = q.by_handle.get(handle_key(b.handle))
+        target = old.path if old else inboxmod.DESTINATIONS[r.to or inboxmod.DEFAULT_DESTINATION]
+        bullet = inboxmod.keep_aliases(r.markdown, old.raw if old else "")
+        why = inboxmod.lint_says(target, bullet, strict)
+        if why:
+            out[i] = replace(r, action="refused", number=None, problem=why)
+            continue
+        key = "\0".join(_key(b.handle, b.fact))
+        drafts.append(team.Draft(key, bullet, target, _placing(bullet, old.raw if old else "")))
+        at.append(i)
+    for i, sent in zip(at, team.propose(vault, drafts), strict=True):
+        r = out[i]
+        url, said = None, sent.note
+        if pr and sent.sent and sent.action == "proposed":
+            url, why = team.open_pr(vault, team.remote(vault), sent.branch, r.markdown)
+            said = said or why or ""
+        out[i] = replace(
+            r,
+            markdown=drafts[at.index(i)].markdown,
+            action=sent.action,
+            number=None,
+            branch=sent.branch,
+            sent=sent.sent,
+            pr=url,
+            note=said or None,
+        )
+    return out
+
+
+def _placing(bullet: str, old: str) -> Callable[[str], str]:
+    """How a core file's text takes `bullet`: in place of `old` where the file has it, else
+    under `## From the inbox`, as `brain inbox approve` writes it."""
+
+    def place(text: str) -> str:
+        lines = text.split("\n")
+        if old and old in lines:
+            lines[lines.index(old)] = bullet
+        else:
+            lines = inboxmod.insert_approved(lines, bullet)[0]
+        return "\n".join(lines)
+
+    return place
+
+
 def propose(
-    vault: Path, line: str, *, to: str | None = None, source: str = "", force: bool = False
+    vault: Path,
+    line: str,
+    *,
+    to: str | None = None,
+    source: str = "",
+    force: bool = False,
+    pr: bool = False,
 ) -> ProposeResult:
     """Queue one line; a line that cannot be a bullet or holds a credential is an error, and so
     is one whose handle a bullet has, unless `force` (a deliberate correction of that bullet)."""
@@ -239,7 +325,7 @@ def propose(
         from brain import caller
 
         source = caller.detect().name
-    (result,) = propose_many(vault, [(line, source)], to=to, force=force)
+    (result,) = propose_many(vault, [(line, source)], to=to, force=force, pr=pr)
     if result.action == "refused":
         # the inbox's being full, and a handle taken, say what to do themselves
         said = result.problem == inboxmod.FULL or result.updates is not None

@@ -28,7 +28,7 @@ class SyncStatus:
     url: str | None
     branch: str | None  # None: no branch checked out (a detached HEAD)
     changes: int  # files changed here and not written down yet
-    ahead: int  # commits written down and not sent yet
+    ahead: int  # commits written down and not sent yet (team proposals made offline too)
     behind: int  # commits on the remote not received yet, as of the last fetch
     fetched_at: str | None  # when the remote was last fetched (brain.when.at), None for never
     retry_at: str | None  # background passes wait until then
@@ -68,6 +68,7 @@ def status(vault: Path) -> SyncStatus:
         ahead, behind = engine.counts(vault, ours, theirs)
     elif ours and name:
         ahead = _all(vault, ours)  # the remote has no such branch yet: everything waits
+    ahead += len(engine.unsent_proposals(vault))  # team proposals made offline: sent next pass
     fetched = ""
     if (gd / "FETCH_HEAD").exists():
         fetched = hookside.iso((gd / "FETCH_HEAD").stat().st_mtime)

@@ -203,6 +203,7 @@ def inbox(vault: Path) -> dict[str, Any]:
         "items": items,
         "path": listing.path,
         "recovered": listing.recovered,
+        "remote_note": listing.note,  # `proposals: team`: the remote could not be asked
         "destinations": list(inboxmod.DESTINATIONS),
         "default_to": inboxmod.DEFAULT_DESTINATION,
     }
