@@ -28,6 +28,7 @@ from typing import Any
 from brain import index
 from brain.config import CORE_FILES, index_path
 from brain.errors import UsageError
+from brain.gitutil import repo_root as repo_root  # noqa: PLC0414  (others import it here)
 from brain.hook_event import Event
 from brain.text import plural
 from brain.vocab import BYTES_PER_TOKEN, SEP, fold, fts_phrase, split_aliases, tokens, words
@@ -413,18 +414,6 @@ def pack(
     )
     _store(where, key, result)
     return result
-
-
-def repo_root(start: Path) -> Path | None:
-    """The nearest folder at or above `start` holding `.git` (a folder, or a worktree's file)."""
-    try:
-        here = start.resolve()
-    except OSError:
-        return None
-    for folder in (here, *here.parents):
-        if (folder / ".git").exists():
-            return folder
-    return None
 
 
 def empty(budget: int) -> PackResult:
