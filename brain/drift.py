@@ -4,8 +4,8 @@ names after its date, and the date of the last.
 What a unit names (`refs`):
 - the relative and absolute paths `brain verify` reads (brain/claims.py), resolved in the
   repositories the unit names by folder name (in its words or section; a note's folders too,
-  `projects/payments/...`); a relative path in a unit that names none, in the one known
-  repository whose work tree holds it (in none or several: it names no repository);
+  `projects/payments/...`); a unit that names no repository names no file by a relative path
+  (as verify: `src/retry.py` alone could be any repository's);
 - an explicit `REPO:PATH` in a code span of a bullet's fact or source
   (`` `payments:src/retry.py` ``), REPO a known repository's folder name: the way to name a file
   whatever the words say;
@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from brain.search import Hit
     from brain.vault import Unit
 
 MAX_COMMITS = 5000  # per repository: a first read of a huge history stops here (`at_least`)
@@ -85,6 +86,20 @@ def lookup(conn: sqlite3.Connection, keys: Iterable[str]) -> dict[str, Drift]:
     except sqlite3.OperationalError:  # an index of an older schema, read before its rebuild
         return {}
     return {k: Drift(n, last, bool(more)) for k, n, last, more in rows}
+
+
+def mark(conn: sqlite3.Connection, hits: list[Hit]) -> list[Hit]:
+    """`hits` with the drift of each that has any (`code_changed`)."""
+    import dataclasses
+
+    keys = [key(h.path, h.section, h.handle, h.text, h.date) for h in hits]
+    found = lookup(conn, keys)
+    if not found:
+        return hits
+    return [
+        dataclasses.replace(h, code_changed=found[k]) if k in found else h
+        for h, k in zip(hits, keys, strict=True)
+    ]
 
 
 def front_matter(data: bytes) -> tuple[str, ...]:
@@ -156,9 +171,7 @@ def refs(
         rel = token.removeprefix("./")
         if rel.startswith(("../", "AI/")) or rel in (".", ""):
             continue
-        holders = named or [r for r in repos.values() if (r / rel.rstrip("/")).exists()]
-        if len(holders) == 1 or named:
-            out |= {_ref(root, rel) for root in holders}
+        out |= {_ref(root, rel) for root in named}
     return _outside(out, vault)
 
 

@@ -26,7 +26,7 @@ import re
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from brain.vocab import (
     ALIAS_SEP,
@@ -43,6 +43,9 @@ from brain.vocab import (
     telling,
     words,
 )
+
+if TYPE_CHECKING:
+    from brain.drift import Drift
 
 EXACT_RATIO = 0.85
 PREFIX_MIN = 3
@@ -71,6 +74,7 @@ class Hit:
     match: tuple[str, ...]  # which signals found it: "exact", "handle", "keyword", "semantic"
     covered: float = 0.0  # share of the query's terms the keyword half found in it
     superseded_by: str = ""  # handle of a newer bullet that says otherwise (brain/stale.py)
+    code_changed: Drift | None = None  # commits to the files it names since (brain/drift.py)
 
 
 @dataclass(frozen=True)
