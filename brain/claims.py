@@ -10,7 +10,6 @@ import re
 from pathlib import Path
 
 from brain.vault import Unit
-from brain.vocab import fold
 
 SPAN = re.compile(r"`([^`\n]+)`")
 # A path token: not preceded by a word character, a slash, a colon (URLs) or a dot.
@@ -25,6 +24,7 @@ _PROGRAM = re.compile(r"^[a-z][a-z0-9._+-]*$")
 _SUBCOMMAND = re.compile(r"^[a-z][a-z-]*$")
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _TRAIL = ".,:;!?)'\""
+_FRONT_KEY = re.compile(r"^code:\s*(.*)$")
 
 
 def claims_of(row: Unit) -> list[tuple[str, str]]:
@@ -70,40 +70,6 @@ def claims_of(row: Unit) -> list[tuple[str, str]]:
     return out
 
 
-def repositories(vault: Path) -> dict[str, Path]:
-    """The repositories here, by folder name (folded): the vault's and the folders recall's
-    sessions ran in (walked up to their repository). Recall off or unreadable: the vault's
-    alone."""
-    from brain.gitutil import repo_root
-
-    found: dict[str, Path] = {}
-    root = repo_root(vault)
-    if root is not None:
-        found[fold(root.name)] = root
-    try:
-        from brain.recall import store
-
-        if not store.enabled() or not store.db_path().exists():
-            return found
-        conn = store.connect()
-        try:
-            cwds = [r[0] for r in conn.execute("SELECT DISTINCT cwd FROM sessions WHERE cwd != ''")]
-        finally:
-            conn.close()
-    except Exception:
-        return found
-    seen: set[Path] = set()
-    for cwd in cwds:
-        folder = Path(cwd)
-        if not folder.is_dir():
-            continue
-        repo = repo_root(folder)
-        if repo is not None and repo not in seen:
-            seen.add(repo)
-            found.setdefault(fold(repo.name), repo)
-    return found
-
-
 def named_repos(row: Unit, repos: dict[str, Path]) -> list[Path]:
     """The repositories of `repos` that the bullet names (a word of its handle, aliases, fact or
     section that is a repository's folder name)."""
@@ -113,3 +79,27 @@ def named_repos(row: Unit, repos: dict[str, Path]) -> list[Path]:
 
     said = set(words(" ".join((row.handle, *row.aliases, row.text, row.section))))
     return [path for name, path in repos.items() if name in said]
+
+
+def front_matter(data: bytes) -> tuple[str, ...]:
+    """The entries of a note's front matter `code:` key: an inline list (`code: a, b` or
+    `code: [a, b]`) or `- entry` lines below it; () when it has none."""
+    if not data.startswith(b"---"):
+        return ()
+    lines = data[:8192].decode("utf-8", errors="replace").split("\n")
+    if lines[0].strip() != "---":
+        return ()
+    out: list[str] = []
+    listing = False
+    for line in lines[1:]:
+        if line.strip() in ("---", "..."):
+            return tuple(dict.fromkeys(e for e in out if e))
+        m = _FRONT_KEY.match(line)
+        if m:
+            listing = not m.group(1).strip()
+            out += [e.strip().strip("'\"") for e in m.group(1).strip().strip("[]").split(",")]
+        elif listing and line.lstrip().startswith("- "):
+            out.append(line.lstrip()[2:].strip().strip("'\""))
+        elif line[:1].strip():
+            listing = False  # the next key
+    return ()  # no closing line: not front matter

@@ -47,7 +47,6 @@ MAX_COMMITS = 5000  # per repository: a first read of a huge history stops here 
 
 # `REPO:PATH` in a code span: REPO a folder name (two characters at least: `C:/x` is a drive)
 _EXPLICIT = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]+):([A-Za-z0-9._-][A-Za-z0-9._/-]*)$")
-_FRONT_KEY = re.compile(r"^code:\s*(.*)$")
 
 
 @dataclass(frozen=True)
@@ -100,30 +99,6 @@ def mark(conn: sqlite3.Connection, hits: list[Hit]) -> list[Hit]:
         dataclasses.replace(h, code_changed=found[k]) if k in found else h
         for h, k in zip(hits, keys, strict=True)
     ]
-
-
-def front_matter(data: bytes) -> tuple[str, ...]:
-    """The entries of a note's front matter `code:` key: an inline list (`code: a, b` or
-    `code: [a, b]`) or `- entry` lines below it; () when it has none."""
-    if not data.startswith(b"---"):
-        return ()
-    lines = data[:8192].decode("utf-8", errors="replace").split("\n")
-    if lines[0].strip() != "---":
-        return ()
-    out: list[str] = []
-    listing = False
-    for line in lines[1:]:
-        if line.strip() in ("---", "..."):
-            return tuple(dict.fromkeys(e for e in out if e))
-        m = _FRONT_KEY.match(line)
-        if m:
-            listing = not m.group(1).strip()
-            out += [e.strip().strip("'\"") for e in m.group(1).strip().strip("[]").split(",")]
-        elif listing and line.lstrip().startswith("- "):
-            out.append(line.lstrip()[2:].strip().strip("'\""))
-        elif line[:1].strip():
-            listing = False  # the next key
-    return ()  # no closing line: not front matter
 
 
 # --- what a unit names ---------------------------------------------------------------------------
@@ -196,11 +171,45 @@ def _outside(found: set[Ref], vault: Path | None) -> set[Ref]:
 # --- reading histories (brain reindex) ----------------------------------------------------------
 
 
+def repositories(vault: Path) -> dict[str, Path]:
+    """The repositories here, by folder name (folded): the vault's and the folders recall's
+    sessions ran in (walked up to their repository). Recall off or unreadable: the vault's
+    alone."""
+    from brain.gitutil import repo_root
+    from brain.vocab import fold
+
+    found: dict[str, Path] = {}
+    root = repo_root(vault)
+    if root is not None:
+        found[fold(root.name)] = root
+    try:
+        from brain.recall import store
+
+        if not store.enabled() or not store.db_path().exists():
+            return found
+        conn = store.connect()
+        try:
+            cwds = [r[0] for r in conn.execute("SELECT DISTINCT cwd FROM sessions WHERE cwd != ''")]
+        finally:
+            conn.close()
+    except Exception:
+        return found
+    seen: set[Path] = set()
+    for cwd in cwds:
+        folder = Path(cwd)
+        if not folder.is_dir():
+            continue
+        repo = repo_root(folder)
+        if repo is not None and repo not in seen:
+            seen.add(repo)
+            found.setdefault(fold(repo.name), repo)
+    return found
+
+
 def known(conn: sqlite3.Connection, vault: Path, cwd: Path | None) -> dict[str, Path]:
     """The repositories drift resolves names in: verify's (the vault's, recall's sessions'),
     the one `cwd` is in, and the ones read before that are still there (the others are
     forgotten)."""
-    from brain.claims import repositories
     from brain.gitutil import repo_root
     from brain.vocab import fold
 
@@ -251,6 +260,27 @@ class Refreshed:
     commits: int  # commits whose diff was read
     units: int  # units that name code
     drifted: int  # units whose code changed since
+    changed: bool  # the drift table differs from before
+
+
+def update(vault: Path) -> Refreshed:
+    """`brain reindex`'s part (after the index's sync): the histories and every unit's drift, in
+    one write transaction, as run in the current folder (the repository brain runs in)."""
+    from brain import index
+
+    try:
+        here: Path | None = Path.cwd()
+    except OSError:  # the folder it ran in was removed
+        here = None
+    conn = index.connect(vault)
+    try:
+        with index.transaction(conn):
+            done = refresh(conn, vault, here)
+            if done.changed:
+                index.restamp(conn)  # a pack cached against the build is made again
+        return done
+    finally:
+        conn.close()
 
 
 def refresh(conn: sqlite3.Connection, vault: Path, cwd: Path | None = None) -> Refreshed:
@@ -285,18 +315,20 @@ def refresh(conn: sqlite3.Connection, vault: Path, cwd: Path | None = None) -> R
         if got is not None:
             ids[root], read = got
             commits += read
-    conn.execute("DELETE FROM drift")
-    drifted = 0
+    before = set(conn.execute("SELECT key, commit_count, last_date, at_least FROM drift"))
+    rows = set()
     for unit_key, date, found in named:
         d = _drift(conn, ids, found, date)
         if d is not None:
-            drifted += 1
-            conn.execute(
-                "INSERT OR REPLACE INTO drift(key, commit_count, last_date, at_least)"
-                " VALUES (?, ?, ?, ?)",
-                (unit_key, d.commit_count, d.last_date, int(d.at_least)),
-            )
-    return Refreshed(len(ids), commits, len(named), drifted)
+            rows.add((unit_key, d.commit_count, d.last_date, int(d.at_least)))
+    if rows != before:
+        conn.execute("DELETE FROM drift")
+        conn.executemany(
+            "INSERT OR REPLACE INTO drift(key, commit_count, last_date, at_least)"
+            " VALUES (?, ?, ?, ?)",
+            sorted(rows),
+        )
+    return Refreshed(len(ids), commits, len(named), len(rows), rows != before)
 
 
 def _read(conn: sqlite3.Connection, root: Path, floor: str) -> tuple[tuple[int, str], int] | None:

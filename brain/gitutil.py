@@ -312,7 +312,7 @@ def read_log(root: Path, seen: str, *, since_day: str = "", max_commits: int) ->
     read stops at the first commit dated before `since_day` and after `max_commits` commits, an
     incremental one that would pass the bound reads in full (bounded) instead. None when `root`
     holds no readable repository or no commit."""
-    from brain.history import head_hint
+    from brain.history import ancestor, head_hint
 
     if seen and head_hint(root) == seen:
         return Log(seen, full=False, changes=(), floor="", bounded=False)
@@ -325,7 +325,7 @@ def read_log(root: Path, seen: str, *, since_day: str = "", max_commits: int) ->
         head = repo.head.target
         if str(head) == seen:
             return Log(seen, full=False, changes=(), floor="", bounded=False)
-        old = read_ancestor(repo, seen, head)
+        old = ancestor(repo, seen, head)
         if old is not None:
             got = _walk_changes(repo, head, old, "", max_commits)
             if got is not None:
@@ -337,20 +337,6 @@ def read_log(root: Path, seen: str, *, since_day: str = "", max_commits: int) ->
         )
         return Log(str(head), full=True, changes=changes, floor=floor, bounded=bounded)
     except (pygit2.GitError, KeyError, ValueError, OSError):
-        return None
-
-
-def read_ancestor(repo: Any, seen: str, head: Any) -> Any:
-    """The commit `seen` (an id read before) when `head` descends from it, else None: history
-    was rewritten (or nothing was read)."""
-    if not seen:
-        return None
-    import pygit2
-
-    try:
-        old = pygit2.Oid(hex=seen)
-        return old if repo.descendant_of(head, old) else None
-    except (pygit2.GitError, KeyError, ValueError):
         return None
 
 

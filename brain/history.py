@@ -41,8 +41,6 @@ def read(vault: Path, wanted: Collection[str], seen: str) -> Dates | None:
         return Dates("", full=True)  # no repository holds the vault
     if hint is not None and hint == seen:
         return None  # nothing committed since: no need to load pygit2 (~0.2 s) at all
-    from brain.gitutil import read_ancestor
-
     try:
         import pygit2
     except ImportError:  # pragma: no cover - a dependency; never fatal here
@@ -60,7 +58,7 @@ def read(vault: Path, wanted: Collection[str], seen: str) -> Dates | None:
         prefix = _prefix(vault, repo.workdir)
         if prefix is None:
             return Dates("", full=True)
-        since = read_ancestor(repo, seen, head)
+        since = ancestor(repo, seen, head)
         return Dates(str(head), since is None, _walk(repo, head, since, prefix, set(wanted)))
     except (pygit2.GitError, KeyError, ValueError, OSError):
         return None  # a damaged repository: keep what the index has
@@ -114,6 +112,19 @@ def _prefix(vault: Path, workdir: str | None) -> str | None:
     except ValueError:
         return None
     return "" if str(rel) == "." else rel.as_posix()
+
+
+def ancestor(repo: Any, seen: str, head: Any) -> Any:
+    """The commit last read, when `head` descends from it (else history was rewritten: None)."""
+    if not seen:
+        return None
+    import pygit2
+
+    try:
+        old = pygit2.Oid(hex=seen)
+        return old if repo.descendant_of(head, old) else None
+    except (pygit2.GitError, KeyError, ValueError):
+        return None
 
 
 def _subtree(repo: Any, commit: Any, prefix: str) -> Any:

@@ -346,25 +346,13 @@ def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool, history: bool) -
     return report
 
 
-def _read_code(conn: sqlite3.Connection, vault: Path, history: bool) -> None:
-    """With history, the repositories' commits since the last read and each unit's drift."""
-    if history:
-        from brain import drift
-
-        try:
-            here: Path | None = Path.cwd()
-        except OSError:  # the folder it ran in was removed
-            here = None
-        drift.refresh(conn, vault, here)
-
-
 def _parse(conn: sqlite3.Connection, rel: str, data: bytes) -> vaultmod.Parsed:
     """A file's units; a note's front matter `code:` list (brain/drift.py) is kept for `brain
     reindex`."""
     parsed = vaultmod.parse(rel, data)
     if rel in CORE_FILES or not data.startswith(b"---"):
         return parsed
-    from brain.drift import front_matter
+    from brain.claims import front_matter
 
     listed = front_matter(data)
     if listed:
@@ -565,7 +553,6 @@ def rebuild(vault: Path, *, history: bool = False) -> SyncReport:
         _carry_dates(conn, path)
         with transaction(conn):
             report = _sync(conn, vault, full=True, history=history)
-            _read_code(conn, vault, history)
         _carry_vectors(conn, path)
         conn.close()
         _swap(tmp, path)
@@ -721,9 +708,7 @@ def sync(vault: Path, *, history: bool = False) -> SyncReport:
             conn.close()
             return rebuild(vault, history=history)
         with transaction(conn):
-            report = _sync(conn, vault, full=False, history=history)
-            _read_code(conn, vault, history)
-            return report
+            return _sync(conn, vault, full=False, history=history)
     except sqlite3.DatabaseError:
         conn.close()
         return rebuild(vault, history=history)
@@ -783,6 +768,12 @@ def usable(vault: Path) -> bool:
 def connect(vault: Path) -> sqlite3.Connection:
     """A connection to the vault's index as it is (see open_index for one that is up to date)."""
     return _connect(index_path(vault))
+
+
+def restamp(conn: sqlite3.Connection) -> None:
+    """A new build stamp: what the index serves changed with no file (brain/drift.py), and what
+    is cached against the build (pack's) must be made again."""
+    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('built', ?)", (_stamp(),))
 
 
 def built(conn: sqlite3.Connection) -> str:

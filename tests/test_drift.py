@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 from conftest import ROOT, brain, brain_process, today
 
-from brain import drift, gitutil, index
+from brain import claims, drift, gitutil, index
 from brain.commands import inbox as inboxmod
+from brain.commands import reindex as reindexmod
 from brain.commands import tend as tendmod
 
 HOOK = ROOT / "testdata" / "hooks" / "claude-user-prompt-submit.json"
@@ -68,7 +69,7 @@ def make_vault(root: Path, bullets: list[str], notes: dict[str, str] | None = No
 def reindex(vault: Path, cwd: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`brain reindex` as run in `cwd` (the repository brain runs in)."""
     monkeypatch.chdir(cwd)
-    index.sync(vault, history=True)
+    reindexmod.reindex(vault)
 
 
 def drifts(vault: Path) -> dict[str, drift.Drift]:
@@ -202,9 +203,8 @@ def test_history_is_read_incrementally_and_a_find_never_walks_it(
     commit(payments, "2026-06-01", {"src/retry.py": "tries = 4\n"})
     vault = make_vault(tmp_path, [RETRY])
     monkeypatch.chdir(payments)
-    conn = index.connect(vault) if index.usable(vault) else None
-    assert conn is None
-    index.sync(vault)  # a find's sync: no history
+    index.sync(vault, history=True)  # the index alone (a find's sync reads no history either)
+    assert drifts(vault) == {}
     conn = index.connect(vault)
     try:
         first = drift.refresh(conn, vault, payments)
@@ -312,17 +312,17 @@ def test_explicit_files_in_a_code_span_and_a_notes_front_matter(
 
 
 def test_front_matter_forms() -> None:
-    assert drift.front_matter(b"---\ncode: a:x.py, a:y.py\ntitle: t\n---\nbody") == (
+    assert claims.front_matter(b"---\ncode: a:x.py, a:y.py\ntitle: t\n---\nbody") == (
         "a:x.py",
         "a:y.py",
     )
-    assert drift.front_matter(b"---\ncode: [a:x.py]\n---\n") == ("a:x.py",)
-    assert drift.front_matter(b"---\ncode:\n- a:x.py\n- b/\ntags: [x]\n---\n") == (
+    assert claims.front_matter(b"---\ncode: [a:x.py]\n---\n") == ("a:x.py",)
+    assert claims.front_matter(b"---\ncode:\n- a:x.py\n- b/\ntags: [x]\n---\n") == (
         "a:x.py",
         "b/",
     )
-    assert drift.front_matter(b"---\ncode: a:x.py\n") == ()  # never closed: not front matter
-    assert drift.front_matter(b"# title\ncode: a:x.py\n") == ()
+    assert claims.front_matter(b"---\ncode: a:x.py\n") == ()  # never closed: not front matter
+    assert claims.front_matter(b"# title\ncode: a:x.py\n") == ()
 
 
 def test_a_folder_counts_every_file_under_it(

@@ -102,8 +102,10 @@ def bullets(conn: sqlite3.Connection) -> list[Unit]:
 
 
 def repositories(vault: Path) -> dict[str, Path]:
-    """The repositories here, by folder name (brain.claims.repositories)."""
-    return claims.repositories(vault)
+    """The repositories here, by folder name (brain.drift.repositories)."""
+    from brain.drift import repositories
+
+    return repositories(vault)
 
 
 def context(vault: Path, repos: dict[str, Path] | None = None) -> Context:
