@@ -317,8 +317,9 @@ def refresh(conn: sqlite3.Connection, vault: Path, cwd: Path | None = None) -> R
             commits += read
     before = set(conn.execute("SELECT key, commit_count, last_date, at_least FROM drift"))
     rows = set()
+    moves = _moves(conn)
     for unit_key, date, found in named:
-        d = _drift(conn, ids, found, date)
+        d = _drift(conn, ids, moves, found, date)
         if d is not None:
             rows.add((unit_key, d.commit_count, d.last_date, int(d.at_least)))
     if rows != before:
@@ -372,7 +373,11 @@ def _read(conn: sqlite3.Connection, root: Path, floor: str) -> tuple[tuple[int, 
 
 
 def _drift(
-    conn: sqlite3.Connection, ids: dict[Path, tuple[int, str]], found: set[Ref], date: str
+    conn: sqlite3.Connection,
+    ids: dict[Path, tuple[int, str]],
+    moves: Moves,
+    found: set[Ref],
+    date: str,
 ) -> Drift | None:
     """The commits after `date` that touched what `found` names (a renamed file followed)."""
     seen: dict[int, str] = {}
@@ -389,7 +394,7 @@ def _drift(
                 (f"{ref.path}/", f"{ref.path}0", rid, date),
             ).fetchall()
         else:
-            names = _lineage(conn, rid, ref.path, date)
+            names = _lineage(moves, rid, ref.path, date)
             marks = ",".join("?" * len(names))
             rows = conn.execute(
                 "SELECT c.id, c.day FROM drift_touches t JOIN drift_commits c ON c.id = t.commit_id"  # noqa: S608
@@ -402,14 +407,23 @@ def _drift(
     return Drift(len(seen), max(seen.values()), short)
 
 
-def _lineage(conn: sqlite3.Connection, rid: int, path: str, date: str) -> list[str]:
+Moves = dict[int, list[tuple[str, str, str]]]  # repository id -> (day, old, new), oldest first
+
+
+def _moves(conn: sqlite3.Connection) -> Moves:
+    out: Moves = {}
+    for rid, day, old, new in conn.execute(
+        "SELECT c.repo, c.day, m.old, m.new FROM drift_moves m"
+        " JOIN drift_commits c ON c.id = m.commit_id ORDER BY c.id"
+    ):
+        out.setdefault(rid, []).append((day, old, new))
+    return out
+
+
+def _lineage(moves: Moves, rid: int, path: str, date: str) -> list[str]:
     """`path` and the names it was renamed to after `date`, in the order of the renames."""
     names = [path]
-    for old, new in conn.execute(
-        "SELECT m.old, m.new FROM drift_moves m JOIN drift_commits c ON c.id = m.commit_id"
-        " WHERE c.repo = ? AND c.day > ? ORDER BY c.id",
-        (rid, date),
-    ):
-        if old in names and new not in names:
+    for day, old, new in moves.get(rid, ()):
+        if day > date and old in names and new not in names:
             names.append(new)
     return names
