@@ -26,8 +26,9 @@ import re
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from brain.drift import Drift
 from brain.vocab import (
     ALIAS_SEP,
     COMMON_MIN_UNITS,
@@ -43,9 +44,6 @@ from brain.vocab import (
     telling,
     words,
 )
-
-if TYPE_CHECKING:
-    from brain.drift import Drift
 
 EXACT_RATIO = 0.85
 PREFIX_MIN = 3

@@ -24,7 +24,7 @@ import re
 import sqlite3
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from brain import drift, index
 from brain.config import CORE_FILES, index_path
@@ -33,9 +33,6 @@ from brain.gitutil import repo_root as repo_root  # noqa: PLC0414  (others impor
 from brain.hook_event import Event
 from brain.text import plural
 from brain.vocab import BYTES_PER_TOKEN, SEP, fold, fts_phrase, split_aliases, tokens, words
-
-if TYPE_CHECKING:
-    from brain.drift import Drift
 
 DEFAULT_BUDGET = 1500  # tokens; a token is 4 bytes of output
 PACK_FORMAT = "6"  # bump when the text or the cached shape changes
@@ -52,7 +49,7 @@ class PackBullet:
     section: str | None  # the heading it is under (None before any heading)
     source: str
     date: str
-    code_changed: Drift | None = None  # commits to the files it names since (brain/drift.py)
+    code_changed: drift.Drift | None = None  # commits to the files it names since
 
     def terse(self) -> str:
         """One line, as `brain find` gives an agent: locator, handle, fact, date (and how the

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from brain.drift import Drift  # light (standard library); the MCP schema reads HitDoc's fields
 from brain.errors import UsageError
 from brain.present import Answer, Lookup, clip, data, dumps, echoed, fit, plural, rich_text
 from brain.text import printable
@@ -18,7 +19,6 @@ if TYPE_CHECKING:
     from brain.caller import Caller
     from brain.commands.find import FindResult
     from brain.commands.prime import PrimeResult
-    from brain.drift import Drift
     from brain.search import Hit  # annotations only: `brain pack` never loads the ranking
 
 PROSE_CHARS = 280  # a paragraph is shown by its start; `--raw` or the file has the rest
