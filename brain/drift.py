@@ -31,13 +31,14 @@ renamed file is followed to its new name, a deleted file's deletion counts.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from brain.search import Hit
@@ -294,10 +295,12 @@ def refresh(conn: sqlite3.Connection, vault: Path, cwd: Path | None = None) -> R
         p: tuple(f.split("\n"))
         for p, f in conn.execute("SELECT path, files FROM drift_files").fetchall()
     }
+    units = conn.execute(_UNITS_SQL).fetchall()
+    said = _signature(units, repos, listed)
+    if _unchanged(conn, said):
+        return Refreshed(0, 0, 0, 0, changed=False)
     named: list[tuple[str, str, set[Ref]]] = []
-    for path, line, kind, text, section, handle, aliases, source, date, raw in conn.execute(
-        _UNITS_SQL
-    ).fetchall():
+    for path, line, kind, text, section, handle, aliases, source, date, raw in units:
         row = Unit(
             path, line, kind, text, section, handle, split_aliases(aliases), source, date, raw
         )
@@ -329,7 +332,40 @@ def refresh(conn: sqlite3.Connection, vault: Path, cwd: Path | None = None) -> R
             " VALUES (?, ?, ?, ?)",
             sorted(rows),
         )
+    heads = dict(conn.execute("SELECT root, head FROM drift_repos").fetchall())
+    state = {"said": said, "heads": {str(r): heads.get(str(r), "") for r in sorted(floors)}}
+    conn.execute(
+        "INSERT OR REPLACE INTO meta(key, value) VALUES ('drift', ?)", (json.dumps(state),)
+    )
     return Refreshed(len(ids), commits, len(named), len(rows), rows != before)
+
+
+def _signature(units: list[Any], repos: dict[str, Path], listed: dict[str, tuple[str, ...]]) -> str:
+    """What the drift of every unit is computed from, besides the histories: the units that may
+    name code, the repositories known, the notes' front matter lists."""
+    h = hashlib.blake2b(digest_size=16)
+    for row in sorted(units):
+        h.update(repr(row).encode("utf-8", "surrogatepass"))
+    h.update(repr(sorted((k, str(v)) for k, v in repos.items())).encode())
+    h.update(repr(sorted(listed.items())).encode("utf-8", "surrogatepass"))
+    return h.hexdigest()
+
+
+def _unchanged(conn: sqlite3.Connection, said: str) -> bool:
+    """Whether the last refresh was computed from the same units and repositories, and no
+    repository it read has a new HEAD (read from the files git keeps it in: no pygit2). A HEAD
+    that cannot be told that way is a change."""
+    from brain.history import head_hint
+
+    row = conn.execute("SELECT value FROM meta WHERE key = 'drift'").fetchone()
+    try:
+        state = json.loads(row[0]) if row else {}
+    except ValueError:
+        return False
+    if state.get("said") != said:
+        return False
+    heads = state.get("heads", {})
+    return all(bool(head) and head_hint(Path(root)) == head for root, head in heads.items())
 
 
 def _read(conn: sqlite3.Connection, root: Path, floor: str) -> tuple[tuple[int, str], int] | None:

@@ -211,6 +211,7 @@ def test_history_is_read_incrementally_and_a_find_never_walks_it(
         assert first.commits == 1  # the commits since the bullet's date, read once
         again = drift.refresh(conn, vault, payments)
         assert again.commits == 0  # nothing new: not even pygit2's walk
+        assert again.units == 0  # nor the units' files resolved again: nothing could change
         commit(payments, "2026-07-01", {"src/retry.py": "tries = 5\n"})
         commit(payments, "2026-07-02", {"README.md": "new\n"})
         more = drift.refresh(conn, vault, payments)
