@@ -126,7 +126,7 @@ def refs(
     loose: list[str] = []
     for entry in [*explicit, *listed]:
         m = _EXPLICIT.match(entry)
-        if m and fold(m.group(1)) in repos:
+        if m and fold(m.group(1)) in repos and ".." not in m.group(2).split("/"):
             out.add(_ref(repos[fold(m.group(1))], m.group(2)))
         elif entry in listed and m is None:
             loose.append(entry)

@@ -158,7 +158,7 @@ def test_a_deleted_file_counts_its_deletion(
     assert drifts(vault)["paynova retries"] == drift.Drift(1, "2026-06-01", at_least=False)
 
 
-def test_a_file_that_never_was_and_a_repository_that_is_not_there_say_nothing(
+def test_a_file_that_never_was_and_a_repository_that_is_not_there_are_left_out(
     tmp_path: Path, payments: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     commit(payments, "2026-06-01", {"src/retry.py": "tries = 9\n"})
@@ -168,10 +168,11 @@ def test_a_file_that_never_was_and_a_repository_that_is_not_there_say_nothing(
             "- **ghost file** — payments keeps it in `src/nowhere.py` — me — 2026-05-01",
             "- **ghost repo** — the ledger repo's `ledger:src/retry.py` — me — 2026-05-01",
             "- **far repo** — billing keeps it in `src/retry.py` — me — 2026-05-01",
+            RETRY,  # beside them, the one that names payments' file
         ],
     )
     reindex(vault, payments, monkeypatch)
-    assert drifts(vault) == {}
+    assert drifts(vault) == {"paynova retries": drift.Drift(1, "2026-06-01", at_least=False)}
 
 
 def test_a_repository_gone_from_disk_is_forgotten_and_breaks_nothing(
@@ -357,6 +358,11 @@ def test_find_pack_and_prime_show_it_in_one_line(
     cached = brain("pack", "payments", "--vault", str(vault), "--json").json()
     assert cached["cached"] is True
     assert cached["bullets"] == pack.json()["bullets"]
+    commit(payments, "2026-11-20", {"src/retry.py": "tries = 6\n"})
+    reindex(vault, payments, monkeypatch)  # no vault file changed: the cached pack is made again
+    later = brain("pack", "payments", "--vault", str(vault), "--json").json()
+    assert later["cached"] is False
+    assert "code changed since: 3 commits, last 2026-11-20" in later["text"]
 
 
 PROMPT = json.loads(HOOK.read_text(encoding="utf-8"))["prompt"]
