@@ -91,7 +91,8 @@ def make_vault(path: Path, bullets: int) -> None:
 
 
 def git(repo: Path, *args: str) -> None:
-    subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+    argv = ["git", "-C", str(repo), "-c", "gc.auto=0", "-c", "maintenance.auto=false", *args]
+    subprocess.run(argv, check=True, capture_output=True)
 
 
 def env_for(home: Path) -> dict[str, str]:
@@ -127,7 +128,8 @@ def main() -> int:
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     py = sys.executable
-    with tempfile.TemporaryDirectory(prefix="bench-drift-") as tmp:
+    # a git of the user's may still be packing in the background: what it leaves is left
+    with tempfile.TemporaryDirectory(prefix="bench-drift-", ignore_cleanup_errors=True) as tmp:
         base = Path(tmp)
         code, vault = base / "bench", base / "vault"
         t0 = time.perf_counter()
