@@ -24,6 +24,8 @@ _PROGRAM = re.compile(r"^[a-z][a-z0-9._+-]*$")
 _SUBCOMMAND = re.compile(r"^[a-z][a-z-]*$")
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _TRAIL = ".,:;!?)'\""
+# `REPO:PATH` in a code span: REPO a folder name (two characters at least: `C:/x` is a drive)
+EXPLICIT = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]+):([A-Za-z0-9._-][A-Za-z0-9._/-]*)$")
 _FRONT_KEY = re.compile(r"^code:\s*(.*)$")
 
 
@@ -38,6 +40,10 @@ def claims_of(row: Unit) -> list[tuple[str, str]]:
             out.append((kind, token))
 
     for span in spans:
+        named = EXPLICIT.match(span)
+        if named and (EXT.search(named.group(2)) or "/" in named.group(2)):
+            add("path", span)  # `payments:src/retry.py`: a file of the repository named
+            continue
         words = [w for w in span.split() if not _ASSIGN.match(w)]
         if not words:
             continue

@@ -33,7 +33,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -45,9 +44,6 @@ if TYPE_CHECKING:
     from brain.vault import Unit
 
 MAX_COMMITS = 5000  # per repository: a first read of a huge history stops here (`at_least`)
-
-# `REPO:PATH` in a code span: REPO a folder name (two characters at least: `C:/x` is a drive)
-_EXPLICIT = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]+):([A-Za-z0-9._-][A-Za-z0-9._/-]*)$")
 
 
 @dataclass(frozen=True)
@@ -117,7 +113,7 @@ def refs(
 ) -> set[Ref]:
     """The files of the known repositories (`repos`, folded folder name -> root) that `row`
     names: see the module's docstring."""
-    from brain.claims import SPAN, claims_of, named_repos
+    from brain.claims import EXPLICIT, SPAN, claims_of, named_repos
     from brain.vocab import fold
 
     out: set[Ref] = set()
@@ -125,12 +121,13 @@ def refs(
     explicit = [m.group(1).strip() for m in SPAN.finditer(said)] if "`" in said else []
     loose: list[str] = []
     for entry in [*explicit, *listed]:
-        m = _EXPLICIT.match(entry)
+        m = EXPLICIT.match(entry)
         if m and fold(m.group(1)) in repos and ".." not in m.group(2).split("/"):
             out.add(_ref(repos[fold(m.group(1))], m.group(2)))
         elif entry in listed and m is None:
             loose.append(entry)
-    tokens = [t for kind, t in claims_of(row) if kind == "path"] + loose
+    paths = [t for kind, t in claims_of(row) if kind == "path" and not EXPLICIT.match(t)]
+    tokens = paths + loose
     if not tokens:
         return _outside(out, vault)
     # a note's folders name its project too (`projects/payments/...`)

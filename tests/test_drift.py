@@ -411,3 +411,26 @@ def test_tend_queues_a_check_and_approving_dates_the_bullet(
     assert f"in `src/retry.py` — review — {today()}" in memory
     reindex(vault, payments, monkeypatch)
     assert drifts(vault) == {}  # nothing touched the file after today
+
+
+def test_verify_checks_an_explicit_file_in_the_repository_it_names(payments: Path) -> None:
+    from brain.commands import verify as verifymod
+    from brain.vault import Unit
+
+    ctx = verifymod.Context(payments, {"payments": payments})
+
+    def claims(fact: str) -> list[tuple[str, str]]:
+        row = Unit("AI/MEMORY.md", 3, "bullet", fact, "", "h", (), "me", "2026-05-01")
+        checked, _ = verifymod.check_rows([row], ctx)  # a bullet with no claim is not listed
+        return [(c.text, c.status) for one in checked for c in one.claims]
+
+    assert claims("retries live in `payments:src/retry.py`") == [
+        ("payments:src/retry.py", verifymod.PASSED)
+    ]
+    assert claims("retries live in `payments:src/gone.py`") == [
+        ("payments:src/gone.py", verifymod.FAILED)
+    ]
+    assert claims("retries live in `ledger:src/retry.py`") == [
+        ("ledger:src/retry.py", verifymod.UNKNOWN)
+    ]
+    assert claims("the cache is `redis:6379`") == []  # a port, not a file

@@ -5,7 +5,8 @@ claims it reads:
 
 - a path: absolute, `~/...`, or relative to a repository the bullet names (by its folder's name,
   in the bullet's words or its section); a relative path is only taken from a code span, or when
-  it ends in a file extension (`and/or`, `CI/CD`, `Europe/Istanbul` are not paths);
+  it ends in a file extension (`and/or`, `CI/CD`, `Europe/Istanbul` are not paths); `REPO:PATH`
+  in a code span is a file of the repository of that folder name;
 - a vault file: a relative path whose first folder is one of the vault's (`AI/INBOX.md`), or a
   bare `NAME.md`;
 - a `brain` subcommand it names in a code span (`brain find --json`);
@@ -165,6 +166,16 @@ def _exists(path: str) -> bool:
 
 
 def _path(token: str, row: Unit, ctx: Context) -> Claim:
+    named = claims.EXPLICIT.match(token)
+    if named:  # `payments:src/retry.py`
+        from brain.vocab import fold
+
+        repo = ctx.repos.get(fold(named.group(1)))
+        if repo is None:
+            return Claim("path", token, UNKNOWN, f"no repository {named.group(1)} here")
+        if _exists(os.path.join(repo, named.group(2))):  # noqa: PTH118
+            return Claim("path", token, PASSED, f"in {repo}")
+        return Claim("path", token, FAILED, f"missing from {repo}")
     clean = token.rstrip("/")
     if token.startswith(("/", "~/")):
         target = os.path.expanduser(clean)  # noqa: PTH111
