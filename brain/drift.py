@@ -150,7 +150,10 @@ def refs(
 
 def _ref(root: Path, rel: str) -> Ref:
     clean = rel.strip("/")
-    folder = rel.endswith("/") or (root / clean).is_dir()
+    try:
+        folder = rel.endswith("/") or (root / clean).is_dir()
+    except OSError:  # a name longer than the file system holds (ENAMETOOLONG): no folder
+        folder = False
     return Ref(root, clean, folder)
 
 

@@ -168,6 +168,7 @@ def test_a_file_that_never_was_and_a_repository_that_is_not_there_are_left_out(
             "- **ghost file** — payments keeps it in `src/nowhere.py` — me — 2026-05-01",
             "- **ghost repo** — the ledger repo's `ledger:src/retry.py` — me — 2026-05-01",
             "- **far repo** — billing keeps it in `src/retry.py` — me — 2026-05-01",
+            f"- **odd name** — payments keeps it in `src/{'x' * 300}.py` — me — 2026-05-01",
             RETRY,  # beside them, the one that names payments' file
         ],
     )
