@@ -16,7 +16,9 @@ import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from brain.errors import BrainError
 
@@ -263,3 +265,124 @@ def staged_blob(repo: Path, path: str) -> bytes | None:
     """The staged content of `path`, relative to `repo` (`:./path`; `:path` is from the top)."""
     proc = run(repo, "show", f":./{path}", check=False, index=hook_index(repo))
     return proc.stdout if proc.returncode == 0 else None
+
+
+def repo_root(start: Path) -> Path | None:
+    """The nearest folder at or above `start` holding `.git` (a folder, or a worktree's file)."""
+    try:
+        here = start.resolve()
+    except OSError:
+        return None
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
+# --- which files each commit touched (pygit2, imported when a history is read) --------------------
+
+
+@dataclass(frozen=True)
+class Change:
+    """A commit that is not a merge, and the paths it touched (a merge brings in commits that are
+    read on their own: counting it too would count each change twice, as `git log --no-merges`
+    does not)."""
+
+    sha: str
+    at: int  # committer time, seconds since the epoch
+    day: str  # its committer date in its own time zone, YYYY-MM-DD
+    paths: tuple[str, ...]  # every path it added, changed or deleted, or renamed from or to
+    moves: tuple[tuple[str, str], ...]  # (old, new) of each rename it made
+
+
+@dataclass(frozen=True)
+class Log:
+    """What a read of a repository's history found since the last read."""
+
+    head: str  # the commit read up to
+    full: bool  # the first read, or history was rewritten: `changes` replace what was read
+    changes: tuple[Change, ...]  # newest first
+    floor: str  # a full read that stopped early: the oldest day it reached ("" all of it)
+    bounded: bool  # stopped by the commit bound (older days than `floor` may hold changes)
+
+
+def read_log(root: Path, seen: str, *, since_day: str = "", max_commits: int) -> Log | None:
+    """The commits of `root`'s HEAD since the commit `seen` (read before, or ""), newest first,
+    each with the paths it touched; a full read when `seen` is not an ancestor of HEAD. A full
+    read stops at the first commit dated before `since_day` and after `max_commits` commits, an
+    incremental one that would pass the bound reads in full (bounded) instead. None when `root`
+    holds no readable repository or no commit."""
+    from brain.history import ancestor, head_hint
+
+    if seen and head_hint(root) == seen:
+        return Log(seen, full=False, changes=(), floor="", bounded=False)
+    import pygit2
+
+    try:
+        repo = pygit2.Repository(str(root))
+        if repo.is_bare or repo.head_is_unborn:
+            return None
+        head = repo.head.target
+        if str(head) == seen:
+            return Log(seen, full=False, changes=(), floor="", bounded=False)
+        old = ancestor(repo, seen, head)
+        if old is not None:
+            got = _walk_changes(repo, head, old, "", max_commits)
+            if got is not None:
+                return Log(str(head), full=False, changes=got[0], floor="", bounded=False)
+        changes, floor, bounded = _walk_changes(repo, head, None, since_day, max_commits) or (
+            (),
+            "",
+            False,
+        )
+        return Log(str(head), full=True, changes=changes, floor=floor, bounded=bounded)
+    except (pygit2.GitError, KeyError, ValueError, OSError):
+        return None
+
+
+def _walk_changes(
+    repo: Any, head: Any, hide: Any, since_day: str, max_commits: int
+) -> tuple[tuple[Change, ...], str, bool] | None:
+    """(changes newest first, floor, bounded); None when an incremental walk (`hide` given)
+    passes `max_commits`."""
+    import datetime as dt
+
+    import pygit2
+
+    walker = repo.walk(head, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME)
+    if hide is not None:
+        walker.hide(hide)
+    out: list[Change] = []
+    for commit in walker:
+        zone = dt.timezone(dt.timedelta(minutes=commit.commit_time_offset))
+        day = dt.datetime.fromtimestamp(commit.commit_time, zone).date().isoformat()
+        if hide is None and since_day and day < since_day:
+            return tuple(out), since_day, False
+        if len(out) >= max_commits:
+            return None if hide is not None else (tuple(out), out[-1].day, True)
+        if len(commit.parent_ids) > 1:
+            continue
+        out.append(_change(repo, commit, day))
+    return tuple(out), "", False
+
+
+def _change(repo: Any, commit: Any, day: str) -> Change:
+    import pygit2
+
+    try:
+        parent = commit.parents[0].tree if commit.parent_ids else None
+    except (KeyError, pygit2.GitError):
+        parent = None  # a shallow clone's boundary: its parents are not there
+    diff = (
+        commit.tree.diff_to_tree(swap=True) if parent is None else parent.diff_to_tree(commit.tree)
+    )
+    status = pygit2.enums.DeltaStatus
+    kinds = {d.status for d in diff.deltas}
+    moves: list[tuple[str, str]] = []
+    if parent is not None and status.ADDED in kinds and status.DELETED in kinds:
+        diff.find_similar(flags=pygit2.enums.DiffFind.FIND_RENAMES)  # git's 50 % similarity
+        moves = [
+            (d.old_file.path, d.new_file.path) for d in diff.deltas if d.status == status.RENAMED
+        ]
+    paths = dict.fromkeys(p for d in diff.deltas for p in (d.old_file.path, d.new_file.path))
+    return Change(str(commit.id), commit.commit_time, day, tuple(paths), tuple(moves))

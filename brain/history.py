@@ -58,7 +58,7 @@ def read(vault: Path, wanted: Collection[str], seen: str) -> Dates | None:
         prefix = _prefix(vault, repo.workdir)
         if prefix is None:
             return Dates("", full=True)
-        since = _ancestor(repo, seen, head)
+        since = ancestor(repo, seen, head)
         return Dates(str(head), since is None, _walk(repo, head, since, prefix, set(wanted)))
     except (pygit2.GitError, KeyError, ValueError, OSError):
         return None  # a damaged repository: keep what the index has
@@ -114,7 +114,7 @@ def _prefix(vault: Path, workdir: str | None) -> str | None:
     return "" if str(rel) == "." else rel.as_posix()
 
 
-def _ancestor(repo: Any, seen: str, head: Any) -> Any:
+def ancestor(repo: Any, seen: str, head: Any) -> Any:
     """The commit last read, when `head` descends from it (else history was rewritten: None)."""
     if not seen:
         return None

@@ -43,8 +43,9 @@ if TYPE_CHECKING:
 # name holds one is skipped; a bullet with one in an alias is read (the mask's "(20)" broke it).
 # 8: the guard defuses look-alike letters (fullwidth, mathematical, Cherokee in a Latin word) and
 # stacked combining marks too. 9: `shadows` read headings, names in any order and durations in
-# any unit (brain/retell.py): the relation is computed again.
-SCHEMA_VERSION = 9
+# any unit (brain/retell.py): the relation is computed again. 10: the histories of the files
+# bullets and notes name, and each unit's drift (brain/drift.py).
+SCHEMA_VERSION = 10
 BUSY_TIMEOUT_MS = 10_000
 
 _SCHEMA = """
@@ -78,6 +79,26 @@ CREATE TABLE shadows(
     PRIMARY KEY (note, bullet)
 ) WITHOUT ROWID;
 CREATE INDEX shadows_bullet ON shadows(bullet);
+-- Facts that know when their code moved (see brain/drift.py); read by `brain reindex` only: each
+-- repository read up to `head`, what its commits touched, and each unit's answer by its key.
+CREATE TABLE drift_repos(
+    id INTEGER PRIMARY KEY, root TEXT NOT NULL UNIQUE, head TEXT NOT NULL, floor TEXT NOT NULL,
+    bounded INTEGER NOT NULL
+);
+CREATE TABLE drift_commits(
+    id INTEGER PRIMARY KEY, repo INTEGER NOT NULL, sha TEXT NOT NULL, at INTEGER NOT NULL,
+    day TEXT NOT NULL
+);
+CREATE TABLE drift_touches(
+    path TEXT NOT NULL, commit_id INTEGER NOT NULL, PRIMARY KEY (path, commit_id)
+) WITHOUT ROWID;
+CREATE TABLE drift_moves(commit_id INTEGER NOT NULL, old TEXT NOT NULL, new TEXT NOT NULL);
+CREATE TABLE drift(
+    key TEXT PRIMARY KEY, commit_count INTEGER NOT NULL, last_date TEXT NOT NULL,
+    at_least INTEGER NOT NULL
+) WITHOUT ROWID;
+-- A note's front matter `code:` list, one entry a line (read when the note is).
+CREATE TABLE drift_files(path TEXT PRIMARY KEY, files TEXT NOT NULL);
 """
 
 
@@ -259,6 +280,7 @@ def _delete_path(conn: sqlite3.Connection, rel: str) -> None:
     conn.execute("DELETE FROM names WHERE rowid IN (SELECT id FROM units WHERE path = ?)", (rel,))
     conn.execute("DELETE FROM units WHERE path = ?", (rel,))
     conn.execute("DELETE FROM files WHERE path = ?", (rel,))
+    conn.execute("DELETE FROM drift_files WHERE path = ?", (rel,))
 
 
 def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool, history: bool) -> SyncReport:
@@ -307,7 +329,7 @@ def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool, history: bool) -
         if rel in (SYNONYMS, INBOX, VAULT_CONFIG):
             problems = _read_special(conn, rel, data, review)
         else:
-            parsed = vaultmod.parse(rel, data)
+            parsed = _parse(conn, rel, data)
             units = _dated(parsed.units, note_date(rel, dates, today))
             _sort_new(conn, rel, units, _insert_units(conn, units), kept, notes, bullets)
             problems = parsed.problems
@@ -322,6 +344,23 @@ def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool, history: bool) -
     retell.refresh(conn, None if full else notes, bullets)
     _stamp_build(conn, vault, report)
     return report
+
+
+def _parse(conn: sqlite3.Connection, rel: str, data: bytes) -> vaultmod.Parsed:
+    """A file's units; a note's front matter `code:` list (brain/drift.py) is kept for `brain
+    reindex`."""
+    parsed = vaultmod.parse(rel, data)
+    if rel in CORE_FILES or not data.startswith(b"---"):
+        return parsed
+    from brain.claims import front_matter
+
+    listed = front_matter(data)
+    if listed:
+        conn.execute(
+            "INSERT OR REPLACE INTO drift_files(path, files) VALUES (?, ?)",
+            (rel, "\n".join(listed)),
+        )
+    return parsed
 
 
 def _review(conn: sqlite3.Connection, vault: Path, known: dict[str, tuple[Any, ...]]) -> str:
@@ -597,14 +636,23 @@ def _carry_vectors(conn: sqlite3.Connection, old: Path) -> None:
             pass  # an unreadable old index has nothing worth keeping
 
 
+# What `brain reindex` read of the repositories' histories, and each unit's drift (brain/drift.py)
+_DRIFT_CARRIED = ("drift_repos", "drift_commits", "drift_touches", "drift_moves", "drift")
+
+
 def _carry_dates(conn: sqlite3.Connection, old: Path) -> None:
-    """Keep the git dates the old index read: a rebuild on the find path never walks history."""
+    """Keep the git dates and histories the old index read: a rebuild on the find path never
+    walks history. The histories are carried from an index of this schema only (an older one
+    has none, or of another shape)."""
     with _old(conn, old) as attached:
         if not attached:
             return
         try:
+            same = conn.execute("PRAGMA old.user_version").fetchone()[0] == SCHEMA_VERSION
             with transaction(conn):
                 conn.execute("INSERT INTO dates(path, date) SELECT path, date FROM old.dates")
+                for table in _DRIFT_CARRIED if same else ():
+                    conn.execute(f"INSERT INTO {table} SELECT * FROM old.{table}")  # noqa: S608
                 conn.execute(
                     "INSERT INTO meta(key, value) SELECT key, value FROM old.meta"
                     " WHERE key = 'git_head'"
@@ -720,6 +768,12 @@ def usable(vault: Path) -> bool:
 def connect(vault: Path) -> sqlite3.Connection:
     """A connection to the vault's index as it is (see open_index for one that is up to date)."""
     return _connect(index_path(vault))
+
+
+def restamp(conn: sqlite3.Connection) -> None:
+    """A new build stamp: what the index serves changed with no file (brain/drift.py), and what
+    is cached against the build (pack's) must be made again."""
+    conn.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('built', ?)", (_stamp(),))
 
 
 def built(conn: sqlite3.Connection) -> str:

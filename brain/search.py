@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from brain.drift import Drift
 from brain.vocab import (
     ALIAS_SEP,
     COMMON_MIN_UNITS,
@@ -71,6 +72,7 @@ class Hit:
     match: tuple[str, ...]  # which signals found it: "exact", "handle", "keyword", "semantic"
     covered: float = 0.0  # share of the query's terms the keyword half found in it
     superseded_by: str = ""  # handle of a newer bullet that says otherwise (brain/stale.py)
+    code_changed: Drift | None = None  # commits to the files it names since (brain/drift.py)
 
 
 @dataclass(frozen=True)

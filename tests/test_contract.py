@@ -38,7 +38,9 @@ KEYS: dict[str, list[str]] = {
         "match",
         "superseded_by",
         "unreviewed",
+        "code_changed",
     ],
+    "`code_changed` (`find` hit, `pack` bullet)": ["commit_count", "last_date", "at_least"],
     "`reindex`": [
         "vault",
         "full",
@@ -172,7 +174,17 @@ KEYS: dict[str, list[str]] = {
         "cached",
         "text",
     ],
-    "`pack` bullet": ["path", "line", "handle", "aliases", "text", "section", "source", "date"],
+    "`pack` bullet": [
+        "path",
+        "line",
+        "handle",
+        "aliases",
+        "text",
+        "section",
+        "source",
+        "date",
+        "code_changed",
+    ],
     "`prime`": [
         "query",
         "mode",
@@ -399,6 +411,7 @@ AGENT_HOOKS = "agent hooks (`claude`, each of `agents`, each of `hooks on` / `of
 DATACLASSES: dict[str, str] = {
     "`find`": "brain.present.hits:FindDoc",
     "`find` hit": "brain.present.hits:HitDoc",
+    "`code_changed` (`find` hit, `pack` bullet)": "brain.drift:Drift",
     "`prime`": "brain.present.hits:PrimeDoc",
     "`lint`": "brain.present.vault:LintDoc",
     "`reindex`": "brain.commands.reindex:ReindexResult",
@@ -489,6 +502,8 @@ DATACLASSES: dict[str, str] = {
 # Where an object's list holds objects of another row: (row, key) -> that row.
 NESTED: dict[tuple[str, str], str] = {
     ("`find`", "hits"): "`find` hit",
+    ("`find` hit", "code_changed"): "`code_changed` (`find` hit, `pack` bullet)",
+    ("`pack` bullet", "code_changed"): "`code_changed` (`find` hit, `pack` bullet)",
     ("`prime`", "hits"): "`find` hit",
     ("`sync` / `sync connect`", "conflicts"): "`sync` conflict",
     ("`lint`", "problems"): "problem (`lint`, `secrets` skipped)",
@@ -583,7 +598,9 @@ def shape(doc: Any, row: str, seen: set[str] | None = None) -> set[str]:
         if key.endswith("_count"):
             assert isinstance(value, int), (row, key, value)
         inner = NESTED.get((row, key))
-        if inner is not None:
+        if inner is not None and isinstance(value, dict):  # one object, not a list of them
+            shape(value, inner, seen)
+        elif inner is not None:
             assert isinstance(value, list), (row, key)
             for item in value:
                 shape(item, inner, seen)

@@ -7,7 +7,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from brain import index, search, stale
+from brain import drift, index, search, stale
 from brain.errors import UsageError
 
 DEFAULT_LIMIT = 10
@@ -79,10 +79,10 @@ def find_in(
     floor = 0.0 if vector is None else None  # a keyword score of nothing held is 0
     answer = search.answer(listed, judge, exact=exact, floor=floor)
     if uncut:
-        hits = stale.serve(conn, listed[:width], width)
+        hits = drift.mark(conn, stale.serve(conn, listed[:width], width))
         return FindResult(query, tuple(hits), ran, index.built(conn), answer.evidence, 0, True)
     # A paragraph kept brings in the newer bullet that corrects it: room for one each.
-    hits = stale.serve(conn, answer.hits, 2 * len(answer.hits))
+    hits = drift.mark(conn, stale.serve(conn, answer.hits, 2 * len(answer.hits)))
     return FindResult(query, tuple(hits), ran, index.built(conn), answer.evidence, answer.left_out)
 
 

@@ -29,7 +29,7 @@ from brain.errors import BrainError
 from brain.files import write_atomic
 from brain.text import noun, printable
 
-OPS = ("supersede", "drop", "merge", "date", "alias")
+OPS = ("supersede", "drop", "merge", "date", "alias", "check")
 _ITEM = re.compile(r"\s*<!-- brain:tend (\{.*\}) -->\s*$")
 _DROPPED_HEAD = (
     "# Dropped\n\n<!-- Bullets `brain tend` took out of the core files, newest last, each with why."
@@ -54,7 +54,7 @@ class Target:
 
 @dataclass(frozen=True)
 class Item:
-    op: str  # supersede | drop | merge | date | alias
+    op: str  # supersede | drop | merge | date | alias | check
     key: str  # the same change of the same lines: the same key
     summary: str  # one line for a person
     why: str
@@ -179,7 +179,8 @@ def _role(item: Item, k: int) -> str:
     if item.op == "alias":
         names = ", ".join(repr(a) for a in item.aliases)
         return f"gets the {noun(len(item.aliases), 'alias', 'aliases')} {names}"
-    return {"drop": "drops", "date": "dates today"}.get(item.op, item.op)
+    roles = {"drop": "drops", "date": "dates today", "check": "dates today (it still holds)"}
+    return roles.get(item.op, item.op)
 
 
 # --- applying an approved item -------------------------------------------------------------------
@@ -285,7 +286,7 @@ def _edit_bullets(item: Item, lines_of: Callable[[str], list[str]], today: str) 
                 "drop the item (`brain inbox drop N`); the next `brain tend` looks again",
             )
         found.append((t, k))
-    if item.op == "date":
+    if item.op in ("date", "check"):  # a person says the fact still holds, its code moved or not
         from brain.commands.verify import redate
 
         for t, k in found:

@@ -450,6 +450,9 @@ def _profile_note(link: Path) -> str | None:
 def _build_index(vault: Path) -> IndexBuilt:
     start = time.perf_counter()
     report = index.sync(vault, history=True)  # the notes' git dates, read once here
+    from brain import drift
+
+    drift.update(vault)  # and the histories of the code the bullets name
     ms = round((time.perf_counter() - start) * 1000, 1)
     return IndexBuilt(str(config.index_path(vault)), report.files, report.bullets, report.built, ms)
 

@@ -10,13 +10,14 @@ start of every session, so every session gets them. It never exceeds `--budget` 
 
 It is cached in the state dir against the index's build stamp: a SessionStart hook runs it at
 every session start, so serving a cached pack must cost little more than starting Python. This
-module therefore imports only the standard library, `brain.index`, `brain.vocab` and
-`brain.hook_event` at module level.
+module therefore imports only the standard library, `brain.index`, `brain.drift`, `brain.vocab`
+and `brain.hook_event` at module level.
 """
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import os
 import re
@@ -25,15 +26,16 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from brain import index
+from brain import drift, index
 from brain.config import CORE_FILES, index_path
 from brain.errors import UsageError
+from brain.gitutil import repo_root as repo_root  # noqa: PLC0414  (others import it here)
 from brain.hook_event import Event
 from brain.text import plural
 from brain.vocab import BYTES_PER_TOKEN, SEP, fold, fts_phrase, split_aliases, tokens, words
 
 DEFAULT_BUDGET = 1500  # tokens; a token is 4 bytes of output
-PACK_FORMAT = "5"  # bump when the text or the cached shape changes
+PACK_FORMAT = "6"  # bump when the text or the cached shape changes
 RULES_FILE = CORE_FILES[2]  # AI/TUNINGS.md: how the agent should work, every session
 
 
@@ -47,10 +49,13 @@ class PackBullet:
     section: str | None  # the heading it is under (None before any heading)
     source: str
     date: str
+    code_changed: drift.Drift | None = None  # commits to the files it names since
 
     def terse(self) -> str:
-        """One line, as `brain find` gives an agent: locator, handle, fact, date."""
-        return f"{self.path}:{self.line} {self.handle}{SEP}{self.text}{SEP}{self.date}"
+        """One line, as `brain find` gives an agent: locator, handle, fact, date (and how the
+        code it names changed since)."""
+        line = f"{self.path}:{self.line} {self.handle}{SEP}{self.text}{SEP}{self.date}"
+        return f"{line}{SEP}{self.code_changed.line()}" if self.code_changed else line
 
 
 @dataclass(frozen=True)
@@ -343,7 +348,19 @@ def _load(path: Path, key: str) -> PackResult | None:
 
 def _from_doc(doc: dict[str, Any]) -> PackBullet:
     doc["aliases"] = tuple(doc["aliases"])
+    if doc.get("code_changed") is not None:
+        doc["code_changed"] = drift.Drift(**doc["code_changed"])
     return PackBullet(**doc)
+
+
+def _marked(conn: sqlite3.Connection, bullets: list[PackBullet]) -> list[PackBullet]:
+    """`bullets` with the drift of each that has any (read from the index, never history)."""
+    keys = [drift.key(b.path, b.section, b.handle, b.text, b.date) for b in bullets]
+    found = drift.lookup(conn, keys)
+    return [
+        dataclasses.replace(b, code_changed=found[k]) if k in found else b
+        for b, k in zip(bullets, keys, strict=True)
+    ]
 
 
 def _store(path: Path, key: str, result: PackResult) -> None:
@@ -381,8 +398,8 @@ def pack(
             hit = _load(where, key)
             if hit is not None:
                 return hit
-        found = project_bullets(conn, project) if project else []
-        rules = working_rules(conn)
+        found = _marked(conn, project_bullets(conn, project)) if project else []
+        rules = _marked(conn, working_rules(conn))
         handoff = newest_handoff(vault, folder)
         newer: tuple[str, ...] = ()
         if handoff:
@@ -413,18 +430,6 @@ def pack(
     )
     _store(where, key, result)
     return result
-
-
-def repo_root(start: Path) -> Path | None:
-    """The nearest folder at or above `start` holding `.git` (a folder, or a worktree's file)."""
-    try:
-        here = start.resolve()
-    except OSError:
-        return None
-    for folder in (here, *here.parents):
-        if (folder / ".git").exists():
-            return folder
-    return None
 
 
 def empty(budget: int) -> PackResult:

@@ -6,7 +6,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from brain import index
+from brain import drift, index
 from brain.semantic import Progress
 
 
@@ -33,6 +33,7 @@ def reindex(vault: Path, *, full: bool = False, progress: Progress | None = None
     # Only here (and at install) is git history read for the notes' dates: the post-commit hook
     # runs this after every commit, and a find never walks history.
     report = index.rebuild(vault, history=True) if full else index.sync(vault, history=True)
+    drift.update(vault)  # the code the bullets name: histories read since the last reindex
     model: str | None = None
     embedded = 0
     embedder = semantic.load()

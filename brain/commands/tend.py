@@ -16,7 +16,10 @@ hygiene items a person approves like a proposal (`brain inbox approve N`):
     one (the others' aliases join it; the others go to AI/DROPPED.md, their lines quoted in the
     item); bullets that only share a handle are left alone (lint and doctor name them),
   - `date`: date today the bullets whose every claim checked here passed and whose date is older
-    than `DATE_AFTER_DAYS`.
+    than `DATE_AFTER_DAYS`,
+  - `check`: a bullet whose code moved (commits touched the files it names after its date,
+    brain/drift.py): a person reads the code and approves (the bullet is dated today, it still
+    holds) or edits the bullet and drops the item.
 
 The items, and applying one once approved, are brain/commands/hygiene.py's. `--dry-run` computes
 the same plan as a real run (`_plan`) and writes nothing.
@@ -56,6 +59,7 @@ if TYPE_CHECKING:
 
     from brain.advisories import Superseded
     from brain.commands.learn import AliasProposal
+    from brain.drift import Drift
     from brain.vault import Unit
 
 DATE_AFTER_DAYS = 30  # a bullet verified again within a month keeps its date
@@ -151,11 +155,13 @@ def find_items(vault: Path, *, deadline: float | None = None, quick: bool = Fals
         notes = advisories.superseded(conn)
         groups = _shared_handles(rows)
         cosine = _cosines(conn, [u for g in groups for u in g])
+        moved = _moved(conn, rows)
     finally:
         conn.close()
     found.checked = len(rows)
     found.items += _supersede_items(vault, notes)
     found.items += _merge_items(groups, raw_at, cosine)
+    found.items += _check_items(moved, raw_at)
     if deadline is not None and time.monotonic() > deadline:
         found.stopped = "out of time before verifying the bullets' claims"
         return found
@@ -199,6 +205,34 @@ def _supersede_items(vault: Path, notes: list[Superseded]) -> list[Item]:
                 f"{said} {noun(note.paragraphs, 'says', 'say')} otherwise than newer bullets",
                 [Target(note.path, line_hash(body), note.line, "")],
                 cites,
+            )
+        )
+    return out
+
+
+def _moved(conn: sqlite3.Connection, rows: list[Unit]) -> list[tuple[Unit, Drift]]:
+    """The bullets whose code changed since their date, from the index (`brain reindex` read
+    the histories; the sweep walks none)."""
+    from brain import drift
+
+    keys = [drift.key(r.path, r.section, r.handle, r.text, r.date) for r in rows]
+    found = drift.lookup(conn, keys)
+    return [(r, found[k]) for r, k in zip(rows, keys, strict=True) if k in found]
+
+
+def _check_items(moved: list[tuple[Unit, Drift]], raw_at: RawAt) -> list[Item]:
+    """One `check` item per bullet whose code moved, the most changed first."""
+    out = []
+    for r, d in sorted(moved, key=lambda m: (-m[1].commit_count, m[0].path, m[0].line)):
+        t = _target(raw_at, r.path, r.line, r.handle)
+        if t is None:
+            continue
+        out.append(
+            make(
+                "check",
+                f"check **{r.handle}** ({r.path}:{r.line}) against its code: {d.line()}",
+                f"the files it names changed after {r.date}; approving dates it today",
+                [t],
             )
         )
     return out

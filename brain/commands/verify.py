@@ -5,7 +5,8 @@ claims it reads:
 
 - a path: absolute, `~/...`, or relative to a repository the bullet names (by its folder's name,
   in the bullet's words or its section); a relative path is only taken from a code span, or when
-  it ends in a file extension (`and/or`, `CI/CD`, `Europe/Istanbul` are not paths);
+  it ends in a file extension (`and/or`, `CI/CD`, `Europe/Istanbul` are not paths); `REPO:PATH`
+  in a code span is a file of the repository of that folder name;
 - a vault file: a relative path whose first folder is one of the vault's (`AI/INBOX.md`), or a
   bare `NAME.md`;
 - a `brain` subcommand it names in a code span (`brain find --json`);
@@ -28,7 +29,6 @@ on either, and passes on each where its own claims hold.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import sqlite3
 from collections.abc import Callable, Iterable
@@ -36,26 +36,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from brain import claims
 from brain.config import CORE_FILES
 from brain.options import NAMES
 from brain.vault import Unit
-from brain.vocab import fold, split_aliases
+from brain.vocab import split_aliases
 
 PASSED, FAILED, UNKNOWN = "passed", "failed", "cannot check"
-
-_SPAN = re.compile(r"`([^`\n]+)`")
-# A path token: not preceded by a word character, a slash, a colon (URLs) or a dot.
-_PATH = re.compile(
-    r"(?<![\w/.~:@-])(~/[^\s`'\"<>|;,()\[\]]*|/[A-Za-z0-9._~-][^\s`'\"<>|;,()\[\]]*"
-    r"|\.{0,2}/?[A-Za-z0-9._-]+(?:/[A-Za-z0-9._-]+)+/?)"
-)
-_EXT = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,5}$")
-_MD = re.compile(r"(?<![\w/.-])([A-Za-z0-9_-][A-Za-z0-9._-]*\.md)\b")
-_HASH = re.compile(r"(?<![\w-])([0-9a-f]{7,40})(?![\w-])")
-_PROGRAM = re.compile(r"^[a-z][a-z0-9._+-]*$")
-_SUBCOMMAND = re.compile(r"^[a-z][a-z-]*$")
-_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
-_TRAIL = ".,:;!?)'\""
 
 
 @dataclass(frozen=True)
@@ -116,37 +103,10 @@ def bullets(conn: sqlite3.Connection) -> list[Unit]:
 
 
 def repositories(vault: Path) -> dict[str, Path]:
-    """The repositories here, by folder name: the vault and the folders recall's sessions ran in
-    (walked up to their repository). Recall off or unreadable: the vault alone."""
-    from brain.commands.pack import repo_root
+    """The repositories here, by folder name (brain.drift.repositories)."""
+    from brain.drift import repositories
 
-    found: dict[str, Path] = {}
-    root = repo_root(vault)
-    if root is not None:
-        found[fold(root.name)] = root
-    try:
-        from brain.recall import store
-
-        if not store.enabled() or not store.db_path().exists():
-            return found
-        conn = store.connect()
-        try:
-            cwds = [r[0] for r in conn.execute("SELECT DISTINCT cwd FROM sessions WHERE cwd != ''")]
-        finally:
-            conn.close()
-    except Exception:
-        return found
-    seen: set[Path] = set()
-    for cwd in cwds:
-        folder = Path(cwd)
-        parent = folder if folder.is_dir() else None
-        if parent is None:
-            continue
-        repo = repo_root(parent)
-        if repo is not None and repo not in seen:
-            seen.add(repo)
-            found.setdefault(fold(repo.name), repo)
-    return found
+    return repositories(vault)
 
 
 def context(vault: Path, repos: dict[str, Path] | None = None) -> Context:
@@ -161,61 +121,15 @@ def context(vault: Path, repos: dict[str, Path] | None = None) -> Context:
 # --- reading claims ------------------------------------------------------------------------------
 
 
-def claims_of(row: Unit) -> list[tuple[str, str]]:
-    """(kind, text) of each claim the bullet makes, each once, in order."""
-    text = row.text
-    spans = [m.group(1).strip() for m in _SPAN.finditer(text)] if "`" in text else []
-    out: list[tuple[str, str]] = []
-
-    def add(kind: str, token: str) -> None:
-        if (kind, token) not in out:
-            out.append((kind, token))
-
-    for span in spans:
-        words = [w for w in span.split() if not _ASSIGN.match(w)]
-        if not words:
-            continue
-        if words[0] == "brain" and len(words) > 1 and _SUBCOMMAND.match(words[1]):
-            add("brain", f"brain {words[1]}")
-        elif len(words) > 1 and _PROGRAM.match(words[0]) and words[0] != "brain":
-            add("command", words[0])
-    # `brain X --flag` in plain text names a subcommand as surely as a code span does
-    for m in re.finditer(r"(?<![\w-])brain ([a-z][a-z-]*) --?[a-z]", text):
-        add("brain", f"brain {m.group(1)}")
-    for m in _PATH.finditer(text) if "/" in text else ():
-        token = m.group(1).rstrip(_TRAIL)
-        if token in ("", "/", "~/") or "://" in token:
-            continue
-        absolute = token.startswith(("/", "~/"))
-        backticked = any(token in s for s in spans)
-        if not absolute:
-            if not re.search(r"[A-Za-z]", token):
-                continue  # 24/7, 1/2
-            if not (backticked or _EXT.search(token) or token.startswith((".", "AI/"))):
-                continue
-        add("path", token)
-    for m in _MD.finditer(text) if ".md" in text else ():
-        if not any(m.group(1) in t for k, t in out if k == "path"):
-            add("vault-file", m.group(1))
-    for m in _HASH.finditer(text):
-        h = m.group(1)
-        if re.search(r"\d", h) and re.search(r"[a-f]", h) and not any(h in t for _, t in out):
-            add("commit", h)
-    return out
+claims_of = claims.claims_of  # the parser lives in the core: brain/claims.py
 
 
 # --- checking ------------------------------------------------------------------------------------
 
 
 def named_repos(row: Unit, ctx: Context) -> list[Path]:
-    """The repositories here that the bullet names (a word of its handle, aliases, fact or
-    section that is a repository's folder name)."""
-    if not ctx.repos:
-        return []
-    from brain.vocab import words
-
-    said = set(words(" ".join((row.handle, *row.aliases, row.text, row.section))))
-    return [path for name, path in ctx.repos.items() if name in said]
+    """The repositories here that the bullet names (brain.claims.named_repos)."""
+    return claims.named_repos(row, ctx.repos)
 
 
 def check(kind: str, token: str, row: Unit, ctx: Context) -> Claim:
@@ -252,6 +166,16 @@ def _exists(path: str) -> bool:
 
 
 def _path(token: str, row: Unit, ctx: Context) -> Claim:
+    named = claims.EXPLICIT.match(token)
+    if named:  # `payments:src/retry.py`
+        from brain.vocab import fold
+
+        repo = ctx.repos.get(fold(named.group(1)))
+        if repo is None:
+            return Claim("path", token, UNKNOWN, f"no repository {named.group(1)} here")
+        if _exists(os.path.join(repo, named.group(2))):  # noqa: PTH118
+            return Claim("path", token, PASSED, f"in {repo}")
+        return Claim("path", token, FAILED, f"missing from {repo}")
     clean = token.rstrip("/")
     if token.startswith(("/", "~/")):
         target = os.path.expanduser(clean)  # noqa: PTH111

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from brain.drift import Drift  # light (standard library); the MCP schema reads HitDoc's fields
 from brain.errors import UsageError
 from brain.present import Answer, Lookup, clip, data, dumps, echoed, fit, plural, rich_text
 from brain.text import printable
@@ -52,13 +53,16 @@ def hit_line(hit: Hit) -> str:
         parts.append(hit.date)
     if hit.superseded_by:
         parts.append(older(hit))
+    if hit.code_changed:
+        parts.append(hit.code_changed.line())
     if unreviewed(hit):
         parts.append(UNREVIEWED)
     return SEP.join(parts)
 
 
 def raw_line(hit: Hit) -> str:
-    marks = [m for m in (older(hit), UNREVIEWED if unreviewed(hit) else "") if m]
+    moved = hit.code_changed.line() if hit.code_changed else ""
+    marks = [m for m in (older(hit), moved, UNREVIEWED if unreviewed(hit) else "") if m]
     mark = f" ({'; '.join(marks)})" if marks else ""
     return f"{locator(hit)}{mark}: {hit.raw}"
 
@@ -66,7 +70,8 @@ def raw_line(hit: Hit) -> str:
 @dataclass(frozen=True)
 class HitDoc:
     """A hit as `find --json` and `prime --json` give it (README: JSON keys); what a paragraph
-    does not have (a handle, a date...) is null."""
+    does not have (a handle, a date...) is null, and so is `code_changed` when the files it
+    names did not change after its date (brain/drift.py)."""
 
     path: str
     line: int
@@ -81,6 +86,7 @@ class HitDoc:
     match: tuple[str, ...]
     superseded_by: str | None
     unreviewed: bool
+    code_changed: Drift | None
 
 
 def hit_json(hit: Hit) -> dict[str, Any]:
@@ -98,6 +104,7 @@ def hit_json(hit: Hit) -> dict[str, Any]:
         hit.match,
         hit.superseded_by or None,
         unreviewed(hit),
+        hit.code_changed,
     )
     return data(doc)  # type: ignore[no-any-return]
 
@@ -211,6 +218,8 @@ def find_listing(query: str, hits: Sequence[Hit], budget: int, said: str = "") -
             head += f"  [dim]{escape(meta)}[/dim]"
         if h.superseded_by:
             head += f"  [yellow]{escape(older(h))}[/yellow]"
+        if h.code_changed:
+            head += f"  [yellow]{escape(h.code_changed.line())}[/yellow]"
         if unreviewed(h):
             head += f"  [red]{UNREVIEWED}[/red]"
         body = h.text if h.kind == "bullet" else clip(h.text, PROSE_CHARS * 2)

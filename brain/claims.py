@@ -1,0 +1,111 @@
+"""The claims a bullet makes that a machine can check, read from its words (paths, vault files,
+`brain` subcommands, commit hashes, commands: the table of `brain verify`, whose docstring says
+how each is read): the parser verify checks and `brain.drift` follows into the repositories'
+histories. In the core (commands and the index both read it) and light: pygit2 is never imported
+here."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from brain.vault import Unit
+
+SPAN = re.compile(r"`([^`\n]+)`")
+# A path token: not preceded by a word character, a slash, a colon (URLs) or a dot.
+_PATH = re.compile(
+    r"(?<![\w/.~:@-])(~/[^\s`'\"<>|;,()\[\]]*|/[A-Za-z0-9._~-][^\s`'\"<>|;,()\[\]]*"
+    r"|\.{0,2}/?[A-Za-z0-9._-]+(?:/[A-Za-z0-9._-]+)+/?)"
+)
+EXT = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,5}$")
+_MD = re.compile(r"(?<![\w/.-])([A-Za-z0-9_-][A-Za-z0-9._-]*\.md)\b")
+_HASH = re.compile(r"(?<![\w-])([0-9a-f]{7,40})(?![\w-])")
+_PROGRAM = re.compile(r"^[a-z][a-z0-9._+-]*$")
+_SUBCOMMAND = re.compile(r"^[a-z][a-z-]*$")
+_ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
+_TRAIL = ".,:;!?)'\""
+# `REPO:PATH` in a code span: REPO a folder name (two characters at least: `C:/x` is a drive)
+EXPLICIT = re.compile(r"^([A-Za-z0-9][A-Za-z0-9._-]+):([A-Za-z0-9._-][A-Za-z0-9._/-]*)$")
+_FRONT_KEY = re.compile(r"^code:\s*(.*)$")
+
+
+def claims_of(row: Unit) -> list[tuple[str, str]]:
+    """(kind, text) of each claim the bullet makes, each once, in order."""
+    text = row.text
+    spans = [m.group(1).strip() for m in SPAN.finditer(text)] if "`" in text else []
+    out: list[tuple[str, str]] = []
+
+    def add(kind: str, token: str) -> None:
+        if (kind, token) not in out:
+            out.append((kind, token))
+
+    for span in spans:
+        named = EXPLICIT.match(span)
+        if named and (EXT.search(named.group(2)) or "/" in named.group(2)):
+            add("path", span)  # `payments:src/retry.py`: a file of the repository named
+            continue
+        words = [w for w in span.split() if not _ASSIGN.match(w)]
+        if not words:
+            continue
+        if words[0] == "brain" and len(words) > 1 and _SUBCOMMAND.match(words[1]):
+            add("brain", f"brain {words[1]}")
+        elif len(words) > 1 and _PROGRAM.match(words[0]) and words[0] != "brain":
+            add("command", words[0])
+    # `brain X --flag` in plain text names a subcommand as surely as a code span does
+    for m in re.finditer(r"(?<![\w-])brain ([a-z][a-z-]*) --?[a-z]", text):
+        add("brain", f"brain {m.group(1)}")
+    for m in _PATH.finditer(text) if "/" in text else ():
+        token = m.group(1).rstrip(_TRAIL)
+        if token in ("", "/", "~/") or "://" in token:
+            continue
+        absolute = token.startswith(("/", "~/"))
+        backticked = any(token in s for s in spans)
+        if not absolute:
+            if not re.search(r"[A-Za-z]", token):
+                continue  # 24/7, 1/2
+            if not (backticked or EXT.search(token) or token.startswith((".", "AI/"))):
+                continue
+        add("path", token)
+    for m in _MD.finditer(text) if ".md" in text else ():
+        if not any(m.group(1) in t for k, t in out if k == "path"):
+            add("vault-file", m.group(1))
+    for m in _HASH.finditer(text):
+        h = m.group(1)
+        if re.search(r"\d", h) and re.search(r"[a-f]", h) and not any(h in t for _, t in out):
+            add("commit", h)
+    return out
+
+
+def named_repos(row: Unit, repos: dict[str, Path]) -> list[Path]:
+    """The repositories of `repos` that the bullet names (a word of its handle, aliases, fact or
+    section that is a repository's folder name)."""
+    if not repos:
+        return []
+    from brain.vocab import words
+
+    said = set(words(" ".join((row.handle, *row.aliases, row.text, row.section))))
+    return [path for name, path in repos.items() if name in said]
+
+
+def front_matter(data: bytes) -> tuple[str, ...]:
+    """The entries of a note's front matter `code:` key: an inline list (`code: a, b` or
+    `code: [a, b]`) or `- entry` lines below it; () when it has none."""
+    if not data.startswith(b"---"):
+        return ()
+    lines = data[:8192].decode("utf-8", errors="replace").split("\n")
+    if lines[0].strip() != "---":
+        return ()
+    out: list[str] = []
+    listing = False
+    for line in lines[1:]:
+        if line.strip() in ("---", "..."):
+            return tuple(dict.fromkeys(e for e in out if e))
+        m = _FRONT_KEY.match(line)
+        if m:
+            listing = not m.group(1).strip()
+            out += [e.strip().strip("'\"") for e in m.group(1).strip().strip("[]").split(",")]
+        elif listing and line.lstrip().startswith("- "):
+            out.append(line.lstrip()[2:].strip().strip("'\""))
+        elif line[:1].strip():
+            listing = False  # the next key
+    return ()  # no closing line: not front matter
