@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from brain import database
 from brain import vault as vaultmod
 from brain.config import (
     CORE_FILES,
@@ -25,7 +26,6 @@ from brain.config import (
     SYNONYMS,
     VAULT_CONFIG,
     index_path,
-    private_file,
     review_mode,
     review_override,
 )
@@ -45,7 +45,6 @@ if TYPE_CHECKING:
 # stacked combining marks too. 9: `shadows` read headings, names in any order and durations in
 # any unit (brain/retell.py): the relation is computed again.
 SCHEMA_VERSION = 9
-BUSY_TIMEOUT_MS = 10_000
 
 _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -96,10 +95,7 @@ class SyncReport:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    private_file(path)
-    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    return conn
+    return database.connect(path)
 
 
 def _stamp() -> str:
@@ -625,7 +621,7 @@ def _swap(tmp: Path, path: Path) -> None:
         live = _connect(path)
         try:
             if _healthy(live):
-                src = sqlite3.connect(tmp)
+                src = database.connect(tmp)
                 try:
                     src.backup(live)
                 finally:
