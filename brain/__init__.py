@@ -102,7 +102,7 @@ def prime_seconds() -> float:
     BRAIN_PRIME_DEADLINE is set aside: prime serves the prompt within the default)."""
     from brain.settings import current
 
-    return current().prime_seconds[0]
+    return current().prime_seconds(PRIME_DEADLINE)[0]
 
 
 def prime_deadline() -> float:

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from brain import DEADLINE, PRIME_STDIN_MAX, Gate, process_gate, read_stdin
+from brain import DEADLINE, PRIME_DEADLINE, PRIME_STDIN_MAX, Gate, process_gate, read_stdin
 from brain.crash import crash_report, log_line
 from brain.errors import BrainError, UsageError
 from brain.settings import current
@@ -99,6 +99,9 @@ def run_prime(
     if not prompt and stdin == "closed":
         return 0
     by_hand = bool(prompt) or stdin == "terminal"
+    late = current().prime_seconds(PRIME_DEADLINE)[1]
+    if late:  # the gate keeps the default deadline; the line says why
+        _prime_failed(BrainError(late), loud=by_hand)
     if budget is None:
         from brain.commands.prime import DEFAULT_BUDGET
 

@@ -116,11 +116,10 @@ class Settings:
         """Whether commands may use (and start) the warm worker: BRAIN_WORKER=0 says not."""
         return self.env.get("BRAIN_WORKER", "1") != "0"
 
-    @property
-    def worker_idle(self) -> tuple[float, str]:
+    def worker_idle(self, default: float) -> tuple[float, str]:
         """BRAIN_WORKER_IDLE: seconds an idle worker waits before it exits (and the line saying
         a bad value was set aside: a worker must start whatever the variable says)."""
-        return self.number_or_default("BRAIN_WORKER_IDLE", 600.0)
+        return self.number_or_default("BRAIN_WORKER_IDLE", default)
 
     @property
     def no_update(self) -> bool:
@@ -204,11 +203,10 @@ class Settings:
         """BRAIN_PRIME_BUDGET: the tokens prime may serve per prompt (`default`)."""
         return self.number("BRAIN_PRIME_BUDGET", default)
 
-    @property
-    def prime_seconds(self) -> tuple[float, str]:
-        """BRAIN_PRIME_DEADLINE: how long after its start prime must have answered (1 s); a bad
-        value is set aside with its line (prime never fails the prompt it serves)."""
-        return self.number_or_default("BRAIN_PRIME_DEADLINE", 1.0)
+    def prime_seconds(self, default: float) -> tuple[float, str]:
+        """BRAIN_PRIME_DEADLINE: how long after its start prime must have answered; a bad value
+        is set aside with its line (prime never fails the prompt it serves)."""
+        return self.number_or_default("BRAIN_PRIME_DEADLINE", default)
 
     @property
     def sync_report(self) -> str:

@@ -458,7 +458,7 @@ class _Worker:
     def __init__(self, vault: Path, token: str, base: Path | None = None) -> None:
         self.vault, self.token = vault, token
         self.base = base or base_of(vault)
-        self.command = threading.Lock()  # one command at a time (their output goes one way)
+        self.command = threading.Lock()  # one command at a time: they share modules' state
         self.embedder: Embedder | None = None
         self.ready = ""  # the index build whose units all have vectors
         self.progress = (0, 0)  # (done, total) of the embedding under way
@@ -746,7 +746,7 @@ def serve(vault: Path, idle: float = IDLE_SECONDS) -> int:
 def main(argv: list[str]) -> NoReturn:
     from brain.settings import current
 
-    idle, why = current().worker_idle
+    idle, why = current().worker_idle(IDLE_SECONDS)
     if why:  # on stderr, the worker's log; a bad value must not keep the worker from serving
         say(why)
     try:

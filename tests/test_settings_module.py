@@ -4,6 +4,7 @@ resolved in one place, numbers parsed one way, one YAML grammar for both files."
 from __future__ import annotations
 
 import ast
+import json
 import os
 import threading
 from pathlib import Path
@@ -69,10 +70,22 @@ def test_a_release_timeout_that_is_no_positive_number_is_an_error_naming_it(
     assert release.timeout() == 30.0
 
 
-def test_a_bad_prime_budget_is_logged_and_the_prompt_served(vault: Path) -> None:
-    run = brain("prime", "--vault", str(vault), "libgit2 hooks", env={"BRAIN_PRIME_BUDGET": "lots"})
+def test_a_bad_prime_number_is_logged_and_the_prompt_served(vault: Path) -> None:
+    """Prime never fails its prompt: a bad number is a line in its log, and the default serves
+    (env_number dropped it without a word). The hook's prompt gets what it would have got."""
+    assert brain("reindex", "--vault", str(vault)).code == 0  # prime never builds it in time
+    event = json.dumps({"prompt": "libgit2 hooks", "session_id": "s-bad", "cwd": str(vault)})
+    run = brain("prime", "--vault", str(vault), input=event, env={"BRAIN_PRIME_BUDGET": "lots"})
     assert run.code == 0, run
-    assert "BRAIN_PRIME_BUDGET='lots' is not a positive number" in run.err
+    log = (config.state_dir() / "logs" / "prime.log").read_text(encoding="utf-8")
+    assert "BRAIN_PRIME_BUDGET='lots' is not a positive number" in log
+    again = json.dumps({"prompt": "libgit2 hooks", "session_id": "s-good", "cwd": str(vault)})
+    assert run.out == brain("prime", "--vault", str(vault), input=again).out
+    assert "libgit2" in run.out
+    # The deadline's line goes the same way (run_prime); its gate keeps the default.
+    said = settings.Settings({"BRAIN_PRIME_DEADLINE": "lots"}, "/").prime_seconds(1.0)
+    assert said[0] == 1.0
+    assert said[1].startswith("BRAIN_PRIME_DEADLINE='lots' is not a positive number")
 
 
 def test_ai_config_yaml_is_read_as_yaml(vault: Path) -> None:
