@@ -6,7 +6,7 @@ in-process: the clock prime's deadline counts from and its watchdog (threading, 
 alone), brain's folders by the XDG rules, the one reader of a hook's
 stdin, and the worker's name and the limits of its wire. Here rather than in a module of their
 own because every process imports the package anyway: `brain find` answered by the worker imports
-brain, brain.thin and the settings it reads (brain.settings, brain.errors) and nothing more of
+brain, brain.thin and the settings it reads (brain.settings) and nothing more of
 brain's (tests/test_imports.py), and a module more would cost each call a file to find and load.
 Builtin modules only (`os`, `sys`, `time`), and of brain's only brain.settings, inside the
 functions that read a variable: every module may import these, and they close no import cycle

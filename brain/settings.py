@@ -9,16 +9,15 @@ context variable of that thread alone, so that the worker's own environment and 
 every other request reads, never change per request.
 
 Light on purpose: the thin client (brain/thin.py) reads its variables through it too, before any
-library is imported, so it imports only builtin modules (`dataclasses` alone would cost 7 ms,
-`pathlib` 3): the frozen object is a class with slots, and paths are made where they are asked.
+library is imported, so it imports only builtin modules (brain.errors only to raise one, pyyaml
+only to read a file): `dataclasses` alone would cost it 7 ms and `pathlib` 3, so the frozen
+object is a class with slots, and paths are made where they are asked.
 """
 
 from __future__ import annotations
 
 import _thread
 import os
-
-from brain.errors import BrainError
 
 TYPE_CHECKING = False  # typing's own costs the thin client an import; mypy reads this name alike
 if TYPE_CHECKING:
@@ -73,6 +72,8 @@ class Settings:
         except ValueError:
             value = _INF
         if not 0 < value < _INF:
+            from brain.errors import BrainError
+
             raise BrainError(
                 f"{name}={said!r} is not a positive number",
                 f"set it to one (e.g. {name}={default:g}), or unset it for {default:g}",
@@ -82,6 +83,8 @@ class Settings:
     def number_or_default(self, name: str, default: float) -> tuple[float, str]:
         """`number`, for a process that must go on whatever the variable says (the worker, prime
         within its deadline): the default and the error's line when the value is bad."""
+        from brain.errors import BrainError
+
         try:
             return self.number(name, default), ""
         except BrainError as exc:
@@ -143,6 +146,8 @@ class Settings:
         if not said:
             return "auto"
         if said.lower() not in COLORS:
+            from brain.errors import BrainError
+
             raise BrainError(
                 f"BRAIN_COLOR={said!r} is not auto, always or never",
                 "set one of them, or unset BRAIN_COLOR",
@@ -158,6 +163,8 @@ class Settings:
         if not said:
             return None
         if said.lower() not in REVIEW_MODES:
+            from brain.errors import BrainError
+
             raise BrainError(
                 f"BRAIN_REVIEW={said!r} is not a review mode",
                 "set BRAIN_REVIEW=before or BRAIN_REVIEW=after, or unset it to follow the "
@@ -294,6 +301,8 @@ def read_yaml(
     AI/config.yaml alike. Not UTF-8, not YAML or not a mapping: an error naming the file and
     line, with `hint` as the next step."""
     import yaml
+
+    from brain.errors import BrainError
 
     try:
         data = yaml.safe_load(text.decode("utf-8") if isinstance(text, bytes) else text)

@@ -143,8 +143,8 @@ def test_fast_path_is_really_taken(tmp_path: Path) -> None:
 
 # What a find answered by the worker may import beyond `python -c pass`: `-m`'s runpy, the
 # client, and builtin modules (the socket, and select when a hook's stdin is read).
-# brain.settings (and brain.errors, its error): the variables the thin client reads, read there
-THIN = {"runpy", "__future__", "brain", "brain.thin", "brain.settings", "brain.errors"}
+# brain.settings: the variables the thin client reads, read there
+THIN = {"runpy", "__future__", "brain", "brain.thin", "brain.settings"}
 THIN |= {"_socket", "select"}
 
 
@@ -260,5 +260,5 @@ def test_the_installed_console_script_imports_only_the_thin_client(
     floor = set(_imported(python, "-c", "pass"))
     before_main = _imported(python, str(script), "--version", until="brain.thin")
     # __future__: brain's modules say `from __future__ import annotations`
-    thin = {"brain", "brain.thin", "brain.settings", "brain.errors"}
+    thin = {"brain", "brain.thin", "brain.settings"}
     assert set(before_main) - floor - {"__future__"} == thin

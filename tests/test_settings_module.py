@@ -169,4 +169,4 @@ def test_brain_settings_imports_only_what_the_thin_client_may() -> None:
         if isinstance(node, ast.Import | ast.ImportFrom)
         for alias in node.names
     ]
-    assert top == ["__future__", "_thread", "os", "brain.errors"]
+    assert top == ["__future__", "_thread", "os"]
