@@ -3,12 +3,13 @@
 The package also holds what brain needs before it knows which command it runs, shared by the thin
 client (brain/thin.py), the worker (brain/worker.py, brain/worker_client.py) and the commands run
 in-process: the clock prime's deadline counts from and its watchdog (threading, imported by prime
-alone), brain's folders by the XDG rules, numbers from the environment, the one reader of a hook's
+alone), brain's folders by the XDG rules, the one reader of a hook's
 stdin, and the worker's name and the limits of its wire. Here rather than in a module of their
 own because every process imports the package anyway: `brain find` answered by the worker imports
-brain and brain.thin and nothing more of brain's (tests/test_imports.py), and a module more would
-cost each call a file to find and load. Builtin modules only (`os`, `sys`, `time`), and nothing
-of brain's: every module may import these, and they close no import cycle
+brain, brain.thin and the settings it reads (brain.settings) and nothing more of
+brain's (tests/test_imports.py), and a module more would cost each call a file to find and load.
+Builtin modules only (`os`, `sys`, `time`), and of brain's only brain.settings, inside the
+functions that read a variable: every module may import these, and they close no import cycle
 (tests/test_import_cycles.py).
 """
 
@@ -17,6 +18,10 @@ from __future__ import annotations
 import os
 import sys
 import time
+
+TYPE_CHECKING = False  # typing's own is an import the thin client would pay for; mypy reads it
+if TYPE_CHECKING:
+    from collections.abc import Mapping
 
 __version__ = "0.1.0"
 
@@ -68,38 +73,36 @@ XDG = {
 }
 
 
-def xdg_dir(kind: str) -> str | None:
-    """brain's folder of `kind`: for the state, BRAIN_STATE when it names a folder by its full
+def xdg_dir(kind: str, env: Mapping[str, str] | None = None) -> str | None:
+    """brain's folder of `kind` by the variables of `env` (the process's by default; a command the
+    worker runs passes its own): for the state, BRAIN_STATE when it names a folder by its full
     path (`~` read as home; brain.config.state_dir refuses another), on every system; else by
     the XDG rules on Linux; None elsewhere (platformdirs decides, in brain.config)."""
+    from brain.settings import Settings, current
+
+    said = current() if env is None else Settings(env, "/")
     if kind == "state":
-        own = os.path.expanduser(os.environ.get("BRAIN_STATE", "").strip())
+        own = os.path.expanduser(said.state)
         if os.path.isabs(own):
             return own
-    if sys.platform != "linux" or "ANDROID_DATA" in os.environ:
+    if sys.platform != "linux" or "ANDROID_DATA" in said.env:
         return None
     var, default = XDG[kind]
-    base = os.environ.get(var, "")
+    base = said.env.get(var, "")
     if os.path.isabs(base):
         return os.path.join(base, "brain")
-    home = os.environ.get("HOME", "")
+    home = said.env.get("HOME", "")
     if os.path.isabs(home):
         return os.path.join(home, default, "brain")
     return None
 
 
-def env_number(name: str, default: float) -> float:
-    """A number from the environment, or `default` when it is unset or not a positive number."""
-    try:
-        value = float(os.environ.get(name, ""))
-    except ValueError:
-        return default
-    return value if 0 < value < float("inf") else default
-
-
 def prime_seconds() -> float:
-    """How long after its start `brain prime` must have answered, or given up."""
-    return env_number("BRAIN_PRIME_DEADLINE", PRIME_DEADLINE)
+    """How long after its start `brain prime` must have answered, or given up (a bad
+    BRAIN_PRIME_DEADLINE is set aside: prime serves the prompt within the default)."""
+    from brain.settings import current
+
+    return current().prime_seconds(PRIME_DEADLINE)[0]
 
 
 def prime_deadline() -> float:
@@ -221,7 +224,9 @@ def worker_name(vault: str) -> str:
             stamp = f"{st.st_mtime_ns}:{st.st_size}"
         except OSError:
             stamp = "-"
-    parts = (vault, os.environ.get("BRAIN_EMBED", "").strip(), stamp, sys.prefix, __version__)
+    from brain.settings import current
+
+    parts = (vault, current().embed, stamp, sys.prefix, __version__)
     return "worker-" + _fnv("\0".join(parts).encode("utf-8", "surrogateescape"))
 
 
@@ -230,15 +235,18 @@ def run_dirs() -> list[str]:
     `run/` (Linux), and on Unix `$TMPDIR/brain-<uid>` (else /tmp), whose path is short enough for
     a socket where a long HOME makes the state dir's too long. The thin client and the worker
     both pick from this one list (run_dir), so they never look in two places."""
+    from brain.settings import current
+
+    env = current().env
     folders = []
-    runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+    runtime = env.get("XDG_RUNTIME_DIR", "")
     if runtime and os.path.isabs(runtime):
         folders.append(os.path.join(runtime, "brain"))
-    state = xdg_dir("state")
+    state = xdg_dir("state", env)
     if state is not None:
         folders.append(os.path.join(state, "run"))
     if hasattr(os, "getuid"):
-        temp = [os.environ.get(var, "") for var in ("TMPDIR", "TEMP", "TMP")]
+        temp = [env.get(var, "") for var in ("TMPDIR", "TEMP", "TMP")]
         # check_dir refuses it unless it is ours and 0700, as tempfile.mkdtemp would make it
         folder = next((path for path in temp if os.path.isabs(path)), "/tmp")  # noqa: S108
         folders.append(os.path.join(folder, f"brain-{os.getuid()}"))

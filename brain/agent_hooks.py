@@ -43,6 +43,7 @@ from typing import Any
 from brain import jsonedit
 from brain.config import config_dir
 from brain.files import write_atomic
+from brain.settings import current
 from brain.shipped import HOOK_ID, brain_executable
 
 
@@ -58,7 +59,7 @@ class Agent:
     own_file: bool = False  # hooks in a file of brain's own (Copilot reads every file in a folder)
 
     def folder(self) -> Path:
-        base = os.environ.get(self.home_env)
+        base = current().env.get(self.home_env)
         if base:
             return Path(base).expanduser() / self.nested
         return Path.home() / self.home

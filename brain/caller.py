@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from dataclasses import dataclass
 
@@ -29,7 +28,7 @@ _AGENT_VARS = (
     ("CURSOR_AGENT", "cursor"),
     ("AI_AGENT", "agent"),
 )
-_SESSION_VARS = ("BRAIN_SESSION", "CLAUDE_SESSION_ID", "CLAUDE_CODE_SESSION_ID")
+_SESSION_VARS = ("CLAUDE_SESSION_ID", "CLAUDE_CODE_SESSION_ID")  # after BRAIN_SESSION
 
 
 @dataclass(frozen=True)
@@ -48,10 +47,13 @@ def detect(harness: str = "") -> Caller:
     (`harness`, as brain.hook_event names it), which the environment cannot tell (Codex started
     from a Claude Code session inherits its CLAUDECODE, and VS Code runs Claude Code's hooks);
     else an agent's own variable, a terminal's person, or a script."""
-    env = os.environ
-    session = next((env[v] for v in _SESSION_VARS if env.get(v)), "")
-    if env.get("BRAIN_CALLER"):
-        return Caller(env["BRAIN_CALLER"], session, agent=True)
+    from brain.settings import current
+
+    said = current()
+    env = said.env
+    session = said.session or next((env[v] for v in _SESSION_VARS if env.get(v)), "")
+    if said.caller:
+        return Caller(said.caller, session, agent=True)
     if harness:
         return Caller(CALLERS.get(harness, harness), session, agent=True)
     for var, name in _AGENT_VARS:

@@ -18,6 +18,7 @@ from brain import (
 )
 from brain.crash import crash_report
 from brain.errors import BrainError
+from brain.settings import Settings, current, using
 
 
 def _fail(message: str, *, as_json: bool) -> None:
@@ -74,9 +75,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     sys.exit(code)
 
 
-def execute(args: list[str], *, typer: bool = True) -> int:
+def execute(args: list[str], *, typer: bool = True, settings: Settings | None = None) -> int:
     """Run one command and return its exit code: every error is a line (or a JSON object), never
-    a traceback. With `typer` False, NotFast instead of anything the fast paths do not handle."""
+    a traceback. With `typer` False, NotFast instead of anything the fast paths do not handle.
+    `settings`: the environment and folder the command runs with (the worker passes its
+    client's), else this process's, resolved once for the whole command."""
+    with using(current() if settings is None else settings):
+        return _execute(args, typer=typer)
+
+
+def _execute(args: list[str], *, typer: bool) -> int:
     as_json = "--json" in args
     try:
         choice, args = _color(args)
@@ -136,7 +144,7 @@ def _color(args: list[str]) -> tuple[str | None, list[str]]:
 
 def update_notice(args: list[str]) -> None:
     """After the output, at a terminal only: the daily release check and its notice (stderr)."""
-    if os.environ.get("BRAIN_NO_UPDATE") or not sys.stderr.isatty():
+    if current().no_update or not sys.stderr.isatty():
         return  # agents, hooks and pipes never pay for the import
     from brain import notice
 

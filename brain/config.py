@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from brain.errors import BrainError
+from brain.settings import COLORS, OFF, REVIEW_MODES, VAULT_CONFIG, current
 
 APP = "brain"
 CORE_FILES = ("AI/MEMORY.md", "AI/LEARNINGS.md", "AI/TUNINGS.md")
@@ -26,9 +27,7 @@ SYNONYMS = "AI/synonyms.tsv"
 DROPPED = "AI/DROPPED.md"
 TENDED = "AI/TENDED.md"
 NOT_SEARCHED = (INBOX, DROPPED, TENDED)
-# The vault's own settings, committed so that every machine agrees: `key: value` lines.
-VAULT_CONFIG = "AI/config.yaml"
-REVIEW_MODES = ("before", "after")
+__all__ = ["COLORS", "OFF", "REVIEW_MODES", "VAULT_CONFIG"]  # brain.settings': named here too
 
 
 def _user_dir(kind: str) -> Path:
@@ -38,7 +37,7 @@ def _user_dir(kind: str) -> Path:
     tests/test_config.py checks that both agree."""
     from brain import xdg_dir
 
-    found = xdg_dir(kind)
+    found = xdg_dir(kind, current().env)
     if found is not None:
         return Path(found)
     import platformdirs
@@ -60,7 +59,7 @@ def state_dir(*, make: bool = True) -> Path:
     it elsewhere (brain.xdg_dir, which the thin client shares). It is made, or made again,
     readable by its owner only (0700), once per process; with `make` False (what `install
     --dry-run` would write) it is only named."""
-    said = os.environ.get("BRAIN_STATE", "").strip()
+    said = current().state
     if said and not _full_path(said):
         raise BrainError(
             f"BRAIN_STATE={said!r} is not a folder's full path",
@@ -134,8 +133,8 @@ def which_vault(option: str | Path | None = None) -> tuple[Path, str]:
     install`); a BrainError that says how to get one when there is none or it is no vault."""
     if option:
         origin, said, raw = "--vault", "--vault", Path(option)
-    elif os.environ.get("BRAIN_VAULT"):
-        origin, said, raw = "BRAIN_VAULT", "BRAIN_VAULT", Path(os.environ["BRAIN_VAULT"])
+    elif current().vault:
+        origin, said, raw = "BRAIN_VAULT", "BRAIN_VAULT", Path(current().vault)
     else:
         recorded = recorded_vault()
         if recorded is None:
@@ -144,7 +143,7 @@ def which_vault(option: str | Path | None = None) -> tuple[Path, str]:
                 "run `brain install` to create one, or set BRAIN_VAULT=/path/to/vault",
             )
         origin, said, raw = "recorded", f"the vault recorded in {recorded_vault_file()}", recorded
-    path = raw.expanduser()
+    path = current().path(raw)  # relative to the command's folder (the worker's is another)
     if not path.exists():
         raise BrainError(
             f"vault {path} does not exist (from {said})",
@@ -181,70 +180,12 @@ def usage_log_path() -> Path:
 
 def settings() -> dict[str, Any]:
     """The user's preferences from `brain.yaml`; empty when there is none."""
-    path = config_dir() / "brain.yaml"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        return {}
-    import yaml
-
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise BrainError(f"{path}{line}: not valid YAML", "fix the file or delete it") from exc
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise BrainError(f"{path}:1: expected a mapping of settings", "fix the file or delete it")
-    return data
+    return current().user_file(config_dir())
 
 
 def vault_settings(vault: Path) -> dict[str, str]:
-    """The vault's AI/config.yaml as `key: value` pairs (read by lines, not a YAML parser: the
-    index reads it on the way to every find). Missing or unreadable: no settings."""
-    from brain.files import read_regular
-
-    try:
-        text = read_regular(vault / VAULT_CONFIG).decode("utf-8")
-    except (OSError, UnicodeDecodeError):
-        return {}
-    out: dict[str, str] = {}
-    for line in text.split("\n"):
-        key, sep, value = line.partition(":")
-        if sep and key.strip() and not key.lstrip().startswith("#") and not line[:1].isspace():
-            out[key.strip()] = value.split(" #", 1)[0].strip().strip("'\"")
-    return out
-
-
-COLORS = ("auto", "always", "never")  # `--color` and BRAIN_COLOR
-
-
-def color_setting() -> str:
-    """BRAIN_COLOR (`auto` when unset): whether brain colours what it writes for a person. Any
-    other value is an error naming it."""
-    said = os.environ.get("BRAIN_COLOR", "").strip()
-    if not said:
-        return "auto"
-    if said.lower() not in COLORS:
-        raise BrainError(
-            f"BRAIN_COLOR={said!r} is not auto, always or never",
-            "set one of them, or unset BRAIN_COLOR",
-        )
-    return said.lower()
-
-
-# The words that say no to a switch (BRAIN_SYNC=off, `sync = false` in git's config, and
-# BRAIN_NO_TEND=0, which leaves the sweep on).
-OFF = frozenset({"off", "0", "false", "no"})
-
-
-def tend_off() -> bool:
-    """BRAIN_NO_TEND: the hooks start no daily sweep (`brain tend --daily` does nothing); a
-    person's `brain tend` still sweeps. Unset, empty or a no (`0`, `off`): the sweep runs."""
-    said = os.environ.get("BRAIN_NO_TEND", "").strip().lower()
-    return bool(said) and said not in OFF
+    """The vault's AI/config.yaml (brain.settings reads it)."""
+    return current().vault_file(vault)
 
 
 def review_mode(vault: Path) -> str:
@@ -268,16 +209,5 @@ def proposals_mode(vault: Path) -> str:
 
 
 def review_override() -> str | None:
-    """BRAIN_REVIEW (`before` or `after`): this machine's review mode over the vault's; None
-    when unset. Any other value is an error naming it: a typo would otherwise serve, or hide,
-    unreviewed proposals without a word."""
-    said = os.environ.get("BRAIN_REVIEW", "").strip()
-    if not said:
-        return None
-    if said.lower() not in REVIEW_MODES:
-        raise BrainError(
-            f"BRAIN_REVIEW={said!r} is not a review mode",
-            "set BRAIN_REVIEW=before or BRAIN_REVIEW=after, or unset it to follow the vault's "
-            f"{VAULT_CONFIG}",
-        )
-    return said.lower()
+    """BRAIN_REVIEW: this machine's review mode over the vault's; None when unset."""
+    return current().review

@@ -28,6 +28,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from brain.settings import current
 from brain.text import plural
 from brain.vocab import TOKENIZER
 
@@ -128,7 +129,7 @@ def load_embedder(
     if name == "openai":
         url = _url_option(opts, _OPENAI_URL)
         key_env = _str_option(opts, "api_key_env", _OPENAI_KEY_ENV)
-        key = os.environ.get(key_env, "").strip()
+        key = current().get(key_env)
         # Local OpenAI-compatible servers usually need no key; the real API always does,
         # and so does any server whose config names a key variable explicitly.
         if not key and ("api_key_env" in opts or url == _OPENAI_URL):

@@ -44,6 +44,7 @@ from typing import Any
 
 from brain import config, files, gitutil
 from brain.errors import BrainError
+from brain.settings import current
 from brain.sync import MODES, OFF, OFFLINE_BACKOFF, env_off, iso, read_state, vault_key, write_state
 from brain.text import plural
 
@@ -673,7 +674,8 @@ def _net(conf: dict[str, str]) -> dict[str, Any]:
     """Never ask for a password (nobody may be there to type it) and give up on a dead host in
     seconds; a person's own ssh command (GIT_SSH_COMMAND, core.sshCommand) is left as it is."""
     env = {"GIT_TERMINAL_PROMPT": "0"}
-    own = os.environ.get("GIT_SSH_COMMAND") or os.environ.get("GIT_SSH")
+    said = current().env
+    own = said.get("GIT_SSH_COMMAND") or said.get("GIT_SSH")
     if not own and "core.sshcommand" not in conf:
         env["GIT_SSH_COMMAND"] = SSH
     return {"env": env, "config": NET_CONFIG, "most": NET_TIMEOUT}
@@ -1350,7 +1352,7 @@ def _signature(conf: dict[str, str], who: str = "AUTHOR") -> Any:
     import pygit2
 
     def get(key: str, env: str, default: str) -> str:
-        return os.environ.get(env) or conf.get(key) or default
+        return current().env.get(env) or conf.get(key) or default
 
     name = get("user.name", f"GIT_{who}_NAME", "brain")
     return pygit2.Signature(name, get("user.email", f"GIT_{who}_EMAIL", f"brain@{host()}"))

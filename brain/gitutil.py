@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from brain.errors import BrainError
+from brain.settings import current
 
 # Variables that identify the person committing, or say how to reach a remote, are kept; the ones
 # that point git at another repository, index or object store are not.
@@ -52,7 +53,10 @@ class GitTimeout(BrainError):
 
 
 def no_git_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if not k.startswith("GIT_") or k in _KEEP}
+    """The command's environment (brain.settings: the worker runs its client's) without the
+    GIT_* variables git exports into hooks, but for those that tune transport."""
+    env = current().env
+    return {k: v for k, v in env.items() if not k.startswith("GIT_") or k in _KEEP}
 
 
 def run(
@@ -198,8 +202,9 @@ def hook_index(repo: Path) -> str | None:
     only when it names a file inside `repo`'s own git directory, so a hook running in one
     repository never redirects brain's reads of another.
     """
-    value = os.environ.get("GIT_INDEX_FILE")
-    return _hook_index(str(repo), str(Path.cwd() / value)) if value else None
+    said = current()
+    value = said.env.get("GIT_INDEX_FILE")
+    return _hook_index(str(repo), str(Path(said.cwd) / value)) if value else None
 
 
 @functools.lru_cache(maxsize=8)

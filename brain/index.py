@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from brain import database
 from brain import vault as vaultmod
 from brain.config import (
     CORE_FILES,
@@ -25,7 +26,6 @@ from brain.config import (
     SYNONYMS,
     VAULT_CONFIG,
     index_path,
-    private_file,
     review_mode,
     review_override,
 )
@@ -46,7 +46,6 @@ if TYPE_CHECKING:
 # any unit (brain/retell.py): the relation is computed again. 10: the histories of the files
 # bullets and notes name, and each unit's drift (brain/drift.py).
 SCHEMA_VERSION = 10
-BUSY_TIMEOUT_MS = 10_000
 
 _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -117,10 +116,7 @@ class SyncReport:
 
 
 def _connect(path: Path) -> sqlite3.Connection:
-    private_file(path)
-    conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-    return conn
+    return database.connect(path)
 
 
 def _stamp() -> str:
@@ -673,7 +669,7 @@ def _swap(tmp: Path, path: Path) -> None:
         live = _connect(path)
         try:
             if _healthy(live):
-                src = sqlite3.connect(tmp)
+                src = database.connect(tmp)
                 try:
                     src.backup(live)
                 finally:

@@ -57,6 +57,7 @@ from brain.caller import Caller
 from brain.crash import crash_report
 from brain.errors import BrainError
 from brain.present import Answer, data, record, sanitized, scrubbed, size
+from brain.settings import current
 from brain.text import printable
 
 INSTRUCTIONS = (
@@ -87,7 +88,7 @@ class Server:
     def __init__(self, vault: str | None = None) -> None:
         self.vault = vault
         # one server process is one agent session unless the agent's environment says otherwise
-        self.session = os.environ.get("BRAIN_SESSION") or f"mcp-{os.getpid()}-{int(time.time())}"
+        self.session = current().session or f"mcp-{os.getpid()}-{int(time.time())}"
 
     def caller(self, ctx: Context | None) -> Caller:
         """Who asks: the client, by its name, as an agent (terse lines). On HTTP one server serves

@@ -21,7 +21,6 @@ from __future__ import annotations
 import contextlib
 import difflib
 import json
-import os
 import re
 import sys
 import tempfile
@@ -30,9 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brain import gitutil
+from brain.settings import SYNC_REPORT, current
 
 MARKER = 41  # conflict marker width: no line a person writes starts with 41 '<'
-REPORT_ENV = "BRAIN_SYNC_REPORT"  # where the driver appends its clashes (JSON lines) for sync
+REPORT_ENV = SYNC_REPORT  # where the driver appends its clashes (JSON lines) for sync
 ATTRIBUTES = ("*.md merge=brain", "AI/synonyms.tsv merge=brain")
 DRIVER_NAME = "brain: keep both sides' lines (brain sync)"
 
@@ -344,7 +344,7 @@ def driver(base: Path, ours: Path, theirs: Path, path: str) -> int:
         say(f"cannot merge {path} line by line ({exc}); git's merge decides")
         return 1
     if merged.clashes:
-        report = os.environ.get(REPORT_ENV)
+        report = current().sync_report
         if report:
             with Path(report).open("a", encoding="utf-8") as fh:
                 for c in merged.clashes:

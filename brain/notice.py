@@ -16,14 +16,13 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
 from brain import config, release
+from brain.settings import current
 
 DAY = 24 * 60 * 60
 CHECK_TIMEOUT = 3.0
@@ -52,7 +51,7 @@ def write_state(doc: dict[str, Any]) -> None:
 
 def wanted(args: list[str]) -> bool:
     """Whether this run may check or show the notice at all."""
-    if os.environ.get("BRAIN_NO_UPDATE") or "--json" in args:
+    if current().no_update or "--json" in args:
         return False
     if args[:1] and args[0] in QUIET_COMMANDS:
         return False
@@ -99,22 +98,9 @@ def after_command(args: list[str]) -> None:
 
 
 def _spawn_check() -> None:
-    kwargs: dict[str, Any] = {}
-    if sys.platform == "win32":
-        flags = getattr(subprocess, "DETACHED_PROCESS", 0) | getattr(
-            subprocess, "CREATE_NEW_PROCESS_GROUP", 0
-        )
-        kwargs["creationflags"] = flags
-    else:
-        kwargs["start_new_session"] = True
-    subprocess.Popen(
-        config.python_command("brain.notice"),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        close_fds=True,
-        **kwargs,
-    )
+    from brain.process import start_detached
+
+    start_detached(config.python_command("brain.notice"))
 
 
 def check_now(seconds: float = CHECK_TIMEOUT) -> str | None:

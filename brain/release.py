@@ -25,12 +25,12 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
-import os
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from brain.errors import BrainError
+from brain.settings import current
 from brain.text import plural
 
 BASE_URL = "https://github.com/brain-memory/brain/releases"
@@ -51,7 +51,7 @@ _WHEEL_RE = re.compile(r"brain_memory-[A-Za-z0-9_.+!]+-py3-none-any\.whl")
 
 
 def base_url() -> str:
-    return (os.environ.get("BRAIN_RELEASE_URL") or BASE_URL).rstrip("/")
+    return (current().release_url or BASE_URL).rstrip("/")
 
 
 def asset_url(name: str, tag: str | None = None) -> str:
@@ -184,10 +184,8 @@ MAX_SMALL = 64 * 1024  # sums, signature, release.json
 
 
 def timeout() -> float:
-    try:
-        return max(0.1, float(os.environ.get("BRAIN_UPDATE_TIMEOUT", "30")))
-    except ValueError:
-        return 30.0
+    """BRAIN_UPDATE_TIMEOUT, else 30 s; a value that is no positive number is an error naming it."""
+    return current().update_timeout
 
 
 def fetch(client: Any, url: str, limit: int) -> bytes:

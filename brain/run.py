@@ -7,7 +7,6 @@ module level: `brain find` starts here.
 from __future__ import annotations
 
 import math
-import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -16,9 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from brain import DEADLINE, PRIME_STDIN_MAX, Gate, env_number, process_gate, read_stdin
+from brain import DEADLINE, PRIME_DEADLINE, PRIME_STDIN_MAX, Gate, process_gate, read_stdin
 from brain.crash import crash_report, log_line
 from brain.errors import BrainError, UsageError
+from brain.settings import current
 
 if TYPE_CHECKING:
     from brain.commands.find import FindResult
@@ -53,8 +53,11 @@ def run_find(
 
 def _worker_held() -> AbstractContextManager[None]:
     """worker_client.starts_held: a worker the find starts, once it has answered. Not for a find
-    by keywords alone (BRAIN_EMBED=none), which starts none and spares the import (socket)."""
-    if os.environ.get("BRAIN_EMBED", "").strip() == "none":
+    by keywords alone (BRAIN_EMBED=none, or `embed: none` in brain.yaml), which starts none and
+    spares the import (socket)."""
+    from brain import semantic
+
+    if semantic.embed_settings()[0] == "none":
         return nullcontext()
     from brain import worker_client
 
@@ -96,10 +99,17 @@ def run_prime(
     if not prompt and stdin == "closed":
         return 0
     by_hand = bool(prompt) or stdin == "terminal"
+    late = current().prime_seconds(PRIME_DEADLINE)[1]
+    if late:  # the gate keeps the default deadline; the line says why
+        _prime_failed(BrainError(late), loud=by_hand)
     if budget is None:
         from brain.commands.prime import DEFAULT_BUDGET
 
-        budget = int(env_number("BRAIN_PRIME_BUDGET", DEFAULT_BUDGET))
+        try:
+            budget = int(current().prime_budget(DEFAULT_BUDGET))
+        except BrainError as exc:  # said (logged), and the prompt served within the default
+            _prime_failed(exc, loud=by_hand)
+            budget = DEFAULT_BUDGET
     if budget < 1:
         raise UsageError("--budget must be a positive number of tokens", "pass e.g. --budget 600")
     if by_hand and not prompt:
@@ -202,18 +212,10 @@ def _index_ready(vault: Path) -> bool:
         from brain.errors import BrainError
 
         raise BrainError(f"the vault {vault} does not exist", "run `brain install`")
-    import subprocess
-
     from brain.config import python_command
+    from brain.process import start_detached
 
-    subprocess.Popen(
-        python_command("brain", "reindex", "--vault", str(vault)),
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-        close_fds=True,
-    )
+    start_detached(python_command("brain", "reindex", "--vault", str(vault)))
     return False
 
 
@@ -223,7 +225,7 @@ def _warm(vault: Path, gate: Gate) -> Callable[[Any, str], list[tuple[int, float
     loaded here."""
     from brain import semantic
 
-    if semantic.embed_settings()[0] == "none" or os.environ.get("BRAIN_WORKER", "1") == "0":
+    if semantic.embed_settings()[0] == "none" or not current().worker:
         return None
 
     def ask(conn: Any, text: str) -> list[tuple[int, float]] | None:
@@ -354,7 +356,7 @@ def _serve_pack(
     from brain.present import pack as present
 
     who = callermod.detect(hook.harness if hook else "")
-    cwd = Path(hook.cwd if hook and hook.cwd else Path.cwd())
+    cwd = Path(hook.cwd if hook and hook.cwd else current().cwd)
     found = pack_for(project, vault, budget, fresh=fresh, cwd=cwd, outside=hook is not None)
     if found.result is None:
         if as_json:

@@ -7,7 +7,6 @@ numpy and the model load only here, only when a command needs them.
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import sys
 from collections.abc import Callable
@@ -42,7 +41,9 @@ def embed_settings() -> tuple[str, dict[str, Any]]:
 
     `BRAIN_EMBED` is a provider name, optionally with a model: `ollama:nomic-embed-text`.
     """
-    raw = os.environ.get("BRAIN_EMBED", "").strip()
+    from brain.settings import current
+
+    raw = current().embed
     section: Any = {}
     if raw != "none":
         section = config.settings().get("embed") or {}

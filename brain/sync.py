@@ -10,9 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -99,7 +97,9 @@ def _config_facts(text: str) -> tuple[bool, bool]:
 
 
 def env_off() -> bool:
-    return os.environ.get("BRAIN_SYNC", "").strip().lower() in OFF
+    from brain.settings import current
+
+    return current().sync_off
 
 
 def background(vault: Path, mode: str = "receive") -> bool:
@@ -129,28 +129,16 @@ def background(vault: Path, mode: str = "receive") -> bool:
 
 
 def _spawn(vault: Path, mode: str) -> bool:
-    import subprocess
+    from brain.process import start_detached
 
-    kwargs: dict[str, Any] = {"start_new_session": True}
-    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-        flags = ("DETACHED_PROCESS", "CREATE_NEW_PROCESS_GROUP")
-        kwargs = {"creationflags": sum(getattr(subprocess, f, 0) for f in flags)}
     log = log_path(vault)
-    argv = [sys.executable, "-P", "-m", "brain", "sync", "--background", mode, "--vault"]
+    argv = config.python_command("brain", "sync", "--background", mode, "--vault", str(vault))
     try:
         log.parent.mkdir(parents=True, exist_ok=True)
         with contextlib.suppress(OSError):
             if log.stat().st_size > 256_000:
                 log.unlink()
         with log.open("ab") as out:
-            subprocess.Popen(
-                [*argv, str(vault)],
-                stdin=subprocess.DEVNULL,
-                stdout=out,
-                stderr=out,
-                close_fds=True,
-                **kwargs,
-            )
+            return start_detached(argv, stdout=out, stderr=out)
     except OSError:
         return False
-    return True

@@ -38,6 +38,7 @@ from brain import (
     worker_name,
     xdg_dir,
 )
+from brain.settings import current
 
 # The commands the worker runs; adding one is one entry (its fast path must be in brain.cli).
 FORWARD = ("find", "pack", "prime", "reindex")
@@ -57,7 +58,7 @@ def guess_vault(args: list[str]) -> str | None:
         elif arg.startswith("--vault="):
             raw = arg[8:]
     if not raw:
-        raw = os.environ.get("BRAIN_VAULT") or None
+        raw = current().vault or None
     if not raw:
         config = xdg_dir("config")
         if config is None:
@@ -287,7 +288,7 @@ def main() -> None:
     if args[:1] == ["prime"] and "--help" not in args and "-h" not in args:
         process_gate()  # the deadline is watched from here on: whatever follows, it is kept
     after: tuple[str, str, int] | None = None
-    if args[:1] and args[0] in FORWARD and os.environ.get("BRAIN_WORKER", "1") != "0":
+    if args[:1] and args[0] in FORWARD and current().worker:
         vault = guess_vault(args)
         if vault is not None:
             code, after = _try(args, vault)
@@ -377,7 +378,7 @@ def _try(args: list[str], vault: str) -> tuple[int | None, tuple[str, str, int] 
     finally:
         if gate is not None:
             gate.lock.release()
-    if code in (0, 1) and _tty(sys.stderr) == 1 and not os.environ.get("BRAIN_NO_UPDATE"):
+    if code in (0, 1) and _tty(sys.stderr) == 1 and not current().no_update:
         from brain.cli import update_notice
 
         update_notice(args)

@@ -16,7 +16,8 @@ from collections.abc import Sequence
 from dataclasses import astuple, dataclass
 from pathlib import Path
 
-from brain.config import private_file, usage_log_path
+from brain import database
+from brain.config import usage_log_path
 from brain.errors import BrainError
 
 LOG_VERSION = 3  # 2: the `served` table and the session index; 3: `evidence`
@@ -79,10 +80,8 @@ def connect(path: Path | None = None) -> sqlite3.Connection:
 
 
 def _open(path: Path) -> sqlite3.Connection:
-    private_file(path)
-    conn = sqlite3.connect(path, timeout=5, isolation_level=None)
+    conn = database.connect(path)
     try:
-        conn.execute("PRAGMA busy_timeout = 5000")
         # A usage row lost to a power cut costs nothing; a disk sync on every find costs ~10 ms.
         conn.execute("PRAGMA synchronous = OFF")
         if conn.execute("PRAGMA user_version").fetchone()[0] != LOG_VERSION:

@@ -24,7 +24,7 @@ import socket
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -37,6 +37,7 @@ from brain import (
     prime_seconds,
     worker_client,
 )
+from brain.settings import Settings, using
 from brain.text import plural, say
 from brain.worker_client import (
     UNIX,
@@ -210,7 +211,10 @@ class _Job:
         enc: tuple[str, str, str],
         started: float,
     ) -> None:
-        self.argv, self.env, self.cwd, self.tty, self.enc = argv, env, cwd, tty, enc
+        self.argv, self.tty, self.enc = argv, tty, enc
+        # The client's environment and folder, passed down to the command as its settings: the
+        # worker's own (os.environ, its cwd), which every other request reads, never change.
+        self.settings = Settings(env, cwd)
         self.started = started  # the client's start on this clock: prime's deadline counts from it
 
 
@@ -390,11 +394,11 @@ class _Command:
         beat = threading.Thread(target=self._beat, daemon=True)
         beat.start()
         try:
-            with _client_side(job):
+            with using(job.settings):
                 _STREAMS.stdin, _STREAMS.stdout, _STREAMS.stderr = stdin, out, err
                 _STREAMS.later, _STREAMS.started = self.later, job.started
                 try:
-                    code = cli.execute(job.argv, typer=False)
+                    code = cli.execute(job.argv, typer=False, settings=job.settings)
                 except cli.NotFast:
                     return None
                 except SystemExit as exc:
@@ -403,7 +407,7 @@ class _Command:
                 err.flush()
                 return code, chunks
         except (OSError, ValueError):
-            return None  # a cwd gone, a variable the system refuses: the client runs it itself
+            return None  # the client runs it itself
         finally:
             self.done.set()
             with self.sending:  # no heartbeat after this point
@@ -416,25 +420,9 @@ class _Command:
 
     def finish(self) -> None:
         """What the command left for after its answer (the usage log's row), as the client."""
-        with contextlib.suppress(OSError, ValueError), _client_side(self.job):
+        with contextlib.suppress(OSError, ValueError), using(self.job.settings):
             for call in self.later:
                 call()
-
-
-@contextlib.contextmanager
-def _client_side(job: _Job) -> Iterator[None]:
-    """The client's environment and current folder, for as long as its command runs."""
-    saved_env, saved_cwd = dict(os.environ), Path.cwd()
-    try:
-        os.environ.clear()
-        os.environ.update(job.env)
-        os.chdir(job.cwd)
-        yield
-    finally:
-        os.environ.clear()
-        os.environ.update(saved_env)
-        with contextlib.suppress(OSError):
-            os.chdir(saved_cwd)
 
 
 def _prime_gate() -> Any:
@@ -470,7 +458,7 @@ class _Worker:
     def __init__(self, vault: Path, token: str, base: Path | None = None) -> None:
         self.vault, self.token = vault, token
         self.base = base or base_of(vault)
-        self.command = threading.Lock()  # commands run one at a time: they swap cwd and env
+        self.command = threading.Lock()  # one command at a time: they share modules' state
         self.embedder: Embedder | None = None
         self.ready = ""  # the index build whose units all have vectors
         self.progress = (0, 0)  # (done, total) of the embedding under way
@@ -756,7 +744,11 @@ def serve(vault: Path, idle: float = IDLE_SECONDS) -> int:
 
 
 def main(argv: list[str]) -> NoReturn:
-    idle = float(os.environ.get("BRAIN_WORKER_IDLE", IDLE_SECONDS))
+    from brain.settings import current
+
+    idle, why = current().worker_idle(IDLE_SECONDS)
+    if why:  # on stderr, the worker's log; a bad value must not keep the worker from serving
+        say(why)
     try:
         code = serve(Path(argv[0]), idle)
     except SystemExit as exc:  # SIGTERM

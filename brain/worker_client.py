@@ -34,6 +34,7 @@ from typing import Any
 
 from brain import CONNECT_TIMEOUT, DEADLINE, PROTOCOL, config, files, run_dirs, worker_name
 from brain import run_dir as pick_run_dir
+from brain.settings import current
 
 ANSWER_SECONDS = 2.0  # after the connect; a live worker slower than this leaves keywords alone
 REPLY_MAX = 16 * 1024 * 1024  # bytes of one reply line
@@ -66,7 +67,7 @@ def run_dir() -> Path:
     fails to bind and says why). Windows has no Unix socket: `$XDG_RUNTIME_DIR/brain` or the
     state dir's `run/`."""
     if not UNIX:
-        runtime = os.environ.get("XDG_RUNTIME_DIR", "")
+        runtime = current().env.get("XDG_RUNTIME_DIR", "")
         if runtime and Path(runtime).is_absolute():
             return Path(runtime) / "brain"
         return config.state_dir() / "run"
@@ -381,26 +382,16 @@ def spawn(vault: Path, base: Path | None = None) -> bool:
     base = base or base_of(vault)
     if _backing_off(base):
         return False
-    import subprocess  # only here: a find that reaches a live worker never pays for it
+    from brain.process import start_detached  # only here: a live worker's find never pays
 
     try:
         log = os.open(with_suffix(base, ".log"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
     except OSError:
         return False
     try:
-        subprocess.Popen(
-            config.python_command("brain.worker", str(vault)),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=log,
-            start_new_session=True,
-            close_fds=True,
-        )
-    except OSError:
-        return False
+        return start_detached(config.python_command("brain.worker", str(vault)), stderr=log)
     finally:
         os.close(log)
-    return True
 
 
 # --- the lock and stopping workers ---------------------------------------------------------------

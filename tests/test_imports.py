@@ -143,7 +143,9 @@ def test_fast_path_is_really_taken(tmp_path: Path) -> None:
 
 # What a find answered by the worker may import beyond `python -c pass`: `-m`'s runpy, the
 # client, and builtin modules (the socket, and select when a hook's stdin is read).
-THIN = {"runpy", "__future__", "brain", "brain.thin", "_socket", "select"}
+# brain.settings: the variables the thin client reads, read there
+THIN = {"runpy", "__future__", "brain", "brain.thin", "brain.settings"}
+THIN |= {"_socket", "select"}
 
 
 def _floor() -> set[str]:
@@ -191,7 +193,8 @@ def test_a_find_the_worker_answers_imports_only_the_client(
     ("name", "imports"),
     [
         ("__init__", ["__future__", "os", "sys", "time"]),  # time: built into the interpreter
-        ("thin", ["__future__", "os", "sys", "time", "brain"]),  # the package's own helpers
+        # the package's own helpers, and the settings (builtins only: tests/test_settings_module)
+        ("thin", ["__future__", "os", "sys", "time", "brain", "brain.settings"]),
     ],
 )
 def test_the_thin_client_imports_only_builtins_at_its_top(name: str, imports: list[str]) -> None:
@@ -257,4 +260,5 @@ def test_the_installed_console_script_imports_only_the_thin_client(
     floor = set(_imported(python, "-c", "pass"))
     before_main = _imported(python, str(script), "--version", until="brain.thin")
     # __future__: brain's modules say `from __future__ import annotations`
-    assert set(before_main) - floor - {"__future__"} == {"brain", "brain.thin"}
+    thin = {"brain", "brain.thin", "brain.settings"}
+    assert set(before_main) - floor - {"__future__"} == thin

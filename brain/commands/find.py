@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
 from brain import drift, index, search, stale
 from brain.errors import UsageError
+from brain.settings import current
 
 DEFAULT_LIMIT = 10
 DEFAULT_BUDGET = 2400  # bytes of output: about 600 tokens, ten terse hits
@@ -98,7 +98,7 @@ def neighbours(vault: Path, conn: sqlite3.Connection, text: str) -> list[tuple[i
 
     text = search.vector_query(conn, text)
 
-    background = os.environ.get("BRAIN_WORKER", "1") != "0"
+    background = current().worker
     if background:
         answer = worker_client.ask(vault, text, search.VECTOR_DEPTH)
         if answer.note:

@@ -28,6 +28,7 @@ from typing import Any, BinaryIO
 from brain import guard, handles
 from brain.commands.propose import ProposeResult, propose_many
 from brain.errors import BrainError
+from brain.settings import current
 from brain.text import repair, strip_controls
 from brain.vocab import SEP
 
@@ -214,7 +215,7 @@ def _line(text: str, handle: str, parent: str) -> str:
 
 
 def claude_root() -> Path:
-    configured = os.environ.get("CLAUDE_CONFIG_DIR")
+    configured = current().env.get("CLAUDE_CONFIG_DIR")
     return Path(configured).expanduser() if configured else Path.home() / ".claude"
 
 

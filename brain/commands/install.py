@@ -26,6 +26,7 @@ from pathlib import Path
 from brain import agent_hooks, config, githooks, gitutil, index, shipped, worker_client
 from brain.errors import BrainError
 from brain.files import write_atomic
+from brain.settings import current
 from brain.text import has_surrogates, printable, undecodable
 
 
@@ -126,8 +127,8 @@ def choose_vault(path: str | Path | None = None) -> VaultChoice:
     """The vault install would use, and what state it is in; a BrainError for unusable paths."""
     if path:
         origin, raw = "argument", Path(path)
-    elif os.environ.get("BRAIN_VAULT"):
-        origin, raw = "BRAIN_VAULT", Path(os.environ["BRAIN_VAULT"])
+    elif current().vault:
+        origin, raw = "BRAIN_VAULT", Path(current().vault)
     else:
         recorded = config.recorded_vault()
         origin, raw = ("recorded", recorded) if recorded else ("default", default_vault())
@@ -243,7 +244,7 @@ def _record(vault: Path) -> Path:
 
 def bin_dir() -> Path:
     """Where brain links itself: BRAIN_BINDIR, else ~/.local/bin (on PATH in most shells)."""
-    custom = os.environ.get("BRAIN_BINDIR")
+    custom = current().bin_dir
     return Path(custom).expanduser() if custom else Path.home() / ".local" / "bin"
 
 
@@ -255,7 +256,7 @@ def _on_path(folder: Path) -> bool:
     want = os.path.realpath(folder)
     return any(
         os.path.realpath(Path(p).expanduser()) == want
-        for p in os.environ.get("PATH", "").split(os.pathsep)
+        for p in current().env.get("PATH", "").split(os.pathsep)
         if p
     )
 
@@ -550,7 +551,7 @@ def plan(choice: VaultChoice, *, init: bool = False) -> InstallPlan:
     )
     steps += _plan_agent_hooks()
     steps.append(_plan_driver(choice))
-    url = os.environ.get("BRAIN_CONNECT", "").strip()
+    url = current().connect
     if url:
         steps.append(Planned("remote", url, "create", "BRAIN_CONNECT: brain sync connect"))
     again = (
@@ -631,7 +632,7 @@ def _sync_setup(vault: Path) -> str | None:
     from brain import gitsync
 
     gitsync.ensure_driver(vault)
-    url = os.environ.get("BRAIN_CONNECT", "").strip()
+    url = current().connect
     if not url:
         return None
     try:

@@ -107,20 +107,9 @@ def _source(
 def _policy_mode(data: bytes, where: str) -> str:
     """The `lint` mode a policy file sets ("standard" when it sets none), or a BrainError naming
     the file and what is wrong with it."""
-    import yaml
+    from brain.settings import read_yaml
 
-    try:
-        doc = yaml.safe_load(data.decode("utf-8"))
-    except (UnicodeDecodeError, yaml.YAMLError) as exc:
-        mark = getattr(exc, "problem_mark", None)
-        line = f":{mark.line + 1}" if mark is not None else ""
-        raise BrainError(
-            f"{where}{line} is not valid YAML", "write it as `lint: strict` (or `lint: standard`)"
-        ) from None
-    if doc is None:
-        return "standard"
-    if not isinstance(doc, dict):
-        raise BrainError(f"{where} is not a mapping", "write it as `lint: strict`")
+    doc = read_yaml(where, data, "write it as `lint: strict` (or `lint: standard`)")
     mode = doc.get("lint", "standard")
     if mode not in LINT_MODES:
         raise BrainError(

@@ -38,9 +38,9 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from brain import edits, env_number
+from brain import edits
 from brain.commands.hygiene import (
     Item,
     Target,
@@ -384,7 +384,9 @@ def _remembered(vault: Path) -> set[str]:
 
 def daily_seconds() -> float:
     """The daily sweep's budget: `BRAIN_TEND_SECONDS`, else DAILY_SECONDS."""
-    return env_number("BRAIN_TEND_SECONDS", DAILY_SECONDS)
+    from brain.settings import current
+
+    return current().tend_seconds(DAILY_SECONDS)
 
 
 def alias_policy(vault: Path) -> str:
@@ -493,12 +495,12 @@ def tend(
     (no model to load within a budget); `daily` runs once a day, and not at all with
     BRAIN_NO_TEND."""
     from brain.commands import inbox
-    from brain.config import tend_off
     from brain.files import locked, write_atomic
+    from brain.settings import current
 
     start = time.monotonic()
     deadline = start + budget if budget is not None else None
-    if daily and tend_off():
+    if daily and current().tend_off:
         said = "BRAIN_NO_TEND is set: the daily sweep is off"
         return TendResult(str(vault), dry_run, daily, quick, False, (), (), 0, 0, said, _ms(start))
     stamp = _stamp_path(vault)
@@ -570,29 +572,13 @@ def background(vault: Path) -> bool:
     """Start the daily sweep detached and return at once; True when one was started. What a hook
     calls (the Stop hook, `brain settle`): a file read and, at most once a day, the spawn. The
     sweep takes its lock itself: a second one started meanwhile leaves at once."""
-    import subprocess
-    import sys
+    from brain.config import python_command
+    from brain.process import start_detached
+    from brain.settings import current
 
-    from brain.config import python_command, tend_off
-
-    if tend_off() or _stamped(_stamp_path(vault)) == dt.date.today().isoformat():
+    if current().tend_off or _stamped(_stamp_path(vault)) == dt.date.today().isoformat():
         return False
-    kwargs: dict[str, Any] = {"start_new_session": True}
-    if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
-        flags = ("DETACHED_PROCESS", "CREATE_NEW_PROCESS_GROUP")
-        kwargs = {"creationflags": sum(getattr(subprocess, f, 0) for f in flags)}
-    try:
-        subprocess.Popen(
-            python_command("brain", "tend", "--daily", "--vault", str(vault)),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            close_fds=True,
-            **kwargs,
-        )
-    except OSError:
-        return False
-    return True
+    return start_detached(python_command("brain", "tend", "--daily", "--vault", str(vault)))
 
 
 def _stamped(path: Path) -> str:

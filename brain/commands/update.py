@@ -16,7 +16,6 @@ from __future__ import annotations
 import contextlib
 import importlib.util
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -27,6 +26,7 @@ from typing import Any
 
 from brain import config, notice, release
 from brain.errors import BrainError
+from brain.settings import current
 
 MARKER = "brain-install.json"
 RELEASES = "brain-releases"
@@ -130,7 +130,7 @@ def _install(wheel: Path, marker: dict[str, Any]) -> None:
 
 def _check_new() -> tuple[str, bool]:
     """Run `brain doctor` from the new installation (`brain version` where it has no doctor)."""
-    env = {**os.environ, "BRAIN_NO_UPDATE": "1"}
+    env = current().child_env(BRAIN_NO_UPDATE="1")
     out = ""
     for args in (["doctor"], ["version"]):
         proc = subprocess.run(

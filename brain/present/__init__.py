@@ -232,9 +232,9 @@ COLOR_GIVEN: list[str] = []
 
 def colour_choice() -> str:
     """`auto`, `always` or `never`: `--color`, else BRAIN_COLOR, else `auto`."""
-    from brain.config import color_setting
+    from brain.settings import current
 
-    return COLOR_GIVEN[0] if COLOR_GIVEN else color_setting()
+    return COLOR_GIVEN[0] if COLOR_GIVEN else current().color
 
 
 def colour() -> bool:
@@ -242,12 +242,12 @@ def colour() -> bool:
     `auto`, not when NO_COLOR is set and not empty (https://no-color.org: a command-line flag
     or brain's own setting overrides it), not when an agent runs brain (its variables,
     brain.caller) or stdout is not a terminal; rich then leaves TERM=dumb plain."""
-    import os
+    from brain.settings import current
 
     choice = colour_choice()
     if choice != "auto":
         return choice == "always"
-    if os.environ.get("NO_COLOR", ""):
+    if current().env.get("NO_COLOR", ""):
         return False
     from brain import caller
 

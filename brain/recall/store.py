@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import cast
 
-from brain.config import private_file
+from brain import database
 from brain.errors import BrainError
 from brain.index import transaction
 from brain.recall import SYNC
@@ -140,17 +140,14 @@ def connect(path: Path | None = None) -> sqlite3.Connection:
     """Open transcripts.db, creating it (or rebuilding it from nothing on a schema change)."""
     path = path or db_path()
     try:
-        private_file(path)
-        conn = sqlite3.connect(path, timeout=10, isolation_level=None)
-        conn.execute("PRAGMA busy_timeout = 10000")
+        conn = database.connect(path)
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version != SCHEMA_VERSION:
             conn.close()
             if version:  # another schema: the transcripts are still on disk, read them again
                 for stale in (path, *(path.with_name(path.name + x) for x in ("-wal", "-shm"))):
                     stale.unlink(missing_ok=True)
-            conn = sqlite3.connect(path, timeout=10, isolation_level=None)
-            conn.execute("PRAGMA busy_timeout = 10000")
+            conn = database.connect(path)
             conn.execute("PRAGMA journal_mode = WAL")
             conn.executescript(_SCHEMA)
             conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

@@ -14,7 +14,6 @@ and loads those itself, as bytes its `read` parses.
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -23,6 +22,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from brain.recall.adapters.calls import Call, Outcome
+from brain.settings import current
 from brain.text import json_loads
 
 BODY_CAP = 16_000  # characters kept of one turn; a pasted log or a huge answer is bounded
@@ -167,7 +167,7 @@ def walk(root: Path, pattern: str) -> Iterator[Path]:
 
 
 def env_root(var: str, default: str) -> Path:
-    value = os.environ.get(var, "").strip()
+    value = current().get(var)
     return Path(value).expanduser() if value else Path.home() / default
 
 

@@ -26,7 +26,6 @@ else the first prompt.
 from __future__ import annotations
 
 import json
-import os
 import re
 import sqlite3
 from collections.abc import Iterator
@@ -45,6 +44,7 @@ from brain.recall.adapters import (
     wrapper,
 )
 from brain.recall.adapters.calls import Call, Outcome, opencode_call
+from brain.settings import current
 from brain.text import json_loads
 
 _PLACEHOLDER = re.compile(r"^(?:New|Child) session - \d{4}-")
@@ -89,7 +89,7 @@ class OpenCode:
         return env_root("XDG_DATA_HOME", ".local/share") / "opencode"
 
     def database(self) -> Path:
-        value = os.environ.get("OPENCODE_DB", "").strip()
+        value = current().get("OPENCODE_DB")
         if value and value != ":memory:":
             return self.root() / Path(value).expanduser()  # an absolute one stands alone
         return self.root() / "opencode.db"
