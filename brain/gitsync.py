@@ -23,7 +23,7 @@ be reached leaves everything here and keeps background passes away for OFFLINE_B
 A remote whose history was rewritten (a leaked file scrubbed and force-pushed) is never repaired
 by sending back what it dropped: the pass stops and says so until `brain sync follow`.
 
-Hooks start passes in the background through brain/sync.py, which stays small: the hook pays
+Hooks start passes in the background through brain/autosync.py, which stays small: the hook pays
 for the spawn only.
 """
 
@@ -43,8 +43,17 @@ from pathlib import Path
 from typing import Any
 
 from brain import config, files, gitutil
+from brain.autosync import (
+    MODES,
+    OFF,
+    OFFLINE_BACKOFF,
+    env_off,
+    iso,
+    read_state,
+    vault_key,
+    write_state,
+)
 from brain.errors import BrainError
-from brain.sync import MODES, OFF, OFFLINE_BACKOFF, env_off, iso, read_state, vault_key, write_state
 from brain.text import plural
 
 NET_TIMEOUT = 60.0  # seconds for one fetch or push

@@ -70,7 +70,7 @@ class Hit:
     score: float
     match: tuple[str, ...]  # which signals found it: "exact", "handle", "keyword", "semantic"
     covered: float = 0.0  # share of the query's terms the keyword half found in it
-    superseded_by: str = ""  # handle of a newer bullet that says otherwise (brain/stale.py)
+    superseded_by: str = ""  # handle of a newer bullet that says otherwise (brain/superseded.py)
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ so it imports only the standard library and compiles one small pattern.
 - **CJK run**: Chinese, Japanese and Korean are written without spaces, so a run of them is
   indexed and queried as its character pairs (cjk_split, cjk_terms).
 - **stopword**: a word that names no topic (`the`, `how`, the `s` of `it's`). `STOPWORDS` is the
-  plain list (find, synonyms, learn, doctor, retell); the lists for chat build on it:
+  plain list (find, synonyms, learn, doctor, supersede); the lists for chat build on it:
   `CHAT_STOPWORDS` for reading a prompt to an agent (`brain prime`) is a superset of it,
   `TURN_STOPWORDS` for searching transcripts (`brain recall`) too but for the letters `s` and `t`.
 - **common word**: a word the units' own words (handle, aliases, body; not their neighbours)

@@ -386,7 +386,7 @@ def pack(
         handoff = newest_handoff(vault, folder)
         newer: tuple[str, ...] = ()
         if handoff:
-            from brain.stale import newer_than_file
+            from brain.superseded import newer_than_file
 
             newer = newer_than_file(conn, handoff)
     finally:
@@ -462,9 +462,9 @@ def first_of_moment(event: Event) -> bool:
 def receive_in_background(vault_option: str | None) -> None:
     """At session start, a sync receive starts in the background: what other machines sent
     reaches the agent on its next prompt. The hook pays for the spawn only and never fails."""
-    from brain import sync
+    from brain import autosync
     from brain.config import resolve_vault
     from brain.errors import BrainError
 
     with contextlib.suppress(BrainError, OSError):
-        sync.background(resolve_vault(vault_option), "receive")
+        autosync.background(resolve_vault(vault_option), "receive")

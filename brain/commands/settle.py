@@ -356,7 +356,7 @@ def after(event: Event | None, result: SettleResult, vault_option: str | None = 
     follows; a run that was no stop has none."""
     if result.decision or event is None or event.kind != "stop":
         return
-    from brain import sync
+    from brain import autosync
     from brain.config import resolve_vault
     from brain.errors import BrainError
 
@@ -367,7 +367,7 @@ def after(event: Event | None, result: SettleResult, vault_option: str | None = 
             log_error(exc)  # a --vault that is wrong is a mistake to find in the log, not silence
         return  # no vault on this machine: nothing to send
     with contextlib.suppress(OSError):
-        sync.background(vault, "send")  # write down what the session changed, and send it
+        autosync.background(vault, "send")  # write down what the session changed, and send it
     from brain.commands import tend
 
     tend.background(vault)  # the daily sweep: at most once a day, detached, quiet

@@ -9,7 +9,7 @@ hygiene items a person approves like a proposal (`brain inbox approve N`):
     AI/config.yaml says `aliases: apply` has them applied at once (a line edit, logged in
     AI/TENDED.md), and then only when the bullet's new line passes `brain lint --strict`. An
     alias the guard or strict lint flags is neither proposed nor applied;
-  - `supersede`: mark a note that newer bullets correct (a header citing them; brain/retell.py's
+  - `supersede`: mark a note that newer bullets correct (a header citing them; brain/supersede.py's
     shadow relation finds the notes),
   - `drop`: move a bullet whose every claim failed (two failed claims at least) to AI/DROPPED.md,
   - `merge`: bullets that share a handle and say the same thing (`same_thing`) become the newest

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
-from brain.recall import history
+from brain.recall import past
 
 MAX_COMMITS = 200  # per repository and window
 SLACK = 86400  # seconds: a walk by time stops this far past the window (clock skew, rebases)
@@ -118,7 +118,7 @@ def commits(repo: str, start: str, end: str) -> tuple[list[CommitRow], str | Non
                 stamp = datetime.fromtimestamp(when, UTC)
                 summary = (commit.message or "").strip().split("\n", 1)[0]
                 out.append(
-                    CommitRow(str(commit.id), history.iso_z(stamp), commit.author.name, summary)
+                    CommitRow(str(commit.id), past.iso_z(stamp), commit.author.name, summary)
                 )
                 if len(out) >= MAX_COMMITS:
                     break

@@ -1,5 +1,5 @@
 """The runners behind `brain howto`, `brain lessons`, `brain day` and `brain week`: call the
-command module and hand the result to its presenter (brain.present.history); return the exit
+command module and hand the result to its presenter (brain.present.past); return the exit
 code."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ def run_howto(
     from brain.commands.howto import howto
     from brain.config import resolve_vault
     from brain.present import emit
-    from brain.present import history as hr
+    from brain.present import past as hr
 
     text = " ".join(terms).strip()
     result = howto(
@@ -45,7 +45,7 @@ def run_lessons(
     from brain.commands.lessons import find_lessons
     from brain.config import resolve_vault
     from brain.present import emit
-    from brain.present import history as hr
+    from brain.present import past as hr
 
     result = find_lessons(
         since=since,
@@ -60,7 +60,7 @@ def run_day(day: str, *, git: bool, project: str, agent: str, as_json: bool) -> 
     from brain import caller
     from brain.commands import day as daymod
     from brain.present import emit
-    from brain.present import history as hr
+    from brain.present import past as hr
 
     result = daymod.day(day, git=git, project=project, agent=agent)
     return emit(hr.day(result, caller.detect(), as_json=as_json))
@@ -70,7 +70,7 @@ def run_week(since: str, *, git: bool, project: str, agent: str, as_json: bool) 
     from brain import caller
     from brain.commands import day as daymod
     from brain.present import emit
-    from brain.present import history as hr
+    from brain.present import past as hr
 
     result = daymod.week(since, git=git, project=project, agent=agent)
     return emit(hr.week(result, caller.detect(), as_json=as_json))
