@@ -15,8 +15,10 @@ from typer.core import TyperGroup
 from brain import options, present
 from brain import run as runner
 from brain.errors import UsageError
+from brain.present import checks as present_checks
 from brain.present import emit, setup, upkeep
-from brain.present import vault as present_vault
+from brain.present import inbox as present_inbox
+from brain.present import transfer as present_transfer
 
 if TYPE_CHECKING:
     pass
@@ -154,7 +156,7 @@ def lint_command(
     from brain.config import resolve_vault
 
     result = lint(resolve_vault(vault), paths or None, staged=staged, strict=strict or None)
-    raise typer.Exit(emit(present_vault.lint(result, as_json=as_json)))
+    raise typer.Exit(emit(present_checks.lint(result, as_json=as_json)))
 
 
 @app.command("version")
@@ -239,15 +241,15 @@ def secrets_command(
             )
         raise typer.Exit(_secrets_commits(resolve_vault(vault), outgoing, as_json=as_json))
     result = scan(resolve_vault(vault), paths or None, staged=staged)
-    raise typer.Exit(emit(present_vault.secrets(result, as_json=as_json)))
+    raise typer.Exit(emit(present_checks.secrets(result, as_json=as_json)))
 
 
 def _secrets_commits(vault: Path, outgoing: bool, *, as_json: bool) -> int:
     from brain.commands import secrets as cmd
 
     if outgoing:
-        return emit(present_vault.secrets_outgoing(cmd.outgoing(vault), as_json=as_json))
-    return emit(present_vault.secrets_history(cmd.history(vault), as_json=as_json))
+        return emit(present_checks.secrets_outgoing(cmd.outgoing(vault), as_json=as_json))
+    return emit(present_checks.secrets_history(cmd.history(vault), as_json=as_json))
 
 
 @app.command("install")
@@ -794,9 +796,9 @@ def locate_command(
     from brain.config import resolve_vault
 
     if not handle:
-        raise typer.Exit(emit(present_vault.vault_found(where(vault), as_json=as_json)))
+        raise typer.Exit(emit(present_transfer.vault_found(where(vault), as_json=as_json)))
     result = locate(resolve_vault(vault), runner.argv_text(" ".join(handle), "the handle"))
-    raise typer.Exit(emit(present_vault.locate(result, as_json=as_json)))
+    raise typer.Exit(emit(present_transfer.locate(result, as_json=as_json)))
 
 
 @app.command("mcp")
@@ -828,7 +830,7 @@ def propose_command(
     from brain.config import resolve_vault
 
     result = propose(resolve_vault(vault), " ".join(line), to=to, force=force)
-    emit(present_vault.propose(result, as_json=as_json))
+    emit(present_inbox.propose(result, as_json=as_json))
 
 
 inbox_app = typer.Typer(
@@ -861,7 +863,7 @@ def inbox_command(ctx: typer.Context, vault: VaultOpt = None, as_json: JsonOpt =
     from brain.commands import inbox as inboxmod
     from brain.config import resolve_vault
 
-    emit(present_vault.inbox(inboxmod.inbox(resolve_vault(vault)), as_json=as_json))
+    emit(present_inbox.inbox(inboxmod.inbox(resolve_vault(vault)), as_json=as_json))
 
 
 def _inbox_context(ctx: typer.Context, vault: str | None, as_json: bool) -> tuple[Path, bool]:
@@ -896,7 +898,7 @@ def inbox_approve_command(
 
     path, as_json = _inbox_context(ctx, vault, as_json)
     results = inboxmod.approve_many(path, numbers, to)
-    emit(present_vault.approved(results, one=_one_number(numbers), as_json=as_json))
+    emit(present_inbox.approved(results, one=_one_number(numbers), as_json=as_json))
 
 
 @inbox_app.command("drop")
@@ -914,7 +916,7 @@ def inbox_drop_command(
 
     path, as_json = _inbox_context(ctx, vault, as_json)
     results = inboxmod.drop_many(path, numbers)
-    emit(present_vault.dropped(results, one=_one_number(numbers), as_json=as_json))
+    emit(present_inbox.dropped(results, one=_one_number(numbers), as_json=as_json))
 
 
 @app.command("export")
@@ -957,7 +959,7 @@ def export_command(
     result = export(
         resolve_vault(vault), Path.cwd(), agents, project=project, budget=budget, check=check
     )
-    raise typer.Exit(emit(present_vault.export(result, agents, check=check, as_json=as_json)))
+    raise typer.Exit(emit(present_transfer.export(result, agents, check=check, as_json=as_json)))
 
 
 @app.command("import")
@@ -991,7 +993,7 @@ def import_command(
         if memory_dir:
             raise UsageError("--dir goes with `brain import claude`", f"brain import {source}")
         result = import_file(path, Path(source), to=to)
-    emit(present_vault.import_(result, as_json=as_json))
+    emit(present_transfer.import_(result, as_json=as_json))
 
 
 def run(args: list[str]) -> int:

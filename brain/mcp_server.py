@@ -255,7 +255,7 @@ def _locate(server: Server) -> Tool:
     ) -> CallToolResult:
         def answer() -> tuple[Answer, Any]:
             from brain.commands import locate as cmd
-            from brain.present import vault as present
+            from brain.present import transfer as present
 
             if handle is None:
                 found = cmd.where(server.vault)
@@ -383,7 +383,7 @@ def _propose(server: Server) -> Tool:
 
         def answer() -> tuple[Answer, Any]:
             from brain.commands.propose import propose
-            from brain.present import vault as present
+            from brain.present import inbox as present
 
             who = server.caller(ctx)
             result = propose(server.path(), line, to=to or None, source=who.name, force=force)

@@ -16,9 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from brain import DEADLINE, PRIME_STDIN_MAX, Gate, env_number, process_gate, read_stdin
+from brain import env_number
 from brain.crash import crash_report, log_line
+from brain.deadline import Gate, process_gate
 from brain.errors import BrainError, UsageError
+from brain.stdin import PRIME_STDIN_MAX, read_stdin
+from brain.wire import DEADLINE
 
 if TYPE_CHECKING:
     from brain.commands.find import FindResult
@@ -125,8 +128,8 @@ def _stdin_kind() -> str:
         return "closed"
 
 
-# Prime's deadline: in a process of its own, counted from its start (brain.STARTED), the gate
-# the thin client made first thing; brain.worker swaps in one with no watchdog, counted from
+# Prime's deadline: in a process of its own, counted from its start (brain.deadline.STARTED), the
+# gate the thin client made first thing; brain.worker swaps in one with no watchdog, counted from
 # its client's start.
 prime_gate: Callable[[], Gate] = process_gate
 
@@ -256,7 +259,7 @@ def run_reindex(
     from brain.commands.reindex import reindex
     from brain.config import resolve_vault
     from brain.present import emit
-    from brain.present import vault as present
+    from brain.present import sync as present
 
     result = reindex(resolve_vault(vault), full=full, progress=progress)
     return emit(present.reindex(result, as_json=as_json))
@@ -274,7 +277,7 @@ def run_sync(
     from brain.commands import sync as cmd
     from brain.config import resolve_vault
     from brain.present import emit
-    from brain.present import vault as present
+    from brain.present import sync as present
 
     cmd.check_action(action, url)
     path = resolve_vault(vault)

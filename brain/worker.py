@@ -28,16 +28,11 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from brain import (
-    HEARTBEAT,
-    PAYLOAD_MAX,
-    PRIME_STDIN_MAX,
-    PROTOCOL,
-    SILENCE,
-    prime_seconds,
-    worker_client,
-)
+from brain import worker_client
+from brain.deadline import prime_seconds
+from brain.stdin import PRIME_STDIN_MAX
 from brain.text import plural, say
+from brain.wire import HEARTBEAT, PAYLOAD_MAX, PROTOCOL, SILENCE
 from brain.worker_client import (
     UNIX,
     LineReader,
@@ -440,7 +435,7 @@ def _client_side(job: _Job) -> Iterator[None]:
 def _prime_gate() -> Any:
     """Prime's deadline for a command this worker runs: counted from its client's start, and
     with no watchdog (a process's own would end the worker); the client stops waiting at it."""
-    from brain import Gate
+    from brain.deadline import Gate
 
     started = getattr(_STREAMS, "started", time.monotonic())
     return Gate(started + prime_seconds(), watchdog=False)

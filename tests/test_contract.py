@@ -392,7 +392,7 @@ DATACLASSES: dict[str, str] = {
     "`find`": "brain.present.hits:FindDoc",
     "`find` hit": "brain.present.hits:HitDoc",
     "`prime`": "brain.present.hits:PrimeDoc",
-    "`lint`": "brain.present.vault:LintDoc",
+    "`lint`": "brain.present.checks:LintDoc",
     "`reindex`": "brain.commands.reindex:ReindexResult",
     "`sync` / `sync connect`": "brain.gitsync:SyncResult",
     "`sync` conflict": "brain.gitsync:Conflict",
