@@ -152,8 +152,8 @@ def lint_command(
     mix scripts, images. `--strict` (or `lint: strict` in AI/config.yaml) holds bullets and
     synonyms to plain prose.
     """
-    from brain.commands.lint import lint
     from brain.config import resolve_vault
+    from brain.lint import lint
 
     result = lint(resolve_vault(vault), paths or None, staged=staged, strict=strict or None)
     raise typer.Exit(emit(present_checks.lint(result, as_json=as_json)))
@@ -226,8 +226,8 @@ def secrets_command(
     Uses gitleaks as well when it is on PATH. The pre-commit hook runs `brain secrets --staged`.
     `--history` finds a credential committed once and deleted since, with the commit that added it.
     """
-    from brain.commands.secrets import scan
     from brain.config import resolve_vault
+    from brain.secrets_scan import scan
 
     if history and outgoing:
         raise UsageError(
@@ -444,7 +444,7 @@ def recall_command() -> None:
 
 
 def _recall(**kwargs: Any) -> None:
-    from brain.recall.cli import run_recall
+    from brain.run import run_recall
 
     raise typer.Exit(run_recall(**{"query": [], "progress": _progress, **kwargs}))
 
@@ -1015,7 +1015,7 @@ def run(args: list[str]) -> int:
     return code if isinstance(code, int) else 0
 
 
-# -- what past sessions did: howto, lessons, day, week (brain.recall.history_cli) -------------
+# -- what past sessions did: howto, lessons, day, week (brain.run) -------------
 
 AgentOpt = Annotated[
     str | None, typer.Option("--agent", help="Only this agent's sessions (claude, codex, ...).")
@@ -1048,7 +1048,7 @@ def howto_command(
 
     The ones that worked, the last of near-identical ones, best first. Exit 1 when none did.
     """
-    from brain.recall.history_cli import run_howto
+    from brain.run import run_howto
 
     raise typer.Exit(
         run_howto(
@@ -1086,7 +1086,7 @@ def lessons_command(
     A correction is a person redirecting an agent; a retry is a command that failed and then
     worked another way.
     """
-    from brain.recall.history_cli import run_lessons
+    from brain.run import run_lessons
 
     raise typer.Exit(
         run_lessons(
@@ -1114,7 +1114,7 @@ def day_command(
 
     Sessions, files the agents wrote, and the commits made there.
     """
-    from brain.recall.history_cli import run_day
+    from brain.run import run_day
 
     raise typer.Exit(
         run_day(
@@ -1134,7 +1134,7 @@ def week_command(
     as_json: JsonOpt = False,
 ) -> None:
     """What was worked on, day by day, by repository: `brain day` for each day since --since."""
-    from brain.recall.history_cli import run_week
+    from brain.run import run_week
 
     raise typer.Exit(
         run_week(since, git=not no_git, project=project or "", agent=agent or "", as_json=as_json)

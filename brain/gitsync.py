@@ -696,9 +696,9 @@ def _write_down(p: _Pass) -> None:
     stat = _staged_stat(vault)
     if not stat:
         return
-    from brain.commands.lint import lint  # the secrets rules take ~0.1 s to compile: only now
-    from brain.commands.secrets import scan
+    from brain.lint import lint  # the secrets rules take ~0.1 s to compile: only now
     from brain.secrets import redact
+    from brain.secrets_scan import scan
     from brain.text import printable
 
     why: dict[str, str] = {}
@@ -1244,9 +1244,9 @@ def _reindex(p: _Pass) -> None:
     only. A background pass embeds them too (nobody waits on it)."""
     try:
         if p.background:
-            from brain.commands.reindex import reindex
+            from brain import semantic
 
-            reindex(p.vault)
+            semantic.reindex(p.vault)
         else:
             from brain import index
 

@@ -178,6 +178,19 @@ def complaint(proc: subprocess.CompletedProcess[bytes], *, first: bool = False) 
     return lines[0 if first else -1] if lines else f"exit {proc.returncode}"
 
 
+def repo_root(start: Path) -> Path | None:
+    """The nearest folder at or above `start` holding `.git` (a folder, or a worktree's file),
+    found without running git: the pack hook asks it on every session start."""
+    try:
+        here = start.resolve()
+    except OSError:
+        return None
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
 def is_repo(path: Path) -> bool:
     return run(path, "rev-parse", "--git-dir", check=False).returncode == 0
 

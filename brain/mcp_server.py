@@ -295,8 +295,8 @@ def _recall(server: Server) -> Tool:
         def answer() -> tuple[Answer, Any]:
             # transcripts live in the state dir, not the vault: no vault here
             from brain.commands import recall as cmd
+            from brain.commands.recall import mode_of
             from brain.present import recall as present
-            from brain.recall.cli import mode_of
 
             if full is not None:
                 turn = cmd.full(full)

@@ -415,18 +415,6 @@ def pack(
     return result
 
 
-def repo_root(start: Path) -> Path | None:
-    """The nearest folder at or above `start` holding `.git` (a folder, or a worktree's file)."""
-    try:
-        here = start.resolve()
-    except OSError:
-        return None
-    for folder in (here, *here.parents):
-        if (folder / ".git").exists():
-            return folder
-    return None
-
-
 def empty(budget: int) -> PackResult:
     """The pack outside a repository with no project named: no project, no vault, no text."""
     return PackResult(None, None, budget, 0, (), (), 0, None, (), None, None, False, "")

@@ -54,7 +54,7 @@ from brain.text import noun, plural
 if TYPE_CHECKING:
     import sqlite3
 
-    from brain.advisories import Superseded
+    from brain.commands.advisories import Superseded
     from brain.commands.learn import AliasProposal
     from brain.vault import Unit
 
@@ -138,8 +138,8 @@ def _file_bullets(vault: Path) -> dict[str, list[tuple[int, str]]]:
 
 def find_items(vault: Path, *, deadline: float | None = None, quick: bool = False) -> _Found:
     """Every hygiene item the vault calls for now, and the aliases to apply."""
-    from brain import advisories, index
-    from brain.commands import learn, verify
+    from brain import index
+    from brain.commands import advisories, learn, verify
 
     found = _Found()
     lines = _file_bullets(vault)
@@ -380,7 +380,7 @@ def _plan(vault: Path, found: _Found, *, late: bool) -> _Plan:
     """What a sweep does with what it found, the same for a real run and a dry run: the aliases
     applied (policy `apply`, time left, the new line passing strict lint) or proposed, and the
     items, their targets hashed as the lines will be once the aliases are written."""
-    from brain.commands.lint import check_bullet
+    from brain.lint import check_bullet
     from brain.vault import parse_head
 
     apply = alias_policy(vault) == "apply"

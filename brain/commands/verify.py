@@ -118,7 +118,7 @@ def bullets(conn: sqlite3.Connection) -> list[Unit]:
 def repositories(vault: Path) -> dict[str, Path]:
     """The repositories here, by folder name: the vault and the folders recall's sessions ran in
     (walked up to their repository). Recall off or unreadable: the vault alone."""
-    from brain.commands.pack import repo_root
+    from brain.gitutil import repo_root
 
     found: dict[str, Path] = {}
     root = repo_root(vault)

@@ -12,9 +12,10 @@ from brain.present import Answer, json_text, noun, plural
 from brain.text import printable
 
 if TYPE_CHECKING:
-    from brain.commands.lint import LintResult
-    from brain.commands.secrets import HistoryResult, SecretsResult
+    from brain.commands.secrets import HistoryResult
+    from brain.lint import LintResult
     from brain.secrets import CommitScan
+    from brain.secrets_scan import SecretsResult
     from brain.vault import Problem
 
 

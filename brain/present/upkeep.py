@@ -190,7 +190,7 @@ def doctor_text(result: DoctorResult) -> str:
     """The checks, then each advisory list. Every line an advisory makes is escaped whole
     (brain.text.printable): a vault file's name, in a path or a locator, is printed as it is
     named, and a newline or ESC in it must not forge a line or drive the terminal."""
-    from brain.advisories import cite
+    from brain.commands.advisories import cite
     from brain.text import printable
 
     lines = []

@@ -70,7 +70,7 @@ def place(cwd: str, cache: dict[str, Place]) -> Place:
     """Where a session ran: its repository, or why it has none (cached per folder)."""
     if cwd in cache:
         return cache[cwd]
-    from brain.commands.pack import repo_root
+    from brain.gitutil import repo_root
 
     if not cwd:
         got = Place(None, None, False, "the agent keeps no folder")

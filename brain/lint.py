@@ -1,6 +1,9 @@
 """`brain lint`: every core-file bullet parses, ends in a valid date, has a unique handle, and
 carries no literal credential; no line the index reads holds what the guard flags (brain/guard.py).
-`--staged` checks what the commit will hold, not the work tree."""
+`--staged` checks what the commit will hold, not the work tree.
+
+The rules live here, below the commands, because the sync's write-down (brain/gitsync.py) holds
+back what fails them as `brain lint --staged` would; the command is this module's `lint`."""
 
 from __future__ import annotations
 
