@@ -15,6 +15,7 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from brain.errors import BrainError
 from brain.text import printable
@@ -55,6 +56,18 @@ def read_regular(path: Path) -> bytes:
         if not stat.S_ISREG(mode):
             raise OSError(errno.EINVAL, NOT_REGULAR, str(path))
         return fh.read()
+
+
+def read_json_dict(path: Path) -> dict[str, Any]:
+    """The JSON object a state or record file holds; {} when it is missing, unreadable, not JSON
+    or not an object (each is brain's own file: what cannot be read is started again)."""
+    import json
+
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return doc if isinstance(doc, dict) else {}
 
 
 def confine(path: Path, root: Path, what: str = "the vault") -> Path:

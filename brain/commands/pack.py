@@ -28,6 +28,7 @@ from typing import Any
 from brain import index
 from brain.config import CORE_FILES, index_path
 from brain.errors import UsageError
+from brain.files import read_json_dict
 from brain.hook_event import Event
 from brain.text import plural
 from brain.vocab import BYTES_PER_TOKEN, SEP, fold, fts_phrase, split_aliases, tokens, words
@@ -327,18 +328,18 @@ def _key(vault: Path, project: str | None, budget: int, built: str, folder: str,
 
 
 def _load(path: Path, key: str) -> PackResult | None:
+    doc = read_json_dict(path)
+    if doc.get("key") != key:
+        return None  # missing, unreadable, or another vault's or version's
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        if doc.get("key") != key:
-            return None
         data = doc["pack"]
         data["bullets"] = tuple(_from_doc(b) for b in data["bullets"])
         data["rules"] = tuple(_from_doc(b) for b in data["rules"])
         data["handoff_superseded_by"] = tuple(data["handoff_superseded_by"])
         data["cached"] = True
         return PackResult(**data)
-    except (OSError, ValueError, KeyError, TypeError):
-        return None  # missing, torn or from another version: rebuild
+    except (KeyError, TypeError, AttributeError):
+        return None  # torn or from another version: rebuild
 
 
 def _from_doc(doc: dict[str, Any]) -> PackBullet:

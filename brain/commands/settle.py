@@ -220,12 +220,14 @@ def _seen_path(session: str) -> Path:
 def _seen(session: str, transcript: Path) -> tuple[int, _Scan] | None:
     """(offset, what was seen up to it) from the last stop of this session, when the transcript
     is the same file and has only grown since."""
-    try:
-        doc = json.loads(_seen_path(session).read_text(encoding="utf-8"))
-        size = transcript.stat().st_size
-    except (OSError, ValueError):
+    from brain.files import read_json_dict
+
+    doc = read_json_dict(_seen_path(session))
+    if doc.get("transcript") != str(transcript):
         return None
-    if not isinstance(doc, dict) or doc.get("transcript") != str(transcript):
+    try:
+        size = transcript.stat().st_size
+    except OSError:
         return None
     offset, files = doc.get("offset"), doc.get("files")
     if not isinstance(offset, int) or not 0 < offset <= size or not isinstance(files, list):

@@ -8,8 +8,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from brain.present import Answer, json_text, noun, plural
-from brain.text import printable
+from brain.present import Answer, json_text
+from brain.text import noun, plural, printable
 
 if TYPE_CHECKING:
     from brain.commands.secrets import HistoryResult

@@ -10,8 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from brain.errors import UsageError
-from brain.present import Answer, Lookup, clip, data, dumps, echoed, fit, plural, rich_text
-from brain.text import printable
+from brain.present import Answer, Lookup, clip, data, dumps, echoed, fit, rich_text
+from brain.text import plural, printable
 from brain.vocab import SEP, tokens
 
 if TYPE_CHECKING:

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from brain.present import Answer, data, dumps, json_text, plural
-from brain.text import printable
+from brain.present import Answer, data, dumps, json_text
+from brain.text import plural, printable
 
 if TYPE_CHECKING:
     from brain.commands.inbox import ApproveResult, DropResult, InboxResult

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from brain.present import Answer, json_text, noun, plural
-from brain.text import printable
+from brain.present import Answer, json_text
+from brain.text import noun, plural, printable
 
 if TYPE_CHECKING:
     from brain.commands.reindex import ReindexResult

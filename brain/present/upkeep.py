@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from brain.present import Answer, json_text, noun, plural, rich_text
+from brain.present import Answer, json_text, rich_text
+from brain.text import noun, plural
 
 if TYPE_CHECKING:
     from brain.commands.doctor import DoctorResult
