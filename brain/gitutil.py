@@ -1,4 +1,5 @@
-"""The one place brain runs git.
+"""The one place brain touches git: the git CLI run (`run`), and git's objects read with pygit2
+(imported late, inside the function that reads: it costs ~0.2 s to load).
 
 Hooks export GIT_* variables that would redirect every git call (GIT_DIR, GIT_INDEX_FILE, ...);
 they are scrubbed so that a command means the repository it names. The one exception is the
@@ -10,13 +11,15 @@ and are kept, so that `brain sync` fetches and pushes as `git` would.
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import functools
 import os
 import signal
 import subprocess
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
+from typing import Any
 
 from brain.errors import BrainError
 
@@ -276,3 +279,202 @@ def staged_blob(repo: Path, path: str) -> bytes | None:
     """The staged content of `path`, relative to `repo` (`:./path`; `:path` is from the top)."""
     proc = run(repo, "show", f":./{path}", check=False, index=hook_index(repo))
     return proc.stdout if proc.returncode == 0 else None
+
+
+# --- git's objects, read with pygit2 ---------------------------------------------------------
+
+
+def head_file(vault: Path, rel: str) -> bytes | None:
+    """`rel` (vault-relative) as the last commit holds it; None: no repository, no commit, no
+    such file."""
+    import pygit2
+
+    try:
+        repo = pygit2.Repository(str(vault))
+        if repo.head_is_unborn or repo.workdir is None:
+            return None
+        top = Path(repo.workdir).resolve()
+        name = (vault.resolve() / rel).relative_to(top).as_posix()
+        obj = repo.head.peel(pygit2.Commit).tree[name]
+    except (pygit2.GitError, KeyError, ValueError):
+        return None
+    return obj.data if isinstance(obj, pygit2.Blob) else None
+
+
+def commit_ids(root: Path, most: int) -> list[str] | None:
+    """Every commit id reachable from the repository's refs, sorted (a prefix is then one
+    bisect); None when the repository cannot be read, [] past `most` (ask `is_commit`)."""
+    import pygit2
+
+    try:
+        repo = pygit2.Repository(str(root))
+        tips = []
+        for name in repo.references:
+            try:
+                tips.append(repo.references[name].peel(pygit2.Commit).id)
+            except (pygit2.GitError, ValueError, KeyError, TypeError, AttributeError):
+                continue
+        seen: set[str] = set()
+        if tips:
+            walker = repo.walk(tips[0])
+            for tip in tips[1:]:
+                walker.push(tip)
+            for commit in walker:
+                seen.add(str(commit.id))
+                if len(seen) > most:
+                    break
+    except (pygit2.GitError, OSError):
+        return None
+    return sorted(seen) if len(seen) <= most else []
+
+
+def is_commit(root: Path, sha: str) -> bool:
+    """Whether `sha` (a prefix of 7 or more hex digits) names a commit of the repository."""
+    import pygit2
+
+    try:
+        return isinstance(pygit2.Repository(str(root)).revparse_single(sha), pygit2.Commit)
+    except (KeyError, ValueError, pygit2.GitError, OSError):
+        return False
+
+
+def commits_between(
+    repo: str, low: int, high: int, *, slack: int, most: int
+) -> tuple[list[tuple[str, int, str, str]], str | None]:
+    """(id, committer time, author, summary line) of the commits on the repository's local
+    branches committed in [low, high) (epoch seconds), newest first, `most` at most; the walk by
+    time stops `slack` seconds before `low` (clock skew, rebases). And a note when they could not
+    be read."""
+    import pygit2
+
+    try:
+        handle = pygit2.Repository(repo)
+        heads = [handle.branches.local[name].target for name in handle.branches.local]
+    except (pygit2.GitError, KeyError, ValueError, OSError) as exc:
+        return [], f"cannot read its history: {exc}"
+    if not heads:
+        return [], None
+    out: list[tuple[str, int, str, str]] = []
+    try:
+        walker = handle.walk(heads[0], pygit2.enums.SortMode.TIME)
+        for head in heads[1:]:
+            walker.push(head)
+        for commit in walker:
+            when = commit.commit_time
+            if when < low - slack:
+                break
+            if low <= when < high:
+                summary = (commit.message or "").strip().split("\n", 1)[0]
+                out.append((str(commit.id), when, commit.author.name, summary))
+                if len(out) >= most:
+                    break
+    except pygit2.GitError as exc:
+        return out, f"cannot read its history: {exc}"
+    return out, None
+
+
+def last_changed(
+    vault: Path, wanted: Collection[str], seen: str
+) -> tuple[str, bool, dict[str, str]] | None:
+    """When each of `wanted` (vault-relative) last changed, by the commits since `seen` (all of
+    them when `seen` is no ancestor of HEAD): (HEAD, whether the dates are of all history, path
+    -> YYYY-MM-DD). ("", True, {}) when no repository holds the vault or it has no commit; None
+    when nothing was committed since `seen`, or the repository cannot be read."""
+    try:
+        import pygit2
+    except ImportError:  # pragma: no cover - a dependency; never fatal here
+        return None
+    try:
+        found = pygit2.discover_repository(str(vault))
+        if not found:
+            return "", True, {}
+        repo = pygit2.Repository(found)
+        if repo.is_bare or repo.head_is_unborn:
+            return "", True, {}
+        head = repo.head.target
+        if str(head) == seen:
+            return None
+        prefix = _prefix(vault, repo.workdir)
+        if prefix is None:
+            return "", True, {}
+        since = _ancestor(repo, seen, head)
+        return str(head), since is None, _walk(repo, head, since, prefix, set(wanted))
+    except (pygit2.GitError, KeyError, ValueError, OSError):
+        return None  # a damaged repository: keep what the index has
+
+
+def _prefix(vault: Path, workdir: str | None) -> str | None:
+    """The vault's folder inside the repository's work tree ("" at its top), else None."""
+    if not workdir:
+        return None
+    try:
+        rel = vault.resolve().relative_to(Path(workdir).resolve())
+    except ValueError:
+        return None
+    return "" if str(rel) == "." else rel.as_posix()
+
+
+def _ancestor(repo: Any, seen: str, head: Any) -> Any:
+    """The commit last read, when `head` descends from it (else history was rewritten: None)."""
+    if not seen:
+        return None
+    import pygit2
+
+    try:
+        old = pygit2.Oid(hex=seen)
+        return old if repo.descendant_of(head, old) else None
+    except (pygit2.GitError, KeyError, ValueError):
+        return None
+
+
+def _subtree(repo: Any, commit: Any, prefix: str) -> Any:
+    tree = commit.tree
+    if not prefix:
+        return tree
+    try:
+        entry = tree[prefix]
+    except KeyError:
+        return None
+    obj = repo[entry.id]
+    return obj if obj.type_str == "tree" else None
+
+
+def _date(commit: Any) -> str:
+    zone = dt.timezone(dt.timedelta(minutes=commit.commit_time_offset))
+    return dt.datetime.fromtimestamp(commit.commit_time, zone).date().isoformat()
+
+
+def _walk(repo: Any, head: Any, since: Any, prefix: str, wanted: set[str]) -> dict[str, str]:
+    """Newest first along first parents: the first commit seen to touch a path is its last."""
+    import pygit2
+
+    walker = repo.walk(head, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME)
+    walker.simplify_first_parent()
+    if since is not None:
+        walker.hide(since)
+    dates: dict[str, str] = {}
+    for commit in walker:
+        tree = _subtree(repo, commit, prefix)
+        try:
+            parent = commit.parents[0] if commit.parent_ids else None
+        except (KeyError, pygit2.GitError):
+            parent = None  # a shallow clone's boundary: its parents are not there
+        before = _subtree(repo, parent, prefix) if parent is not None else None
+        if tree is not None and before is not None and tree.id == before.id:
+            continue  # nothing in the vault changed
+        if tree is None and before is None:
+            continue
+        if before is None:
+            diff = tree.diff_to_tree(swap=True)  # everything in it is new
+        elif tree is None:
+            diff = before.diff_to_tree()  # the vault's folder was removed
+        else:
+            diff = before.diff_to_tree(tree)
+        date = _date(commit)
+        for delta in diff.deltas:
+            for path in {delta.old_file.path, delta.new_file.path}:
+                if path in wanted and path not in dates:
+                    dates[path] = date
+        if since is None and len(dates) == len(wanted):
+            break  # every file has its date; older commits cannot change it
+    return dates

@@ -133,22 +133,6 @@ def _policy_mode(data: bytes, where: str) -> str:
     return str(mode)
 
 
-def _committed(vault: Path, rel: str) -> bytes | None:
-    """`rel` as the vault's last commit holds it (None: no repository, no commit, no such file)."""
-    import pygit2
-
-    try:
-        repo = pygit2.Repository(str(vault))
-        if repo.head_is_unborn or repo.workdir is None:
-            return None
-        top = Path(repo.workdir).resolve()
-        name = (vault.resolve() / rel).relative_to(top).as_posix()
-        obj = repo.head.peel(pygit2.Commit).tree[name]
-    except (pygit2.GitError, KeyError, ValueError):
-        return None
-    return obj.data if isinstance(obj, pygit2.Blob) else None
-
-
 def policy_strict(vault: Path, *, staged: bool = False) -> bool:
     """Whether the vault's policy asks for strict lint: the stricter of the committed policy file
     and the one about to be committed (staged) or edited (work tree), so that switching strict off
@@ -160,7 +144,7 @@ def policy_strict(vault: Path, *, staged: bool = False) -> bool:
         if skipped is not None:
             raise BrainError(f"{skipped}", f"{POLICY} must be a readable file inside the vault")
     modes = [_policy_mode(current, POLICY)] if current is not None else []
-    committed = _committed(vault, POLICY)
+    committed = gitutil.head_file(vault, POLICY)
     if committed is not None:
         modes.append(_policy_mode(committed, f"{POLICY} (committed)"))
     return "strict" in modes

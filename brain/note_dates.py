@@ -1,4 +1,5 @@
-"""When each note last changed, from the vault's git history (read with pygit2, never a subprocess).
+"""When each note last changed, from the vault's git history (read with pygit2 through
+brain/gitutil.py, never a subprocess).
 
 A note's date is the date in its file name, else the committer date of the last commit that
 touched it, else none. Walking history costs time on a long-lived vault, so only `brain reindex`
@@ -13,12 +14,10 @@ judged on it is never wrong, only sometimes not said.
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 _HEX = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
 
@@ -41,27 +40,10 @@ def read(vault: Path, wanted: Collection[str], seen: str) -> Dates | None:
         return Dates("", full=True)  # no repository holds the vault
     if hint is not None and hint == seen:
         return None  # nothing committed since: no need to load pygit2 (~0.2 s) at all
-    try:
-        import pygit2
-    except ImportError:  # pragma: no cover - a dependency; never fatal here
-        return None
-    try:
-        found = pygit2.discover_repository(str(vault))
-        if not found:
-            return Dates("", full=True)
-        repo = pygit2.Repository(found)
-        if repo.is_bare or repo.head_is_unborn:
-            return Dates("", full=True)
-        head = repo.head.target
-        if str(head) == seen:
-            return None
-        prefix = _prefix(vault, repo.workdir)
-        if prefix is None:
-            return Dates("", full=True)
-        since = _ancestor(repo, seen, head)
-        return Dates(str(head), since is None, _walk(repo, head, since, prefix, set(wanted)))
-    except (pygit2.GitError, KeyError, ValueError, OSError):
-        return None  # a damaged repository: keep what the index has
+    from brain import gitutil
+
+    found = gitutil.last_changed(vault, wanted, seen)
+    return None if found is None else Dates(*found)
 
 
 def head_hint(vault: Path) -> str | None:
@@ -101,80 +83,3 @@ def head_hint(vault: Path) -> str | None:
     except (OSError, UnicodeDecodeError):
         return None
     return None
-
-
-def _prefix(vault: Path, workdir: str | None) -> str | None:
-    """The vault's folder inside the repository's work tree ("" at its top), else None."""
-    if not workdir:
-        return None
-    try:
-        rel = vault.resolve().relative_to(Path(workdir).resolve())
-    except ValueError:
-        return None
-    return "" if str(rel) == "." else rel.as_posix()
-
-
-def _ancestor(repo: Any, seen: str, head: Any) -> Any:
-    """The commit last read, when `head` descends from it (else history was rewritten: None)."""
-    if not seen:
-        return None
-    import pygit2
-
-    try:
-        old = pygit2.Oid(hex=seen)
-        return old if repo.descendant_of(head, old) else None
-    except (pygit2.GitError, KeyError, ValueError):
-        return None
-
-
-def _subtree(repo: Any, commit: Any, prefix: str) -> Any:
-    tree = commit.tree
-    if not prefix:
-        return tree
-    try:
-        entry = tree[prefix]
-    except KeyError:
-        return None
-    obj = repo[entry.id]
-    return obj if obj.type_str == "tree" else None
-
-
-def _date(commit: Any) -> str:
-    zone = dt.timezone(dt.timedelta(minutes=commit.commit_time_offset))
-    return dt.datetime.fromtimestamp(commit.commit_time, zone).date().isoformat()
-
-
-def _walk(repo: Any, head: Any, since: Any, prefix: str, wanted: set[str]) -> dict[str, str]:
-    """Newest first along first parents: the first commit seen to touch a path is its last."""
-    import pygit2
-
-    walker = repo.walk(head, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME)
-    walker.simplify_first_parent()
-    if since is not None:
-        walker.hide(since)
-    dates: dict[str, str] = {}
-    for commit in walker:
-        tree = _subtree(repo, commit, prefix)
-        try:
-            parent = commit.parents[0] if commit.parent_ids else None
-        except (KeyError, pygit2.GitError):
-            parent = None  # a shallow clone's boundary: its parents are not there
-        before = _subtree(repo, parent, prefix) if parent is not None else None
-        if tree is not None and before is not None and tree.id == before.id:
-            continue  # nothing in the vault changed
-        if tree is None and before is None:
-            continue
-        if before is None:
-            diff = tree.diff_to_tree(swap=True)  # everything in it is new
-        elif tree is None:
-            diff = before.diff_to_tree()  # the vault's folder was removed
-        else:
-            diff = before.diff_to_tree(tree)
-        date = _date(commit)
-        for delta in diff.deltas:
-            for path in {delta.old_file.path, delta.new_file.path}:
-                if path in wanted and path not in dates:
-                    dates[path] = date
-        if since is None and len(dates) == len(wanted):
-            break  # every file has its date; older commits cannot change it
-    return dates
