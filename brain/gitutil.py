@@ -17,7 +17,8 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Callable, Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -478,3 +479,118 @@ def _walk(repo: Any, head: Any, since: Any, prefix: str, wanted: set[str]) -> di
         if since is None and len(dates) == len(wanted):
             break  # every file has its date; older commits cannot change it
     return dates
+
+
+@dataclass(frozen=True)
+class Revision:
+    """A commit as the history scans read it."""
+
+    id: str
+    date: str  # the author date (YYYY-MM-DD in the author's time zone), as `git log` shows it
+    root: bool  # it has no parent
+    # (path, blob id) of each file it adds or changes, submodules left out; a name that is not
+    # UTF-8 keeps its bytes (`os.fsdecode`)
+    changes: tuple[tuple[str, bytes], ...]
+
+
+def repository(path: Path) -> Any | None:
+    """The repository at `path`, to hand to the reads below; None when there is none."""
+    import pygit2
+
+    try:
+        return pygit2.Repository(str(path))
+    except pygit2.GitError:
+        return None
+
+
+def commit_id(repo: Any, name: str) -> str | None:
+    """The commit `name` (a ref, an id, `HEAD~2`) peels to, else None."""
+    import pygit2
+
+    try:
+        return str(repo.revparse_single(name).peel(pygit2.Commit).id)
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+
+
+def every_tip(repo: Any) -> list[str]:
+    """The commits every ref points to (branches, tags, remotes, the stash) and a detached HEAD;
+    a ref to a tree or a blob, or a broken one, holds no commit."""
+    import pygit2
+
+    tips = []
+    for ref in repo.references.iterator():
+        try:
+            tips.append(str(ref.peel(pygit2.Commit).id))
+        except (pygit2.GitError, ValueError, TypeError):
+            continue
+    if not repo.head_is_unborn and repo.head_is_detached:
+        tips.append(str(repo.head.target))
+    return tips
+
+
+def revisions(
+    repo: Any,
+    tips: Sequence[str],
+    hide: Sequence[str] = (),
+    *,
+    by_time: bool = False,
+    every_parent: bool = False,
+) -> Iterator[Revision]:
+    """The commits reachable from `tips` and from none of `hide`, oldest first (parents before
+    children; with `by_time`, older before newer among the rest). A commit's changes are against
+    its first parent, or with `every_parent` those that differ from every parent (what a merge
+    takes whole from one side is that side's commits')."""
+    import pygit2
+    from pygit2.enums import SortMode
+
+    if not tips:
+        return
+    order = SortMode.TOPOLOGICAL | SortMode.REVERSE
+    walker = repo.walk(None, order | SortMode.TIME if by_time else order)
+    for tip in tips:
+        walker.push(pygit2.Oid(hex=tip))
+    for name in hide:
+        walker.hide(pygit2.Oid(hex=name))
+    for commit in walker:
+        parents = commit.parents if every_parent else commit.parents[:1]
+        author = commit.author
+        when = dt.timezone(dt.timedelta(minutes=author.offset))
+        date = dt.datetime.fromtimestamp(author.time, when).date().isoformat()
+        yield Revision(str(commit.id), date, not commit.parents, _changed(commit, parents))
+
+
+def _changed(commit: Any, parents: Sequence[Any]) -> tuple[tuple[str, bytes], ...]:
+    import pygit2
+    from pygit2.enums import DeltaStatus
+
+    diffs = [parent.tree.diff_to_tree(commit.tree) for parent in parents]
+    sides: list[dict[tuple[bytes, bytes], None]] = []
+    for diff in diffs or [commit.tree.diff_to_tree(swap=True)]:
+        side: dict[tuple[bytes, bytes], None] = {}
+        for delta in diff.deltas:
+            new = delta.new_file
+            if delta.status != DeltaStatus.DELETED and new.mode != pygit2.enums.FileMode.COMMIT:
+                side[(new.raw_path, new.id.raw)] = None
+        sides.append(side)
+    return tuple(
+        (os.fsdecode(raw), key)
+        for raw, key in sides[0]
+        if all((raw, key) in side for side in sides[1:])
+    )
+
+
+def blob_size(repo: Any, oid: bytes) -> int | None:
+    """The size of the blob `oid` (a Revision's change); None when it is no blob."""
+    import pygit2
+
+    blob = repo[pygit2.Oid(raw=oid)]
+    return blob.size if isinstance(blob, pygit2.Blob) else None
+
+
+def blob_data(repo: Any, oid: bytes) -> bytes:
+    """The content of the blob `oid`; b"" when it is no blob."""
+    import pygit2
+
+    blob = repo[pygit2.Oid(raw=oid)]
+    return blob.data if isinstance(blob, pygit2.Blob) else b""

@@ -219,11 +219,11 @@ def test_the_layer_check_finds_every_kind_of_import(tmp_path: Path) -> None:
     ]
 
 
-# Modules that still read or write git's objects with pygit2 themselves, and why (issue 29, item
-# 8 moved lint's, verify's, `brain day --git`'s and the notes' dates' reads into brain.gitutil):
-# the secrets scans of commits walk history blob by blob with the rules, and the sync's replay
-# writes trees and commits; each is its own walk, to be put behind gitutil next.
-PYGIT2_NOT_YET = {"brain.secrets", "brain.commands.secrets", "brain.gitsync"}
+# Modules that still touch git's objects with pygit2 themselves, and why (issue 29, item 8 moved
+# every read into brain.gitutil: lint's, verify's, `brain day --git`'s, the notes' dates, the
+# secrets scans of commits): the sync's replay and join build trees and commits of their own in
+# memory, a writer to be put behind gitutil next.
+PYGIT2_NOT_YET = {"brain.gitsync"}
 
 
 def pygit2_users(root: Path = BRAIN) -> set[str]:

@@ -5,7 +5,6 @@ every file in every commit)."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -62,56 +61,27 @@ def history(vault: Path) -> HistoryResult:
     scanned once each, oldest commit first, so each credential is reported with the commit that
     brought it into its file, even when a later commit deleted it. One blob is in memory at a
     time, read as `brain secrets` reads a file (`brain.secrets.scan_data`)."""
-    import datetime as dt
-
-    import pygit2
-    from pygit2.enums import DeltaStatus, SortMode
-
-    try:
-        repo = pygit2.Repository(str(vault))
-    except pygit2.GitError:
+    repo = gitutil.repository(vault)
+    if repo is None:
         raise BrainError(
             f"{vault} is not a git repository, so it has no history",
             "run `brain secrets` without --history",
-        ) from None
-    walker = repo.walk(None, SortMode.TOPOLOGICAL | SortMode.TIME | SortMode.REVERSE)
-    tips = 0
-    for ref in repo.references.iterator():
-        try:
-            walker.push(ref.peel(pygit2.Commit).id)
-            tips += 1
-        except (pygit2.GitError, ValueError, TypeError):
-            continue  # a ref to a tree or a blob, or a broken one: no commits there
-    if not repo.head_is_unborn and repo.head_is_detached:
-        walker.push(repo.head.target)
-        tips += 1
+        )
     seen: set[bytes] = set()
     reported: set[tuple[str, bool, str | None, str]] = set()
     findings: list[HistoryFinding] = []
     skipped: list[vaultmod.Problem] = []
     commits = blobs = 0
-    for commit in walker if tips else ():
+    for commit in gitutil.revisions(repo, gitutil.every_tip(repo), by_time=True):
         commits += 1
-        diff = (
-            commit.parents[0].tree.diff_to_tree(commit.tree)
-            if commit.parents
-            else commit.tree.diff_to_tree(swap=True)
-        )
-        author = commit.author  # the date `git log` shows: when the change was written
-        when = dt.timezone(dt.timedelta(minutes=author.offset))
-        date = dt.datetime.fromtimestamp(author.time, when).date().isoformat()
-        short = str(commit.id)[:7]
-        for delta in diff.deltas:
-            new = delta.new_file
-            if delta.status == DeltaStatus.DELETED or new.mode == pygit2.enums.FileMode.COMMIT:
-                continue
-            path = os.fsdecode(new.raw_path)  # a name that is not UTF-8 keeps its bytes
+        short = commit.id[:7]
+        for path, oid in commit.changes:
             found = secrets.name_keyed(path)
-            if new.id.raw not in seen:
-                seen.add(new.id.raw)
-                blob = repo[new.id]
-                if isinstance(blob, pygit2.Blob):
-                    keyed, problem, read = _history_blob(blob, path, short)
+            if oid not in seen:
+                seen.add(oid)
+                size = gitutil.blob_size(repo, oid)
+                if size is not None:
+                    keyed, problem, read = _history_blob(repo, oid, size, path, short)
                     blobs += read
                     found += keyed
                     skipped += [problem] if problem else []
@@ -123,7 +93,7 @@ def history(vault: Path) -> HistoryResult:
                 findings.append(
                     HistoryFinding(
                         short,
-                        date,
+                        commit.date,
                         secrets.redact(finding.path),
                         finding.line,
                         finding.rule,
@@ -137,14 +107,14 @@ def history(vault: Path) -> HistoryResult:
 
 
 def _history_blob(
-    blob: Any, path: str, short: str
+    repo: Any, oid: bytes, size: int, path: str, short: str
 ) -> tuple[list[tuple[secrets.Finding, str]], vaultmod.Problem | None, bool]:
     """The credentials in one blob of the history, what of it was not scanned, and whether it
     was read at all."""
-    if blob.size > MAX_HISTORY_BLOB:
-        why = f"{blob.size / 1e6:.0f} MB in commit {short}: too large to read; not scanned"
+    if size > MAX_HISTORY_BLOB:
+        why = f"{size / 1e6:.0f} MB in commit {short}: too large to read; not scanned"
         return [], vaultmod.Problem(secrets.redact(path), None, why), False
-    read = secrets.scan_data(blob.data, path)
+    read = secrets.scan_data(gitutil.blob_data(repo, oid), path)
     if not read.unscanned:
         return list(read.findings), None, True
     why = f"in commit {short}: {read.unscanned}"
