@@ -594,3 +594,77 @@ def blob_data(repo: Any, oid: bytes) -> bytes:
 
     blob = repo[pygit2.Oid(raw=oid)]
     return blob.data if isinstance(blob, pygit2.Blob) else b""
+
+
+# --- git's objects written in memory (the sync's replay and join: no work tree, no hooks) -----
+
+
+def open_git(path: Path) -> Any:
+    """The repository at `path` (a work tree or a git dir) for the sync's replay; pygit2.GitError
+    when there is none."""
+    import pygit2
+
+    return pygit2.Repository(str(path))
+
+
+def commit_of(repo: Any, name: Any) -> Any:
+    """The commit `name` (an id, a ref) peels to."""
+    import pygit2
+
+    return repo[name].peel(pygit2.Commit)
+
+
+def head_commit(repo: Any) -> Any:
+    import pygit2
+
+    return repo.head.peel(pygit2.Commit)
+
+
+def new_index() -> Any:
+    """An index in memory, to build a tree in."""
+    import pygit2
+
+    return pygit2.Index()
+
+
+def index_entry(path: str, oid: Any, mode: int) -> Any:
+    import pygit2
+
+    return pygit2.IndexEntry(path, oid, pygit2.enums.FileMode(mode))
+
+
+def signature(name: str, email: str) -> Any:
+    import pygit2
+
+    return pygit2.Signature(name, email)
+
+
+def tree_blobs(tree: Any, prefix: str = "") -> Iterator[tuple[str, Any, int]]:
+    """(path, blob id, file mode) of every file in `tree`, at any depth."""
+    import pygit2
+
+    for entry in tree:
+        path = f"{prefix}{entry.name}"
+        if isinstance(entry, pygit2.Tree):
+            yield from tree_blobs(entry, f"{path}/")
+        elif isinstance(entry, pygit2.Blob):
+            yield path, entry.id, entry.filemode
+
+
+def point_index(repo: Any, entries: Iterable[tuple[str, tuple[Any, int] | None]]) -> None:
+    """The repository's own index holds these (path, (blob id, mode)) entries, a path with None
+    removed. A person's git holding the index now leaves it as it was: nothing is changed."""
+    import pygit2
+
+    try:
+        index = repo.index
+        index.read(force=True)
+        for path, entry in entries:
+            if entry is None:
+                if path in index:
+                    index.remove(path)
+            else:
+                index.add(index_entry(path, entry[0], entry[1]))
+        index.write()
+    except (pygit2.GitError, OSError):
+        return

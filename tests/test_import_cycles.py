@@ -219,13 +219,6 @@ def test_the_layer_check_finds_every_kind_of_import(tmp_path: Path) -> None:
     ]
 
 
-# Modules that still touch git's objects with pygit2 themselves, and why (issue 29, item 8 moved
-# every read into brain.gitutil: lint's, verify's, `brain day --git`'s, the notes' dates, the
-# secrets scans of commits): the sync's replay and join build trees and commits of their own in
-# memory, a writer to be put behind gitutil next.
-PYGIT2_NOT_YET = {"brain.gitsync"}
-
-
 def pygit2_users(root: Path = BRAIN) -> set[str]:
     """The modules that import pygit2, at any depth."""
     users = set()
@@ -238,9 +231,8 @@ def pygit2_users(root: Path = BRAIN) -> set[str]:
     return users
 
 
-def test_git_is_read_through_gitutil() -> None:
-    """brain.gitutil is where brain touches git: no other module imports pygit2 but those named
-    in PYGIT2_NOT_YET (and each of those does: a name there is never stale)."""
-    users = pygit2_users()
-    assert "brain.gitutil" in users
-    assert users - {"brain.gitutil"} == PYGIT2_NOT_YET
+def test_git_is_touched_through_gitutil_alone() -> None:
+    """brain.gitutil is where brain touches git: the git CLI, and pygit2, which no other module
+    imports (lint, verify, `brain day --git`, the notes' dates, the secrets scans of commits and
+    the sync's replay all call it)."""
+    assert pygit2_users() == {"brain.gitutil"}
