@@ -42,7 +42,7 @@ from typing import Any
 
 from brain import jsonedit
 from brain.config import config_dir
-from brain.files import write_atomic
+from brain.files import read_json_dict, write_atomic
 from brain.settings import current
 from brain.shipped import HOOK_ID, brain_executable
 
@@ -377,12 +377,7 @@ def _record_file() -> Path:
 
 
 def _record() -> dict[str, list[str]]:
-    try:
-        doc = json.loads(_record_file().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    if not isinstance(doc, dict):
-        return {}
+    doc = read_json_dict(_record_file())
     return {k: [str(x) for x in v] for k, v in doc.items() if isinstance(v, list)}
 
 

@@ -15,8 +15,10 @@ from typer.core import TyperGroup
 from brain import options, present
 from brain import run as runner
 from brain.errors import UsageError
+from brain.present import checks as present_checks
 from brain.present import emit, setup, upkeep
-from brain.present import vault as present_vault
+from brain.present import inbox as present_inbox
+from brain.present import transfer as present_transfer
 
 if TYPE_CHECKING:
     pass
@@ -150,11 +152,11 @@ def lint_command(
     mix scripts, images. `--strict` (or `lint: strict` in AI/config.yaml) holds bullets and
     synonyms to plain prose.
     """
-    from brain.commands.lint import lint
     from brain.config import resolve_vault
+    from brain.lint import lint
 
     result = lint(resolve_vault(vault), paths or None, staged=staged, strict=strict or None)
-    raise typer.Exit(emit(present_vault.lint(result, as_json=as_json)))
+    raise typer.Exit(emit(present_checks.lint(result, as_json=as_json)))
 
 
 @app.command("version")
@@ -224,8 +226,8 @@ def secrets_command(
     Uses gitleaks as well when it is on PATH. The pre-commit hook runs `brain secrets --staged`.
     `--history` finds a credential committed once and deleted since, with the commit that added it.
     """
-    from brain.commands.secrets import scan
     from brain.config import resolve_vault
+    from brain.secrets_scan import scan
 
     if history and outgoing:
         raise UsageError(
@@ -239,15 +241,15 @@ def secrets_command(
             )
         raise typer.Exit(_secrets_commits(resolve_vault(vault), outgoing, as_json=as_json))
     result = scan(resolve_vault(vault), paths or None, staged=staged)
-    raise typer.Exit(emit(present_vault.secrets(result, as_json=as_json)))
+    raise typer.Exit(emit(present_checks.secrets(result, as_json=as_json)))
 
 
 def _secrets_commits(vault: Path, outgoing: bool, *, as_json: bool) -> int:
     from brain.commands import secrets as cmd
 
     if outgoing:
-        return emit(present_vault.secrets_outgoing(cmd.outgoing(vault), as_json=as_json))
-    return emit(present_vault.secrets_history(cmd.history(vault), as_json=as_json))
+        return emit(present_checks.secrets_outgoing(cmd.outgoing(vault), as_json=as_json))
+    return emit(present_checks.secrets_history(cmd.history(vault), as_json=as_json))
 
 
 @app.command("install")
@@ -442,7 +444,7 @@ def recall_command() -> None:
 
 
 def _recall(**kwargs: Any) -> None:
-    from brain.recall.cli import run_recall
+    from brain.run import run_recall
 
     raise typer.Exit(run_recall(**{"query": [], "progress": _progress, **kwargs}))
 
@@ -794,9 +796,9 @@ def locate_command(
     from brain.config import resolve_vault
 
     if not handle:
-        raise typer.Exit(emit(present_vault.vault_found(where(vault), as_json=as_json)))
+        raise typer.Exit(emit(present_transfer.vault_found(where(vault), as_json=as_json)))
     result = locate(resolve_vault(vault), runner.argv_text(" ".join(handle), "the handle"))
-    raise typer.Exit(emit(present_vault.locate(result, as_json=as_json)))
+    raise typer.Exit(emit(present_transfer.locate(result, as_json=as_json)))
 
 
 @app.command("mcp")
@@ -866,7 +868,7 @@ def propose_command(
     from brain.config import resolve_vault
 
     result = propose(resolve_vault(vault), " ".join(line), to=to, force=force, pr=pr)
-    emit(present_vault.propose(result, as_json=as_json))
+    emit(present_inbox.propose(result, as_json=as_json))
 
 
 inbox_app = typer.Typer(
@@ -899,7 +901,7 @@ def inbox_command(ctx: typer.Context, vault: VaultOpt = None, as_json: JsonOpt =
     from brain.commands import inbox as inboxmod
     from brain.config import resolve_vault
 
-    emit(present_vault.inbox(inboxmod.inbox(resolve_vault(vault)), as_json=as_json))
+    emit(present_inbox.inbox(inboxmod.inbox(resolve_vault(vault)), as_json=as_json))
 
 
 def _inbox_context(ctx: typer.Context, vault: str | None, as_json: bool) -> tuple[Path, bool]:
@@ -934,7 +936,7 @@ def inbox_approve_command(
 
     path, as_json = _inbox_context(ctx, vault, as_json)
     results = inboxmod.approve_many(path, numbers, to)
-    emit(present_vault.approved(results, one=_one_number(numbers), as_json=as_json))
+    emit(present_inbox.approved(results, one=_one_number(numbers), as_json=as_json))
 
 
 @inbox_app.command("drop")
@@ -952,7 +954,7 @@ def inbox_drop_command(
 
     path, as_json = _inbox_context(ctx, vault, as_json)
     results = inboxmod.drop_many(path, numbers)
-    emit(present_vault.dropped(results, one=_one_number(numbers), as_json=as_json))
+    emit(present_inbox.dropped(results, one=_one_number(numbers), as_json=as_json))
 
 
 @app.command("export")
@@ -995,7 +997,7 @@ def export_command(
     result = export(
         resolve_vault(vault), Path.cwd(), agents, project=project, budget=budget, check=check
     )
-    raise typer.Exit(emit(present_vault.export(result, agents, check=check, as_json=as_json)))
+    raise typer.Exit(emit(present_transfer.export(result, agents, check=check, as_json=as_json)))
 
 
 @app.command("import")
@@ -1029,7 +1031,7 @@ def import_command(
         if memory_dir:
             raise UsageError("--dir goes with `brain import claude`", f"brain import {source}")
         result = import_file(path, Path(source), to=to)
-    emit(present_vault.import_(result, as_json=as_json))
+    emit(present_transfer.import_(result, as_json=as_json))
 
 
 def run(args: list[str]) -> int:
@@ -1051,7 +1053,7 @@ def run(args: list[str]) -> int:
     return code if isinstance(code, int) else 0
 
 
-# -- what past sessions did: howto, lessons, day, week (brain.recall.history_cli) -------------
+# -- what past sessions did: howto, lessons, day, week (brain.run) -------------
 
 AgentOpt = Annotated[
     str | None, typer.Option("--agent", help="Only this agent's sessions (claude, codex, ...).")
@@ -1084,7 +1086,7 @@ def howto_command(
 
     The ones that worked, the last of near-identical ones, best first. Exit 1 when none did.
     """
-    from brain.recall.history_cli import run_howto
+    from brain.run import run_howto
 
     raise typer.Exit(
         run_howto(
@@ -1122,7 +1124,7 @@ def lessons_command(
     A correction is a person redirecting an agent; a retry is a command that failed and then
     worked another way.
     """
-    from brain.recall.history_cli import run_lessons
+    from brain.run import run_lessons
 
     raise typer.Exit(
         run_lessons(
@@ -1150,7 +1152,7 @@ def day_command(
 
     Sessions, files the agents wrote, and the commits made there.
     """
-    from brain.recall.history_cli import run_day
+    from brain.run import run_day
 
     raise typer.Exit(
         run_day(
@@ -1170,7 +1172,7 @@ def week_command(
     as_json: JsonOpt = False,
 ) -> None:
     """What was worked on, day by day, by repository: `brain day` for each day since --since."""
-    from brain.recall.history_cli import run_week
+    from brain.run import run_week
 
     raise typer.Exit(
         run_week(since, git=not no_git, project=project or "", agent=agent or "", as_json=as_json)

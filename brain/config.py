@@ -32,10 +32,10 @@ __all__ = ["COLORS", "OFF", "REVIEW_MODES", "VAULT_CONFIG"]  # brain.settings': 
 
 def _user_dir(kind: str) -> Path:
     """platformdirs' user folder of `kind` for brain. On Linux it is worked out by the same XDG
-    rules (brain.xdg_dir, in the package: the thin client shares it), because importing platformdirs
+    rules (brain.xdg.xdg_dir: the thin client shares it), because importing platformdirs
     (tempfile, shutil, lzma, bz2, random) is a fifth of a cached `brain pack`;
     tests/test_config.py checks that both agree."""
-    from brain import xdg_dir
+    from brain.xdg import xdg_dir
 
     found = xdg_dir(kind, current().env)
     if found is not None:
@@ -56,7 +56,7 @@ def config_dir() -> Path:
 
 def state_dir(*, make: bool = True) -> Path:
     """brain's state: indexes, the lookup log (queries), recall's transcripts. BRAIN_STATE puts
-    it elsewhere (brain.xdg_dir, which the thin client shares). It is made, or made again,
+    it elsewhere (brain.xdg.xdg_dir, which the thin client shares). It is made, or made again,
     readable by its owner only (0700), once per process; with `make` False (what `install
     --dry-run` would write) it is only named."""
     said = current().state
@@ -79,7 +79,7 @@ _PRIVATE: set[Path] = set()
 
 
 def _full_path(said: str) -> bool:
-    """Whether `said` names a folder by its full path once `~` is read (as brain.xdg_dir reads
+    """Whether `said` names a folder by its full path once `~` is read (as brain.xdg.xdg_dir reads
     it: `~nobody` of a user that does not exist stays as it is, a relative path)."""
     try:
         return Path(said).expanduser().is_absolute()

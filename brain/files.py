@@ -15,8 +15,10 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 from brain.errors import BrainError
+from brain.regular import NOT_REGULAR
 from brain.text import printable
 
 
@@ -38,23 +40,16 @@ def outside(path: Path, root: Path) -> Path | None:
     return target
 
 
-NOT_REGULAR = "not a regular file (a pipe, a socket or a device)"  # one wording, every reader
+def read_json_dict(path: Path) -> dict[str, Any]:
+    """The JSON object a state or record file holds; {} when it is missing, unreadable, not JSON
+    or not an object (each is brain's own file: what cannot be read is started again)."""
+    import json
 
-
-def read_regular(path: Path) -> bytes:
-    """A file's bytes, refusing anything but a regular file (through links): a pipe nobody writes
-    to would block the read for ever, a device such as /dev/zero never end. Opened without
-    blocking, so a pipe is refused before it is waited on. An OSError, as any read's."""
-    import errno
-
-    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
-    with os.fdopen(fd, "rb") as fh:
-        mode = os.fstat(fd).st_mode
-        if stat.S_ISDIR(mode):
-            raise IsADirectoryError(errno.EISDIR, "Is a directory", str(path))
-        if not stat.S_ISREG(mode):
-            raise OSError(errno.EINVAL, NOT_REGULAR, str(path))
-        return fh.read()
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return doc if isinstance(doc, dict) else {}
 
 
 def confine(path: Path, root: Path, what: str = "the vault") -> Path:

@@ -8,7 +8,7 @@ only: the vault's Markdown merges line by line, see brain/merge.py) and sends (e
 to leave is scanned for credentials first; push; a push the remote rejects because another
 machine sent first is received and tried again). Fetch, push and commit go through the git CLI
 (brain/gitutil.py), so ssh keys, credential helpers and insteadOf rules work as they do for
-`git`; the replay is made with pygit2.
+`git`; the replay is made with pygit2, through gitutil.
 
 The work tree belongs to the person: a pass never runs `rebase`, `reset --hard`, `checkout` or
 `stash` over it. When the branch moves to what was received, each changed file is carried over
@@ -23,7 +23,7 @@ be reached leaves everything here and keeps background passes away for OFFLINE_B
 A remote whose history was rewritten (a leaked file scrubbed and force-pushed) is never repaired
 by sending back what it dropped: the pass stops and says so until `brain sync follow`.
 
-Hooks start passes in the background through brain/sync.py, which stays small: the hook pays
+Hooks start passes in the background through brain/autosync.py, which stays small: the hook pays
 for the spawn only.
 """
 
@@ -43,9 +43,18 @@ from pathlib import Path
 from typing import Any
 
 from brain import config, files, gitutil
+from brain.autosync import (
+    MODES,
+    OFF,
+    OFFLINE_BACKOFF,
+    env_off,
+    iso,
+    read_state,
+    vault_key,
+    write_state,
+)
 from brain.errors import BrainError
 from brain.settings import current
-from brain.sync import MODES, OFF, OFFLINE_BACKOFF, env_off, iso, read_state, vault_key, write_state
 from brain.text import plural
 
 NET_TIMEOUT = 60.0  # seconds for one fetch or push
@@ -692,9 +701,9 @@ def _write_down(p: _Pass) -> None:
     stat = _staged_stat(vault)
     if not stat:
         return
-    from brain.commands.lint import lint  # the secrets rules take ~0.1 s to compile: only now
-    from brain.commands.secrets import scan
+    from brain.lint import lint  # the secrets rules take ~0.1 s to compile: only now
     from brain.secrets import redact
+    from brain.secrets_scan import scan
     from brain.text import printable
 
     why: dict[str, str] = {}
@@ -918,15 +927,13 @@ def _replay(p: _Pass, commits: list[str], onto: str) -> tuple[str, list[_Clash]]
     line by line (brain.merge) where the vault's attributes say `merge=brain`, else only when
     git merges it cleanly. A commit left with nothing to change is dropped. None (said in
     p.waiting) when a file cannot be merged: nothing has moved."""
-    import pygit2
-
-    repo = pygit2.Repository(str(p.gd))
-    tip = repo[onto].peel(pygit2.Commit)
+    repo = gitutil.open_git(p.gd)
+    tip = gitutil.commit_of(repo, onto)
     clashes: list[_Clash] = []
     committer = _signature(p.conf, "COMMITTER")
     for sha in commits:
-        commit = repo[sha].peel(pygit2.Commit)
-        idx = pygit2.Index()
+        commit = gitutil.commit_of(repo, sha)
+        idx = gitutil.new_index()
         idx.read_tree(tip.tree)
         parent = commit.parents[0].tree if commit.parents else None
         for path, before, after in _changes(parent, commit.tree):
@@ -943,12 +950,12 @@ def _replay(p: _Pass, commits: list[str], onto: str) -> tuple[str, list[_Clash]]
             if take is None:
                 idx.remove(path)
             else:
-                idx.add(pygit2.IndexEntry(path, take[0], pygit2.enums.FileMode(take[1])))
+                idx.add(gitutil.index_entry(path, take[0], take[1]))
         tree = idx.write_tree(repo)
         if tree == tip.tree_id:
             continue  # the remote has this change already
         made = repo.create_commit(None, commit.author, committer, commit.message, tree, [tip.id])
-        tip = repo[made].peel(pygit2.Commit)
+        tip = gitutil.commit_of(repo, made)
     return str(tip.id), clashes
 
 
@@ -1092,13 +1099,11 @@ def _carry(p: _Pass, old: str | None, new: str, *, index: bool = True) -> bool:
     """Carry each file that differs between the commits `old` and `new` into the work tree
     (brain.merge.carry), then (with `index`) point the index at `new` for them. False (said in
     p.waiting, the journal kept for the next pass) when a file could not be carried."""
-    import pygit2
-
     from brain import merge
 
-    repo = pygit2.Repository(str(p.gd))
-    before = repo[old].peel(pygit2.Commit).tree if old else None
-    after = repo[new].peel(pygit2.Commit).tree
+    repo = gitutil.open_git(p.gd)
+    before = gitutil.commit_of(repo, old).tree if old else None
+    after = gitutil.commit_of(repo, new).tree
     done: list[tuple[str, Entry | None]] = []
     for path, a, b in _changes(before, after):
         if (a and a[1] not in _REGULAR) or (b and b[1] not in _REGULAR):
@@ -1219,20 +1224,7 @@ def _index_follows(repo: Any, done: list[tuple[str, Entry | None]]) -> None:
     """The index's entries for the carried files are the new commit's: `git status` then shows
     only what was changed here. A person's git holding the index now leaves it as it was; the
     next write-down stages the work tree anyway."""
-    import pygit2
-
-    try:
-        index = repo.index
-        index.read(force=True)
-        for path, entry in done:
-            if entry is None:
-                if path in index:
-                    index.remove(path)
-            else:
-                index.add(pygit2.IndexEntry(path, entry[0], pygit2.enums.FileMode(entry[1])))
-        index.write()
-    except (pygit2.GitError, OSError):
-        return
+    gitutil.point_index(repo, done)
 
 
 def _reindex(p: _Pass) -> None:
@@ -1240,9 +1232,9 @@ def _reindex(p: _Pass) -> None:
     only. A background pass embeds them too (nobody waits on it)."""
     try:
         if p.background:
-            from brain.commands.reindex import reindex
+            from brain import semantic
 
-            reindex(p.vault)
+            semantic.reindex(p.vault)
         else:
             from brain import index
 
@@ -1259,11 +1251,9 @@ def _join(p: _Pass, theirs: str) -> None:
 
     The merged commit is made with pygit2 (no hooks run), so its content is checked here: a
     file that would carry a credential stops the join."""
-    import pygit2
-
     vault = p.vault
-    repo = pygit2.Repository(str(vault))
-    remote_commit = repo[theirs].peel(pygit2.Commit)
+    repo = gitutil.open_git(vault)
+    remote_commit = gitutil.commit_of(repo, theirs)
     unborn = repo.head_is_unborn
     dirty = bool(_out(vault, "status", "--porcelain", "-uall"))
     if unborn and dirty:
@@ -1272,10 +1262,10 @@ def _join(p: _Pass, theirs: str) -> None:
             "be joined; fix what is named above and run brain sync"
         )
         return
-    idx = pygit2.Index()
+    idx = gitutil.new_index()
     idx.read_tree(remote_commit.tree)
     merged: list[str] = []
-    if not unborn and not _merge_into(p, repo, idx, repo.head.peel(pygit2.Commit).tree, merged):
+    if not unborn and not _merge_into(p, repo, idx, gitutil.head_commit(repo).tree, merged):
         return
     new = theirs
     tree = idx.write_tree(repo)
@@ -1303,11 +1293,9 @@ def _join(p: _Pass, theirs: str) -> None:
 def _merge_into(p: _Pass, repo: Any, idx: Any, tree: Any, merged: list[str]) -> bool:
     """Add this machine's files (`tree`) to the remote's (`idx`), merging those both have;
     False when one would carry a credential (named in p.waiting)."""
-    import pygit2
-
     from brain import merge, secrets, shipped
 
-    for path, oid, mode in _blobs(tree):
+    for path, oid, mode in gitutil.tree_blobs(tree):
         entry = idx[path] if path in idx else None  # noqa: SIM401 - pygit2's Index has no get
         if entry is not None and entry.id == oid:
             continue
@@ -1330,32 +1318,20 @@ def _merge_into(p: _Pass, repo: Any, idx: Any, tree: Any, merged: list[str]) -> 
             )
             return False
         blob = repo.create_blob(data)
-        idx.add(pygit2.IndexEntry(path, blob, pygit2.enums.FileMode(mode)))
+        idx.add(gitutil.index_entry(path, blob, mode))
         merged.append(path)
     return True
-
-
-def _blobs(tree: Any, prefix: str = "") -> Iterator[tuple[str, Any, int]]:
-    import pygit2
-
-    for entry in tree:
-        path = f"{prefix}{entry.name}"
-        if isinstance(entry, pygit2.Tree):
-            yield from _blobs(entry, f"{path}/")
-        elif isinstance(entry, pygit2.Blob):
-            yield path, entry.id, entry.filemode
 
 
 def _signature(conf: dict[str, str], who: str = "AUTHOR") -> Any:
     """The person as git would name them (GIT_AUTHOR_* or GIT_COMMITTER_*, then user.*), else
     brain on this host."""
-    import pygit2
 
     def get(key: str, env: str, default: str) -> str:
         return current().env.get(env) or conf.get(key) or default
 
     name = get("user.name", f"GIT_{who}_NAME", "brain")
-    return pygit2.Signature(name, get("user.email", f"GIT_{who}_EMAIL", f"brain@{host()}"))
+    return gitutil.signature(name, get("user.email", f"GIT_{who}_EMAIL", f"brain@{host()}"))
 
 
 # --- send ----------------------------------------------------------------------------------------

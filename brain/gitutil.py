@@ -1,4 +1,5 @@
-"""The one place brain runs git.
+"""The one place brain touches git: the git CLI run (`run`), and git's objects read with pygit2
+(imported late, inside the function that reads: it costs ~0.2 s to load).
 
 Hooks export GIT_* variables that would redirect every git call (GIT_DIR, GIT_INDEX_FILE, ...);
 they are scrubbed so that a command means the repository it names. The one exception is the
@@ -10,12 +11,13 @@ and are kept, so that `brain sync` fetches and pushes as `git` would.
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import functools
 import os
 import signal
 import subprocess
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -184,6 +186,19 @@ def complaint(proc: subprocess.CompletedProcess[bytes], *, first: bool = False) 
     return lines[0 if first else -1] if lines else f"exit {proc.returncode}"
 
 
+def repo_root(start: Path) -> Path | None:
+    """The nearest folder at or above `start` holding `.git` (a folder, or a worktree's file),
+    found without running git: the pack hook asks it on every session start."""
+    try:
+        here = start.resolve()
+    except OSError:
+        return None
+    for folder in (here, *here.parents):
+        if (folder / ".git").exists():
+            return folder
+    return None
+
+
 def is_repo(path: Path) -> bool:
     return run(path, "rev-parse", "--git-dir", check=False).returncode == 0
 
@@ -272,16 +287,392 @@ def staged_blob(repo: Path, path: str) -> bytes | None:
     return proc.stdout if proc.returncode == 0 else None
 
 
-def repo_root(start: Path) -> Path | None:
-    """The nearest folder at or above `start` holding `.git` (a folder, or a worktree's file)."""
+# --- git's objects, read with pygit2 ---------------------------------------------------------
+
+
+def head_file(vault: Path, rel: str) -> bytes | None:
+    """`rel` (vault-relative) as the last commit holds it; None: no repository, no commit, no
+    such file."""
+    import pygit2
+
     try:
-        here = start.resolve()
-    except OSError:
+        repo = pygit2.Repository(str(vault))
+        if repo.head_is_unborn or repo.workdir is None:
+            return None
+        top = Path(repo.workdir).resolve()
+        name = (vault.resolve() / rel).relative_to(top).as_posix()
+        obj = repo.head.peel(pygit2.Commit).tree[name]
+    except (pygit2.GitError, KeyError, ValueError):
         return None
-    for folder in (here, *here.parents):
-        if (folder / ".git").exists():
-            return folder
-    return None
+    return obj.data if isinstance(obj, pygit2.Blob) else None
+
+
+def commit_ids(root: Path, most: int) -> list[str] | None:
+    """Every commit id reachable from the repository's refs, sorted (a prefix is then one
+    bisect); None when the repository cannot be read, [] past `most` (ask `is_commit`)."""
+    import pygit2
+
+    try:
+        repo = pygit2.Repository(str(root))
+        tips = []
+        for name in repo.references:
+            try:
+                tips.append(repo.references[name].peel(pygit2.Commit).id)
+            except (pygit2.GitError, ValueError, KeyError, TypeError, AttributeError):
+                continue
+        seen: set[str] = set()
+        if tips:
+            walker = repo.walk(tips[0])
+            for tip in tips[1:]:
+                walker.push(tip)
+            for commit in walker:
+                seen.add(str(commit.id))
+                if len(seen) > most:
+                    break
+    except (pygit2.GitError, OSError):
+        return None
+    return sorted(seen) if len(seen) <= most else []
+
+
+def is_commit(root: Path, sha: str) -> bool:
+    """Whether `sha` (a prefix of 7 or more hex digits) names a commit of the repository."""
+    import pygit2
+
+    try:
+        return isinstance(pygit2.Repository(str(root)).revparse_single(sha), pygit2.Commit)
+    except (KeyError, ValueError, pygit2.GitError, OSError):
+        return False
+
+
+def commits_between(
+    repo: str, low: int, high: int, *, slack: int, most: int
+) -> tuple[list[tuple[str, int, str, str]], str | None]:
+    """(id, committer time, author, summary line) of the commits on the repository's local
+    branches committed in [low, high) (epoch seconds), newest first, `most` at most; the walk by
+    time stops `slack` seconds before `low` (clock skew, rebases). And a note when they could not
+    be read."""
+    import pygit2
+
+    try:
+        handle = pygit2.Repository(repo)
+        heads = [handle.branches.local[name].target for name in handle.branches.local]
+    except (pygit2.GitError, KeyError, ValueError, OSError) as exc:
+        return [], f"cannot read its history: {exc}"
+    if not heads:
+        return [], None
+    out: list[tuple[str, int, str, str]] = []
+    try:
+        walker = handle.walk(heads[0], pygit2.enums.SortMode.TIME)
+        for head in heads[1:]:
+            walker.push(head)
+        for commit in walker:
+            when = commit.commit_time
+            if when < low - slack:
+                break
+            if low <= when < high:
+                summary = (commit.message or "").strip().split("\n", 1)[0]
+                out.append((str(commit.id), when, commit.author.name, summary))
+                if len(out) >= most:
+                    break
+    except pygit2.GitError as exc:
+        return out, f"cannot read its history: {exc}"
+    return out, None
+
+
+def last_changed(
+    vault: Path, wanted: Collection[str], seen: str
+) -> tuple[str, bool, dict[str, str]] | None:
+    """When each of `wanted` (vault-relative) last changed, by the commits since `seen` (all of
+    them when `seen` is no ancestor of HEAD): (HEAD, whether the dates are of all history, path
+    -> YYYY-MM-DD). ("", True, {}) when no repository holds the vault or it has no commit; None
+    when nothing was committed since `seen`, or the repository cannot be read."""
+    try:
+        import pygit2
+    except ImportError:  # pragma: no cover - a dependency; never fatal here
+        return None
+    try:
+        found = pygit2.discover_repository(str(vault))
+        if not found:
+            return "", True, {}
+        repo = pygit2.Repository(found)
+        if repo.is_bare or repo.head_is_unborn:
+            return "", True, {}
+        head = repo.head.target
+        if str(head) == seen:
+            return None
+        prefix = _prefix(vault, repo.workdir)
+        if prefix is None:
+            return "", True, {}
+        since = _ancestor(repo, seen, head)
+        return str(head), since is None, _walk(repo, head, since, prefix, set(wanted))
+    except (pygit2.GitError, KeyError, ValueError, OSError):
+        return None  # a damaged repository: keep what the index has
+
+
+def _prefix(vault: Path, workdir: str | None) -> str | None:
+    """The vault's folder inside the repository's work tree ("" at its top), else None."""
+    if not workdir:
+        return None
+    try:
+        rel = vault.resolve().relative_to(Path(workdir).resolve())
+    except ValueError:
+        return None
+    return "" if str(rel) == "." else rel.as_posix()
+
+
+def _ancestor(repo: Any, seen: str, head: Any) -> Any:
+    """The commit last read, when `head` descends from it (else history was rewritten: None)."""
+    if not seen:
+        return None
+    import pygit2
+
+    try:
+        old = pygit2.Oid(hex=seen)
+        return old if repo.descendant_of(head, old) else None
+    except (pygit2.GitError, KeyError, ValueError):
+        return None
+
+
+def _subtree(repo: Any, commit: Any, prefix: str) -> Any:
+    tree = commit.tree
+    if not prefix:
+        return tree
+    try:
+        entry = tree[prefix]
+    except KeyError:
+        return None
+    obj = repo[entry.id]
+    return obj if obj.type_str == "tree" else None
+
+
+def _date(commit: Any) -> str:
+    zone = dt.timezone(dt.timedelta(minutes=commit.commit_time_offset))
+    return dt.datetime.fromtimestamp(commit.commit_time, zone).date().isoformat()
+
+
+def _walk(repo: Any, head: Any, since: Any, prefix: str, wanted: set[str]) -> dict[str, str]:
+    """Newest first along first parents: the first commit seen to touch a path is its last."""
+    import pygit2
+
+    walker = repo.walk(head, pygit2.enums.SortMode.TOPOLOGICAL | pygit2.enums.SortMode.TIME)
+    walker.simplify_first_parent()
+    if since is not None:
+        walker.hide(since)
+    dates: dict[str, str] = {}
+    for commit in walker:
+        tree = _subtree(repo, commit, prefix)
+        try:
+            parent = commit.parents[0] if commit.parent_ids else None
+        except (KeyError, pygit2.GitError):
+            parent = None  # a shallow clone's boundary: its parents are not there
+        before = _subtree(repo, parent, prefix) if parent is not None else None
+        if tree is not None and before is not None and tree.id == before.id:
+            continue  # nothing in the vault changed
+        if tree is None and before is None:
+            continue
+        if before is None:
+            diff = tree.diff_to_tree(swap=True)  # everything in it is new
+        elif tree is None:
+            diff = before.diff_to_tree()  # the vault's folder was removed
+        else:
+            diff = before.diff_to_tree(tree)
+        date = _date(commit)
+        for delta in diff.deltas:
+            for path in {delta.old_file.path, delta.new_file.path}:
+                if path in wanted and path not in dates:
+                    dates[path] = date
+        if since is None and len(dates) == len(wanted):
+            break  # every file has its date; older commits cannot change it
+    return dates
+
+
+@dataclass(frozen=True)
+class Revision:
+    """A commit as the history scans read it."""
+
+    id: str
+    date: str  # the author date (YYYY-MM-DD in the author's time zone), as `git log` shows it
+    root: bool  # it has no parent
+    # (path, blob id) of each file it adds or changes, submodules left out; a name that is not
+    # UTF-8 keeps its bytes (`os.fsdecode`)
+    changes: tuple[tuple[str, bytes], ...]
+
+
+def repository(path: Path) -> Any | None:
+    """The repository at `path`, to hand to the reads below; None when there is none."""
+    import pygit2
+
+    try:
+        return pygit2.Repository(str(path))
+    except pygit2.GitError:
+        return None
+
+
+def commit_id(repo: Any, name: str) -> str | None:
+    """The commit `name` (a ref, an id, `HEAD~2`) peels to, else None."""
+    import pygit2
+
+    try:
+        return str(repo.revparse_single(name).peel(pygit2.Commit).id)
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+
+
+def every_tip(repo: Any) -> list[str]:
+    """The commits every ref points to (branches, tags, remotes, the stash) and a detached HEAD;
+    a ref to a tree or a blob, or a broken one, holds no commit."""
+    import pygit2
+
+    tips = []
+    for ref in repo.references.iterator():
+        try:
+            tips.append(str(ref.peel(pygit2.Commit).id))
+        except (pygit2.GitError, ValueError, TypeError):
+            continue
+    if not repo.head_is_unborn and repo.head_is_detached:
+        tips.append(str(repo.head.target))
+    return tips
+
+
+def revisions(
+    repo: Any,
+    tips: Sequence[str],
+    hide: Sequence[str] = (),
+    *,
+    by_time: bool = False,
+    every_parent: bool = False,
+) -> Iterator[Revision]:
+    """The commits reachable from `tips` and from none of `hide`, oldest first (parents before
+    children; with `by_time`, older before newer among the rest). A commit's changes are against
+    its first parent, or with `every_parent` those that differ from every parent (what a merge
+    takes whole from one side is that side's commits')."""
+    import pygit2
+    from pygit2.enums import SortMode
+
+    if not tips:
+        return
+    order = SortMode.TOPOLOGICAL | SortMode.REVERSE
+    walker = repo.walk(None, order | SortMode.TIME if by_time else order)
+    for tip in tips:
+        walker.push(pygit2.Oid(hex=tip))
+    for name in hide:
+        walker.hide(pygit2.Oid(hex=name))
+    for commit in walker:
+        parents = commit.parents if every_parent else commit.parents[:1]
+        author = commit.author
+        when = dt.timezone(dt.timedelta(minutes=author.offset))
+        date = dt.datetime.fromtimestamp(author.time, when).date().isoformat()
+        yield Revision(str(commit.id), date, not commit.parents, _changed(commit, parents))
+
+
+def _changed(commit: Any, parents: Sequence[Any]) -> tuple[tuple[str, bytes], ...]:
+    import pygit2
+    from pygit2.enums import DeltaStatus
+
+    diffs = [parent.tree.diff_to_tree(commit.tree) for parent in parents]
+    sides: list[dict[tuple[bytes, bytes], None]] = []
+    for diff in diffs or [commit.tree.diff_to_tree(swap=True)]:
+        side: dict[tuple[bytes, bytes], None] = {}
+        for delta in diff.deltas:
+            new = delta.new_file
+            if delta.status != DeltaStatus.DELETED and new.mode != pygit2.enums.FileMode.COMMIT:
+                side[(new.raw_path, new.id.raw)] = None
+        sides.append(side)
+    return tuple(
+        (os.fsdecode(raw), key)
+        for raw, key in sides[0]
+        if all((raw, key) in side for side in sides[1:])
+    )
+
+
+def blob_size(repo: Any, oid: bytes) -> int | None:
+    """The size of the blob `oid` (a Revision's change); None when it is no blob."""
+    import pygit2
+
+    blob = repo[pygit2.Oid(raw=oid)]
+    return blob.size if isinstance(blob, pygit2.Blob) else None
+
+
+def blob_data(repo: Any, oid: bytes) -> bytes:
+    """The content of the blob `oid`; b"" when it is no blob."""
+    import pygit2
+
+    blob = repo[pygit2.Oid(raw=oid)]
+    return blob.data if isinstance(blob, pygit2.Blob) else b""
+
+
+# --- git's objects written in memory (the sync's replay and join: no work tree, no hooks) -----
+
+
+def open_git(path: Path) -> Any:
+    """The repository at `path` (a work tree or a git dir) for the sync's replay; pygit2.GitError
+    when there is none."""
+    import pygit2
+
+    return pygit2.Repository(str(path))
+
+
+def commit_of(repo: Any, name: Any) -> Any:
+    """The commit `name` (an id, a ref) peels to."""
+    import pygit2
+
+    return repo[name].peel(pygit2.Commit)
+
+
+def head_commit(repo: Any) -> Any:
+    import pygit2
+
+    return repo.head.peel(pygit2.Commit)
+
+
+def new_index() -> Any:
+    """An index in memory, to build a tree in."""
+    import pygit2
+
+    return pygit2.Index()
+
+
+def index_entry(path: str, oid: Any, mode: int) -> Any:
+    import pygit2
+
+    return pygit2.IndexEntry(path, oid, pygit2.enums.FileMode(mode))
+
+
+def signature(name: str, email: str) -> Any:
+    import pygit2
+
+    return pygit2.Signature(name, email)
+
+
+def tree_blobs(tree: Any, prefix: str = "") -> Iterator[tuple[str, Any, int]]:
+    """(path, blob id, file mode) of every file in `tree`, at any depth."""
+    import pygit2
+
+    for entry in tree:
+        path = f"{prefix}{entry.name}"
+        if isinstance(entry, pygit2.Tree):
+            yield from tree_blobs(entry, f"{path}/")
+        elif isinstance(entry, pygit2.Blob):
+            yield path, entry.id, entry.filemode
+
+
+def point_index(repo: Any, entries: Iterable[tuple[str, tuple[Any, int] | None]]) -> None:
+    """The repository's own index holds these (path, (blob id, mode)) entries, a path with None
+    removed. A person's git holding the index now leaves it as it was: nothing is changed."""
+    import pygit2
+
+    try:
+        index = repo.index
+        index.read(force=True)
+        for path, entry in entries:
+            if entry is None:
+                if path in index:
+                    index.remove(path)
+            else:
+                index.add(index_entry(path, entry[0], entry[1]))
+        index.write()
+    except (pygit2.GitError, OSError):
+        return
 
 
 # --- which files each commit touched (pygit2, imported when a history is read) --------------------
@@ -317,7 +708,7 @@ def read_log(root: Path, seen: str, *, since_day: str = "", max_commits: int) ->
     read stops at the first commit dated before `since_day` and after `max_commits` commits, an
     incremental one that would pass the bound reads in full (bounded) instead. None when `root`
     holds no readable repository or no commit."""
-    from brain.history import ancestor, head_hint
+    from brain.note_dates import head_hint
 
     if seen and head_hint(root) == seen:
         return Log(seen, full=False, changes=(), floor="", bounded=False)
@@ -330,7 +721,7 @@ def read_log(root: Path, seen: str, *, since_day: str = "", max_commits: int) ->
         head = repo.head.target
         if str(head) == seen:
             return Log(seen, full=False, changes=(), floor="", bounded=False)
-        old = ancestor(repo, seen, head)
+        old = _ancestor(repo, seen, head)
         if old is not None:
             got = _walk_changes(repo, head, old, "", max_commits)
             if got is not None:

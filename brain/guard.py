@@ -164,7 +164,7 @@ def _script(ch: str) -> str:
     return head if head in _SCRIPTS or ch in _confusables() else ""
 
 
-@functools.lru_cache(maxsize=1)
+@functools.cache
 def _confusables() -> dict[str, str]:
     """Look-alike letter -> the ASCII letters it looks like, from brain/data/confusables.tsv."""
     table: dict[str, str] = {}
@@ -175,7 +175,7 @@ def _confusables() -> dict[str, str]:
     return table
 
 
-@functools.lru_cache(maxsize=1)
+@functools.cache
 def _mixable() -> tuple[frozenset[str], re.Pattern[str]]:
     """A Greek or Cyrillic letter, or a look-alike of a Latin one (as a set, to rule a line out at
     once, and a regex to find them): a word without one cannot mix scripts the way a lookalike

@@ -179,7 +179,7 @@ def from_prose(text: str, most: int = MOST) -> str:
 
 def from_command(words: list[str], most: int = MOST) -> str:
     """The handle a shell command gives (its words from the program on, as
-    brain.recall.history.programs splits them): its first `most` words less assignments
+    brain.recall.past.programs splits them): its first `most` words less assignments
     (`ENV=staging`, `-chdir=envs/prod`), paths and the flags left trailing, `pnpm build`,
     `terraform plan`, `python -m pytest`."""
     kept = [w for w in words[:most] if "=" not in w and "/" not in w]

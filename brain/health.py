@@ -5,7 +5,7 @@ The vault, its git state, brain's git hooks (core.hooksPath -> brain's generated
 line and an interpreter that still exists), the index (present, built after the last commit and
 the last edit), the embedding model (loads, and the index has its vectors), SQLite with FTS5, and
 brain's hooks in the agent programs (pack, prime and settle in each). What in the vault wants
-attention is brain.advisories.
+attention is brain.commands.advisories.
 """
 
 from __future__ import annotations

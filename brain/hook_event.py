@@ -31,7 +31,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from brain import HOOK_WAIT_S, STDIN_MAX, read_stdin
+from brain.stdin import HOOK_WAIT_S, STDIN_MAX, read_stdin
 
 WAIT_S = HOOK_WAIT_S  # the agent writes the event before the hook has even started Python
 MAX_BYTES = STDIN_MAX

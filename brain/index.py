@@ -33,7 +33,7 @@ from brain.errors import BrainError
 from brain.vocab import ALIAS_SEP, cjk_split
 
 if TYPE_CHECKING:
-    from brain import retell
+    from brain import supersede
 
 # 4: units hold their text with credentials masked (vault.parse); CJK bigrams in fts and names;
 # notes dated from git history (`dates`); `shadows`. 5: lines the guard flags are defused.
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 # name holds one is skipped; a bullet with one in an alias is read (the mask's "(20)" broke it).
 # 8: the guard defuses look-alike letters (fullwidth, mathematical, Cherokee in a Latin word) and
 # stacked combining marks too. 9: `shadows` read headings, names in any order and durations in
-# any unit (brain/retell.py): the relation is computed again. 10: the histories of the files
+# any unit (brain/supersede.py): the relation is computed again. 10: the histories of the files
 # bullets and notes name, and each unit's drift (brain/drift.py).
 SCHEMA_VERSION = 10
 
@@ -70,9 +70,9 @@ CREATE VIRTUAL TABLE fts USING fts5(
 -- Handles and aliases again, unstemmed: a prefix such as `renova` must reach `renovate`, whose
 -- stem `renov` is shorter than the prefix.
 CREATE VIRTUAL TABLE names USING fts5(handle, aliases, tokenize = 'unicode61 remove_diacritics 2');
--- When each note last changed in git (see brain/history.py); read by `brain reindex` only.
+-- When each note last changed in git (see brain/note_dates.py); read by `brain reindex` only.
 CREATE TABLE dates(path TEXT PRIMARY KEY, date TEXT NOT NULL);
--- A note's paragraph that a newer bullet corrects (see brain/retell.py).
+-- A note's paragraph that a newer bullet corrects (see brain/supersede.py).
 CREATE TABLE shadows(
     note INTEGER NOT NULL, bullet INTEGER NOT NULL, weight REAL NOT NULL,
     PRIMARY KEY (note, bullet)
@@ -280,7 +280,7 @@ def _delete_path(conn: sqlite3.Connection, rel: str) -> None:
 
 
 def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool, history: bool) -> SyncReport:
-    from brain import retell
+    from brain import supersede
 
     report = SyncReport(full=full)
     known = {
@@ -319,7 +319,7 @@ def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool, history: bool) -
             continue
         if rel not in _UNLISTED:
             report.changed.append(rel)
-        kept = retell.keep(conn, rel) if old else None
+        kept = supersede.keep(conn, rel) if old else None
         if old:
             _delete_path(conn, rel)
         if rel in (SYNONYMS, INBOX, VAULT_CONFIG):
@@ -337,7 +337,7 @@ def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool, history: bool) -
     for rel in sorted((redated & seen) - set(report.changed)):
         notes |= _redate(conn, rel, note_date(rel, dates, today))
     _remove(conn, sorted(set(known) - seen), report)
-    retell.refresh(conn, None if full else notes, bullets)
+    supersede.refresh(conn, None if full else notes, bullets)
     _stamp_build(conn, vault, report)
     return report
 
@@ -415,15 +415,15 @@ def _sort_new(
     rel: str,
     units: list[vaultmod.Unit],
     ids: range,
-    kept: retell.Kept | None,
+    kept: supersede.Kept | None,
     notes: set[int],
     bullets: set[int],
 ) -> None:
     """File the ids of new or changed units as bullets or as notes' paragraphs, for the shadow
     relation to judge again; unchanged units of a re-read file get their shadows back."""
-    from brain import retell
+    from brain import supersede
 
-    fresh = retell.restore(conn, kept, units, ids) if kept else set(ids)
+    fresh = supersede.restore(conn, kept, units, ids) if kept else set(ids)
     for uid, u in zip(ids, units, strict=True):
         if uid not in fresh:
             continue
@@ -495,10 +495,12 @@ def _redate(conn: sqlite3.Connection, rel: str, date: str) -> set[int]:
 
 def _read_history(conn: sqlite3.Connection, vault: Path, present: list[str]) -> set[str]:
     """Bring the cached git dates up to date; the paths whose date changed."""
-    from brain import history
+    from brain import note_dates
 
     row = conn.execute("SELECT value FROM meta WHERE key = 'git_head'").fetchone()
-    found = history.read(vault, [p for p in present if p not in CORE_FILES], row[0] if row else "")
+    found = note_dates.read(
+        vault, [p for p in present if p not in CORE_FILES], row[0] if row else ""
+    )
     if found is None:
         return set()
     old = dict(conn.execute("SELECT path, date FROM dates").fetchall())

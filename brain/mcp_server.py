@@ -270,7 +270,7 @@ def _locate(server: Server) -> Tool:
     ) -> CallToolResult:
         def answer() -> tuple[Answer, Any]:
             from brain.commands import locate as cmd
-            from brain.present import vault as present
+            from brain.present import transfer as present
 
             if handle is None:
                 found = cmd.where(server.vault)
@@ -310,8 +310,8 @@ def _recall(server: Server) -> Tool:
         def answer() -> tuple[Answer, Any]:
             # transcripts live in the state dir, not the vault: no vault here
             from brain.commands import recall as cmd
+            from brain.commands.recall import mode_of
             from brain.present import recall as present
-            from brain.recall.cli import mode_of
 
             if full is not None:
                 turn = cmd.full(full)
@@ -398,7 +398,7 @@ def _propose(server: Server) -> Tool:
 
         def answer() -> tuple[Answer, Any]:
             from brain.commands.propose import propose
-            from brain.present import vault as present
+            from brain.present import inbox as present
 
             who = server.caller(ctx)
             result = propose(server.path(), line, to=to or None, source=who.name, force=force)

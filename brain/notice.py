@@ -36,11 +36,9 @@ def state_path() -> Path:
 
 
 def read_state() -> dict[str, Any]:
-    try:
-        doc = json.loads(state_path().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return doc if isinstance(doc, dict) else {}
+    from brain.files import read_json_dict
+
+    return read_json_dict(state_path())
 
 
 def write_state(doc: dict[str, Any]) -> None:

@@ -1,7 +1,8 @@
-"""The runners of the commands the fast path serves without Typer (find, prime, pack, reindex,
-sync, settle, the daily sweep), which the Typer app calls too: each takes parsed options, calls
-the command and hands its result to the presenter (brain.present). Standard library only at
-module level: `brain find` starts here.
+"""The runners: each takes parsed options, calls the command and hands its result to the
+presenter (brain.present), returning the exit code. Those of the commands the fast path serves
+without Typer (find, prime, pack, reindex, sync, settle, the daily sweep), which the Typer app
+calls too, and those of recall, howto, lessons, day and week, which the Typer app calls.
+Standard library only at module level: `brain find` starts here.
 """
 
 from __future__ import annotations
@@ -15,10 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from brain import DEADLINE, PRIME_DEADLINE, PRIME_STDIN_MAX, Gate, process_gate, read_stdin
 from brain.crash import crash_report, log_line
+from brain.deadline import PRIME_DEADLINE, Gate, process_gate
 from brain.errors import BrainError, UsageError
 from brain.settings import current
+from brain.stdin import PRIME_STDIN_MAX, read_stdin
+from brain.wire import DEADLINE
 
 if TYPE_CHECKING:
     from brain.commands.find import FindResult
@@ -135,8 +138,8 @@ def _stdin_kind() -> str:
         return "closed"
 
 
-# Prime's deadline: in a process of its own, counted from its start (brain.STARTED), the gate
-# the thin client made first thing; brain.worker swaps in one with no watchdog, counted from
+# Prime's deadline: in a process of its own, counted from its start (brain.deadline.STARTED), the
+# gate the thin client made first thing; brain.worker swaps in one with no watchdog, counted from
 # its client's start.
 prime_gate: Callable[[], Gate] = process_gate
 
@@ -258,7 +261,7 @@ def run_reindex(
     from brain.commands.reindex import reindex
     from brain.config import resolve_vault
     from brain.present import emit
-    from brain.present import vault as present
+    from brain.present import sync as present
 
     result = reindex(resolve_vault(vault), full=full, progress=progress)
     return emit(present.reindex(result, as_json=as_json))
@@ -276,7 +279,7 @@ def run_sync(
     from brain.commands import sync as cmd
     from brain.config import resolve_vault
     from brain.present import emit
-    from brain.present import vault as present
+    from brain.present import sync as present
 
     cmd.check_action(action, url)
     path = resolve_vault(vault)
@@ -389,6 +392,7 @@ def pack_for(
 ) -> Packed:
     """The pack of `project`, else of the repository `cwd` is in; outside any repository None,
     or with `outside` (a session-start hook) the pack of no project: the working rules."""
+    from brain import gitutil
     from brain.commands import pack as packmod
     from brain.config import resolve_vault
 
@@ -397,7 +401,7 @@ def pack_for(
         raise UsageError("--budget must be a positive number of tokens", "pass e.g. --budget 1500")
     empty = packmod.empty(budget)
     if project is None:
-        root = packmod.repo_root(cwd)
+        root = gitutil.repo_root(cwd)
         if root is None and not outside:
             return Packed(None, empty, "", Path())
         project = root.name if root is not None else None
@@ -486,3 +490,149 @@ def run_daily(vault: str | None) -> int:
     except OSError:
         pass
     return 0
+
+
+# --- recall, and what past sessions did (howto, lessons, day, week) ----------------------------
+
+ProgressFactory = Callable[..., AbstractContextManager[Any]]
+
+
+def _no_progress(*_: object, **__: object) -> AbstractContextManager[None]:
+    return nullcontext()
+
+
+def run_recall(
+    query: list[str],
+    *,
+    full: str | None = None,
+    sync: bool = False,
+    sources: bool = False,
+    enable: str | None = None,
+    disable: str | None = None,
+    all_sessions: bool = False,
+    limit: int = 10,
+    since: str = "",
+    agent: str = "",
+    cwd: str = "",
+    as_json: bool = False,
+    progress: ProgressFactory = _no_progress,
+) -> int:
+    from brain.commands import recall as cmd
+    from brain.present import emit
+    from brain.present import recall as present
+
+    text = argv_text(" ".join(query).strip())
+    full = None if full is None else argv_text(full, "the turn id")
+    mode = cmd.mode_of(text, full, sync, sources, enable, disable)
+    if mode in ("--enable", "--disable"):
+        name = enable if mode == "--enable" else disable
+        return emit(present.toggle(cmd.toggle(name or "", mode == "--enable"), as_json=as_json))
+    if mode == "--sources":
+        return emit(present.sources(cmd.sources(), as_json=as_json))
+    if mode == "--sync":
+        with progress("Reading transcripts", enabled=not as_json) as bar:
+            report = cmd.sync(full=True, progress=bar)
+        return emit(present.sync(report, as_json=as_json))
+    if mode == "--full":
+        return emit(present.full(cmd.full(full or ""), as_json=as_json))
+    return _query(text, limit, since, agent, cwd, all_sessions, as_json, progress)
+
+
+def _query(
+    text: str,
+    limit: int,
+    since: str,
+    agent: str,
+    cwd: str,
+    all_sessions: bool,
+    as_json: bool,
+    progress: ProgressFactory,
+) -> int:
+    from brain import caller as callermod
+    from brain.commands import recall as cmd
+    from brain.present import emit
+    from brain.present import recall as present
+
+    who = callermod.detect()
+    with progress("Reading transcripts", enabled=not as_json) as bar:
+        result = cmd.recall(
+            text,
+            limit=limit,
+            since=since,
+            agent=agent,
+            cwd=cwd,
+            exclude_session="" if all_sessions else who.session,
+            progress=bar,
+        )
+    return emit(present.recall(result, who, text, as_json=as_json))
+
+
+def run_howto(
+    terms: list[str],
+    *,
+    limit: int,
+    failed: bool,
+    since: str,
+    agent: str,
+    cwd: str,
+    propose: bool,
+    to: str | None,
+    vault: str | None,
+    as_json: bool,
+) -> int:
+    from brain import caller
+    from brain.commands.howto import howto
+    from brain.config import resolve_vault
+    from brain.present import emit
+    from brain.present import past as hr
+
+    text = " ".join(terms).strip()
+    result = howto(
+        text,
+        limit=limit,
+        failed=failed,
+        since=since,
+        agent=agent,
+        cwd=cwd,
+        propose_to=resolve_vault(vault) if propose else None,
+        to=to,
+    )
+    return emit(hr.howto(result, caller.detect(), text, as_json=as_json))
+
+
+def run_lessons(
+    *, since: str, kind: str, agent: str, propose: bool, vault: str | None, as_json: bool
+) -> int:
+    from brain import caller
+    from brain.commands.lessons import find_lessons
+    from brain.config import resolve_vault
+    from brain.present import emit
+    from brain.present import past as hr
+
+    result = find_lessons(
+        since=since,
+        kind=kind,
+        agent=agent,
+        propose_to=resolve_vault(vault) if propose else None,
+    )
+    return emit(hr.lessons(result, caller.detect(), as_json=as_json))
+
+
+def run_day(day: str, *, git: bool, project: str, agent: str, as_json: bool) -> int:
+    from brain import caller
+    from brain.commands import day as daymod
+    from brain.present import emit
+    from brain.present import past as hr
+
+    result = daymod.day(day, git=git, project=project, agent=agent)
+    return emit(hr.day(result, caller.detect(), as_json=as_json))
+
+
+def run_week(since: str, *, git: bool, project: str, agent: str, as_json: bool) -> int:
+    from brain import caller
+    from brain.commands import day as daymod
+    from brain.present import emit
+    from brain.present import past as hr
+
+    result = daymod.week(since, git=git, project=project, agent=agent)
+    return emit(hr.week(result, caller.detect(), as_json=as_json))

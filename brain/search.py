@@ -22,6 +22,7 @@ MAX_TERMS terms (a pasted log) is searched for the ones that tell most (`bounded
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import sqlite3
 from dataclasses import dataclass
@@ -71,7 +72,7 @@ class Hit:
     score: float
     match: tuple[str, ...]  # which signals found it: "exact", "handle", "keyword", "semantic"
     covered: float = 0.0  # share of the query's terms the keyword half found in it
-    superseded_by: str = ""  # handle of a newer bullet that says otherwise (brain/stale.py)
+    superseded_by: str = ""  # handle of a newer bullet that says otherwise (brain/superseded.py)
     code_changed: Drift | None = None  # commits to the files it names since (brain/drift.py)
 
 
@@ -356,32 +357,34 @@ def _dragged(uid: int, held: list[bool], plain: list[bool], named: list[set[int]
 
 EVERYDAY_RANK = 500  # the tokenizer's first 500 whole words: go, get, make, use, set, run, ...
 _FIRST_WORD_ID = 1996  # "the": the WordPiece vocabulary's words start here, most frequent first
-_EVERYDAY: list[frozenset[str]] = []
 _EVERYDAY_BYTES = 64 * 1024
 _ENTRY = re.compile(r'"([^"\\]+)":(\d+)')
 
 
-def everyday(term: str) -> bool:
-    """Whether `term` is one of the commonest English words (a few hundred verbs and nouns).
+@functools.cache
+def _everyday() -> frozenset[str]:
+    """The first EVERYDAY_RANK whole words of the tokenizer's vocabulary, read once per process.
 
-    The vocabulary lists its entries by id, so the first EVERYDAY_RANK whole words are one short
-    run of the file from `"the":1996`: a few kilobytes read and parsed once per process, not a
-    search of the whole 0.5 MB per word."""
-    if not _EVERYDAY:
-        try:
-            with TOKENIZER.open("rb") as f:  # the run sits in the first 40 KB of the file
-                text = f.read(_EVERYDAY_BYTES).decode("utf-8", "ignore")
-        except OSError:
-            text = ""
-        start = text.find(f'"the":{_FIRST_WORD_ID}')
-        found: set[str] = set()
-        if start >= 0:
-            for m in _ENTRY.finditer(text, start):
-                if int(m.group(2)) >= _FIRST_WORD_ID + EVERYDAY_RANK:
-                    break
-                found.add(m.group(1))
-        _EVERYDAY.append(frozenset(found))
-    return term in _EVERYDAY[0]
+    The vocabulary lists its entries by id, so they are one short run of the file from
+    `"the":1996`: a few kilobytes read and parsed, not a search of the whole 0.5 MB per word."""
+    try:
+        with TOKENIZER.open("rb") as f:  # the run sits in the first 40 KB of the file
+            text = f.read(_EVERYDAY_BYTES).decode("utf-8", "ignore")
+    except OSError:
+        text = ""
+    start = text.find(f'"the":{_FIRST_WORD_ID}')
+    found: set[str] = set()
+    if start >= 0:
+        for m in _ENTRY.finditer(text, start):
+            if int(m.group(2)) >= _FIRST_WORD_ID + EVERYDAY_RANK:
+                break
+            found.add(m.group(1))
+    return frozenset(found)
+
+
+def everyday(term: str) -> bool:
+    """Whether `term` is one of the commonest English words (a few hundred verbs and nouns)."""
+    return term in _everyday()
 
 
 def exact_cut(hits: list[Hit]) -> list[Hit] | None:
@@ -424,16 +427,16 @@ FEATURES = (
     "bullet",  # 1 for a bullet (the vault's own statement of a fact), 0 for a paragraph
 )
 FUSION = Path(__file__).parent / "data" / "fusion.json"
-_MODEL: list[dict[str, Any]] = []
 
 
+@functools.cache
 def fusion_model() -> dict[str, Any]:
-    """The fitted coefficients: {"features": FEATURES, "rank": [bias, *weights], ...}."""
-    if not _MODEL:
-        import json
+    """The fitted coefficients: {"features": FEATURES, "rank": [bias, *weights], ...}, read once
+    per process."""
+    import json
 
-        _MODEL.append(json.loads(FUSION.read_text(encoding="utf-8")))
-    return _MODEL[0]
+    model: dict[str, Any] = json.loads(FUSION.read_text(encoding="utf-8"))
+    return model
 
 
 @dataclass(frozen=True)

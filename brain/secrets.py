@@ -22,7 +22,10 @@ from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from brain.gitutil import Revision
 
 # Assignment-style rules need this many bits/char and chars.  At 8 chars, 3.0 bits
 # means eight distinct characters: it rejects "hunter22" and "changeme" (2.75) and
@@ -1145,42 +1148,33 @@ def scan_commits(repo: Path, tip: str, exclude: Sequence[str]) -> CommitScan:
     later commit that deletes it does not undo it: it is in the history). An `exclude` that names
     no commit hides nothing (scanning more is the safe side); a `tip` that names none is an
     error. `hint` is written for `tip` being the checked-out branch, as sync sends it."""
-    import pygit2
-    from pygit2.enums import SortMode
-
+    from brain import gitutil
     from brain.errors import BrainError
 
-    try:
-        git = pygit2.Repository(str(repo))
-    except pygit2.GitError:
+    git = gitutil.repository(repo)
+    if git is None:
         raise BrainError(
             f"{repo} is not a git repository, so it has no commits", "run it in the vault"
-        ) from None
-    start = _commit(git, tip)
+        )
+    start = gitutil.commit_id(git, tip)
     if start is None:
         if tip == "HEAD" and git.head_is_unborn:
             return CommitScan(True, 0, 0, (), (), None, None)  # nothing committed yet
         raise BrainError(f"{tip} names no commit in {repo}", "name a branch or a commit id")
-    walker = git.walk(start.id, SortMode.TOPOLOGICAL | SortMode.REVERSE)
-    for name in exclude:
-        hidden = _commit(git, name)
-        if hidden is not None:
-            walker.hide(hidden.id)
+    hidden = [found for name in exclude if (found := gitutil.commit_id(git, name))]
     cache: dict[bytes, DataScan] = {}
     reported: set[tuple[str, bool, str | None, str]] = set()
     findings: list[CommitFinding] = []
     unscanned: list[CommitUnscanned] = []
     commits = 0
-    first: Any = None
-    for commit in walker:
+    first: Revision | None = None
+    for commit in gitutil.revisions(git, [start], hidden, every_parent=True):
         commits += 1
-        cid = str(commit.id)
-        for path, oid in _changed(commit):
-            scanned = cache.get(oid.raw)
+        cid = commit.id
+        for path, oid in sorted(commit.changes, key=lambda item: item[0]):
+            scanned = cache.get(oid)
             if scanned is None:
-                blob = git[oid]
-                data = blob.data if isinstance(blob, pygit2.Blob) else b""
-                scanned = cache[oid.raw] = scan_data(data, path)
+                scanned = cache[oid] = scan_data(gitutil.blob_data(git, oid), path)
             if scanned.unscanned:
                 unscanned.append(CommitUnscanned(cid, redact(path), scanned.unscanned))
             shown = redact(path)  # a name that holds a credential is never printed
@@ -1197,46 +1191,12 @@ def scan_commits(repo: Path, tip: str, exclude: Sequence[str]) -> CommitScan:
         len(cache),
         tuple(findings),
         tuple(unscanned),
-        None if first is None else str(first.id),
+        None if first is None else first.id,
         hint,
     )
 
 
-def _commit(git: Any, name: str) -> Any:
-    """The commit `name` (a ref, an id, `HEAD~2`) peels to in `git`, else None."""
-    import pygit2
-
-    try:
-        return git.revparse_single(name).peel(pygit2.Commit)
-    except (KeyError, ValueError, pygit2.GitError):
-        return None
-
-
-def _changed(commit: Any) -> list[tuple[str, Any]]:
-    """(path, blob id) of each file `commit` adds or changes, by path: against its parent; for a
-    merge against every parent (what it takes whole from one side is that side's commits'); for a
-    root commit, every file. A path that is not UTF-8 keeps its bytes (`os.fsdecode`)."""
-    import pygit2
-    from pygit2.enums import DeltaStatus
-
-    diffs = [parent.tree.diff_to_tree(commit.tree) for parent in commit.parents]
-    sides: list[dict[tuple[bytes, bytes], Any]] = []
-    for diff in diffs or [commit.tree.diff_to_tree(swap=True)]:
-        side = {}
-        for delta in diff.deltas:
-            new = delta.new_file
-            if delta.status != DeltaStatus.DELETED and new.mode != pygit2.enums.FileMode.COMMIT:
-                side[(new.raw_path, new.id.raw)] = new.id
-        sides.append(side)
-    changed = [
-        (os.fsdecode(raw), oid)
-        for (raw, key), oid in sides[0].items()
-        if all((raw, key) in side for side in sides[1:])
-    ]
-    return sorted(changed, key=lambda item: item[0])
-
-
-def _removal_hint(repo: Path, commit: Any, finding: CommitFinding) -> str:
+def _removal_hint(repo: Path, commit: Revision, finding: CommitFinding) -> str:
     """How to take a credential out of commits not sent yet, keeping every change: undo the
     commits from the first that holds it on (`reset --soft`: the work tree and the index stay as
     they are), remove it from the file, and commit again. Rewriting one commit (`rebase -i`, edit)
@@ -1246,10 +1206,10 @@ def _removal_hint(repo: Path, commit: Any, finding: CommitFinding) -> str:
 
     from brain.escapes import one_line as printable  # brain.text imports this module: no cycle
 
-    short = str(commit.id)[:12]
+    short = commit.id[:12]
     vault = shlex.quote(str(repo))
     where = printable(finding.path) + (f"[{printable(finding.inside)}]" if finding.inside else "")
-    if commit.parents:
+    if not commit.root:
         undo = f"git -C {vault} reset --soft {short}~1"
     else:  # the first commit: the branch starts again, with every file staged
         undo = f"git -C {vault} update-ref -d HEAD"

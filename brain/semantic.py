@@ -20,10 +20,13 @@ from brain.vault import Unit
 from brain.vocab import split_aliases
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     import numpy as np
     import numpy.typing as npt
 
     from brain.embed import Embedder
+    from brain.index import SyncReport
 
 PROVIDERS = ("onnx", "e5", "none", "ollama", "openai")
 # Cosine similarity is not on one scale across models. multilingual-e5 was trained at temperature
@@ -134,6 +137,46 @@ def update(
     with transaction(conn):
         conn.execute("DELETE FROM vectors WHERE hash NOT IN (SELECT vhash FROM units)")
     return done
+
+
+@dataclass(frozen=True)
+class Reindexed:
+    """An index brought up to date with the Markdown: the index's report, the embedding model of
+    its vectors (None for keyword only) and how many units this run embedded."""
+
+    report: SyncReport
+    model: str | None
+    embedded: int
+
+
+def reindex(vault: Path, *, full: bool = False, progress: Progress | None = None) -> Reindexed:
+    """`brain reindex`'s work, which a background sync pass does after a receive too: the index
+    brought up to date (rebuilt with `full`), git history read for the notes' dates, and what
+    changed embedded when an embedder is configured (a failing one leaves keywords only, said);
+    the histories of the code the bullets name are read since the last reindex (brain.drift)."""
+    from brain import index
+
+    # Only here (and at install) is git history read for the notes' dates: the post-commit hook
+    # runs this after every commit, and a find never walks history.
+    report = index.rebuild(vault, history=True) if full else index.sync(vault, history=True)
+    from brain import drift
+
+    drift.update(vault)  # the code the bullets name: histories read since the last reindex
+    model: str | None = None
+    embedded = 0
+    embedder = load()
+    if embedder is not None:
+        from brain.embed import EmbedError
+
+        conn = index.connect(vault)
+        try:
+            embedded = update(conn, embedder, progress)
+            model = embedder.model_id
+        except EmbedError as exc:
+            warn(f"the index has keywords only for now: {exc}")
+        finally:
+            conn.close()
+    return Reindexed(report, model, embedded)
 
 
 def stretch(sims: npt.NDArray[np.float32], model: str) -> npt.NDArray[np.float32]:

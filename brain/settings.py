@@ -255,7 +255,7 @@ class Settings:
         mapping: an error naming the file and line."""
 
         def read(path: Path) -> dict[str, str]:
-            from brain.files import read_regular
+            from brain.regular import read_regular
 
             try:
                 text = read_regular(path).decode("utf-8")

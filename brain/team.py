@@ -44,6 +44,7 @@ APPROVED = "Brain-Approved"
 PUSH_TRIES = 5  # an approval whose branch moved under it (another approval landed) merges again
 LIST_TIMEOUT = 20.0  # seconds the listing's fetch may take before it shows what it last saw
 GH_TIMEOUT = 60.0
+BLOB = 0o100644  # a file blob's mode in a tree (git's regular, non-executable file)
 
 
 def enabled(vault: Path) -> bool:
@@ -139,11 +140,9 @@ class TeamProposal:
 
 def _parse(repo: Any, pid: str, sha: str, sent: bool) -> TeamProposal:
     """A proposal's commit read back; one that is not as propose makes it says why."""
-    import pygit2
-
     from brain.when import at_epoch
 
-    commit = repo[sha].peel(pygit2.Commit)
+    commit = gitutil.commit_of(repo, sha)
     subject, _, body = commit.message.partition("\n")
     trailers = dict(
         (k.strip(), v.strip())
@@ -202,10 +201,8 @@ class Listing:
 def listing(vault: Path, *, refresh: bool = True) -> Listing:
     """The open proposals of the remote (fetched first, with `refresh`) and this clone's unsent
     ones, oldest first: a new proposal takes the next number, the others keep theirs."""
-    import pygit2
-
     try:
-        repo = pygit2.Repository(str(_git_dir(vault)))
+        repo = gitutil.open_git(_git_dir(vault))
     except BrainError:
         return Listing((), "the vault is not a git repository, so it has no team proposals")
     r = remote(vault)
@@ -276,13 +273,11 @@ def propose(vault: Path, drafts: Sequence[Draft]) -> list[Sent]:
     """Make each draft a proposal commit on the remote's head and push them all in one push;
     offline (or not connected) they wait here. A draft the remote or this clone already holds
     is not made again."""
-    import pygit2
-
     from brain.gitsync import _signature
 
     r = remote(vault)
     failed = fetch(vault, r) if r is not None else ""
-    repo = pygit2.Repository(str(_git_dir(vault)))
+    repo = gitutil.open_git(_git_dir(vault))
     base = (_rev(vault, r.head) if r is not None else None) or _rev(vault, "HEAD")
     if base is None:
         raise BrainError(
@@ -299,11 +294,11 @@ def propose(vault: Path, drafts: Sequence[Draft]) -> list[Sent]:
         if there or _rev(vault, WAITING + pid) is not None:
             out.append(Sent(pid, PREFIX + pid, "queued", there, ""))
             continue
-        parent = repo[base].peel(pygit2.Commit)
-        idx = pygit2.Index()
+        parent = gitutil.commit_of(repo, base)
+        idx = gitutil.new_index()
         idx.read_tree(parent.tree)
         new = d.edit(_text(repo, parent.tree, d.target)).encode("utf-8")
-        idx.add(pygit2.IndexEntry(d.target, repo.create_blob(new), pygit2.enums.FileMode.BLOB))
+        idx.add(gitutil.index_entry(d.target, repo.create_blob(new), BLOB))
         message = f"{SUBJECT}{d.markdown}\n\n{TRAILER}: {pid}\n{TARGET}: {d.target}\n"
         sha = repo.create_commit(None, author, committer, message, idx.write_tree(repo), [base])
         gitutil.run(vault, "update-ref", WAITING + pid, str(sha), "0" * 40)
@@ -504,23 +499,21 @@ def _scanned(vault: Path, pid: str, merge: str, head: str) -> None:
 def _merge(vault: Path, r: Remote, pid: str, proposal: str, head: str) -> Merged:
     """The merge commit of `proposal` into `head`: its core file merged line by line
     (brain.merge, the driver `brain sync` uses) from the proposal's parent."""
-    import pygit2
-
     from brain import merge
     from brain.gitsync import _signature
 
-    repo = pygit2.Repository(str(_git_dir(vault)))
+    repo = gitutil.open_git(_git_dir(vault))
     p = _parse(repo, pid, proposal, True)
     if p.problem:
         raise BrainError(f"proposal {pid} cannot be approved: {p.problem}", "drop it")
-    theirs = repo[proposal].peel(pygit2.Commit)
-    ours = repo[head].peel(pygit2.Commit)
+    theirs = gitutil.commit_of(repo, proposal)
+    ours = gitutil.commit_of(repo, head)
     base = theirs.parents[0]
     data = [_text(repo, c.tree, p.target).encode("utf-8") for c in (base, ours, theirs)]
     result = merge.merge(*data) if data[1] != data[0] else merge.Merged(data[2], ())
-    idx = pygit2.Index()
+    idx = gitutil.new_index()
     idx.read_tree(ours.tree)
-    idx.add(pygit2.IndexEntry(p.target, repo.create_blob(result.data), pygit2.enums.FileMode.BLOB))
+    idx.add(gitutil.index_entry(p.target, repo.create_blob(result.data), BLOB))
     sig = _signature(r.conf)
     message = f"brain inbox: approved {p.markdown}\n\n{APPROVED}: {pid}\n"
     parents = [ours.id, theirs.id]

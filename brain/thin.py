@@ -2,11 +2,12 @@
 
 A fresh `brain find` spends most of its time importing (typing, dataclasses, re, brain's modules)
 and checking the vault before any work. For the commands in FORWARD this module, which imports only
-builtin modules (`_socket`, `marshal`, `select`) and the package's helpers (brain/__init__.py:
-the wire's limits, the worker's name, stdin's reader), finds the vault's worker (brain/worker.py),
-sends it the command as it stands (argv, cwd, the environment, which of stdin/stdout/stderr are
-terminals) and writes back what the worker's run of the very same code wrote to stdout and stderr,
-in order, and exits with its code. stdin goes over only when the command reads it (the worker asks).
+builtin modules (`_socket`, `marshal`, `select`) and the package's helpers (brain/wire.py: the
+wire's limits, the worker's name; brain/stdin.py, brain/deadline.py, brain/xdg.py), finds the
+vault's worker (brain/worker.py), sends it the command as it stands (argv, cwd, the environment,
+which of stdin/stdout/stderr are terminals) and writes back what the worker's run of the very same
+code wrote to stdout and stderr, in order, and exits with its code. stdin goes over only when the
+command reads it (the worker asks).
 
 Anything else runs in this process as before (`brain.cli.main`): another command, no worker (one is
 started for next time), a worker that does not acknowledge within DEADLINE (it is replaced), is busy
@@ -22,23 +23,19 @@ import os
 import sys
 import time
 
-from brain import (
+from brain.deadline import STARTED, prime_deadline, process_gate, process_gate_made
+from brain.settings import current
+from brain.stdin import PRIME_STDIN_MAX, read_stdin
+from brain.wire import (
     CONNECT_TIMEOUT,
     DEADLINE,
     PAYLOAD_MAX,
-    PRIME_STDIN_MAX,
     PROTOCOL,
     SILENCE,
-    STARTED,
-    prime_deadline,
-    process_gate,
-    process_gate_made,
-    read_stdin,
     run_dir,
     worker_name,
-    xdg_dir,
 )
-from brain.settings import current
+from brain.xdg import xdg_dir
 
 # The commands the worker runs; adding one is one entry (its fast path must be in brain.cli).
 FORWARD = ("find", "pack", "prime", "reindex")

@@ -16,7 +16,7 @@ so it imports only the standard library and compiles one small pattern.
 - **CJK run**: Chinese, Japanese and Korean are written without spaces, so a run of them is
   indexed and queried as its character pairs (cjk_split, cjk_terms).
 - **stopword**: a word that names no topic (`the`, `how`, the `s` of `it's`). `STOPWORDS` is the
-  plain list (find, synonyms, learn, doctor, retell); the lists for chat build on it:
+  plain list (find, synonyms, learn, doctor, supersede); the lists for chat build on it:
   `CHAT_STOPWORDS` for reading a prompt to an agent (`brain prime`) is a superset of it,
   `TURN_STOPWORDS` for searching transcripts (`brain recall`) too but for the letters `s` and `t`.
 - **common word**: a word the units' own words (handle, aliases, body; not their neighbours)
@@ -224,21 +224,25 @@ SHORTLIST = 4 * MAX_TERMS
 # english_rank and brain.search.everyday read.
 TOKENIZER = Path(__file__).parent / "data" / "tokenizer.json"
 NOT_ENGLISH = 1 << 20  # the rank of a word that is not in it: past its 30,522 entries
-_RANKS: list[dict[str, int]] = []
+
+
+@functools.cache
+def _ranks() -> dict[str, int]:
+    """The tokenizer's vocabulary, read once per process (only a query of more than SHORTLIST
+    terms gets here)."""
+    import json
+
+    try:
+        vocab: dict[str, int] = json.loads(TOKENIZER.read_bytes())["model"]["vocab"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+    return vocab
 
 
 def english_rank(word: str) -> int:
     """How rare `word` is in English: its id in the embedding tokenizer's vocabulary (a higher
     id is a rarer word); past them all when it is no whole word there (a name, an identifier)."""
-    if not _RANKS:
-        import json  # only a query of more than SHORTLIST terms gets here
-
-        try:
-            vocab = json.loads(TOKENIZER.read_bytes())["model"]["vocab"]
-        except (OSError, ValueError, KeyError, TypeError):
-            vocab = {}
-        _RANKS.append(vocab)
-    return _RANKS[0].get(word, NOT_ENGLISH)
+    return _ranks().get(word, NOT_ENGLISH)
 
 
 def telling(

@@ -28,17 +28,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from brain import (
-    HEARTBEAT,
-    PAYLOAD_MAX,
-    PRIME_STDIN_MAX,
-    PROTOCOL,
-    SILENCE,
-    prime_seconds,
-    worker_client,
-)
+from brain import worker_client
+from brain.deadline import prime_seconds
 from brain.settings import Settings, using
+from brain.stdin import PRIME_STDIN_MAX
 from brain.text import plural, say
+from brain.wire import HEARTBEAT, PAYLOAD_MAX, PROTOCOL, SILENCE
 from brain.worker_client import (
     UNIX,
     LineReader,
@@ -428,7 +423,7 @@ class _Command:
 def _prime_gate() -> Any:
     """Prime's deadline for a command this worker runs: counted from its client's start, and
     with no watchdog (a process's own would end the worker); the client stops waiting at it."""
-    from brain import Gate
+    from brain.deadline import Gate
 
     started = getattr(_STREAMS, "started", time.monotonic())
     return Gate(started + prime_seconds(), watchdog=False)

@@ -32,9 +32,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from brain import CONNECT_TIMEOUT, DEADLINE, PROTOCOL, config, files, run_dirs, worker_name
-from brain import run_dir as pick_run_dir
+from brain import config, files
 from brain.settings import current
+from brain.wire import CONNECT_TIMEOUT, DEADLINE, PROTOCOL, run_dirs, worker_name
+from brain.wire import run_dir as pick_run_dir
 
 ANSWER_SECONDS = 2.0  # after the connect; a live worker slower than this leaves keywords alone
 REPLY_MAX = 16 * 1024 * 1024  # bytes of one reply line
@@ -62,7 +63,7 @@ class Answer:
 
 
 def run_dir() -> Path:
-    """The folder for the worker's socket and files: the first of brain.run_dirs() short enough
+    """The folder for the worker's socket and files: the first of brain.wire.run_dirs() short enough
     for a Unix socket (the thin client picks by the same rule), else the last (the worker then
     fails to bind and says why). Windows has no Unix socket: `$XDG_RUNTIME_DIR/brain` or the
     state dir's `run/`."""
@@ -75,7 +76,7 @@ def run_dir() -> Path:
 
 
 def base_of(vault: Path) -> Path:
-    """The worker's files, less their suffix: named by brain.worker_name, as the thin client
+    """The worker's files, less their suffix: named by brain.wire.worker_name, as the thin client
     names them without importing anything else."""
     return run_dir() / worker_name(str(vault))
 

@@ -482,7 +482,7 @@ def html_text(text: str) -> str:
 
 
 def test_healths_tables_have_headers_a_person_reads() -> None:
-    from brain.advisories import FailedClaim
+    from brain.commands.advisories import FailedClaim
     from brain.commands.doctor import DoctorResult
 
     failed = FailedClaim("AI/MEMORY.md", 3, "db port", "2026-01-01", ("path /x: gone",), 2)

@@ -11,7 +11,7 @@ import pytest
 from conftest import ROOT, brain
 
 from brain.handles import from_command, from_prose
-from brain.recall.history import programs
+from brain.recall.past import programs
 
 
 @pytest.mark.parametrize(

@@ -20,7 +20,7 @@ from conftest import ROOT, brain
 from brain.commands import day as daymod
 from brain.commands import howto as howtomod
 from brain.commands import lessons as lessonsmod
-from brain.recall import activity, history, lessons, search, store
+from brain.recall import activity, lessons, past, search, store
 from brain.recall.adapters import FileState
 from brain.recall.adapters.calls import COMMAND_CAP, OUTPUT_CAP
 from brain.recall.adapters.known import registry
@@ -273,7 +273,7 @@ def _retries(commands: list[tuple[str, int]], *, write_between: int = -1) -> lis
     store.set_enabled("claude", True)
     conn = store.connect()
     store.sync(conn, ["claude"])
-    return [m.worked for m in lessons.retries_in(conn, history.Window())]
+    return [m.worked for m in lessons.retries_in(conn, past.Window())]
 
 
 def test_a_retry_is_a_near_command_that_worked(isolated_env: Path) -> None:
@@ -316,7 +316,7 @@ def test_lessons_precision_and_recall_on_the_labelled_fixture(fixture_agents: Pa
     assert len([m for m in LABELS["moments"] if m["label"]]) >= 40
     assert len([m for m in LABELS["moments"] if not m["label"]]) >= 40
     conn = _synced()
-    window = history.Window(agents=ALL)
+    window = past.Window(agents=ALL)
     found = {m.key for m in lessons.corrections_in(conn, window) + lessons.retries_in(conn, window)}
     tune_p, tune_r = _scores(found, "tune")
     hold_p, hold_r = _scores(found, "holdout")
@@ -332,7 +332,7 @@ def test_howto_hit_at_1_on_the_labelled_tasks(fixture_agents: Path) -> None:
     hits = 0
     for task in tasks:
         got = howtomod.rank(conn, task["query"], search.Filters(agents=ALL), limit=1, failed=False)
-        hits += bool(got) and got[0].command == history.masked(task["expect"])
+        hits += bool(got) and got[0].command == past.masked(task["expect"])
     assert hits / len(tasks) >= 0.95  # 28 of 29 when measured
 
 
@@ -449,7 +449,7 @@ def test_a_rejected_tool_use_counts_as_the_agent_turn(isolated_env: Path) -> Non
     )
     store.set_enabled("claude", True)
     conn = _synced()
-    (moment,) = lessons.corrections_in(conn, history.Window())
+    (moment,) = lessons.corrections_in(conn, past.Window())
     assert moment.lesson == "Use hey for load tests."
     assert moment.turns[0].text == "$ ab -n 100 http://localhost/"
     assert _calls(conn, moment.session)[0][3] is None  # rejected: it neither worked nor failed

@@ -157,7 +157,7 @@ def test_nothing_enabled_says_how_to_opt_in(isolated_env: Path) -> None:
 def test_a_person_gets_tables(env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
     from brain.commands import day as daymod
     from brain.commands import howto as howtomod
-    from brain.present import history as hr
+    from brain.present import past as hr
 
     for key, value in env.items():
         monkeypatch.setenv(key, value)

@@ -1,7 +1,8 @@
-"""No import cycles in brain/: the layers import downwards (vault -> index -> search -> commands ->
-presenters -> CLI, MCP, hooks). Every module is parsed with `ast`; module-level and function-level
-imports both count (a function-level import is a cycle put off, not removed), imports under
-`if TYPE_CHECKING:` do not (annotations only, never run)."""
+"""No import cycles in brain/, and the layers import downwards (vault -> index -> search -> commands
+-> presenters -> CLI, MCP, hooks): the core never imports a front end. Every module is parsed with
+`ast`; module-level and function-level imports both count (a function-level import is a cycle put
+off, not removed). For cycles, imports under `if TYPE_CHECKING:` do not (annotations only, never
+run); for the layers they do (a type the core needs belongs in the core)."""
 
 from __future__ import annotations
 
@@ -25,21 +26,21 @@ def _type_checking(node: ast.If) -> bool:
     return name == "TYPE_CHECKING"
 
 
-def _imports(tree: ast.AST) -> Iterator[ast.Import | ast.ImportFrom]:
-    """Every import statement, at any depth, but those under `if TYPE_CHECKING:`."""
+def _imports(tree: ast.AST, typing: bool = False) -> Iterator[ast.Import | ast.ImportFrom]:
+    """Every import statement, at any depth; those under `if TYPE_CHECKING:` with `typing`."""
     for node in ast.iter_child_nodes(tree):
-        if isinstance(node, ast.If) and _type_checking(node):
+        if isinstance(node, ast.If) and _type_checking(node) and not typing:
             for child in node.orelse:
                 yield from _imports(child)
             continue
         if isinstance(node, ast.Import | ast.ImportFrom):
             yield node
-        yield from _imports(node)
+        yield from _imports(node, typing)
 
 
-def import_graph(root: Path = BRAIN) -> dict[str, set[str]]:
+def import_graph(root: Path = BRAIN, *, typing: bool = False) -> dict[str, set[str]]:
     """module -> the brain modules it imports (`from brain import x` names module brain.x when
-    there is one, else the package)."""
+    there is one, else the package); with `typing`, those under `if TYPE_CHECKING:` too."""
     files = {module_name(p, root): p for p in sorted(root.rglob("*.py"))}
 
     def known(name: str) -> str | None:
@@ -51,7 +52,7 @@ def import_graph(root: Path = BRAIN) -> dict[str, set[str]]:
     for name, path in files.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         deps: set[str] = set()
-        for node in _imports(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in _imports(ast.parse(path.read_text(encoding="utf-8")), typing):
             if isinstance(node, ast.Import):
                 targets = [alias.name for alias in node.names]
             else:
@@ -162,3 +163,76 @@ def test_layers_import_downwards(layer: str, above: tuple[str, ...]) -> None:
         if d.startswith(above)
     )
     assert not wrong, wrong
+
+
+# The front ends: what parses, serves or presents. Nothing else in brain imports them.
+FRONT_ENDS = ("app", "cli", "run", "mcp_server", "thin", "worker", "__main__")
+FRONT_PACKAGES = ("commands", "present", "desk")
+
+
+def front_end(module: str) -> bool:
+    name = module.removeprefix("brain.")
+    return name in FRONT_ENDS or name.split(".")[0] in FRONT_PACKAGES
+
+
+def reaching_up(graph: dict[str, set[str]]) -> list[str]:
+    """Every import of a front end by a module that is none, as `module -> front end`."""
+    return sorted(
+        f"{m} -> {d}" for m, deps in graph.items() if not front_end(m) for d in deps if front_end(d)
+    )
+
+
+def test_the_core_never_imports_a_front_end() -> None:
+    """Every module of the package, with no exemption: what the core needs from a command, a
+    presenter or an entry point moves down into the core."""
+    graph = import_graph(typing=True)
+    assert len(graph) > 100  # the whole package was read
+    wrong = reaching_up(graph)
+    assert not wrong, "the core imports a front end:\n" + "\n".join(wrong)
+
+
+def test_the_layer_check_finds_every_kind_of_import(tmp_path: Path) -> None:
+    """The checker itself: a lazy import inside a function, `from brain import x`, a relative
+    import, `import brain.x` and one under TYPE_CHECKING all count; front ends among themselves
+    do not."""
+    pkg = tmp_path / "brain"
+    (pkg / "commands").mkdir(parents=True)
+    (pkg / "recall").mkdir()
+    for name in ("__init__", "commands/__init__", "recall/__init__"):
+        (pkg / f"{name}.py").write_text("")
+    (pkg / "commands" / "find.py").write_text("from brain import index\n")
+    (pkg / "run.py").write_text("from brain.commands import find\n")
+    (pkg / "cli.py").write_text("from brain import run\n")
+    (pkg / "index.py").write_text("def f():\n    from brain.commands.find import x\n")
+    (pkg / "gitsync.py").write_text("from brain import run\n")
+    (pkg / "recall" / "past.py").write_text("from ..commands import find\n")
+    (pkg / "usage.py").write_text("import brain.cli\n")
+    (pkg / "health.py").write_text(
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from brain.commands import find\n"
+    )
+    assert reaching_up(import_graph(pkg, typing=True)) == [
+        "brain.gitsync -> brain.run",
+        "brain.health -> brain.commands.find",
+        "brain.index -> brain.commands.find",
+        "brain.recall.past -> brain.commands.find",
+        "brain.usage -> brain.cli",
+    ]
+
+
+def pygit2_users(root: Path = BRAIN) -> set[str]:
+    """The modules that import pygit2, at any depth."""
+    users = set()
+    for path in sorted(root.rglob("*.py")):
+        for node in _imports(ast.parse(path.read_text(encoding="utf-8")), typing=True):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            names += [node.module or ""] if isinstance(node, ast.ImportFrom) else []
+            if any(n.split(".")[0] == "pygit2" for n in names):
+                users.add(module_name(path, root))
+    return users
+
+
+def test_git_is_touched_through_gitutil_alone() -> None:
+    """brain.gitutil is where brain touches git: the git CLI, and pygit2, which no other module
+    imports (lint, verify, `brain day --git`, the notes' dates, the secrets scans of commits and
+    the sync's replay all call it)."""
+    assert pygit2_users() == {"brain.gitutil"}

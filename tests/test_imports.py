@@ -144,8 +144,8 @@ def test_fast_path_is_really_taken(tmp_path: Path) -> None:
 # What a find answered by the worker may import beyond `python -c pass`: `-m`'s runpy, the
 # client, and builtin modules (the socket, and select when a hook's stdin is read).
 # brain.settings: the variables the thin client reads, read there
-THIN = {"runpy", "__future__", "brain", "brain.thin", "brain.settings"}
-THIN |= {"_socket", "select"}
+HELPERS = {"brain", "brain.deadline", "brain.stdin", "brain.wire", "brain.xdg", "brain.settings"}
+THIN = {"runpy", "__future__", *HELPERS, "brain.thin", "_socket", "select"}
 
 
 def _floor() -> set[str]:
@@ -192,14 +192,20 @@ def test_a_find_the_worker_answers_imports_only_the_client(
 @pytest.mark.parametrize(
     ("name", "imports"),
     [
-        ("__init__", ["__future__", "os", "sys", "time"]),  # time: built into the interpreter
-        # the package's own helpers, and the settings (builtins only: tests/test_settings_module)
-        ("thin", ["__future__", "os", "sys", "time", "brain", "brain.settings"]),
+        ("__init__", ["__future__", "os"]),
+        ("xdg", ["__future__", "os", "sys"]),
+        ("stdin", ["__future__", "os", "time"]),  # time: built into the interpreter
+        ("deadline", ["__future__", "os", "sys", "time"]),
+        ("wire", ["__future__", "os", "sys", "brain", "brain.xdg"]),
+        # the thin client: the package's own helpers and the settings (builtins only:
+        # tests/test_settings_module)
+        ("thin", ["__future__", "os", "sys", "time", *sorted(HELPERS - {"brain"})]),
     ],
 )
 def test_the_thin_client_imports_only_builtins_at_its_top(name: str, imports: list[str]) -> None:
-    """brain.thin and the package it takes its helpers from (brain/__init__.py) import only os,
-    sys and time at their top; the rest inside the functions that need them."""
+    """brain.thin and the helpers it takes from the package (brain/__init__.py, xdg, stdin,
+    deadline, wire) import only os, sys, time and each other at their top; the rest inside the
+    functions that need them."""
     import ast
 
     tree = ast.parse((ROOT / "brain" / f"{name}.py").read_text(encoding="utf-8"))
@@ -260,5 +266,4 @@ def test_the_installed_console_script_imports_only_the_thin_client(
     floor = set(_imported(python, "-c", "pass"))
     before_main = _imported(python, str(script), "--version", until="brain.thin")
     # __future__: brain's modules say `from __future__ import annotations`
-    thin = {"brain", "brain.thin", "brain.settings"}
-    assert set(before_main) - floor - {"__future__"} == thin
+    assert set(before_main) - floor - {"__future__"} == {*HELPERS, "brain.thin"}

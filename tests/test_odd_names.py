@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from conftest import brain
 
-from brain.commands import lint as lintmod
-from brain.commands import secrets as secretsmod
+from brain import lint as lintmod
+from brain import secrets_scan as secretsmod
 
 RNG = random.Random(5_550_123)  # noqa: S311 - a reproducible fake credential, not crypto
 FORGED = "evil\nMEMORY.md:1 forged — pwned.md"

@@ -357,6 +357,21 @@ def test_cached_pack_follows_the_vault(vault: Path) -> None:
     assert fresh["text"] == third["text"]
 
 
+@pytest.mark.parametrize("held", ["[]", '"pack"', "{", ""])
+def test_a_cache_file_that_holds_no_object_is_built_again(vault: Path, held: str) -> None:
+    """A cached pack that is not a JSON object (a list, a string, torn) is rebuilt, never a
+    crash: it is read as every state file is (brain.files.read_json_dict)."""
+    v = str(vault)
+    first = brain("pack", "--vault", v, "--json", "payments", input="").json()
+    where = packmod.cache_path(vault, "payments", packmod.DEFAULT_BUDGET)
+    assert where.is_file()
+    where.write_text(held, encoding="utf-8")
+    again = brain("pack", "--vault", v, "--json", "payments", input="")
+    assert again.code == 0, again.err
+    assert again.json()["cached"] is False
+    assert again.json()["text"] == first["text"]
+
+
 def test_a_new_state_file_changes_the_cached_pack(vault: Path) -> None:
     assert packmod.pack(vault, "payments").state_files == 2
     (vault / "projects" / "payments" / "state" / "notes.json").write_text("{}", encoding="utf-8")

@@ -22,8 +22,9 @@ from test_imports import HEAVY, imported_modules
 from test_thin import start
 from test_worker import _alive, _kill, start_worker, stop_workers, wait_for, wvault  # noqa: F401
 
-from brain import PRIME_DEADLINE, config, worker_client
+from brain import config, worker_client
 from brain.commands import prime as primemod
+from brain.deadline import PRIME_DEADLINE
 from brain.present import hits
 
 HOOK = ROOT / "testdata" / "hooks" / "claude-user-prompt-submit.json"

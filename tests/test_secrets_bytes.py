@@ -26,7 +26,7 @@ import pytest
 from conftest import brain, git
 
 from brain import secrets
-from brain.commands.secrets import scan
+from brain.secrets_scan import scan
 
 RNG = random.Random(26_002)  # noqa: S311 - reproducible fake credentials, not crypto
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from conftest import brain, git
 
-from brain.commands.secrets import scan
 from brain.errors import BrainError
+from brain.secrets_scan import scan
 
 RNG = random.Random(7_340_113)  # noqa: S311 -- reproducible fake credentials, not crypto
 

@@ -316,7 +316,7 @@ def test_approve_in_a_standard_vault_keeps_taking_code_spans(vault: Path) -> Non
 
 def test_lint_and_approve_share_one_check_of_a_bullet() -> None:
     """`check_bullet` is what lint says of each bullet: the same problems for the same line."""
-    from brain.commands.lint import check_bullet
+    from brain.lint import check_bullet
 
     line = BULLET.format(handle="runbook", fact="see https://evil.example/r and `x`")
     said = [p.message for p in check_bullet("AI/MEMORY.md", line, strict=True)]

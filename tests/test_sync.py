@@ -26,8 +26,8 @@ from typing import Any
 import pytest
 from conftest import Run, brain, git
 
+from brain import autosync as syncmod
 from brain import config, gitsync, shipped
-from brain import sync as syncmod
 
 RNG = random.Random(18_018)  # noqa: S311 -- reproducible fake credentials, not crypto
 

@@ -918,7 +918,7 @@ def test_doctor_lists_failed_claims_and_shared_handles(tended: Path) -> None:
 
 
 def test_doctor_names_bullets_served_just_before_a_correction(vault: Path) -> None:
-    from brain.advisories import _served_before
+    from brain.commands.advisories import _served_before
 
     t = time.time()
     usage.record("find", "claude-code", "sess-1", "settlement job", 1, 100, vault)

@@ -22,7 +22,8 @@ import pytest
 from conftest import ROOT, Run, brain
 from test_hybrid import _Embeddings, embedded_state, hvault  # noqa: F401 (fixtures)
 
-from brain import config, index, worker, worker_client, worker_name
+from brain import config, index, worker, worker_client
+from brain.wire import worker_name
 
 ONNX = {"BRAIN_EMBED": "onnx", "BRAIN_WORKER": "1", "BRAIN_WORKER_IDLE": "120"}
 QUERY = "people paid double when the card processor was sluggish"
@@ -65,7 +66,7 @@ def stop_workers(base: Path) -> None:
 
 def _spawned(base: Path) -> list[int]:
     """The pids of this user's `python -m brain.worker VAULT` processes whose files are `base`
-    (brain.worker_name of VAULT), by their command lines (Linux; elsewhere none)."""
+    (brain.wire.worker_name of VAULT), by their command lines (Linux; elsewhere none)."""
     found = []
     for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
         try:

@@ -16,7 +16,8 @@ from conftest import brain
 from test_thin import start
 from test_worker import _kill, stop_workers
 
-from brain import PROTOCOL, worker_client
+from brain import worker_client
+from brain.wire import PROTOCOL
 
 
 def _open(vault: Path) -> tuple[socket.socket, str]:

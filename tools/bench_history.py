@@ -65,11 +65,11 @@ def corpus_day(index: int) -> date:
 def read_days(first: date, last: date) -> int:
     """The days' reading alone (no sync before it): transcripts.db and the repository."""
     from brain.commands.day import _Reader
-    from brain.recall import activity, history, store
+    from brain.recall import activity, past, store
 
     conn = store.connect()
     try:
-        reader = _Reader(conn, ("claude",), True, history.utc_bounds(first, last))
+        reader = _Reader(conn, ("claude",), True, past.utc_bounds(first, last))
         return sum(reader.day(d, "").turns for d in activity.days(first, last))
     finally:
         conn.close()
@@ -88,12 +88,12 @@ def noop_sync() -> None:
 def lessons_in(first: date, last: date) -> int:
     """`brain lessons` over these days: its sync, then both kinds of moment (the command itself
     reads from --since to now; the corpus's weeks are in the past)."""
-    from brain.recall import history, lessons, store
+    from brain.recall import lessons, past, store
 
     conn = store.connect()
     try:
         store.sync(conn, ["claude"])
-        window = history.Window(*history.utc_bounds(first, last), agents=("claude",))
+        window = past.Window(*past.utc_bounds(first, last), agents=("claude",))
         return len(lessons.corrections_in(conn, window) + lessons.retries_in(conn, window))
     finally:
         conn.close()

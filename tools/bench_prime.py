@@ -18,7 +18,7 @@ unit holds it), and with no output at all (the once-per-session hint line is out
 tokens injected (bytes / 4 of stdout, silent prompts counting 0). Each prompt runs as the real
 hook (a subprocess, the hook JSON on stdin) in a session of its own.
 
-Stale notes: the fixture vault with testdata/stale's bullets and notes (as tests/test_stale.py
+Stale notes: the fixture vault with testdata/stale's bullets and notes (as tests/test_superseded.py
 builds it); each planted note's query is asked of `brain prime` and of `brain find` (`--json`,
 default flags), and the planted paragraph (`line`) in the answer without its `superseded_by`
 counts as served as current (prime serves none of them at all: the bullet stands in its
@@ -200,7 +200,8 @@ def summary(results: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def stale_vault(tmp: Path) -> Path:
-    """The fixture vault plus testdata/stale's bullets and notes, as tests/test_stale.py has it."""
+    """The fixture vault plus testdata/stale's bullets and notes, as tests/test_superseded.py
+    has it."""
     vault = tmp / "stale-vault"
     shutil.copytree(ROOT / "testdata" / "vault", vault)
     memory = vault / "AI" / "MEMORY.md"

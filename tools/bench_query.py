@@ -147,7 +147,7 @@ def main() -> int:  # noqa: PLR0915 - one bench, read top to bottom
     env = private_env(tmp)
     env["PYTHONPATH"] = str(ROOT)  # the checkout this bench is in, whatever pip installed
     (tmp / "run").mkdir(mode=0o700)
-    run_dir = tmp / "run" / "brain"  # where the worker listens (brain.run_dir)
+    run_dir = tmp / "run" / "brain"  # where the worker listens (brain.wire.run_dir)
     env.update(
         BRAIN_EMBED="none",
         BRAIN_WORKER="0",

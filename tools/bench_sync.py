@@ -10,7 +10,7 @@ a MEMORY.md of 2,000 bullets, then one note line per commit, written with `git f
    a commit of its own to replay on top (brain's line-by-line merge runs);
 3. the SessionStart pack hook on b with sync on against the same hook with BRAIN_SYNC=off (what
    the hook pays for the background receive; the fastest runs compared, as load adds noise of
-   its own), `brain.sync.background()` itself, and how long the detached receive pass takes.
+   its own), `brain.autosync.background()` itself, and how long the detached receive pass takes.
 
 Medians of --runs runs. The index is keyword-only (BRAIN_EMBED=none): this measures sync. b's
 index is built before the runs, so a receive updates it incrementally (the changed files).
@@ -220,17 +220,17 @@ class Bench:
         line("pack hook, sync on", on)
         print(f"{'':<31}(added: {by_median:+.0f} ms by medians, {by_min:+.0f} ms fastest runs)")
         os.environ.update(env)
-        from brain import sync
+        from brain import autosync
 
         spawn, passes = [], []
         for _ in range(self.runs):
             idle(self.env_b)
             start = time.perf_counter()
-            assert sync.background(b, "receive")
+            assert autosync.background(b, "receive")
             spawn.append(time.perf_counter() - start)
             idle(self.env_b)
             passes.append(time.perf_counter() - start)
-        line("sync.background()", spawn)
+        line("autosync.background()", spawn)
         line("detached receive, nothing new", passes)
 
 

@@ -95,14 +95,14 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="brain-eval-history-") as tmp:
         setup(Path(tmp))
         from brain.commands import howto as howtomod
-        from brain.recall import history, lessons, search, store
+        from brain.recall import lessons, past, search, store
 
         for name in ("claude", "codex", "gemini"):
             store.set_enabled(name, True)
         conn = store.connect()
         store.sync(conn, ["claude", "codex", "gemini"])
         agents = ("claude", "codex", "gemini")
-        window = history.Window(agents=agents)
+        window = past.Window(agents=agents)
         moments = lessons.corrections_in(conn, window) + lessons.retries_in(conn, window)
         found = {m.key for m in moments}
         kinds = {m.key: m.kind for m in moments}
@@ -122,7 +122,7 @@ def main() -> int:
         for task in labels["howto"]:
             got = howtomod.rank(conn, task["query"], filters, limit=3, failed=False)
             first = [h.command for h in got]
-            task["expect"] = history.masked(task["expect"])  # as howto shows commands
+            task["expect"] = past.masked(task["expect"])  # as howto shows commands
             for split in (task["split"], "all"):
                 hits[split][0] += bool(first) and first[0] == task["expect"]
                 hits[split][1] += task["expect"] in first

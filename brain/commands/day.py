@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 
 from brain.errors import UsageError
-from brain.recall import activity, history, store
+from brain.recall import activity, past, store
 from brain.recall.activity import CommitRow, Place, RepoDay
 from brain.recall.store import SyncReport
 from brain.when import parse_since
@@ -65,7 +65,7 @@ class _Reader:
         self.histories: dict[str, tuple[list[CommitRow], str | None]] = {}
 
     def day(self, when: date, project: str) -> DayResult:
-        start, end = history.utc_bounds(when, when)
+        start, end = past.utc_bounds(when, when)
         repos = activity.gather(
             self.conn,
             start,
@@ -95,11 +95,11 @@ def activity_in(
         raise UsageError(f"{first} is after {last}", "pick an earlier --since")
     if (last - first).days >= MAX_DAYS:
         raise UsageError(f"at most {MAX_DAYS} days at a time", "pass a shorter --since")
-    names, agents = history.enabled_agents(agent)
+    names, agents = past.enabled_agents(agent)
     conn = store.connect()
     try:
         report = store.sync(conn, names)
-        reader = _Reader(conn, agents, git, history.utc_bounds(first, last))
+        reader = _Reader(conn, agents, git, past.utc_bounds(first, last))
         found = tuple(reader.day(d, project) for d in activity.days(first, last))
     finally:
         conn.close()
@@ -118,7 +118,7 @@ def activity_in(
 
 def day(text: str = "", *, git: bool = True, project: str = "", agent: str = "") -> DayResult:
     """One day (`YYYY-MM-DD`, `today`, `yesterday`; default today)."""
-    when = history.local_day(text)
+    when = past.local_day(text)
     return activity_in(when, when, git=git, project=project, agent=agent).week.days[0]
 
 

@@ -1,9 +1,10 @@
 """`brain doctor`: is everything brain relies on in place, and what in the vault wants attention.
 
 Doctor composes two modules: the health checks (brain.health: each `ok`, `warn` or `fail` with the
-command that fixes it; a `fail` makes the exit status 1) and the advisories (brain.advisories:
-bullets to carry in a project file, older notes a newer bullet settled, near-duplicates, notes a
-newer bullet corrects, and what `brain tend` would act on), which never fail the run.
+command that fixes it; a `fail` makes the exit status 1) and the advisories
+(brain.commands.advisories: bullets to carry in a project file, older notes a newer bullet settled,
+near-duplicates, notes a newer bullet corrects, and what `brain tend` would act on), which never
+fail the run.
 """
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from brain import advisories, health
-from brain.advisories import (
+from brain import health
+from brain.commands import advisories
+from brain.commands.advisories import (
     Corrected,
     Duplicate,
     FailedClaim,

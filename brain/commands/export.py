@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from brain import gitutil
 from brain.commands import pack as packmod
 from brain.errors import BrainError, UsageError
 from brain.files import confine, read_in
@@ -242,7 +243,7 @@ def export(
     check: bool = False,
 ) -> ExportResult:
     targets = choose(agents)
-    root = packmod.repo_root(cwd)
+    root = gitutil.repo_root(cwd)
     if root is None:
         raise BrainError(f"{cwd} is not in a git repository", "run brain export in the repository")
     name = project or root.name

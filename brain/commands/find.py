@@ -6,7 +6,7 @@ import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
 
-from brain import drift, index, search, stale
+from brain import drift, index, search, superseded
 from brain.errors import UsageError
 from brain.settings import current
 
@@ -33,8 +33,8 @@ def find(
     it is. With `limit` (or `ranked`: DEFAULT_LIMIT) the ranked list instead, uncut, as the
     ranking benchmarks read it; its `evidence` is still the answer's. `mode` defaults to hybrid
     when an embedder is configured. A note's paragraph that a newer bullet corrects is served
-    below that bullet, marked (brain/stale.py); of near-duplicate units only the newer is served
-    (search.distinct)."""
+    below that bullet, marked (brain/superseded.py); of near-duplicate units only the newer is
+    served (search.distinct)."""
     if limit is not None and limit < 1:
         raise UsageError("--limit must be at least 1", "pass e.g. --limit 10")
     if mode and mode not in MODES:
@@ -79,10 +79,10 @@ def find_in(
     floor = 0.0 if vector is None else None  # a keyword score of nothing held is 0
     answer = search.answer(listed, judge, exact=exact, floor=floor)
     if uncut:
-        hits = drift.mark(conn, stale.serve(conn, listed[:width], width))
+        hits = drift.mark(conn, superseded.serve(conn, listed[:width], width))
         return FindResult(query, tuple(hits), ran, index.built(conn), answer.evidence, 0, True)
     # A paragraph kept brings in the newer bullet that corrects it: room for one each.
-    hits = drift.mark(conn, stale.serve(conn, answer.hits, 2 * len(answer.hits)))
+    hits = drift.mark(conn, superseded.serve(conn, answer.hits, 2 * len(answer.hits)))
     return FindResult(query, tuple(hits), ran, index.built(conn), answer.evidence, answer.left_out)
 
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from brain.commands.propose import ProposeResult
 from brain.errors import UsageError
-from brain.recall import history, search, store
+from brain.recall import past, search, store
 from brain.recall.store import SyncReport
 from brain.vocab import SEP
 
@@ -74,7 +74,7 @@ def howto(
     words = search.terms(query)
     if not words:
         raise UsageError("the task has no words to search for", "say it in plain words")
-    names, _ = history.enabled_agents(agent)
+    names, _ = past.enabled_agents(agent)
     filters = search.Filters(
         agent=agent,
         since=parse_since(since).utc if since else "",
@@ -111,11 +111,11 @@ def rank(
         if row:
             by_pos[row[0]] = score
             sessions[(row[1], row[2])] = row[3]
-    candidates: list[tuple[float, history.CallRow, str]] = []
+    candidates: list[tuple[float, past.CallRow, str]] = []
     for (agent, session), title in sessions.items():
         where = "c.agent = ? AND c.session = ? AND c.kind = 'shell'"
-        for call in history.call_rows(conn, where, [agent, session]):
-            if call.pos is None or history.looks_only(call.text):
+        for call in past.call_rows(conn, where, [agent, session]):
+            if call.pos is None or past.looks_only(call.text):
                 continue
             if filters.since and call.ts < filters.since:
                 continue
@@ -142,22 +142,22 @@ def _share(words: list[str], command: str) -> float:
     return sum(1 for w in words if holds(w)) / len(words) if words else 0.0
 
 
-def _fold(candidates: list[tuple[float, history.CallRow, str]], limit: int) -> list[HowtoHit]:
+def _fold(candidates: list[tuple[float, past.CallRow, str]], limit: int) -> list[HowtoHit]:
     """Near-identical commands as one hit (the newest that worked stands for them), best first:
     the same command in any session, or, within a session, one command tried again give or
     take an option or a path (across sessions those are often different tasks: `vitest run -u`
     updates snapshots, `vitest run src/checkout` runs some tests)."""
     candidates.sort(key=lambda c: (-c[0], c[1].ts))
-    groups: list[list[tuple[float, history.CallRow, str]]] = []
+    groups: list[list[tuple[float, past.CallRow, str]]] = []
     for cand in candidates:
         call = cand[1]
         for group in groups:
             head = group[0][1]
             if head.ok != call.ok:
                 continue
-            if history.normal(head.text) == history.normal(call.text) or (
+            if past.normal(head.text) == past.normal(call.text) or (
                 (head.agent, head.session) == (call.agent, call.session)
-                and history.same(head.text, call.text)
+                and past.same(head.text, call.text)
             ):
                 group.append(cand)
                 break
@@ -169,7 +169,7 @@ def _fold(candidates: list[tuple[float, history.CallRow, str]], limit: int) -> l
         _, call, title = max(group, key=lambda c: c[1].ts)  # the last one run
         hits.append(
             HowtoHit(
-                history.masked(call.text),
+                past.masked(call.text),
                 call.ok,
                 call.code,
                 call.ts or None,
@@ -180,7 +180,7 @@ def _fold(candidates: list[tuple[float, history.CallRow, str]], limit: int) -> l
                 call.turn or None,
                 round(score, 4),
                 len(group),
-                history.one_line(call.output) or None,
+                past.one_line(call.output) or None,
             )
         )
     hits.sort(key=lambda h: (-h.score, _newest(h.at)))
@@ -197,17 +197,17 @@ def _propose(vault: Path, query: str, best: HowtoHit | None, to: str | None) -> 
 
     if best is None:
         raise UsageError("no command that worked to propose", "drop --all, or try other words")
-    key = f"howto/{best.agent}/{best.session}/{best.turn or ''}/{history.normal(best.command)}"
-    project = history.project_of(best.cwd)
+    key = f"howto/{best.agent}/{best.session}/{best.turn or ''}/{past.normal(best.command)}"
+    project = past.project_of(best.cwd)
     handle = first_words(query, 6) or "howto"
     where = f" in {project}" if project else ""
     line = f"{handle}{SEP}`{' '.join(best.command.split())}`{where}"
     source = f"{best.agent} session {best.session[:8]}"
-    if key in history.proposed(vault):
+    if key in past.proposed(vault):
         return ProposeResult(
             str(vault), line, to.upper() if to else None, "remembered", None, None, None, None
         )
     (result,) = propose_many(vault, [(line, source)], to=to)
     if result.action != "refused":
-        history.remember(vault, [key])
+        past.remember(vault, [key])
     return result

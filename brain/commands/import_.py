@@ -224,7 +224,7 @@ def project_slug(path: Path) -> str:
 
 
 def claude_memory_dir(cwd: Path) -> Path:
-    from brain.commands.pack import repo_root
+    from brain.gitutil import repo_root
 
     start = cwd.resolve()
     root = repo_root(start) or start

@@ -472,8 +472,8 @@ def _check(vault: Path, number: int, p: Proposal, to: str | None, strict: bool) 
 
 
 def policy_strict(vault: Path) -> bool:
-    """Whether the vault's lint is strict (brain/commands/lint.py decides, for both)."""
-    from brain.commands.lint import policy_strict as strict
+    """Whether the vault's lint is strict (brain/lint.py decides, for both)."""
+    from brain.lint import policy_strict as strict
 
     return strict(vault)
 
@@ -497,8 +497,8 @@ def _lint_refusal(p: Proposal, to: str | None, strict: bool) -> str:
 
 def lint_says(rel: str, bullet: str, strict: bool) -> str:
     """Why `brain lint` refuses `bullet` in core file `rel` ("" when it passes): lint's own check
-    of one bullet (brain/commands/lint.py `check_bullet`), not a copy of it."""
-    from brain.commands.lint import POLICY, check_bullet
+    of one bullet (brain/lint.py `check_bullet`), not a copy of it."""
+    from brain.lint import POLICY, check_bullet
 
     problems = check_bullet(rel, bullet, strict=strict)
     if not problems:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from brain import agent_hooks, config, githooks, gitutil, index, shipped, worker_client
 from brain.errors import BrainError
-from brain.files import write_atomic
+from brain.files import read_json_dict, write_atomic
 from brain.settings import current
 from brain.text import has_surrogates, printable, undecodable
 
@@ -263,11 +263,8 @@ def _on_path(folder: Path) -> bool:
 
 def _own_link(link: Path) -> bool:
     """The link or wrapper is one brain made (recorded at the time, and unchanged since)."""
-    try:
-        record = json.loads(_link_record().read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return False
-    if not isinstance(record, dict) or record.get("link") != str(link):
+    record = read_json_dict(_link_record())
+    if record.get("link") != str(link):
         return False
     if link.is_symlink():
         return str(link.readlink()) == record.get("target")

@@ -2,7 +2,7 @@
 
 A moment is proposed at most once per vault, whatever became of the proposal (a person who
 dropped it does not want it back): the keys of the moments proposed are remembered in the state
-dir (brain.recall.history.proposed), keyed by agent, session and turn (or call).
+dir (brain.recall.past.proposed), keyed by agent, session and turn (or call).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brain.errors import BrainError, UsageError
-from brain.recall import history, lessons, store
+from brain.recall import lessons, past, store
 from brain.recall.lessons import Moment
 from brain.recall.store import SyncReport
 from brain.vocab import SEP
@@ -52,9 +52,9 @@ def find_lessons(
 
     if kind and kind not in KINDS:
         raise UsageError(f"--kind {kind} is not one of {', '.join(KINDS)}", "drop --kind")
-    names, agents = history.enabled_agents(agent)
+    names, agents = past.enabled_agents(agent)
     start = parse_since(since or DEFAULT_SINCE)
-    window = history.Window(since=start.utc, agents=agents)
+    window = past.Window(since=start.utc, agents=agents)
     conn = store.connect()
     try:
         report = store.sync(conn, names)
@@ -76,9 +76,9 @@ def bullet(moment: Moment) -> tuple[str, str]:
     phrase (brain.handles): `shop make deploy`, `shop pnpm`."""
     from brain import handles
 
-    project = history.project_of(moment.cwd)
+    project = past.project_of(moment.cwd)
     if moment.kind == "retry":  # the command that worked names it: `make deploy`
-        programs = history.programs(moment.worked or "")
+        programs = past.programs(moment.worked or "")
         head = handles.from_command(programs[0]) if programs else ""
     else:  # what the person said, as a noun phrase: `pnpm`, not `We use pnpm in`
         head = handles.from_prose(moment.lesson)
@@ -91,10 +91,10 @@ def bullet(moment: Moment) -> tuple[str, str]:
 def _propose(vault: Path, moments: list[Moment]) -> tuple[Proposal, ...]:
     from brain.commands.propose import propose_many
 
-    done = history.proposed(vault)
+    done = past.proposed(vault)
     fresh = [m for m in moments if m.key not in done]
     results = propose_many(vault, [bullet(m) for m in fresh], to="LEARNINGS") if fresh else []
-    history.remember(
+    past.remember(
         vault, [m.key for m, r in zip(fresh, results, strict=True) if r.action != "refused"]
     )
     made = {m.key: r for m, r in zip(fresh, results, strict=True)}
@@ -127,7 +127,7 @@ def corrections(session_id: str, limit: int = 5) -> list[Moment]:
             for path in ad.files():
                 if ad.may_hold(path, session_id):
                     store.ingest_file(conn, ad, path)
-        window = history.Window(session=session_id, agents=tuple(names))
+        window = past.Window(session=session_id, agents=tuple(names))
         found = lessons.corrections_in(conn, window)
     except (OSError, sqlite3.Error):  # a transcript that vanished, a database that broke
         return []

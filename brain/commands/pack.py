@@ -29,7 +29,7 @@ from typing import Any
 from brain import drift, index
 from brain.config import CORE_FILES, index_path
 from brain.errors import UsageError
-from brain.gitutil import repo_root as repo_root  # noqa: PLC0414  (others import it here)
+from brain.files import read_json_dict
 from brain.hook_event import Event
 from brain.text import plural
 from brain.vocab import BYTES_PER_TOKEN, SEP, fold, fts_phrase, split_aliases, tokens, words
@@ -332,18 +332,18 @@ def _key(vault: Path, project: str | None, budget: int, built: str, folder: str,
 
 
 def _load(path: Path, key: str) -> PackResult | None:
+    doc = read_json_dict(path)
+    if doc.get("key") != key:
+        return None  # missing, unreadable, or another vault's or version's
     try:
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        if doc.get("key") != key:
-            return None
         data = doc["pack"]
         data["bullets"] = tuple(_from_doc(b) for b in data["bullets"])
         data["rules"] = tuple(_from_doc(b) for b in data["rules"])
         data["handoff_superseded_by"] = tuple(data["handoff_superseded_by"])
         data["cached"] = True
         return PackResult(**data)
-    except (OSError, ValueError, KeyError, TypeError):
-        return None  # missing, torn or from another version: rebuild
+    except (KeyError, TypeError, AttributeError):
+        return None  # torn or from another version: rebuild
 
 
 def _from_doc(doc: dict[str, Any]) -> PackBullet:
@@ -403,7 +403,7 @@ def pack(
         handoff = newest_handoff(vault, folder)
         newer: tuple[str, ...] = ()
         if handoff:
-            from brain.stale import newer_than_file
+            from brain.superseded import newer_than_file
 
             newer = newer_than_file(conn, handoff)
     finally:
@@ -467,9 +467,9 @@ def first_of_moment(event: Event) -> bool:
 def receive_in_background(vault_option: str | None) -> None:
     """At session start, a sync receive starts in the background: what other machines sent
     reaches the agent on its next prompt. The hook pays for the spawn only and never fails."""
-    from brain import sync
+    from brain import autosync
     from brain.config import resolve_vault
     from brain.errors import BrainError
 
     with contextlib.suppress(BrainError, OSError):
-        sync.background(resolve_vault(vault_option), "receive")
+        autosync.background(resolve_vault(vault_option), "receive")

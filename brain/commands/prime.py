@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from brain import drift, index, search, stale, usage
+from brain import drift, index, search, superseded, usage
 from brain.vocab import CHAT_STOPWORDS, idf
 
 DEFAULT_BUDGET = 1200  # tokens (bytes / 4) of what the hook prints
@@ -242,7 +242,7 @@ def prime(
     try:
         judged = candidates(conn, said, neighbours)
         standing = Rule().choose(judged.candidates)
-        standing = drift.mark(conn, stale.current(conn, standing, MAX_SERVED))
+        standing = drift.mark(conn, superseded.current(conn, standing, MAX_SERVED))
     finally:
         conn.close()
     given = usage.so_far(session, vault)

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from brain.errors import BrainError, UsageError
-from brain.recall import SOURCES, enable_command, search, store
+from brain.recall import enable_command, search, store
 from brain.recall.search import Hit
 from brain.recall.store import Progress, SyncReport
 from brain.text import repair
@@ -62,19 +62,40 @@ class Toggle:
     removed_count: int  # turns deleted from transcripts.db (on --disable)
 
 
-def need_enabled() -> list[str]:
-    """The agents whose transcripts recall reads; a BrainError with the next step when none."""
-    names = store.enabled()
-    if not names:
-        raise BrainError(
-            "no transcripts are enabled for recall",
-            f"opt in with `{enable_command('claude')}`; `{SOURCES}` lists the agents",
+def mode_of(
+    text: str,
+    full: str | None = None,
+    sync: bool = False,
+    sources: bool = False,
+    enable: str | None = None,
+    disable: str | None = None,
+) -> str:
+    """The one mode asked for (QUERY, --full, --sync, --sources, --enable, --disable); a usage
+    error for none or several (the CLI and the MCP tool alike)."""
+    modes = [
+        name
+        for name, on in (
+            ("QUERY", bool(text)),
+            ("--full", full is not None),
+            ("--sync", sync),
+            ("--sources", sources),
+            ("--enable", enable is not None),
+            ("--disable", disable is not None),
         )
-    return names
+        if on
+    ]
+    if len(modes) != 1:
+        what = " and ".join(modes) if modes else "nothing to do"
+        raise UsageError(
+            "brain recall takes one of QUERY, full ID, sync, sources, enable NAME, disable NAME "
+            f"({what})",
+            "see `brain recall --help`",
+        )
+    return modes[0]
 
 
 def sync(*, full: bool = False, progress: Progress | None = None) -> SyncReport:
-    names = need_enabled()
+    names = store.need_enabled()
     conn = store.connect()
     try:
         return store.sync(conn, names, full=full, progress=progress)
@@ -247,7 +268,7 @@ def sessions(
 
 def _filters(agent: str, since: str, cwd: str, exclude_session: str) -> search.Filters:
     """The filters of a search, checked as `recall` checks them (the agent enabled)."""
-    names = need_enabled()
+    names = store.need_enabled()
     if agent:
         store.adapter(agent)
         if agent not in names:

@@ -6,7 +6,6 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from brain import drift, index
 from brain.semantic import Progress
 
 
@@ -30,24 +29,8 @@ def reindex(vault: Path, *, full: bool = False, progress: Progress | None = None
     from brain import semantic
 
     start = time.perf_counter()
-    # Only here (and at install) is git history read for the notes' dates: the post-commit hook
-    # runs this after every commit, and a find never walks history.
-    report = index.rebuild(vault, history=True) if full else index.sync(vault, history=True)
-    drift.update(vault)  # the code the bullets name: histories read since the last reindex
-    model: str | None = None
-    embedded = 0
-    embedder = semantic.load()
-    if embedder is not None:
-        from brain.embed import EmbedError
-
-        conn = index.connect(vault)
-        try:
-            embedded = semantic.update(conn, embedder, progress)
-            model = embedder.model_id
-        except EmbedError as exc:
-            semantic.warn(f"the index has keywords only for now: {exc}")
-        finally:
-            conn.close()
+    done = semantic.reindex(vault, full=full, progress=progress)
+    report = done.report
     return ReindexResult(
         str(vault),
         report.full,
@@ -58,7 +41,7 @@ def reindex(vault: Path, *, full: bool = False, progress: Progress | None = None
         report.bullets,
         len(report.problems),
         report.built,
-        model,
-        embedded,
+        done.model,
+        done.embedded,
         round((time.perf_counter() - start) * 1000, 1),
     )

@@ -220,12 +220,14 @@ def _seen_path(session: str) -> Path:
 def _seen(session: str, transcript: Path) -> tuple[int, _Scan] | None:
     """(offset, what was seen up to it) from the last stop of this session, when the transcript
     is the same file and has only grown since."""
-    try:
-        doc = json.loads(_seen_path(session).read_text(encoding="utf-8"))
-        size = transcript.stat().st_size
-    except (OSError, ValueError):
+    from brain.files import read_json_dict
+
+    doc = read_json_dict(_seen_path(session))
+    if doc.get("transcript") != str(transcript):
         return None
-    if not isinstance(doc, dict) or doc.get("transcript") != str(transcript):
+    try:
+        size = transcript.stat().st_size
+    except OSError:
         return None
     offset, files = doc.get("offset"), doc.get("files")
     if not isinstance(offset, int) or not 0 < offset <= size or not isinstance(files, list):
@@ -356,7 +358,7 @@ def after(event: Event | None, result: SettleResult, vault_option: str | None = 
     follows; a run that was no stop has none."""
     if result.decision or event is None or event.kind != "stop":
         return
-    from brain import sync
+    from brain import autosync
     from brain.config import resolve_vault
     from brain.errors import BrainError
 
@@ -367,7 +369,7 @@ def after(event: Event | None, result: SettleResult, vault_option: str | None = 
             log_error(exc)  # a --vault that is wrong is a mistake to find in the log, not silence
         return  # no vault on this machine: nothing to send
     with contextlib.suppress(OSError):
-        sync.background(vault, "send")  # write down what the session changed, and send it
+        autosync.background(vault, "send")  # write down what the session changed, and send it
     from brain.commands import tend
 
     tend.background(vault)  # the daily sweep: at most once a day, detached, quiet

@@ -1,7 +1,7 @@
-"""`brain sync [status | connect URL | follow | on | off]`: the command layer over brain.sync.
+"""`brain sync [status | connect URL | follow | on | off]`: the command layer over brain.autosync.
 
 With no action, one pass: write down, receive, send; `follow` is that pass taking a remote whose
-history was rewritten. The engine (brain/sync.py) does the work;
+history was rewritten. The engine (brain/autosync.py) does the work;
 this module picks the part to run and returns frozen results.
 """
 
@@ -11,8 +11,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from brain import autosync
 from brain import gitsync as engine
-from brain import sync as hookside
 from brain.errors import UsageError
 from brain.gitsync import SyncResult
 
@@ -71,8 +71,8 @@ def status(vault: Path) -> SyncStatus:
     ahead += len(engine.unsent_proposals(vault))  # team proposals made offline: sent next pass
     fetched = ""
     if (gd / "FETCH_HEAD").exists():
-        fetched = hookside.iso((gd / "FETCH_HEAD").stat().st_mtime)
-    state = hookside.read_state(vault)
+        fetched = autosync.iso((gd / "FETCH_HEAD").stat().st_mtime)
+    state = autosync.read_state(vault)
     until = float(state.get("offline_until") or 0)
     return SyncStatus(
         str(vault),
@@ -85,7 +85,7 @@ def status(vault: Path) -> SyncStatus:
         ahead,
         behind,
         fetched or None,
-        hookside.iso(until) if until > time.time() else None,
+        autosync.iso(until) if until > time.time() else None,
         str(state.get("last") or "") or None,
         str(state.get("last_at") or "") or None,
     )

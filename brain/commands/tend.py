@@ -9,7 +9,7 @@ hygiene items a person approves like a proposal (`brain inbox approve N`):
     AI/config.yaml says `aliases: apply` has them applied at once (a line edit, logged in
     AI/TENDED.md), and then only when the bullet's new line passes `brain lint --strict`. An
     alias the guard or strict lint flags is neither proposed nor applied;
-  - `supersede`: mark a note that newer bullets correct (a header citing them; brain/retell.py's
+  - `supersede`: mark a note that newer bullets correct (a header citing them; brain/supersede.py's
     shadow relation finds the notes),
   - `drop`: move a bullet whose every claim failed (two failed claims at least) to AI/DROPPED.md,
   - `merge`: bullets that share a handle and say the same thing (`same_thing`) become the newest
@@ -57,7 +57,7 @@ from brain.text import noun, plural
 if TYPE_CHECKING:
     import sqlite3
 
-    from brain.advisories import Superseded
+    from brain.commands.advisories import Superseded
     from brain.commands.learn import AliasProposal
     from brain.drift import Drift
     from brain.vault import Unit
@@ -142,8 +142,8 @@ def _file_bullets(vault: Path) -> dict[str, list[tuple[int, str]]]:
 
 def find_items(vault: Path, *, deadline: float | None = None, quick: bool = False) -> _Found:
     """Every hygiene item the vault calls for now, and the aliases to apply."""
-    from brain import advisories, index
-    from brain.commands import learn, verify
+    from brain import index
+    from brain.commands import advisories, learn, verify
 
     found = _Found()
     lines = _file_bullets(vault)
@@ -416,7 +416,7 @@ def _plan(vault: Path, found: _Found, *, late: bool) -> _Plan:
     """What a sweep does with what it found, the same for a real run and a dry run: the aliases
     applied (policy `apply`, time left, the new line passing strict lint) or proposed, and the
     items, their targets hashed as the lines will be once the aliases are written."""
-    from brain.commands.lint import check_bullet
+    from brain.lint import check_bullet
     from brain.vault import parse_head
 
     apply = alias_policy(vault) == "apply"

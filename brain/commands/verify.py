@@ -34,9 +34,8 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from brain import claims
+from brain import claims, gitutil
 from brain.config import CORE_FILES
 from brain.options import NAMES
 from brain.vault import Unit
@@ -83,7 +82,6 @@ class Context:
     repos: dict[str, Path]  # folder name (folded) -> repository root
     vault_dirs: frozenset[str] = frozenset()
     vault_names: frozenset[str] = frozenset()  # basenames of the vault's Markdown files
-    _git: dict[Path, Any] = field(default_factory=dict)  # pygit2.Repository, imported late
     _ids: dict[Path, list[str] | None] = field(default_factory=dict)
     _which: dict[str, bool] = field(default_factory=dict)
 
@@ -207,36 +205,10 @@ COMMITS_LISTED = 200_000  # a repository with more commits is asked one hash at 
 
 
 def _commit_ids(root: Path, ctx: Context) -> list[str] | None:
-    """Every commit id reachable from the repository's refs, sorted (a prefix is then one
-    bisect); None when the repository cannot be read, [] past COMMITS_LISTED (asked by hash)."""
-    if root in ctx._ids:
-        return ctx._ids[root]
-    import pygit2
-
-    ids: list[str] | None
-    try:
-        repo = pygit2.Repository(str(root))
-        ctx._git[root] = repo
-        tips = []
-        for name in repo.references:
-            try:
-                tips.append(repo.references[name].peel(pygit2.Commit).id)
-            except (pygit2.GitError, ValueError, KeyError, TypeError, AttributeError):
-                continue
-        seen: set[str] = set()
-        if tips:
-            walker = repo.walk(tips[0])
-            for tip in tips[1:]:
-                walker.push(tip)
-            for commit in walker:
-                seen.add(str(commit.id))
-                if len(seen) > COMMITS_LISTED:
-                    break
-        ids = sorted(seen) if len(seen) <= COMMITS_LISTED else []
-    except (pygit2.GitError, OSError):
-        ids = None
-    ctx._ids[root] = ids
-    return ids
+    """Every commit id reachable from the repository's refs, sorted, once per run (gitutil)."""
+    if root not in ctx._ids:
+        ctx._ids[root] = gitutil.commit_ids(root, COMMITS_LISTED)
+    return ctx._ids[root]
 
 
 def _has_commit(root: Path, sha: str, ctx: Context) -> bool:
@@ -248,12 +220,7 @@ def _has_commit(root: Path, sha: str, ctx: Context) -> bool:
     if ids:
         k = bisect.bisect_left(ids, sha)
         return k < len(ids) and ids[k].startswith(sha)
-    import pygit2
-
-    try:
-        return isinstance(ctx._git[root].revparse_single(sha), pygit2.Commit)
-    except (KeyError, ValueError, pygit2.GitError):
-        return False
+    return gitutil.is_commit(root, sha)
 
 
 def _commit(sha: str, row: Unit, ctx: Context) -> Claim:

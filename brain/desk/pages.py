@@ -254,7 +254,7 @@ def ledger(vault: Path) -> dict[str, Any]:
 
 
 def health(vault: Path) -> dict[str, Any]:
-    from brain.advisories import cite
+    from brain.commands.advisories import cite
     from brain.commands.doctor import doctor
 
     result = doctor(str(vault))

@@ -31,8 +31,6 @@ from typing import Any, TypeVar
 
 from brain import text as textmod
 from brain.text import mask_secrets
-from brain.text import noun as noun  # the one plural helper, for the presenters
-from brain.text import plural as plural
 
 T = TypeVar("T")
 

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any
 
 from brain.drift import Drift  # light (standard library); the MCP schema reads HitDoc's fields
 from brain.errors import UsageError
-from brain.present import Answer, Lookup, clip, data, dumps, echoed, fit, plural, rich_text
-from brain.text import printable
+from brain.present import Answer, Lookup, clip, data, dumps, echoed, fit, rich_text
+from brain.text import plural, printable
 from brain.vocab import SEP, tokens
 
 if TYPE_CHECKING:

@@ -12,8 +12,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from brain.present import Answer, Lookup, clip, echoed, json_text, noun, plural
+from brain.present import Answer, Lookup, clip, echoed, json_text
 from brain.recall import FULL, enable_command
+from brain.text import noun, plural
 
 if TYPE_CHECKING:
     from brain.caller import Caller

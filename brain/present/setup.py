@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from brain.present import Answer, json_text, noun, plural
+from brain.present import Answer, json_text
+from brain.text import noun, plural
 
 if TYPE_CHECKING:
     from brain.commands.hooks import HooksResult, HooksStatus

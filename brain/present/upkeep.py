@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from brain.present import Answer, json_text, noun, plural, rich_text
+from brain.present import Answer, json_text, rich_text
+from brain.text import noun, plural
 
 if TYPE_CHECKING:
     from brain.commands.doctor import DoctorResult
@@ -190,7 +191,7 @@ def doctor_text(result: DoctorResult) -> str:
     """The checks, then each advisory list. Every line an advisory makes is escaped whole
     (brain.text.printable): a vault file's name, in a path or a locator, is printed as it is
     named, and a newline or ESC in it must not forge a line or drive the terminal."""
-    from brain.advisories import cite
+    from brain.commands.advisories import cite
     from brain.text import printable
 
     lines = []

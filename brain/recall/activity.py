@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 
-from brain.recall import history
+from brain.recall import past
 
 MAX_COMMITS = 200  # per repository and window
 SLACK = 86400  # seconds: a walk by time stops this far past the window (clock skew, rebases)
@@ -70,7 +70,7 @@ def place(cwd: str, cache: dict[str, Place]) -> Place:
     """Where a session ran: its repository, or why it has none (cached per folder)."""
     if cwd in cache:
         return cache[cwd]
-    from brain.commands.pack import repo_root
+    from brain.gitutil import repo_root
 
     if not cwd:
         got = Place(None, None, False, "the agent keeps no folder")
@@ -95,36 +95,16 @@ def place(cwd: str, cache: dict[str, Place]) -> Place:
 def commits(repo: str, start: str, end: str) -> tuple[list[CommitRow], str | None]:
     """The commits on the repository's local branches whose committer time is in [start, end)
     (UTC ISO), newest first; and a note when they could not be read."""
-    import pygit2
+    from brain import gitutil
 
-    low, high = _epoch(start), _epoch(end)
-    try:
-        handle = pygit2.Repository(repo)
-        heads = [handle.branches.local[name].target for name in handle.branches.local]
-    except (pygit2.GitError, KeyError, ValueError, OSError) as exc:
-        return [], f"cannot read its history: {exc}"
-    if not heads:
-        return [], None
-    out: list[CommitRow] = []
-    try:
-        walker = handle.walk(heads[0], pygit2.enums.SortMode.TIME)
-        for head in heads[1:]:
-            walker.push(head)
-        for commit in walker:
-            when = commit.commit_time
-            if when < low - SLACK:
-                break
-            if low <= when < high:
-                stamp = datetime.fromtimestamp(when, UTC)
-                summary = (commit.message or "").strip().split("\n", 1)[0]
-                out.append(
-                    CommitRow(str(commit.id), history.iso_z(stamp), commit.author.name, summary)
-                )
-                if len(out) >= MAX_COMMITS:
-                    break
-    except pygit2.GitError as exc:
-        return out, f"cannot read its history: {exc}"
-    return out, None
+    found, note = gitutil.commits_between(
+        repo, _epoch(start), _epoch(end), slack=SLACK, most=MAX_COMMITS
+    )
+    rows = [
+        CommitRow(sha, past.iso_z(datetime.fromtimestamp(when, UTC)), author, summary)
+        for sha, when, author, summary in found
+    ]
+    return rows, note
 
 
 def _epoch(ts: str) -> int:

@@ -10,7 +10,7 @@ answers the agent's question, a person saying what they will do ("instead of wai
 and pasted logs.
 
 A **retry** is a shell command that failed followed, within RETRY_TURNS turns and before any file
-was written, by a near one (brain.recall.history.near) that succeeded. Not a retry: the identical
+was written, by a near one (brain.recall.past.near) that succeeded. Not a retry: the identical
 command run again (the fix was elsewhere), one pointed at other files, an unrelated command, and
 commands that only look (grep exits 1 when it finds nothing).
 
@@ -23,7 +23,7 @@ import re
 import sqlite3
 from dataclasses import dataclass
 
-from brain.recall import history
+from brain.recall import past
 from brain.recall.store import SPAN
 from brain.vocab import fold, fold_map
 
@@ -227,7 +227,7 @@ def lesson_text(user: str) -> str:
     out = sentences[0]
     if len(out) < 60 and len(sentences) > 1:
         out += " " + sentences[1]
-    return history.one_line(out[:1].upper() + out[1:], LESSON_CHARS)
+    return past.one_line(out[:1].upper() + out[1:], LESSON_CHARS)
 
 
 # -- moments ---------------------------------------------------------------------------------
@@ -259,13 +259,13 @@ class Moment:
 
 def _turn_ref(row: tuple[str, str, str], body: str) -> TurnRef:
     tid, role, ts = row
-    return TurnRef(tid, role, ts or None, history.one_line(body))
+    return TurnRef(tid, role, ts or None, past.one_line(body))
 
 
 _MACHINERY = re.compile(r"^\s*\[Request interrupted by user")
 
 
-def corrections_in(conn: sqlite3.Connection, window: history.Window) -> list[Moment]:
+def corrections_in(conn: sqlite3.Connection, window: past.Window) -> list[Moment]:
     """The corrections among the user turns in a window, oldest first."""
     where, args = window.where("t")
     # CROSS JOIN: the window's turns first, each body by rowid (SQLite would scan FTS5 first)
@@ -287,7 +287,7 @@ def corrections_in(conn: sqlite3.Connection, window: history.Window) -> list[Mom
             continue
         turns = (_turn_ref(prev_row, prev_body), _turn_ref((tid, "user", ts), body))
         key = f"{agent}/{sess}/{tid}"
-        title = history.title_of(conn, agent, sess)
+        title = past.title_of(conn, agent, sess)
         out.append(
             # a correction has no failed command, no error and no command that worked
             Moment(
@@ -320,7 +320,7 @@ def _agent_before(
         if row is None:
             return None
         rowid, tid, role, ts = row
-        body = history.turn_body(conn, rowid)
+        body = past.turn_body(conn, rowid)
         if role == "assistant":
             return (tid, role, ts), body
         if _MACHINERY.match(body):
@@ -335,19 +335,19 @@ def _agent_before(
     return None
 
 
-def retries_in(conn: sqlite3.Connection, window: history.Window) -> list[Moment]:
+def retries_in(conn: sqlite3.Connection, window: past.Window) -> list[Moment]:
     """Failed shell commands followed closely by a near one that worked, oldest first."""
     where, args = window.where("c")
     order = " ORDER BY c.agent, c.session, c.ts, c.id"
-    rows = list(history.call_rows(conn, where + order, args))
+    rows = list(past.call_rows(conn, where + order, args))
     out: list[Moment] = []
     used: set[int] = set()
     for i, failed in enumerate(rows):
-        if failed.kind != "shell" or failed.ok is not False or history.looks_only(failed.text):
+        if failed.kind != "shell" or failed.ok is not False or past.looks_only(failed.text):
             continue
         # "command not found": a later command that runs the program another way teaches how
         # to run it, whether or not that run then succeeded
-        missing = history.missing_program(failed.text, failed.code, failed.output)
+        missing = past.missing_program(failed.text, failed.code, failed.output)
         for j in range(i + 1, min(len(rows), i + 1 + RETRY_CALLS)):
             later = rows[j]
             if (later.agent, later.session) != (failed.agent, failed.session):
@@ -356,16 +356,16 @@ def retries_in(conn: sqlite3.Connection, window: history.Window) -> list[Moment]
                 break
             if _turns_apart(failed, later) > RETRY_TURNS:
                 break
-            if later.rowid in used or history.looks_only(later.text):
+            if later.rowid in used or past.looks_only(later.text):
                 continue
             if missing and later.ok is not None and later.code not in (126, 127):
-                if not history.mentions(later.text, missing):
+                if not past.mentions(later.text, missing):
                     continue
-            elif later.ok is not True or not history.near(failed.text, later.text):
+            elif later.ok is not True or not past.near(failed.text, later.text):
                 continue
-            if history.normal(later.text) == history.normal(failed.text):
+            if past.normal(later.text) == past.normal(failed.text):
                 break  # the same command worked on a second go: nothing to learn from it
-            if history.other_target(failed.text, later.text):
+            if past.other_target(failed.text, later.text):
                 break
             used.add(later.rowid)
             out.append(_retry(conn, failed, later))
@@ -373,29 +373,29 @@ def retries_in(conn: sqlite3.Connection, window: history.Window) -> list[Moment]
     return out
 
 
-def _turns_apart(a: history.CallRow, b: history.CallRow) -> int:
+def _turns_apart(a: past.CallRow, b: past.CallRow) -> int:
     if a.pos is None or b.pos is None:
         return 0
     return b.pos - a.pos
 
 
-def _retry(conn: sqlite3.Connection, failed: history.CallRow, worked: history.CallRow) -> Moment:
+def _retry(conn: sqlite3.Connection, failed: past.CallRow, worked: past.CallRow) -> Moment:
     turns = []
     for tid in dict.fromkeys(t for t in (failed.turn, worked.turn) if t):
         row = conn.execute(
             "SELECT id, tid, role, ts FROM turns WHERE tid = ? AND agent = ?", (tid, failed.agent)
         ).fetchone()
         if row:
-            turns.append(_turn_ref((row[1], row[2], row[3]), history.turn_body(conn, row[0])))
-    error = history.one_line(failed.output.split("\n")[-1] if failed.output else "", 120)
-    bad, good = history.one_line(failed.text, 120), history.one_line(worked.text, 120)
+            turns.append(_turn_ref((row[1], row[2], row[3]), past.turn_body(conn, row[0])))
+    error = past.one_line(failed.output.split("\n")[-1] if failed.output else "", 120)
+    bad, good = past.one_line(failed.text, 120), past.one_line(worked.text, 120)
     lesson = f"`{good}` works where `{bad}` failed" + (f" ({error})" if error else "")
     return Moment(
         "retry",
         f"{failed.agent}/{failed.session}/{worked.cid}",
         failed.agent,
         failed.session,
-        history.title_of(conn, failed.agent, failed.session),
+        past.title_of(conn, failed.agent, failed.session),
         worked.cwd or None,
         worked.ts or None,
         lesson,

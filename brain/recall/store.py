@@ -36,7 +36,7 @@ from typing import cast
 from brain import database
 from brain.errors import BrainError
 from brain.index import transaction
-from brain.recall import SYNC
+from brain.recall import SOURCES, SYNC, enable_command
 from brain.recall.adapters import Adapter, Chunk, FileState, Turn, Virtual
 from brain.recall.adapters.known import registry
 from brain.text import has_surrogates
@@ -113,6 +113,17 @@ def enabled() -> list[str]:
         ) from exc
     known = registry()
     return [n for n in dict.fromkeys(line.strip() for line in text.splitlines()) if n in known]
+
+
+def need_enabled() -> list[str]:
+    """The agents whose transcripts recall reads; a BrainError with the next step when none."""
+    names = enabled()
+    if not names:
+        raise BrainError(
+            "no transcripts are enabled for recall",
+            f"opt in with `{enable_command('claude')}`; `{SOURCES}` lists the agents",
+        )
+    return names
 
 
 def adapter(name: str) -> Adapter:

@@ -17,7 +17,7 @@ from brain.commands.day import DayResult, WeekResult
 from brain.commands.howto import HowtoHit, HowtoResult
 from brain.commands.lessons import LessonsResult
 from brain.present import Answer, clip, echoed, json_text, render
-from brain.recall import FULL, history
+from brain.recall import FULL, past
 from brain.recall.activity import RepoDay
 from brain.recall.search import SHORT_ID
 from brain.text import plural, printable
@@ -40,7 +40,7 @@ def short(ident: str | None) -> str:
 
 
 def _where(cwd: str | None) -> str:
-    return history.project_of(cwd) or cwd or "-"
+    return past.project_of(cwd) or cwd or "-"
 
 
 # -- JSON ------------------------------------------------------------------------------------
@@ -89,7 +89,7 @@ def howto_lines(result: HowtoResult) -> str:
     lines = []
     for h in result.hits:
         status = "" if h.ok else f"  [{'exit ' + str(h.code) if h.code is not None else 'failed'}]"
-        when = history.local_date(h.at)
+        when = past.local_date(h.at)
         lines.append(f"{when} {h.agent} {_where(h.cwd)} {short(h.turn)} $ {h.command}{status}")
     if result.proposal:
         lines.append(
@@ -112,7 +112,7 @@ def lessons_lines(result: LessonsResult) -> str:
     lines = []
     for m in result.moments:
         ids = " ".join(short(t.id) for t in m.turns)
-        head = f"{history.local_date(m.at)} {m.kind} {m.agent} {m.session[:8]} {_where(m.cwd)}"
+        head = f"{past.local_date(m.at)} {m.kind} {m.agent} {m.session[:8]} {_where(m.cwd)}"
         lines.append(f"{head}: {m.lesson}" + (f" (turns {ids})" if ids else ""))
         p = proposals.get(m.key)
         if p:
@@ -144,12 +144,12 @@ def _repo_lines(r: RepoDay) -> list[str]:
     if r.note:
         lines.append(f"note {r.note}")
     for s in r.sessions:
-        span = f"{history.local_time(s.start_at)}-{history.local_time(s.end_at)}"
+        span = f"{past.local_time(s.start_at)}-{past.local_time(s.end_at)}"
         head = f"session {span} {s.agent} {s.session[:8]} {plural(s.turn_count, 'turn')}"
         lines.append(f"{head} {s.title or ''}".rstrip())
     lines += [f"file {f.path} {f.writes}" for f in r.files]
     for c in r.commits:
-        lines.append(f"commit {history.local_time(c.at)} {c.sha[:10]} {c.author}: {c.summary}")
+        lines.append(f"commit {past.local_time(c.at)} {c.sha[:10]} {c.author}: {c.summary}")
     # a file's name, a folder, a title or a commit's summary is one line, escaped: a newline in
     # a name the agent wrote must not forge a line, nor ESC drive the terminal
     return [printable(line) for line in lines]
@@ -188,7 +188,7 @@ def howto_table(result: HowtoResult) -> str:
         table.add_row(
             mark,
             escape(clip(h.command, COMMAND_CHARS)) + runs,
-            history.local_date(h.at),
+            past.local_date(h.at),
             escape(_where(h.cwd)),
             short(h.turn),
         )
@@ -211,7 +211,7 @@ def lessons_table(result: LessonsResult) -> str:
         p = proposals.get(m.key)
         if p:
             cell += f"\n[cyan]{escape(_proposal_line(p.action, p.number, p.markdown))}[/cyan]"
-        table.add_row(history.local_date(m.at), m.kind, escape(_where(m.cwd)), cell)
+        table.add_row(past.local_date(m.at), m.kind, escape(_where(m.cwd)), cell)
     return render(table)
 
 
@@ -257,7 +257,7 @@ def _day_grid(days: list[DayResult], *, with_day: bool) -> Any:
     for d in days:
         for r in d.repos:
             sessions = [
-                f"{history.local_time(s.start_at)}-{history.local_time(s.end_at)} {s.agent} "
+                f"{past.local_time(s.start_at)}-{past.local_time(s.end_at)} {s.agent} "
                 f"{s.title or s.session[:8]} ({s.turn_count})"
                 for s in r.sessions
             ]

@@ -37,9 +37,9 @@ def masked(text: str) -> str:
 
 def one_line(text: str, limit: int = SNIPPET) -> str:
     """A turn or an output as one line of at most `limit` characters, credentials masked."""
-    from brain.present import clip
+    from brain.text import cut
 
-    return clip(" ".join(masked(text).split()), limit)
+    return cut(" ".join(masked(text).split()), limit)
 
 
 # -- shell commands --------------------------------------------------------------------------
@@ -259,11 +259,10 @@ class Window:
 def enabled_agents(agent: str = "") -> tuple[list[str], tuple[str, ...]]:
     """(the enabled agents, the ones to read): all of them, or the one asked for when it is
     enabled."""
-    from brain.commands.recall import need_enabled
     from brain.errors import UsageError
     from brain.recall import enable_command, store
 
-    names = need_enabled()
+    names = store.need_enabled()
     if not agent:
         return names, tuple(names)
     store.adapter(agent)
@@ -360,7 +359,7 @@ def remember(vault: Path, keys: list[str]) -> None:
 
 def project_of(cwd: str | None) -> str:
     """The name a folder's work goes by: its repository's folder name, else its own."""
-    from brain.commands.pack import repo_root
+    from brain.gitutil import repo_root
 
     if not cwd:
         return ""

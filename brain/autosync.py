@@ -36,11 +36,9 @@ def log_path(vault: Path) -> Path:
 
 def read_state(vault: Path) -> dict[str, Any]:
     """What the passes remember: the last one's line and time, the offline back-off."""
-    try:
-        doc = json.loads(state_path(vault).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
-    return doc if isinstance(doc, dict) else {}
+    from brain.files import read_json_dict
+
+    return read_json_dict(state_path(vault))
 
 
 def write_state(vault: Path, doc: dict[str, Any]) -> None:

@@ -1,6 +1,9 @@
 """`brain lint`: every core-file bullet parses, ends in a valid date, has a unique handle, and
 carries no literal credential; no line the index reads holds what the guard flags (brain/guard.py).
-`--staged` checks what the commit will hold, not the work tree."""
+`--staged` checks what the commit will hold, not the work tree.
+
+The rules live here, below the commands, because the sync's write-down (brain/gitsync.py) holds
+back what fails them as `brain lint --staged` would; the command is this module's `lint`."""
 
 from __future__ import annotations
 
@@ -13,7 +16,7 @@ from brain import gitutil, secrets
 from brain import vault as vaultmod
 from brain.config import CORE_FILES, SYNONYMS, VAULT_CONFIG
 from brain.errors import BrainError
-from brain.files import read_regular
+from brain.regular import read_regular
 from brain.vocab import handle_key
 
 
@@ -119,22 +122,6 @@ def _policy_mode(data: bytes, where: str) -> str:
     return str(mode)
 
 
-def _committed(vault: Path, rel: str) -> bytes | None:
-    """`rel` as the vault's last commit holds it (None: no repository, no commit, no such file)."""
-    import pygit2
-
-    try:
-        repo = pygit2.Repository(str(vault))
-        if repo.head_is_unborn or repo.workdir is None:
-            return None
-        top = Path(repo.workdir).resolve()
-        name = (vault.resolve() / rel).relative_to(top).as_posix()
-        obj = repo.head.peel(pygit2.Commit).tree[name]
-    except (pygit2.GitError, KeyError, ValueError):
-        return None
-    return obj.data if isinstance(obj, pygit2.Blob) else None
-
-
 def policy_strict(vault: Path, *, staged: bool = False) -> bool:
     """Whether the vault's policy asks for strict lint: the stricter of the committed policy file
     and the one about to be committed (staged) or edited (work tree), so that switching strict off
@@ -146,7 +133,7 @@ def policy_strict(vault: Path, *, staged: bool = False) -> bool:
         if skipped is not None:
             raise BrainError(f"{skipped}", f"{POLICY} must be a readable file inside the vault")
     modes = [_policy_mode(current, POLICY)] if current is not None else []
-    committed = _committed(vault, POLICY)
+    committed = gitutil.head_file(vault, POLICY)
     if committed is not None:
         modes.append(_policy_mode(committed, f"{POLICY} (committed)"))
     return "strict" in modes

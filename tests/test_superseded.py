@@ -1,5 +1,6 @@
 """Stale notes: a note's paragraph that a newer bullet says otherwise than is never served as
-current (brain/stale.py), its date from the file name or from git history (brain/history.py)."""
+current (brain/superseded.py), its date from the file name or from git history
+(brain/note_dates.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURE_VAULT, ROOT, brain, git
 
-from brain import config, history, index, retell
+from brain import config, index, note_dates, supersede
 from brain.commands.doctor import doctor
 from brain.commands.find import find
 from brain.commands.pack import pack
@@ -182,11 +183,11 @@ def test_a_heading_that_names_the_subject_is_read_and_an_edit_of_it_recomputes(
     ],
 )
 def test_a_duration_is_read_in_any_unit(text: str, durations: set[str] | None) -> None:
-    assert retell.quantities(text).get("duration") == durations
+    assert supersede.quantities(text).get("duration") == durations
 
 
 def test_a_name_is_found_in_any_order() -> None:
-    bullet = retell._bullet(
+    bullet = supersede._bullet(
         (1, "export timeout", "", "the export gives up after 120 seconds", "2026-09-15")
     )
     for text, marked in (
@@ -194,7 +195,7 @@ def test_a_name_is_found_in_any_order() -> None:
         ("Exports time out after 60 seconds.", False),  # not the name: `time`, not `timeout`
         ("The timeout for webhooks is 60 seconds.", False),
     ):
-        found = retell._pairs([(7, text, "2026-01-01", "Notes")], [bullet])
+        found = supersede._pairs([(7, text, "2026-01-01", "Notes")], [bullet])
         assert bool(found) == marked, text
 
 
@@ -315,19 +316,19 @@ def test_a_note_dated_in_the_future_takes_its_commits_date(git_stale_vault: Path
 
 def test_history_read_only_walks_new_commits(git_stale_vault: Path) -> None:
     files = [UNDATED, "notes/stale/2025-12-01-backups.md"]
-    first = history.read(git_stale_vault, files, "")
+    first = note_dates.read(git_stale_vault, files, "")
     assert first is not None
     assert first.full
     assert first.dates == dict.fromkeys(files, "2026-02-01")
-    assert history.read(git_stale_vault, files, first.head) is None
+    assert note_dates.read(git_stale_vault, files, first.head) is None
     (git_stale_vault / UNDATED).write_text("changed\n", encoding="utf-8")
     commit(git_stale_vault, "edit", "2026-03-03T23:30:00-05:00")  # the committer's own date
-    again = history.read(git_stale_vault, files, first.head)
+    again = note_dates.read(git_stale_vault, files, first.head)
     assert again is not None
     assert (again.full, again.dates) == (False, {UNDATED: "2026-03-03"})
     # Rewritten history (an amend) is read again from the top.
     git(git_stale_vault, "commit", "-q", "--amend", "-m", "edited")
-    assert history.read(git_stale_vault, files, again.head).full  # type: ignore[union-attr]
+    assert note_dates.read(git_stale_vault, files, again.head).full  # type: ignore[union-attr]
 
 
 def test_a_vault_in_a_folder_of_a_larger_repository(tmp_path: Path) -> None:
@@ -337,16 +338,16 @@ def test_a_vault_in_a_folder_of_a_larger_repository(tmp_path: Path) -> None:
     (repo / "other.md").write_text("elsewhere\n", encoding="utf-8")
     git(repo, "init", "-q", "-b", "main")
     commit(repo, "one", "2025-05-05T12:00:00+00:00")
-    found = history.read(repo / "brain", ["notes.md", "other.md"], "")
+    found = note_dates.read(repo / "brain", ["notes.md", "other.md"], "")
     assert found is not None
     assert found.dates == {"notes.md": "2025-05-05"}
 
 
 def test_no_history_unborn_history_and_a_shallow_clone(tmp_path: Path, vault: Path) -> None:
-    assert history.read(vault, ["notes/ideas.md"], "") == history.Dates("", True)
+    assert note_dates.read(vault, ["notes/ideas.md"], "") == note_dates.Dates("", True)
     assert brain("reindex", "--vault", str(vault)).code == 0
     git(vault, "init", "-q", "-b", "main")  # a repository without a commit
-    assert history.read(vault, ["notes/ideas.md"], "") == history.Dates("", True)
+    assert note_dates.read(vault, ["notes/ideas.md"], "") == note_dates.Dates("", True)
     run = brain("reindex", "--vault", str(vault))
     assert (run.code, run.err) == (0, "")
     commit(vault, "first", "2025-01-01T00:00:00+00:00")
@@ -356,7 +357,7 @@ def test_no_history_unborn_history_and_a_shallow_clone(tmp_path: Path, vault: Pa
     git(tmp_path, "clone", "-q", "--depth", "1", f"file://{vault}", str(clone))
     assert git(clone, "rev-parse", "--is-shallow-repository").strip() == "true"
     # The boundary commit stands for all that came before it: the latest each file can date from.
-    found = history.read(clone, ["notes/ideas.md", "notes/later.md"], "")
+    found = note_dates.read(clone, ["notes/ideas.md", "notes/later.md"], "")
     assert found is not None
     assert found.dates == {"notes/ideas.md": "2026-06-01", "notes/later.md": "2026-06-01"}
     run = brain("reindex", "--vault", str(clone), "--json")
@@ -462,20 +463,20 @@ def test_hybrid_find_serves_every_planted_note_below_its_bullet(
 
 
 def test_head_is_read_from_gits_files_without_pygit2(tmp_path: Path, vault: Path) -> None:
-    assert history.head_hint(vault) == ""  # no repository: not even pygit2 is loaded
+    assert note_dates.head_hint(vault) == ""  # no repository: not even pygit2 is loaded
     git(vault, "init", "-q", "-b", "main")
-    assert history.head_hint(vault) is None  # unborn: pygit2 decides
+    assert note_dates.head_hint(vault) is None  # unborn: pygit2 decides
     commit(vault, "one", "2025-01-01T00:00:00+00:00")
     head = git(vault, "rev-parse", "HEAD").strip()
-    assert history.head_hint(vault) == head
-    assert history.head_hint(vault / "notes") == head
+    assert note_dates.head_hint(vault) == head
+    assert note_dates.head_hint(vault / "notes") == head
     git(vault, "pack-refs", "--all")
     assert not (vault / ".git" / "refs" / "heads" / "main").exists()
-    assert history.head_hint(vault) == head
+    assert note_dates.head_hint(vault) == head
     git(vault, "worktree", "add", "-q", "-b", "other", str(tmp_path / "wt"))
-    assert history.head_hint(tmp_path / "wt") == head
+    assert note_dates.head_hint(tmp_path / "wt") == head
     git(vault, "checkout", "-q", "--detach")
-    assert history.head_hint(vault) == head
+    assert note_dates.head_hint(vault) == head
 
 
 def test_reindex_of_an_unchanged_history_does_not_load_pygit2(git_stale_vault: Path) -> None:
@@ -490,4 +491,4 @@ def test_reindex_of_an_unchanged_history_does_not_load_pygit2(git_stale_vault: P
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert "| pygit2" not in proc.stderr
-    assert "| brain.history" in proc.stderr  # it did look
+    assert "| brain.note_dates" in proc.stderr  # it did look

@@ -1,6 +1,6 @@
 """Serving what a newer bullet corrects: a note's paragraph is never served as current.
 
-The index holds the shadow relation (brain/retell.py computes it when the index is built): a
+The index holds the shadow relation (brain/supersede.py computes it when the index is built): a
 paragraph of a note dated before a bullet that retells it with other specifics. `brain find`
 serves such a paragraph just below that bullet, marked with its handle (`superseded_by`); `brain
 prime`, which nobody asked, serves the bullet in its place (`current`); `brain pack` marks the

@@ -7,8 +7,8 @@
   or more words and ten or more characters), which an agent might quote over the bullet; a line
   that cites the bullet (`**handle**`, `M#handle` or its `path:line`) does not count;
 - near-duplicate bullets: cosine between the bullets' stored vectors, else word overlap;
-- notes a newer bullet corrects (the index's shadow relation, brain/stale.py), by file, heaviest
-  first; a note that cites the bullet is marked as history and not listed;
+- notes a newer bullet corrects (the index's shadow relation, brain/superseded.py), by file,
+  heaviest first; a note that cites the bullet is marked as history and not listed;
 - what `brain tend` would act on: bullets whose claims failed here, handles shared by several
   bullets, bullets served just before a person corrected the agent.
 
@@ -203,7 +203,7 @@ def corrected(vault: Path, log: Path | None = None) -> list[Corrected]:
     """Bullets a lookup served (its first TOP hits) in the ten minutes before a person corrected
     the agent in that session (recall's corrections): perhaps what misled it. Recall off: []."""
     try:
-        from brain.recall import history, lessons, store
+        from brain.recall import lessons, past, store
 
         names = store.enabled()
         if not names or not store.db_path().exists():
@@ -211,7 +211,7 @@ def corrected(vault: Path, log: Path | None = None) -> list[Corrected]:
         since = dt.datetime.now(dt.UTC) - dt.timedelta(days=CORRECTION_DAYS)
         rconn = store.connect()
         try:
-            window = history.Window(since=since.strftime("%Y-%m-%dT%H:%M:%S"), agents=tuple(names))
+            window = past.Window(since=since.strftime("%Y-%m-%dT%H:%M:%S"), agents=tuple(names))
             moments = lessons.corrections_in(rconn, window)
         finally:
             rconn.close()

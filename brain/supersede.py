@@ -15,7 +15,7 @@ bullet's fact:
 
 A paragraph from a note dated before the bullet that retells it and says something else is
 *shadowed* by it. The relation is stored in the index (`shadows`), recomputed for the paragraphs
-and bullets a sync touched; brain/stale.py serves it.
+and bullets a sync touched; brain/superseded.py serves it.
 """
 
 from __future__ import annotations
