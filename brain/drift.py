@@ -355,7 +355,7 @@ def _unchanged(conn: sqlite3.Connection, said: str) -> bool:
     """Whether the last refresh was computed from the same units and repositories, and no
     repository it read has a new HEAD (read from the files git keeps it in: no pygit2). A HEAD
     that cannot be told that way is a change."""
-    from brain.note_dates import head_hint
+    from brain.gitutil import head_hint
 
     row = conn.execute("SELECT value FROM meta WHERE key = 'drift'").fetchone()
     try:

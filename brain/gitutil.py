@@ -14,6 +14,7 @@ import contextlib
 import datetime as dt
 import functools
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -708,8 +709,6 @@ def read_log(root: Path, seen: str, *, since_day: str = "", max_commits: int) ->
     read stops at the first commit dated before `since_day` and after `max_commits` commits, an
     incremental one that would pass the bound reads in full (bounded) instead. None when `root`
     holds no readable repository or no commit."""
-    from brain.note_dates import head_hint
-
     if seen and head_hint(root) == seen:
         return Log(seen, full=False, changes=(), floor="", bounded=False)
     import pygit2
@@ -782,3 +781,45 @@ def _change(repo: Any, commit: Any, day: str) -> Change:
         ]
     paths = dict.fromkeys(p for d in diff.deltas for p in (d.old_file.path, d.new_file.path))
     return Change(str(commit.id), commit.commit_time, day, tuple(paths), tuple(moves))
+
+
+_HEX = re.compile(r"[0-9a-f]{40}([0-9a-f]{24})?")
+
+
+def head_hint(vault: Path) -> str | None:
+    """The commit HEAD names, read from the files git keeps it in; "" when no folder at or
+    above the vault holds `.git`; None when it cannot be told this way (pygit2 decides)."""
+    try:
+        here = vault.resolve()
+        dot = next((d / ".git" for d in (here, *here.parents) if (d / ".git").exists()), None)
+        if dot is None:
+            return ""
+        if dot.is_file():  # a worktree or submodule: "gitdir: <path>"
+            line = dot.read_text(encoding="utf-8").strip()
+            if not line.startswith("gitdir: "):
+                return None
+            git_dir = (dot.parent / line[len("gitdir: ") :]).resolve()
+        else:
+            git_dir = dot
+        head = (git_dir / "HEAD").read_text(encoding="utf-8").strip()
+        if not head.startswith("ref: "):
+            return head if _HEX.fullmatch(head) else None
+        ref = head[len("ref: ") :]
+        common = git_dir
+        if (git_dir / "commondir").is_file():
+            common = (
+                git_dir / (git_dir / "commondir").read_text(encoding="utf-8").strip()
+            ).resolve()
+        for folder in (git_dir, common):
+            if (folder / ref).is_file():
+                value = (folder / ref).read_text(encoding="utf-8").strip()
+                return value if _HEX.fullmatch(value) else None
+        packed = common / "packed-refs"
+        if packed.is_file():
+            for row in packed.read_text(encoding="utf-8").splitlines():
+                value, _, name = row.partition(" ")
+                if name == ref and _HEX.fullmatch(value):
+                    return value
+    except (OSError, UnicodeDecodeError):
+        return None
+    return None

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from brain import notice, process, run, sync, worker_client
+from brain import autosync, notice, process, run, worker_client
 from brain.commands import tend
 
 WINDOWS_FLAGS = 0x00000008 | 0x00000200  # DETACHED_PROCESS | CREATE_NEW_PROCESS_GROUP
@@ -26,7 +26,7 @@ def _starts(vault: Path) -> dict[str, Callable[[], object]]:
     assert worker_client.check_dir(base.parent) == ""  # the worker's folder, made
     return {
         "worker": lambda: worker_client.spawn(vault, base),
-        "sync": lambda: sync._spawn(vault, "push"),
+        "sync": lambda: autosync._spawn(vault, "push"),
         "tend": lambda: tend.background(vault),
         "notice": notice._spawn_check,
         "reindex": lambda: run._index_ready(vault),

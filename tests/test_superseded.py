@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import FIXTURE_VAULT, ROOT, brain, git
 
-from brain import config, index, note_dates, supersede
+from brain import config, gitutil, index, note_dates, supersede
 from brain.commands.doctor import doctor
 from brain.commands.find import find
 from brain.commands.pack import pack
@@ -463,20 +463,20 @@ def test_hybrid_find_serves_every_planted_note_below_its_bullet(
 
 
 def test_head_is_read_from_gits_files_without_pygit2(tmp_path: Path, vault: Path) -> None:
-    assert note_dates.head_hint(vault) == ""  # no repository: not even pygit2 is loaded
+    assert gitutil.head_hint(vault) == ""  # no repository: not even pygit2 is loaded
     git(vault, "init", "-q", "-b", "main")
-    assert note_dates.head_hint(vault) is None  # unborn: pygit2 decides
+    assert gitutil.head_hint(vault) is None  # unborn: pygit2 decides
     commit(vault, "one", "2025-01-01T00:00:00+00:00")
     head = git(vault, "rev-parse", "HEAD").strip()
-    assert note_dates.head_hint(vault) == head
-    assert note_dates.head_hint(vault / "notes") == head
+    assert gitutil.head_hint(vault) == head
+    assert gitutil.head_hint(vault / "notes") == head
     git(vault, "pack-refs", "--all")
     assert not (vault / ".git" / "refs" / "heads" / "main").exists()
-    assert note_dates.head_hint(vault) == head
+    assert gitutil.head_hint(vault) == head
     git(vault, "worktree", "add", "-q", "-b", "other", str(tmp_path / "wt"))
-    assert note_dates.head_hint(tmp_path / "wt") == head
+    assert gitutil.head_hint(tmp_path / "wt") == head
     git(vault, "checkout", "-q", "--detach")
-    assert note_dates.head_hint(vault) == head
+    assert gitutil.head_hint(vault) == head
 
 
 def test_reindex_of_an_unchanged_history_does_not_load_pygit2(git_stale_vault: Path) -> None:

@@ -365,7 +365,12 @@ def test_two_approver_processes_of_one_proposal_merge_it_once(crew: Team) -> Non
 def test_two_approvers_of_two_proposals_merge_both(crew: Team, seed: int) -> None:
     one = crew.propose("a", f"pair {seed} one — approved on machine b")
     two = crew.propose("b", f"pair {seed} two — approved on machine c")
-    procs = [crew.process("b", "inbox", "approve", "1"), crew.process("c", "inbox", "approve", "2")]
+    # by branch: a number moves when the proposal before it goes (the other approval may land
+    # before this one lists), which is why approve takes a branch
+    procs = [
+        crew.process("b", "inbox", "approve", one["branch"]),
+        crew.process("c", "inbox", "approve", two["branch"]),
+    ]
     results = [(proc.wait(timeout=120), *proc.communicate()) for proc in procs]
     assert [code for code, _, _ in results] == [0, 0], results
     text = remote_file(crew.remote)
