@@ -814,6 +814,8 @@ def vector_rank(conn: sqlite3.Connection, vector: list[tuple[int, float]]) -> li
     return [_hit(rows[uid], cos, ("semantic",), 0.0) for uid, cos in vector if uid in rows]
 
 
+@functools.lru_cache(maxsize=4096)
 def _newest_first(date: str) -> str:
-    # Undated units sort after dated ones of the same score; a date sorts descending.
+    # Undated units sort after dated ones of the same score; a date sorts descending. Kept per
+    # date: every sort of the candidates asks again for the same few hundred (~3 ms a prime).
     return "".join(chr(0x7F - ord(c)) for c in date) if date else "\x7f"
