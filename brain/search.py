@@ -420,7 +420,7 @@ def keyword_hits(ranked: Ranked, query: Query) -> list[Hit]:
 # answers first (listwise), then scaled to a log-odds (`tools/eval fit`; the coefficients are
 # data: brain/data/fusion.json). It replaced reciprocal rank fusion weighted by coverage (golden
 # paraphrase R@5 .50 against vector's .67), then a logistic regression over every candidate
-# without the unit's kind (golden and dev MRR .86 -> .90; see the README).
+# without the unit's kind (golden and dev MRR .86 -> .90; see docs/commands.md).
 VECTOR_DEPTH = 100  # vector candidates considered
 CANDIDATE_DEPTH = 100  # keyword candidates considered
 RANK_SCALE = 10  # a rank r counts RANK_SCALE / (RANK_SCALE + r): 1 at the top, 0.5 at rank 10
@@ -597,7 +597,7 @@ def distinct(hits: list[Hit], limit: int) -> list[Hit]:
 #
 # The exact-handle rule comes first: its answer is strong as it stands. Chosen with `tools/eval
 # answer` on the tuning halves of testdata/small (a new user's 18 bullets) and of golden.jsonl and
-# dev.jsonl together, never on single questions (figures in the README). `brain prime` can ask the
+# dev.jsonl together, never on single questions (figures in docs/). `brain prime` can ask the
 # same question more strictly: `Rule` is a value, `answer` takes one, and `Judge.evidence` says
 # what vouches for any hit.
 ANSWER_DEPTH = 10
@@ -754,7 +754,7 @@ def _with_synonyms(conn: sqlite3.Connection, text: str) -> str:
     """`text` followed by the synonyms.tsv expansions of its words, as the file spells them:
     `creds in logs (credentials)`. The keyword half reads the file already; the model does not
     know that in this vault `creds` means credentials or `tz` a timezone (golden's synonym
-    queries: hybrid MRR .86 -> 1.0, see the README). Only as many words as the model still reads
+    queries: hybrid MRR .86 -> 1.0, see docs/). Only as many words as the model still reads
     (VECTOR_WORDS) are added, and none the query says already."""
     rows = conn.execute(_SYNONYMS_SQL).fetchall()
     if not rows:

@@ -53,7 +53,9 @@ def embed_settings() -> tuple[str, dict[str, Any]]:
         if isinstance(section, str):
             section = {"provider": section}
         if not isinstance(section, dict):
-            raise BrainError("brain.yaml: `embed` must be a mapping", "see the README's settings")
+            raise BrainError(
+                "brain.yaml: `embed` must be a mapping", "see Settings in docs/commands.md"
+            )
     options = {k: v for k, v in section.items() if k != "provider"}
     if raw:
         provider, _, model = raw.partition(":")

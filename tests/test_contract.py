@@ -1,7 +1,7 @@
 """The JSON contract: every `--json` answer is one object whose keys come in a fixed order.
 
 Agents and scripts parse these objects; a renamed, dropped or reordered key is a breaking change
-and must show up here (and in README.md's JSON table) first.
+and must show up here (and in docs/json.md's JSON table) first.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from brain.present import json_fields
 
 V = str(FIXTURE_VAULT)
 
-# README row -> the keys of that JSON object, in order. One table: the README's `## JSON` table
+# README row -> the keys of that JSON object, in order. One table: docs/json.md's `## JSON` table
 # must list the same rows with the same keys, and every command below answers with them.
 KEYS: dict[str, list[str]] = {
     "`find`": ["query", "count", "omitted", "hits", "evidence", "cut_count"],
@@ -808,13 +808,8 @@ def test_lint_staged_outside_git_is_an_error_object(vault: Path) -> None:
 
 
 def _readme_table() -> dict[str, list[str]]:
-    """README.md's table under `## JSON`: row name -> the keys it lists, in order."""
-    readme = ROOT / "README.md"
-    if not readme.exists():
-        pytest.skip("README.md is not written yet")
-    text = readme.read_text(encoding="utf-8")
-    if "\n## JSON\n" not in text:
-        pytest.skip("README.md has no JSON section yet")
+    """docs/json.md's table under `## JSON`: row name -> the keys it lists, in order."""
+    text = (ROOT / "docs" / "json.md").read_text(encoding="utf-8")
     section = text.split("\n## JSON\n", 1)[1].split("\n## ", 1)[0]
     rows: dict[str, list[str]] = {}
     for line in section.splitlines():
@@ -825,7 +820,7 @@ def _readme_table() -> dict[str, list[str]]:
 
 
 def test_readme_documents_every_row() -> None:
-    """README.md's JSON table and KEYS list the same rows with the same keys."""
+    """docs/json.md's JSON table and KEYS list the same rows with the same keys."""
     table = _readme_table()
     assert set(table) == set(KEYS), set(table) ^ set(KEYS)
     for row, keys in KEYS.items():

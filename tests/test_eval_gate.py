@@ -1,5 +1,5 @@
 """`tools/eval gate`'s curve and fit from saved rows (`--rows`, what `--dump` writes): the
-measurement behind the README's answer-gate tables, without the models."""
+measurement behind docs/commands.md's answer-gate tables, without the models."""
 
 from __future__ import annotations
 

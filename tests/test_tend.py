@@ -932,7 +932,7 @@ def test_doctor_names_bullets_served_just_before_a_correction(vault: Path) -> No
 
 
 def test_fixture_vault_proposals(vault: Path) -> None:
-    """What the sweep proposes on testdata/vault (the README's figures say why each)."""
+    """What the sweep proposes on testdata/vault (docs/commands.md's figures say why each)."""
     before = snapshot(FIXTURE_VAULT)
     result = tendmod.tend(vault, dry_run=True)
     assert [(p.op, len(p.targets)) for p in result.proposed] == [("date", 3)]

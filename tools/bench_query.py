@@ -89,7 +89,7 @@ def log_text() -> str:
 
 
 def markdown_text() -> str:
-    return (ROOT / "README.md").read_text(encoding="utf-8")
+    return (ROOT / "docs" / "commands.md").read_text(encoding="utf-8")
 
 
 def random_text() -> str:

@@ -32,7 +32,10 @@ sys.path.insert(0, str(ROOT))
 
 from brain import release  # noqa: E402
 
-COPY = ("brain", "hooks", "starter", "bin", "pyproject.toml", "setup.py", "README.md", "LICENSE")
+COPY = (
+    *("brain", "hooks", "starter", "bin", "docs"),
+    *("pyproject.toml", "setup.py", "README.md", "LICENSE"),
+)
 
 
 def _commit() -> str:

@@ -42,7 +42,7 @@ LOG_RUN = 3  # this many log-like lines in a row are a pasted log, not the promp
 # Only ranks, shares and each prompt's own distribution of cosines are compared, never a cosine
 # as such. When one stands out, the BULLETS best-ranked bullets are served with it. TELLING is
 # the rule itself; the other constants were chosen by tools/bench_prime.py --calibrate on the
-# tuning half of testdata/prime/prompts.jsonl (see the README).
+# tuning half of testdata/prime/prompts.jsonl (see docs/commands.md).
 COVERAGE = 0.3
 LEAD = 0.05
 TELLING = 2

@@ -5,7 +5,7 @@ of this package, turns the result into text for a person, terse lines for an age
 object, and names the usage-log row the answer makes; the CLI (brain.app, brain.cli) and the MCP
 server (brain.mcp_server) both call the command and then the presenter, so their answers cannot
 drift. `data` is the one JSON builder: a result's fields in their declared order (the order is
-part of the contract: README, tests/test_contract.py).
+part of the contract: docs/json.md, tests/test_contract.py).
 
 Everything brain lets out passes one output step here, so a command added later is covered
 without calling anything: `out` and `err` write text `sanitized` (brain.text: credentials masked,

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class LintDoc:
-    """`brain lint --json` (README: JSON keys): the verdict first."""
+    """`brain lint --json` (docs/json.md): the verdict first."""
 
     ok: bool
     strict: bool

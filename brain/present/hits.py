@@ -69,7 +69,7 @@ def raw_line(hit: Hit) -> str:
 
 @dataclass(frozen=True)
 class HitDoc:
-    """A hit as `find --json` and `prime --json` give it (README: JSON keys); what a paragraph
+    """A hit as `find --json` and `prime --json` give it (docs/json.md); what a paragraph
     does not have (a handle, a date...) is null, and so is `code_changed` when the files it
     names did not change after its date (brain/drift.py)."""
 

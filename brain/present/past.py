@@ -48,7 +48,7 @@ def _where(cwd: str | None) -> str:
 
 @dataclass(frozen=True)
 class HowtoDoc:
-    """`brain howto --json` (README: JSON keys): the result without its transcript sync."""
+    """`brain howto --json` (docs/json.md): the result without its transcript sync."""
 
     query: str
     count: int

@@ -14,7 +14,7 @@ was written, by a near one (brain.recall.past.near) that succeeded. Not a retry:
 command run again (the fix was elsewhere), one pointed at other files, an unrelated command, and
 commands that only look (grep exits 1 when it finds nothing).
 
-Measured on testdata/transcripts/history (tools/eval_history.py): see the README.
+Measured on testdata/transcripts/history (tools/eval_history.py): see docs/commands.md.
 """
 
 from __future__ import annotations

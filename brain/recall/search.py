@@ -85,7 +85,7 @@ class Filters:
 @dataclass(frozen=True)
 class Hit:
     """A turn that matches: the one type for a recall hit, from the search to `recall --json`
-    (its fields are the JSON keys, in order; README: JSON). A value the transcript does not
+    (its fields are the JSON keys, in order; docs/json.md). A value the transcript does not
     have (a session with no title, an agent that keeps no folder, an undated turn) is None."""
 
     id: str
