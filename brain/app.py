@@ -36,12 +36,13 @@ app = typer.Typer(
 )
 
 
-def _parameter(spec: tuple[Any, ...], option: bool) -> inspect.Parameter:
-    """One Typer parameter from a brain.options declaration (an option or an argument)."""
+def _parameter(command: str, spec: tuple[Any, ...], option: bool) -> inspect.Parameter:
+    """One Typer parameter of `command` from a brain.options declaration (an option or an
+    argument)."""
     if option:
         flags, dest, kind, help_text = spec
         info: Any = typer.Option(*flags, help=help_text, hidden=help_text is None)
-        default: object = False if kind is bool else None
+        default: object = options.default(command, dest, kind)
         hint: Any = bool if kind is bool else kind | None
     else:
         dest, arity, help_text = spec
@@ -58,8 +59,8 @@ def declared(name: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
     defaults) built from brain.options, the declaration brain.cli's fast path parses with too.
     The function takes them as keyword arguments, named as declared."""
     arguments, declared_options = options.COMMANDS[name]
-    params = [_parameter(a, False) for a in arguments]
-    params += [_parameter(o, True) for o in declared_options]
+    params = [_parameter(name, a, False) for a in arguments]
+    params += [_parameter(name, o, True) for o in declared_options]
 
     def register(body: Callable[..., None]) -> Callable[..., None]:
         own = inspect.signature(body).parameters
@@ -1055,125 +1056,36 @@ def run(args: list[str]) -> int:
 
 # -- what past sessions did: howto, lessons, day, week (brain.run) -------------
 
-AgentOpt = Annotated[
-    str | None, typer.Option("--agent", help="Only this agent's sessions (claude, codex, ...).")
-]
-NoGitOpt = Annotated[bool, typer.Option("--no-git", help="Leave the repositories' commits out.")]
-ProjectOpt = Annotated[
-    str | None, typer.Option("--project", help="Only this repository (its folder name).")
-]
-ProposeOpt = Annotated[bool, typer.Option("--propose", help="Queue it in the inbox (once).")]
 
-
-@app.command("howto")
-def howto_command(
-    terms: Annotated[list[str], typer.Argument(help="The task, in plain words.")],
-    limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many commands.")] = 5,
-    failed: Annotated[bool, typer.Option("--all", help="Show failed attempts too.")] = False,
-    since: Annotated[
-        str | None, typer.Option("--since", help="Only sessions from DATE on (2025-05-01, 30d).")
-    ] = None,
-    agent: AgentOpt = None,
-    cwd: Annotated[
-        str | None, typer.Option("--cwd", help="Only sessions in this folder or below.")
-    ] = None,
-    propose: ProposeOpt = False,
-    to: ToOpt = None,
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
+@declared("howto")
+def howto_command(**opts: Any) -> None:
     """The shell commands that did a task last time, from your agents' transcripts.
 
     The ones that worked, the last of near-identical ones, best first. Exit 1 when none did.
     """
-    from brain.run import run_howto
-
-    raise typer.Exit(
-        run_howto(
-            terms,
-            limit=limit,
-            failed=failed,
-            since=since or "",
-            agent=agent or "",
-            cwd=cwd or "",
-            propose=propose,
-            to=to,
-            vault=vault,
-            as_json=as_json,
-        )
-    )
+    raise typer.Exit(runner.run_howto(**opts))
 
 
-@app.command("lessons")
-def lessons_command(
-    since: Annotated[
-        str, typer.Option("--since", help="Sessions from DATE on (2025-05-01, 7d, 2w).")
-    ] = "7d",
-    kind: Annotated[
-        str | None, typer.Option("--kind", help="Only corrections or only retries.")
-    ] = None,
-    agent: AgentOpt = None,
-    propose: Annotated[
-        bool, typer.Option("--propose", help="Queue each for LEARNINGS (never twice).")
-    ] = False,
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
+@declared("lessons")
+def lessons_command(**opts: Any) -> None:
     """Corrections and retried commands from recent sessions, with the turns they came from.
 
     A correction is a person redirecting an agent; a retry is a command that failed and then
     worked another way.
     """
-    from brain.run import run_lessons
-
-    raise typer.Exit(
-        run_lessons(
-            since=since,
-            kind=kind or "",
-            agent=agent or "",
-            propose=propose,
-            vault=vault,
-            as_json=as_json,
-        )
-    )
+    raise typer.Exit(runner.run_lessons(**opts))
 
 
-@app.command("day")
-def day_command(
-    day: Annotated[
-        str | None, typer.Argument(help="YYYY-MM-DD, today or yesterday.", show_default=False)
-    ] = None,
-    no_git: NoGitOpt = False,
-    project: ProjectOpt = None,
-    agent: AgentOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
+@declared("day")
+def day_command(**opts: Any) -> None:
     """What was worked on that day (default today), by repository.
 
     Sessions, files the agents wrote, and the commits made there.
     """
-    from brain.run import run_day
-
-    raise typer.Exit(
-        run_day(
-            day or "", git=not no_git, project=project or "", agent=agent or "", as_json=as_json
-        )
-    )
+    raise typer.Exit(runner.run_day(**opts))
 
 
-@app.command("week")
-def week_command(
-    since: Annotated[
-        str, typer.Option("--since", help="From this day (7d: today and the 6 before, or a date).")
-    ] = "7d",
-    no_git: NoGitOpt = False,
-    project: ProjectOpt = None,
-    agent: AgentOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
+@declared("week")
+def week_command(**opts: Any) -> None:
     """What was worked on, day by day, by repository: `brain day` for each day since --since."""
-    from brain.run import run_week
-
-    raise typer.Exit(
-        run_week(since, git=not no_git, project=project or "", agent=agent or "", as_json=as_json)
-    )
+    raise typer.Exit(runner.run_week(**opts))

@@ -1,7 +1,8 @@
-"""The arguments and options of the commands hooks and agents run many times a session, declared
-once: brain.app builds each Typer command (flags, help, --help output) from these, and brain.cli's
-fast path parses the same argv with them without importing Typer. Anything the fast parse does not
-understand (`--help`, a typo, a bad number) falls through to Typer, which says what is wrong.
+"""The arguments and options of brain's commands, declared once: brain.app builds each Typer
+command (flags, help, defaults, --help output) from these, and brain.cli's fast path parses the
+argv of those hooks and agents run many times a session with them without importing Typer.
+Anything the fast parse does not understand (`--help`, a typo, a bad number) falls through to
+Typer, which says what is wrong.
 
 Plain tuples of builtins on purpose: this module is on every hook's path, so it imports nothing
 (not even typing or dataclasses).
@@ -10,8 +11,8 @@ Plain tuples of builtins on purpose: this module is on every hook's path, so it 
 from __future__ import annotations
 
 # An option: (flags, destination, kind, help). `kind` is str or int (takes a value, default None:
-# the runner picks the default) or bool (a flag, default False). A help of None hides the option
-# (what brain's own hooks pass and people never type).
+# the runner picks the default, unless DEFAULTS names one) or bool (a flag, default False). A
+# help of None hides the option (what brain's own hooks pass and people never type).
 Option = tuple[tuple[str, ...], str, type, str | None]
 # A positional argument: (destination, arity, help); arity "+" one or more words, "*" any number,
 # "?" at most one (None when absent). Only the last argument may take many words.
@@ -31,6 +32,9 @@ TO: Option = (
     str,
     "The core file it belongs in: MEMORY (default), LEARNINGS or TUNINGS.",
 )
+AGENT: Option = (("--agent",), "agent", str, "Only this agent's sessions (claude, codex, ...).")
+NO_GIT: Option = (("--no-git",), "no_git", bool, "Leave the repositories' commits out.")
+PROJECT: Option = (("--project",), "project", str, "Only this repository (its folder name).")
 
 # Every subcommand of brain's, by name: what `brain verify` checks a bullet's `brain X` against
 # without importing Typer. tests/test_options.py checks it is the Typer app's list.
@@ -178,7 +182,65 @@ COMMANDS: dict[str, Command] = {
             JSON,
         ),
     ),
+    # what past sessions did (brain.run): the transcripts' commands
+    "howto": (
+        (("terms", "+", "The task, in plain words."),),
+        (
+            (("--limit", "-n"), "limit", int, "At most this many commands."),
+            (("--all",), "failed", bool, "Show failed attempts too."),
+            (("--since",), "since", str, "Only sessions from DATE on (2025-05-01, 30d)."),
+            AGENT,
+            (("--cwd",), "cwd", str, "Only sessions in this folder or below."),
+            (("--propose",), "propose", bool, "Queue it in the inbox (once)."),
+            TO,
+            VAULT,
+            JSON,
+        ),
+    ),
+    "lessons": (
+        (),
+        (
+            (("--since",), "since", str, "Sessions from DATE on (2025-05-01, 7d, 2w)."),
+            (("--kind",), "kind", str, "Only corrections or only retries."),
+            AGENT,
+            (("--propose",), "propose", bool, "Queue each for LEARNINGS (never twice)."),
+            VAULT,
+            JSON,
+        ),
+    ),
+    "day": (
+        (("day", "?", "YYYY-MM-DD, today or yesterday."),),
+        (NO_GIT, PROJECT, AGENT, JSON),
+    ),
+    "week": (
+        (),
+        (
+            (
+                ("--since",),
+                "since",
+                str,
+                "From this day (7d: today and the 6 before, or a date).",
+            ),
+            NO_GIT,
+            PROJECT,
+            AGENT,
+            JSON,
+        ),
+    ),
 }
+
+# The value an option takes when it is not given, where it is not None (or False): command ->
+# destination -> default. Typer shows it in --help; both paths hand it to the runner.
+DEFAULTS: dict[str, dict[str, object]] = {
+    "howto": {"limit": 5},
+    "lessons": {"since": "7d"},
+    "week": {"since": "7d"},
+}
+
+
+def default(command: str, dest: str, kind: type) -> object:
+    """What option `dest` of `command` is when it is not given."""
+    return DEFAULTS.get(command, {}).get(dest, False if kind is bool else None)
 
 
 def table(command: str) -> dict[str, tuple[str, type]]:
@@ -196,9 +258,7 @@ def parse(command: str, args: list[str]) -> dict[str, object] | None:
     bullet `- **handle** — fact`, a query `-- why`): no flag has a space."""
     spec = COMMANDS[command]
     flags = table(command)
-    opts: dict[str, object] = {
-        dest: False if kind is bool else None for dest, kind in flags.values()
-    }
+    opts: dict[str, object] = {dest: default(command, dest, kind) for dest, kind in flags.values()}
     words: list[str] = []
     it = iter(args)
     for arg in it:

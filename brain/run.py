@@ -567,14 +567,18 @@ def _query(
     return emit(present.recall(result, who, text, as_json=as_json))
 
 
+# Their arguments as brain.options declares them (the Typer commands pass them all): an option
+# not given is None, and an empty text is "no filter" to the commands.
+
+
 def run_howto(
     terms: list[str],
     *,
     limit: int,
     failed: bool,
-    since: str,
-    agent: str,
-    cwd: str,
+    since: str | None,
+    agent: str | None,
+    cwd: str | None,
     propose: bool,
     to: str | None,
     vault: str | None,
@@ -591,9 +595,9 @@ def run_howto(
         text,
         limit=limit,
         failed=failed,
-        since=since,
-        agent=agent,
-        cwd=cwd,
+        since=since or "",
+        agent=agent or "",
+        cwd=cwd or "",
         propose_to=resolve_vault(vault) if propose else None,
         to=to,
     )
@@ -601,7 +605,13 @@ def run_howto(
 
 
 def run_lessons(
-    *, since: str, kind: str, agent: str, propose: bool, vault: str | None, as_json: bool
+    *,
+    since: str,
+    kind: str | None,
+    agent: str | None,
+    propose: bool,
+    vault: str | None,
+    as_json: bool,
 ) -> int:
     from brain import caller
     from brain.commands.lessons import find_lessons
@@ -611,28 +621,32 @@ def run_lessons(
 
     result = find_lessons(
         since=since,
-        kind=kind,
-        agent=agent,
+        kind=kind or "",
+        agent=agent or "",
         propose_to=resolve_vault(vault) if propose else None,
     )
     return emit(hr.lessons(result, caller.detect(), as_json=as_json))
 
 
-def run_day(day: str, *, git: bool, project: str, agent: str, as_json: bool) -> int:
+def run_day(
+    day: str | None, *, no_git: bool, project: str | None, agent: str | None, as_json: bool
+) -> int:
     from brain import caller
     from brain.commands import day as daymod
     from brain.present import emit
     from brain.present import past as hr
 
-    result = daymod.day(day, git=git, project=project, agent=agent)
+    result = daymod.day(day or "", git=not no_git, project=project or "", agent=agent or "")
     return emit(hr.day(result, caller.detect(), as_json=as_json))
 
 
-def run_week(since: str, *, git: bool, project: str, agent: str, as_json: bool) -> int:
+def run_week(
+    *, since: str, no_git: bool, project: str | None, agent: str | None, as_json: bool
+) -> int:
     from brain import caller
     from brain.commands import day as daymod
     from brain.present import emit
     from brain.present import past as hr
 
-    result = daymod.week(since, git=git, project=project, agent=agent)
+    result = daymod.week(since, git=not no_git, project=project or "", agent=agent or "")
     return emit(hr.week(result, caller.detect(), as_json=as_json))

@@ -25,6 +25,10 @@ RUNNERS = {
     "reindex": "run_reindex",
     "sync": "run_sync",
     "tend": "run_daily",
+    "howto": "run_howto",
+    "lessons": "run_lessons",
+    "day": "run_day",
+    "week": "run_week",
 }
 
 # (command, argv, whether the fast path takes it)
@@ -130,6 +134,38 @@ def test_a_bullet_is_a_query_whatever_the_options_look_like() -> None:
         assert run.code == 0, run
         assert run.out.startswith("AI/LEARNINGS.md:7 libgit2 — "), run
         assert run.out.count("\n") == 1
+
+
+@pytest.mark.parametrize(
+    ("command", "argv", "given"),
+    [
+        ("howto", ["run", "tests"], {"terms": ["run", "tests"], "limit": 5}),  # DEFAULTS
+        ("howto", ["-n2", "--all", "--propose", "--to", "LEARNINGS", "x"], {"limit": 2}),
+        ("howto", ["--json", "- run the tests"], {"terms": ["- run the tests"]}),
+        ("lessons", [], {"since": "7d"}),
+        ("lessons", ["--since=2w", "--kind", "retries", "--agent", "codex"], {"kind": "retries"}),
+        ("day", [], {"day": None, "no_git": False}),
+        ("day", ["yesterday", "--no-git", "--project", "api"], {"no_git": True}),
+        ("week", ["--since", "2025-05-01", "--json"], {"since": "2025-05-01"}),
+    ],
+)
+def test_one_declaration_for_every_declared_command(
+    command: str, argv: list[str], given: dict[str, object], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Typer hands a command's runner what brain.options parses from the same argv (defaults
+    included): one declaration, whether or not the command has a fast path. A task that starts
+    with a dash is words, as find's query is (Typer used to refuse it: "No such option: -")."""
+    typer = _call(command, argv, monkeypatch, fast=False)
+    assert typer[0] == "run", typer
+    assert typer[1] == options.parse(command, argv)
+    assert {k: typer[1][k] for k in given} == given
+
+
+def test_howto_takes_a_task_that_starts_with_a_dash() -> None:
+    run = brain("howto", "--json", "- run the tests")
+    assert run.code == 1, run  # the command's answer (no transcripts here), not Typer's usage error
+    assert "No such option" not in run.out + run.err
+    assert "no transcripts are enabled" in run.out
 
 
 def test_every_declared_command_is_a_typer_command() -> None:
