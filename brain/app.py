@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -85,35 +84,10 @@ def find_command(**opts: Any) -> None:
     raise typer.Exit(runner.run_find(**opts))
 
 
-def _reindex(vault: str | None, full: bool, as_json: bool) -> None:
-    with _progress("Embedding", enabled=not as_json) as progress:
-        code = runner.run_reindex(vault, full, as_json, progress)
-    raise typer.Exit(code)
-
-
-@contextlib.contextmanager
-def _progress(label: str, *, enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
-    """A progress bar on stderr for long runs at a terminal; nothing for hooks and pipes."""
-    if not (enabled and sys.stderr.isatty()):
-        yield None
-        return
-    from rich.console import Console
-    from rich.progress import Progress
-
-    with Progress(transient=True, console=Console(stderr=True, **present.colour_options())) as bar:
-        task = bar.add_task(label, total=None)
-
-        def update(done: int, total: int) -> None:
-            if total >= 200:
-                bar.update(task, completed=done, total=total)
-
-        yield update
-
-
 @declared("reindex")
-def reindex_command(vault: str | None, full: bool, as_json: bool) -> None:
+def reindex_command(**opts: Any) -> None:
     """Bring the index up to date with the vault (only changed files are read again)."""
-    _reindex(vault, full, as_json)
+    raise typer.Exit(runner.run_reindex(**opts))
 
 
 @declared("sync")
@@ -366,7 +340,7 @@ def pack_command(**opts: Any) -> None:
 
 
 @declared("settle")
-def settle_command(vault: str | None) -> None:
+def settle_command(**opts: Any) -> None:
     """Ask an agent, once per session, to propose what it settled before it stops.
 
     The agents' stop hook (`brain hooks on` registers it): it reads the stop event on stdin and,
@@ -374,7 +348,7 @@ def settle_command(vault: str | None) -> None:
     ...}` naming the files and the corrections the user made. Otherwise it prints nothing. It
     always exits 0.
     """
-    raise typer.Exit(runner.run_settle(vault))
+    raise typer.Exit(runner.run_settle(**opts))
 
 
 @declared("prime")
@@ -447,7 +421,7 @@ def recall_command() -> None:
 def _recall(**kwargs: Any) -> None:
     from brain.run import run_recall
 
-    raise typer.Exit(run_recall(**{"query": [], "progress": _progress, **kwargs}))
+    raise typer.Exit(run_recall(**{"query": [], "progress": runner.progress_bar, **kwargs}))
 
 
 # The filters of a search of the transcripts, shared by `recall search` and `recall sessions`.
@@ -528,7 +502,7 @@ def recall_sessions_command(
 
     who = caller.detect()
     text = runner.argv_text(" ".join(query or []).strip())
-    with _progress("Reading transcripts", enabled=not as_json) as bar:
+    with runner.progress_bar("Reading transcripts", enabled=not as_json) as bar:
         result = cmd.sessions(
             text,
             limit=limit,
@@ -683,7 +657,7 @@ def learn_command(
 
 
 @declared("tend")
-def tend_command(dry_run: bool, daily: bool, quick: bool, vault: str | None, as_json: bool) -> None:
+def tend_command(**opts: Any) -> None:
     """Sweep the vault: queue hygiene items in the inbox for a person.
 
     Hygiene items (aliases searches reached a bullet by, mark a note superseded, drop a bullet
@@ -692,16 +666,7 @@ def tend_command(dry_run: bool, daily: bool, quick: bool, vault: str | None, as_
     aliases at once instead. `--quick` is the daily sweep's bounded pass, run now with its report;
     BRAIN_NO_TEND=1 keeps the hooks from starting the daily one.
     """
-    from brain.commands import tend
-    from brain.config import resolve_vault
-
-    if daily and not dry_run and not as_json:
-        raise typer.Exit(runner.run_daily(vault))
-    budget = tend.daily_seconds() if daily or quick else None
-    result = tend.tend(
-        resolve_vault(vault), dry_run=dry_run, daily=daily, quick=quick, budget=budget
-    )
-    emit(upkeep.tend(result, as_json=as_json))
+    raise typer.Exit(runner.run_tend(**opts))
 
 
 @app.command("review")
@@ -855,9 +820,7 @@ def mcp_command(
 
 
 @declared("propose")
-def propose_command(
-    line: list[str], to: str | None, force: bool, pr: bool, vault: str | None, as_json: bool
-) -> None:
+def propose_command(**opts: Any) -> None:
     """Queue a bullet in AI/INBOX.md for a person to approve (`brain inbox`).
 
     The caller becomes the source and today the date when they are missing; a line that is not a
@@ -865,11 +828,7 @@ def propose_command(
     A handle a bullet already has is refused unless --force says the line corrects that bullet.
     With `proposals: team` in AI/config.yaml it goes to the shared remote as a branch of its own.
     """
-    from brain.commands.propose import propose
-    from brain.config import resolve_vault
-
-    result = propose(resolve_vault(vault), " ".join(line), to=to, force=force, pr=pr)
-    emit(present_inbox.propose(result, as_json=as_json))
+    raise typer.Exit(runner.run_propose(**opts))
 
 
 inbox_app = typer.Typer(

@@ -34,15 +34,12 @@ def _fail(message: str, *, as_json: bool) -> None:
         err(f"brain: {message}")
 
 
-def _daily(
-    dry_run: bool = False,
-    daily: bool = False,
-    quick: bool = False,
-    vault: str | None = None,
-    as_json: bool = False,
-) -> int | None:
-    """`tend --daily`, the hooks' quiet sweep; None for any other tend (Typer runs that)."""
-    return run.run_daily(vault) if daily and not dry_run and not as_json else None
+def _daily(**opts: object) -> int | None:
+    """`tend --daily` alone, the hooks' quiet sweep; None for any other tend (Typer runs that,
+    through the same runner: brain.run.run_tend)."""
+    alone = opts["daily"] and not opts["dry_run"] and not opts["as_json"]
+    vault = opts["vault"]
+    return run.run_daily(vault if isinstance(vault, str) else None) if alone else None
 
 
 # The commands served without Typer: command -> its runner, which takes the keyword arguments
@@ -160,10 +157,9 @@ def _dispatch(args: list[str], *, typer: bool = True) -> int:
         return merge.driver(Path(args[1]), Path(args[2]), Path(args[3]), args[4])
     command, rest = (args[0], args[1:]) if args else ("", [])
     # The hooks' and agents' commands parse here, from the declaration their Typer commands are
-    # built from (brain.options); what it does not understand falls through to Typer. At a
-    # terminal reindex goes through Typer, which draws the progress bar of a long embedding.
+    # built from (brain.options); what it does not understand falls through to Typer.
     runner = _FAST.get(command)
-    if runner is not None and not (command == "reindex" and sys.stderr.isatty()):
+    if runner is not None:
         opts = options.parse(command, rest)
         code = None if opts is None else runner(**opts)
         if code is not None:

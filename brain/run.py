@@ -1,7 +1,8 @@
-"""The runners: each takes parsed options, calls the command and hands its result to the
-presenter (brain.present), returning the exit code. Those of the commands the fast path serves
-without Typer (find, prime, pack, reindex, sync, settle, the daily sweep), which the Typer app
-calls too, and those of recall, howto, lessons, day and week, which the Typer app calls.
+"""The runners, the one glue from parsed arguments to a command: each takes the options
+brain.options declares (as keyword arguments), calls the command and hands its result to the
+presenter (brain.present), returning the exit code. The fast path (brain.cli) and the Typer app
+(brain.app) call the same runner: find, prime, pack, reindex, sync, settle and tend (the daily
+sweep without Typer), propose, howto, lessons, day and week; and recall's.
 Standard library only at module level: `brain find` starts here.
 """
 
@@ -10,8 +11,8 @@ from __future__ import annotations
 import math
 import sys
 import time
-from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -252,19 +253,37 @@ def _prime_failed(exc: BaseException, *, loud: bool) -> None:
         err(f"brain: prime: {line}")
 
 
-def run_reindex(
-    vault: str | None = None,
-    full: bool = False,
-    as_json: bool = False,
-    progress: Callable[[int, int], None] | None = None,
-) -> int:
+def run_reindex(vault: str | None = None, full: bool = False, as_json: bool = False) -> int:
     from brain.commands.reindex import reindex
     from brain.config import resolve_vault
     from brain.present import emit
     from brain.present import sync as present
 
-    result = reindex(resolve_vault(vault), full=full, progress=progress)
+    with progress_bar("Embedding", enabled=not as_json) as progress:
+        result = reindex(resolve_vault(vault), full=full, progress=progress)
     return emit(present.reindex(result, as_json=as_json))
+
+
+@contextmanager
+def progress_bar(label: str, *, enabled: bool) -> Iterator[Callable[[int, int], None] | None]:
+    """A progress bar on stderr for long runs at a terminal; nothing for hooks and pipes (which
+    never pay for importing rich)."""
+    if not (enabled and sys.stderr.isatty()):
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from brain.present import colour_options
+
+    with Progress(transient=True, console=Console(stderr=True, **colour_options())) as bar:
+        task = bar.add_task(label, total=None)
+
+        def update(done: int, total: int) -> None:
+            if total >= 200:
+                bar.update(task, completed=done, total=total)
+
+        yield update
 
 
 def run_sync(
@@ -454,6 +473,44 @@ def argv_text(text: str, what: str = "the query") -> str:
 
     err(f"brain: {what} is not valid UTF-8 ({undecodable(text)}); read as {said!r}")
     return fixed
+
+
+def run_tend(
+    dry_run: bool = False,
+    daily: bool = False,
+    quick: bool = False,
+    vault: str | None = None,
+    as_json: bool = False,
+) -> int:
+    """`brain tend`: the daily sweep (run_daily) with --daily alone, else a sweep and its report."""
+    if daily and not dry_run and not as_json:
+        return run_daily(vault)
+    from brain.commands import tend
+    from brain.config import resolve_vault
+    from brain.present import emit, upkeep
+
+    budget = tend.daily_seconds() if daily or quick else None
+    result = tend.tend(
+        resolve_vault(vault), dry_run=dry_run, daily=daily, quick=quick, budget=budget
+    )
+    return emit(upkeep.tend(result, as_json=as_json))
+
+
+def run_propose(
+    line: list[str],
+    to: str | None = None,
+    force: bool = False,
+    pr: bool = False,
+    vault: str | None = None,
+    as_json: bool = False,
+) -> int:
+    from brain.commands.propose import propose
+    from brain.config import resolve_vault
+    from brain.present import emit
+    from brain.present import inbox as present
+
+    result = propose(resolve_vault(vault), " ".join(line), to=to, force=force, pr=pr)
+    return emit(present.propose(result, as_json=as_json))
 
 
 def run_daily(vault: str | None) -> int:

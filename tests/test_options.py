@@ -6,6 +6,7 @@ Typer says what is wrong; and the same argv gives the same output, exit code and
 from __future__ import annotations
 
 import inspect
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -29,6 +30,8 @@ RUNNERS = {
     "lessons": "run_lessons",
     "day": "run_day",
     "week": "run_week",
+    "propose": "run_propose",
+    "settle": "run_settle",
 }
 
 # (command, argv, whether the fast path takes it)
@@ -71,13 +74,19 @@ FORMS: list[tuple[str, list[str], bool]] = [
 
 
 def _call(
-    command: str, argv: list[str], monkeypatch: pytest.MonkeyPatch, *, fast: bool
+    command: str,
+    argv: list[str],
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    fast: bool,
+    runner_name: str | None = None,
 ) -> tuple[str, Any]:
     """What one path does with `brain COMMAND ARGV`: ("run", the runner's arguments),
     ("declined", None) when the fast path leaves it to Typer, ("usage", the message) for a usage
     error, ("help", None) for --help. The runner is replaced by a recorder."""
     calls: list[dict[str, Any]] = []
-    runner = inspect.signature(getattr(run, RUNNERS[command]))
+    name = runner_name or RUNNERS[command]
+    runner = inspect.signature(getattr(run, name))
 
     def record(*args: Any, **kwargs: Any) -> int:
         bound = runner.bind(*args, **kwargs)  # positional or keyword, the same call
@@ -86,7 +95,7 @@ def _call(
         return 0
 
     with monkeypatch.context() as m:
-        m.setattr(run, RUNNERS[command], record)
+        m.setattr(run, name, record)
         if fast:
             if command != "tend":  # tend's fast runner calls run_daily, recorded above
                 m.setitem(cli._FAST, command, record)
@@ -147,15 +156,23 @@ def test_a_bullet_is_a_query_whatever_the_options_look_like() -> None:
         ("day", [], {"day": None, "no_git": False}),
         ("day", ["yesterday", "--no-git", "--project", "api"], {"no_git": True}),
         ("week", ["--since", "2025-05-01", "--json"], {"since": "2025-05-01"}),
+        ("tend", ["--dry-run", "--json"], {"dry_run": True, "daily": False}),
+        ("tend", ["--quick", f"--vault={V}"], {"quick": True, "vault": V}),
+        ("propose", ["- **h** — fact", "--to", "LEARNINGS"], {"line": ["- **h** — fact"]}),
+        ("propose", ["--force", "--pr", "h", "—", "fact"], {"force": True, "pr": True}),
+        ("settle", [f"--vault={V}"], {"vault": V}),
+        ("reindex", ["--full", "--json"], {"full": True}),
     ],
 )
 def test_one_declaration_for_every_declared_command(
     command: str, argv: list[str], given: dict[str, object], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Typer hands a command's runner what brain.options parses from the same argv (defaults
-    included): one declaration, whether or not the command has a fast path. A task that starts
+    """Typer hands a command's runner (brain.run, the one glue from arguments to the command and
+    its presenter) what brain.options parses from the same argv (defaults included): one
+    declaration, whether or not the command has a fast path. A task that starts
     with a dash is words, as find's query is (Typer used to refuse it: "No such option: -")."""
-    typer = _call(command, argv, monkeypatch, fast=False)
+    runner_name = "run_tend" if command == "tend" else None  # RUNNERS: the daily sweep's
+    typer = _call(command, argv, monkeypatch, fast=False, runner_name=runner_name)
     assert typer[0] == "run", typer
     assert typer[1] == options.parse(command, argv)
     assert {k: typer[1][k] for k in given} == given
@@ -272,3 +289,18 @@ def test_names_are_the_typer_apps_commands() -> None:
     registered = getattr(typer.main.get_command(app), "commands", {})
     assert len(set(options.NAMES)) == len(options.NAMES)
     assert sorted(options.NAMES) == sorted(registered)
+
+
+def test_reindex_at_a_terminal_takes_the_fast_path_and_draws_its_bar(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The progress bar is the runner's (brain.run.progress_bar), so a terminal no longer sends
+    reindex through Typer for it: both paths draw the same bar."""
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)
+    with run.progress_bar("Embedding", enabled=True) as bar:
+        assert bar is not None
+        bar(250, 500)
+    with run.progress_bar("Embedding", enabled=False) as bar:  # --json: no bar
+        assert bar is None
+    assert cli._dispatch(["reindex", "--vault", V, "--json"], typer=False) == 0  # not NotFast
+    assert isinstance(json.loads(capsys.readouterr().out), dict)
