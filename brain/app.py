@@ -14,7 +14,6 @@ from typer.core import TyperGroup
 from brain import options, present
 from brain import run as runner
 from brain.errors import UsageError
-from brain.present import checks as present_checks
 from brain.present import emit, setup, upkeep
 from brain.present import inbox as present_inbox
 from brain.present import transfer as present_transfer
@@ -102,36 +101,15 @@ def sync_command(**opts: Any) -> None:
     raise typer.Exit(runner.run_sync(**opts))
 
 
-@app.command("lint")
-def lint_command(
-    paths: Annotated[
-        list[str] | None, typer.Argument(help="Files to check (default: the core files).")
-    ] = None,
-    staged: Annotated[
-        bool, typer.Option("--staged", help="Check what is staged for commit (git index).")
-    ] = False,
-    strict: Annotated[
-        bool,
-        typer.Option(
-            "--strict",
-            help="Bullets and synonyms must be plain prose (as `lint: strict` in AI/config.yaml"
-            " asks).",
-        ),
-    ] = False,
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
+@declared("lint")
+def lint_command(**opts: Any) -> None:
     """Check that every bullet parses, ends in a valid date, has a unique handle and no secret.
 
     Every line the index reads is checked by the guard too: hidden or bidi characters, words that
     mix scripts, images. `--strict` (or `lint: strict` in AI/config.yaml) holds bullets and
     synonyms to plain prose.
     """
-    from brain.config import resolve_vault
-    from brain.lint import lint
-
-    result = lint(resolve_vault(vault), paths or None, staged=staged, strict=strict or None)
-    raise typer.Exit(emit(present_checks.lint(result, as_json=as_json)))
+    raise typer.Exit(runner.run_lint(**opts))
 
 
 @app.command("version")
@@ -172,59 +150,14 @@ def _options(
     pass  # --color is taken off the command line by brain.cli, for every command's path
 
 
-@app.command("secrets")
-def secrets_command(
-    paths: Annotated[
-        list[str] | None,
-        typer.Argument(help="Files or folders to scan (default: every file of the vault)."),
-    ] = None,
-    staged: Annotated[
-        bool, typer.Option("--staged", help="Scan what is staged for commit (git index).")
-    ] = False,
-    history: Annotated[
-        bool,
-        typer.Option(
-            "--history", help="Scan every version of every file in every commit of the vault."
-        ),
-    ] = False,
-    outgoing: Annotated[
-        bool,
-        typer.Option(
-            "--outgoing", help="Scan the commits not on the remote yet, as `brain sync` sends them."
-        ),
-    ] = False,
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
+@declared("secrets")
+def secrets_command(**opts: Any) -> None:
     """Find credentials (API keys, tokens, private keys) in the vault. Exit 1 when any is found.
 
     Uses gitleaks as well when it is on PATH. The pre-commit hook runs `brain secrets --staged`.
     `--history` finds a credential committed once and deleted since, with the commit that added it.
     """
-    from brain.config import resolve_vault
-    from brain.secrets_scan import scan
-
-    if history and outgoing:
-        raise UsageError(
-            "--history and --outgoing are two scans: give one", "brain secrets --outgoing"
-        )
-    if history or outgoing:
-        flag = "--history" if history else "--outgoing"
-        if staged or paths:
-            raise UsageError(
-                f"{flag} reads commits: it takes no PATHS and no --staged", f"brain secrets {flag}"
-            )
-        raise typer.Exit(_secrets_commits(resolve_vault(vault), outgoing, as_json=as_json))
-    result = scan(resolve_vault(vault), paths or None, staged=staged)
-    raise typer.Exit(emit(present_checks.secrets(result, as_json=as_json)))
-
-
-def _secrets_commits(vault: Path, outgoing: bool, *, as_json: bool) -> int:
-    from brain.commands import secrets as cmd
-
-    if outgoing:
-        return emit(present_checks.secrets_outgoing(cmd.outgoing(vault), as_json=as_json))
-    return emit(present_checks.secrets_history(cmd.history(vault), as_json=as_json))
+    raise typer.Exit(runner.run_secrets(**opts))
 
 
 @app.command("install")
@@ -560,100 +493,49 @@ def update_command(
     emit(setup.update(do_rollback() if rollback else update(check_only=check), as_json=as_json))
 
 
-SinceOpt = Annotated[
-    str | None,
-    typer.Option("--since", help="Only lookups from DATE on (2026-05-01, 7d, 2w, 24h)."),
-]
-
-
-@app.command("ledger")
-def ledger_command(
-    vault: VaultOpt = None,
-    since: SinceOpt = None,
-    caller: Annotated[
-        str | None, typer.Option("--caller", help="Only this caller's lookups (e.g. claude-code).")
-    ] = None,
-    as_json: JsonOpt = False,
-) -> None:
+@declared("ledger")
+def ledger_command(**opts: Any) -> None:
     """Show the tokens returned per caller, session and day, and the tokens saved.
 
     Saved: against reading the core files whole for every lookup.
     """
-    from brain.commands.ledger import ledger
-    from brain.config import resolve_vault
-
-    result = ledger(resolve_vault(vault), since=since or "", caller=caller or "")
-    emit(upkeep.ledger(result, as_json=as_json, chart=sys.stdout.isatty()))
+    raise typer.Exit(runner.run_ledger(**opts))
 
 
-@app.command("log")
-def log_command(vault: VaultOpt = None, since: SinceOpt = None, as_json: JsonOpt = False) -> None:
+@declared("log")
+def log_command(**opts: Any) -> None:
     """List the finds that returned nothing and still do: the backlog for bullets and synonyms."""
-    from brain.commands.log import log
-    from brain.config import resolve_vault
-
-    emit(upkeep.log(log(resolve_vault(vault), since=since or ""), as_json=as_json))
+    raise typer.Exit(runner.run_log(**opts))
 
 
-@app.command("doctor")
-def doctor_command(vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
+@declared("doctor")
+def doctor_command(**opts: Any) -> None:
     """Check the vault, git hooks, index, model, SQLite and brain's hooks in your agents.
 
     The agents' hooks are the three install adds to each agent program found (pack, prime and
     settle). Exit 1 when one is broken. Also lists bullets to promote, older notes to update and
     near-duplicate bullets.
     """
-    from brain.commands.doctor import doctor
-
-    raise typer.Exit(emit(upkeep.doctor(doctor(vault), as_json=as_json)))
+    raise typer.Exit(runner.run_doctor(**opts))
 
 
-ApplyOpt = Annotated[bool, typer.Option("--apply", help="Write the changes (a line edit each).")]
-
-
-@app.command("verify")
-def verify_command(
-    handles: Annotated[
-        list[str] | None,
-        typer.Argument(
-            help="Bullets by handle or alias (default: every bullet).", show_default=False
-        ),
-    ] = None,
-    apply: Annotated[
-        bool,
-        typer.Option("--apply", help="Date today the bullets whose every claim checked passed."),
-    ] = False,
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
+@declared("verify")
+def verify_command(**opts: Any) -> None:
     """Check the claims bullets make that this machine can: paths, files, commands, commits.
 
     Each claim passed, failed, or cannot check (a path on another machine, a repository not
     here). Exit 1 when a claim failed.
     """
-    from brain.commands.verify import verify
-    from brain.config import resolve_vault
-
-    result = verify(
-        resolve_vault(vault),
-        [runner.argv_text(h, "the handle") for h in handles or []],
-        apply=apply,
-    )
-    raise typer.Exit(emit(upkeep.verify(result, as_json=as_json)))
+    raise typer.Exit(runner.run_verify(**opts))
 
 
-@app.command("learn")
-def learn_command(
-    apply: ApplyOpt = False, vault: VaultOpt = None, as_json: JsonOpt = False
-) -> None:
+@declared("learn")
+def learn_command(**opts: Any) -> None:
     """Propose as aliases the words people search with that reach a bullet only by its body.
 
     Also lists the aliases no logged query used. `--apply` writes the proposed aliases.
     """
-    from brain.commands.learn import learn
-    from brain.config import resolve_vault
-
-    emit(upkeep.learn(learn(resolve_vault(vault), apply=apply), as_json=as_json))
+    raise typer.Exit(runner.run_learn(**opts))
 
 
 @declared("tend")

@@ -35,6 +35,12 @@ TO: Option = (
 AGENT: Option = (("--agent",), "agent", str, "Only this agent's sessions (claude, codex, ...).")
 NO_GIT: Option = (("--no-git",), "no_git", bool, "Leave the repositories' commits out.")
 PROJECT: Option = (("--project",), "project", str, "Only this repository (its folder name).")
+LOOKUPS_SINCE: Option = (
+    ("--since",),
+    "since",
+    str,
+    "Only lookups from DATE on (2026-05-01, 7d, 2w, 24h).",
+)
 
 # Every subcommand of brain's, by name: what `brain verify` checks a bullet's `brain X` against
 # without importing Typer. tests/test_options.py checks it is the Typer app's list.
@@ -226,6 +232,70 @@ COMMANDS: dict[str, Command] = {
             AGENT,
             JSON,
         ),
+    ),
+    # checks and upkeep
+    "lint": (
+        (("paths", "*", "Files to check (default: the core files)."),),
+        (
+            (("--staged",), "staged", bool, "Check what is staged for commit (git index)."),
+            (
+                ("--strict",),
+                "strict",
+                bool,
+                "Bullets and synonyms must be plain prose (as `lint: strict` in AI/config.yaml"
+                " asks).",
+            ),
+            VAULT,
+            JSON,
+        ),
+    ),
+    "secrets": (
+        (("paths", "*", "Files or folders to scan (default: every file of the vault)."),),
+        (
+            (("--staged",), "staged", bool, "Scan what is staged for commit (git index)."),
+            (
+                ("--history",),
+                "history",
+                bool,
+                "Scan every version of every file in every commit of the vault.",
+            ),
+            (
+                ("--outgoing",),
+                "outgoing",
+                bool,
+                "Scan the commits not on the remote yet, as `brain sync` sends them.",
+            ),
+            VAULT,
+            JSON,
+        ),
+    ),
+    "verify": (
+        (("handles", "*", "Bullets by handle or alias (default: every bullet)."),),
+        (
+            (
+                ("--apply",),
+                "apply",
+                bool,
+                "Date today the bullets whose every claim checked passed.",
+            ),
+            VAULT,
+            JSON,
+        ),
+    ),
+    "doctor": ((), (VAULT, JSON)),
+    "log": ((), (VAULT, LOOKUPS_SINCE, JSON)),
+    "ledger": (
+        (),
+        (
+            VAULT,
+            LOOKUPS_SINCE,
+            (("--caller",), "caller", str, "Only this caller's lookups (e.g. claude-code)."),
+            JSON,
+        ),
+    ),
+    "learn": (
+        (),
+        ((("--apply",), "apply", bool, "Write the changes (a line edit each)."), VAULT, JSON),
     ),
 }
 

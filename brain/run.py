@@ -707,3 +707,93 @@ def run_week(
 
     result = daymod.week(since, git=not no_git, project=project or "", agent=agent or "")
     return emit(hr.week(result, caller.detect(), as_json=as_json))
+
+
+# --- checks and upkeep: lint, secrets, verify, doctor, log, ledger, learn ---------------------
+
+
+def run_lint(
+    paths: list[str] | None, *, staged: bool, strict: bool, vault: str | None, as_json: bool
+) -> int:
+    from brain.config import resolve_vault
+    from brain.lint import lint
+    from brain.present import checks, emit
+
+    result = lint(resolve_vault(vault), paths or None, staged=staged, strict=strict or None)
+    return emit(checks.lint(result, as_json=as_json))
+
+
+def run_secrets(
+    paths: list[str] | None,
+    *,
+    staged: bool,
+    history: bool,
+    outgoing: bool,
+    vault: str | None,
+    as_json: bool,
+) -> int:
+    """`brain secrets`: the files (or what is staged), or with --history or --outgoing commits."""
+    from brain.config import resolve_vault
+    from brain.present import checks, emit
+
+    if history and outgoing:
+        raise UsageError(
+            "--history and --outgoing are two scans: give one", "brain secrets --outgoing"
+        )
+    if history or outgoing:
+        flag = "--history" if history else "--outgoing"
+        if staged or paths:
+            raise UsageError(
+                f"{flag} reads commits: it takes no PATHS and no --staged", f"brain secrets {flag}"
+            )
+        from brain.commands import secrets as cmd
+
+        path = resolve_vault(vault)
+        if outgoing:
+            return emit(checks.secrets_outgoing(cmd.outgoing(path), as_json=as_json))
+        return emit(checks.secrets_history(cmd.history(path), as_json=as_json))
+    from brain.secrets_scan import scan
+
+    result = scan(resolve_vault(vault), paths or None, staged=staged)
+    return emit(checks.secrets(result, as_json=as_json))
+
+
+def run_verify(handles: list[str] | None, *, apply: bool, vault: str | None, as_json: bool) -> int:
+    from brain.commands.verify import verify
+    from brain.config import resolve_vault
+    from brain.present import emit, upkeep
+
+    asked = [argv_text(h, "the handle") for h in handles or []]
+    return emit(upkeep.verify(verify(resolve_vault(vault), asked, apply=apply), as_json=as_json))
+
+
+def run_doctor(*, vault: str | None, as_json: bool) -> int:
+    from brain.commands.doctor import doctor
+    from brain.present import emit, upkeep
+
+    return emit(upkeep.doctor(doctor(vault), as_json=as_json))
+
+
+def run_log(*, vault: str | None, since: str | None, as_json: bool) -> int:
+    from brain.commands.log import log
+    from brain.config import resolve_vault
+    from brain.present import emit, upkeep
+
+    return emit(upkeep.log(log(resolve_vault(vault), since=since or ""), as_json=as_json))
+
+
+def run_ledger(*, vault: str | None, since: str | None, caller: str | None, as_json: bool) -> int:
+    from brain.commands.ledger import ledger
+    from brain.config import resolve_vault
+    from brain.present import emit, upkeep
+
+    result = ledger(resolve_vault(vault), since=since or "", caller=caller or "")
+    return emit(upkeep.ledger(result, as_json=as_json, chart=sys.stdout.isatty()))
+
+
+def run_learn(*, apply: bool, vault: str | None, as_json: bool) -> int:
+    from brain.commands.learn import learn
+    from brain.config import resolve_vault
+    from brain.present import emit, upkeep
+
+    return emit(upkeep.learn(learn(resolve_vault(vault), apply=apply), as_json=as_json))

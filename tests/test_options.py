@@ -32,6 +32,7 @@ RUNNERS = {
     "week": "run_week",
     "propose": "run_propose",
     "settle": "run_settle",
+    **{c: f"run_{c}" for c in ("lint", "secrets", "verify", "doctor", "log", "ledger", "learn")},
 }
 
 # (command, argv, whether the fast path takes it)
@@ -162,6 +163,14 @@ def test_a_bullet_is_a_query_whatever_the_options_look_like() -> None:
         ("propose", ["--force", "--pr", "h", "—", "fact"], {"force": True, "pr": True}),
         ("settle", [f"--vault={V}"], {"vault": V}),
         ("reindex", ["--full", "--json"], {"full": True}),
+        ("lint", ["--staged", "--strict", "AI/MEMORY.md"], {"paths": ["AI/MEMORY.md"]}),
+        ("lint", [], {"paths": None, "strict": False}),
+        ("secrets", ["--history", "--json"], {"history": True, "paths": None}),
+        ("verify", ["--apply", "- **libgit2** — hooks"], {"handles": ["- **libgit2** — hooks"]}),
+        ("doctor", [f"--vault={V}"], {"vault": V, "as_json": False}),
+        ("log", ["--since", "7d"], {"since": "7d"}),
+        ("ledger", ["--caller", "codex", "--json"], {"caller": "codex", "since": None}),
+        ("learn", ["--apply"], {"apply": True}),
     ],
 )
 def test_one_declaration_for_every_declared_command(
