@@ -14,7 +14,7 @@ from typer.core import TyperGroup
 from brain import options, present
 from brain import run as runner
 from brain.errors import UsageError
-from brain.present import emit, setup, upkeep
+from brain.present import emit, setup
 from brain.present import inbox as present_inbox
 from brain.present import transfer as present_transfer
 
@@ -215,8 +215,8 @@ def install_command(
     raise typer.Exit(emit(setup.install(install(choice, init=init), as_json=as_json)))
 
 
-@app.command("uninstall")
-def uninstall_command(as_json: JsonOpt = False) -> None:
+@declared("uninstall")
+def uninstall_command(**opts: Any) -> None:
     """Undo `brain install`: git hooks, brain's hooks in every agent, the PATH link, the record.
 
     The agents' hooks are the three install adds to each agent program: pack, prime and settle
@@ -226,24 +226,11 @@ def uninstall_command(as_json: JsonOpt = False) -> None:
     state brain leaves (your usage log, recall's transcripts, your settings) are named, with what
     removes them.
     """
-    from brain.commands.install import uninstall
-
-    raise typer.Exit(emit(setup.uninstall(uninstall(), as_json=as_json)))
+    raise typer.Exit(runner.run_uninstall(**opts))
 
 
-@app.command("hooks")
-def hooks_command(
-    action: Annotated[
-        str, typer.Argument(help="on, off or status.", show_default=False)
-    ] = "status",
-    harness: Annotated[
-        str | None,
-        typer.Option(
-            "--harness", help="Only this agent program: claude, codex, gemini or copilot."
-        ),
-    ] = None,
-    as_json: JsonOpt = False,
-) -> None:
+@declared("hooks")
+def hooks_command(**opts: Any) -> None:
     """Turn brain's hooks on or off in your agents, or show which are on.
 
     Three hooks per agent program: `brain pack` when a session starts, `brain prime` on each
@@ -252,13 +239,7 @@ def hooks_command(
     the one --harness names); `off` removes only brain's entries; a config that does not parse is
     left as it is and named.
     """
-    from brain.commands import hooks as cmd
-
-    if action not in ("on", "off", "status"):
-        raise UsageError(f"{action!r} is not on, off or status", "brain hooks on")
-    if action == "status":
-        raise typer.Exit(emit(setup.hooks_status(cmd.status(harness), as_json=as_json)))
-    raise typer.Exit(emit(setup.hooks(cmd.switch(action == "on", harness), as_json=as_json)))
+    raise typer.Exit(runner.run_hooks(**opts))
 
 
 @declared("pack")
@@ -472,25 +453,14 @@ def recall_disable_command(agent: AgentArg, as_json: JsonOpt = False) -> None:
     _recall(disable=agent, as_json=as_json)
 
 
-@app.command("update")
-def update_command(
-    rollback: Annotated[
-        bool, typer.Option("--rollback", help="Put back the version the last update replaced.")
-    ] = False,
-    check: Annotated[
-        bool, typer.Option("--check", help="Only say whether a newer release is waiting.")
-    ] = False,
-    as_json: JsonOpt = False,
-) -> None:
+@declared("update")
+def update_command(**opts: Any) -> None:
     """Install the newest release (signature and checksums verified), then run `brain doctor`.
 
     Only an installation made by install.sh or install.ps1 updates itself; a local build (`dev`)
     never does. Set BRAIN_NO_UPDATE=1 to silence the once-a-day notice.
     """
-    from brain.commands.update import rollback as do_rollback
-    from brain.commands.update import update
-
-    emit(setup.update(do_rollback() if rollback else update(check_only=check), as_json=as_json))
+    raise typer.Exit(runner.run_update(**opts))
 
 
 @declared("ledger")
@@ -551,24 +521,14 @@ def tend_command(**opts: Any) -> None:
     raise typer.Exit(runner.run_tend(**opts))
 
 
-@app.command("review")
-def review_command(
-    mode: Annotated[
-        str | None,
-        typer.Argument(help="before (the default) or after; none: show it.", show_default=False),
-    ] = None,
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
+@declared("review")
+def review_command(**opts: Any) -> None:
     """When a proposal starts answering finds: `before` a person approves it, or `after`.
 
     `after`: a proposal answers at once, marked unreviewed in every output, until approved or
     dropped. Stored in the vault's AI/config.yaml (committed) so every machine agrees.
     """
-    from brain.commands.review import review
-    from brain.config import resolve_vault
-
-    emit(upkeep.review(review(resolve_vault(vault), mode), as_json=as_json))
+    raise typer.Exit(runner.run_review(**opts))
 
 
 @app.command("desk")
@@ -624,29 +584,13 @@ def desk_command(
         present.out(f"brain desk stopped ({why}).")
 
 
-@app.command("locate")
-def locate_command(
-    handle: Annotated[
-        list[str] | None,
-        typer.Argument(
-            help="The bullet's handle or an alias (none: print the vault's folder).",
-            show_default=False,
-        ),
-    ] = None,
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
+@declared("locate")
+def locate_command(**opts: Any) -> None:
     """Print where a bullet lives (path:line) and its line as written; exit 1 when none matches.
 
     With no HANDLE, the vault's folder (where those paths start), as every command finds it.
     """
-    from brain.commands.locate import locate, where
-    from brain.config import resolve_vault
-
-    if not handle:
-        raise typer.Exit(emit(present_transfer.vault_found(where(vault), as_json=as_json)))
-    result = locate(resolve_vault(vault), runner.argv_text(" ".join(handle), "the handle"))
-    raise typer.Exit(emit(present_transfer.locate(result, as_json=as_json)))
+    raise typer.Exit(runner.run_locate(**opts))
 
 
 @app.command("mcp")

@@ -297,6 +297,41 @@ COMMANDS: dict[str, Command] = {
         (),
         ((("--apply",), "apply", bool, "Write the changes (a line edit each)."), VAULT, JSON),
     ),
+    "review": (
+        (("mode", "?", "before (the default) or after; none: show it."),),
+        (VAULT, JSON),
+    ),
+    "locate": (
+        (("handle", "*", "The bullet's handle or an alias (none: print the vault's folder)."),),
+        (VAULT, JSON),
+    ),
+    # setting up
+    "hooks": (
+        (("action", "?", "on, off or status."),),
+        (
+            (
+                ("--harness",),
+                "harness",
+                str,
+                "Only this agent program: claude, codex, gemini or copilot.",
+            ),
+            JSON,
+        ),
+    ),
+    "uninstall": ((), (JSON,)),
+    "update": (
+        (),
+        (
+            (
+                ("--rollback",),
+                "rollback",
+                bool,
+                "Put back the version the last update replaced.",
+            ),
+            (("--check",), "check", bool, "Only say whether a newer release is waiting."),
+            JSON,
+        ),
+    ),
 }
 
 # The value an option takes when it is not given, where it is not None (or False): command ->

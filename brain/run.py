@@ -797,3 +797,55 @@ def run_learn(*, apply: bool, vault: str | None, as_json: bool) -> int:
     from brain.present import emit, upkeep
 
     return emit(upkeep.learn(learn(resolve_vault(vault), apply=apply), as_json=as_json))
+
+
+def run_review(mode: str | None, *, vault: str | None, as_json: bool) -> int:
+    from brain.commands.review import review
+    from brain.config import resolve_vault
+    from brain.present import emit, upkeep
+
+    return emit(upkeep.review(review(resolve_vault(vault), mode), as_json=as_json))
+
+
+def run_locate(handle: list[str] | None, *, vault: str | None, as_json: bool) -> int:
+    """`brain locate HANDLE`: where the bullet lives; with no HANDLE the vault's folder."""
+    from brain.commands.locate import locate, where
+    from brain.config import resolve_vault
+    from brain.present import emit, transfer
+
+    if not handle:
+        return emit(transfer.vault_found(where(vault), as_json=as_json))
+    result = locate(resolve_vault(vault), argv_text(" ".join(handle), "the handle"))
+    return emit(transfer.locate(result, as_json=as_json))
+
+
+# --- setting up: hooks, uninstall, update ------------------------------------------------------
+
+
+def run_hooks(action: str | None, *, harness: str | None, as_json: bool) -> int:
+    """`brain hooks [on | off | status]`; status when no ACTION is given."""
+    from brain.commands import hooks as cmd
+    from brain.present import emit, setup
+
+    action = action or "status"
+    if action not in ("on", "off", "status"):
+        raise UsageError(f"{action!r} is not on, off or status", "brain hooks on")
+    if action == "status":
+        return emit(setup.hooks_status(cmd.status(harness), as_json=as_json))
+    return emit(setup.hooks(cmd.switch(action == "on", harness), as_json=as_json))
+
+
+def run_uninstall(*, as_json: bool) -> int:
+    from brain.commands.install import uninstall
+    from brain.present import emit, setup
+
+    return emit(setup.uninstall(uninstall(), as_json=as_json))
+
+
+def run_update(*, rollback: bool, check: bool, as_json: bool) -> int:
+    from brain.commands.update import rollback as do_rollback
+    from brain.commands.update import update
+    from brain.present import emit, setup
+
+    result = do_rollback() if rollback else update(check_only=check)
+    return emit(setup.update(result, as_json=as_json))

@@ -32,7 +32,11 @@ RUNNERS = {
     "week": "run_week",
     "propose": "run_propose",
     "settle": "run_settle",
-    **{c: f"run_{c}" for c in ("lint", "secrets", "verify", "doctor", "log", "ledger", "learn")},
+    **{
+        c: f"run_{c}"
+        for c in ("lint", "secrets", "verify", "doctor", "log", "ledger", "learn", "review")
+    },
+    **{c: f"run_{c}" for c in ("locate", "hooks", "uninstall", "update")},
 }
 
 # (command, argv, whether the fast path takes it)
@@ -171,6 +175,13 @@ def test_a_bullet_is_a_query_whatever_the_options_look_like() -> None:
         ("log", ["--since", "7d"], {"since": "7d"}),
         ("ledger", ["--caller", "codex", "--json"], {"caller": "codex", "since": None}),
         ("learn", ["--apply"], {"apply": True}),
+        ("review", ["after", "--json"], {"mode": "after"}),
+        ("locate", ["- **libgit2** — hooks"], {"handle": ["- **libgit2** — hooks"]}),
+        ("locate", [], {"handle": None}),
+        ("hooks", [], {"action": None, "harness": None}),  # the runner's status
+        ("hooks", ["on", "--harness", "codex"], {"action": "on", "harness": "codex"}),
+        ("uninstall", ["--json"], {"as_json": True}),
+        ("update", ["--check"], {"check": True, "rollback": False}),
     ],
 )
 def test_one_declaration_for_every_declared_command(
