@@ -16,7 +16,6 @@ from brain import run as runner
 from brain.errors import UsageError
 from brain.present import emit, setup
 from brain.present import inbox as present_inbox
-from brain.present import transfer as present_transfer
 
 if TYPE_CHECKING:
     pass
@@ -45,8 +44,9 @@ def _parameter(command: str, spec: tuple[Any, ...], option: bool) -> inspect.Par
     else:
         dest, arity, help_text = spec
         info = typer.Argument(help=help_text, show_default=False)
-        hint = list[str] if arity == "+" else str | None if arity == "?" else list[str] | None
-        default = inspect.Parameter.empty if arity == "+" else None
+        hints: dict[str, Any] = {"1": str, "+": list[str], "?": str | None, "*": list[str] | None}
+        hint = hints[arity]
+        default = inspect.Parameter.empty if arity in ("1", "+") else None
     return inspect.Parameter(
         dest, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=Annotated[hint, info]
     )
@@ -743,81 +743,24 @@ def inbox_drop_command(
     emit(present_inbox.dropped(results, one=_one_number(numbers), as_json=as_json))
 
 
-@app.command("export")
-def export_command(
-    agents: Annotated[
-        list[str],
-        typer.Argument(
-            help="claude, codex (or agents: AGENTS.md), copilot, gemini, cursor, cline, kiro, "
-            "opencode, jules, warp, zed, junie, or all (with --check: every one this repository "
-            "has).",
-            show_default=False,
-        ),
-    ],
-    check: Annotated[
-        bool,
-        typer.Option("--check", help="Write nothing; exit 1 when a file is out of date (CI)."),
-    ] = False,
-    project: Annotated[
-        str | None,
-        typer.Option(
-            "--project", help="Pack this project (default: the repository's folder name)."
-        ),
-    ] = None,
-    budget: Annotated[
-        int | None,
-        typer.Option("--budget", help="Token cap on the exported pack (default 1500)."),
-    ] = None,
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
+@declared("export")
+def export_command(**opts: Any) -> None:
     """Write this repository's pack into the file each agent reads (CLAUDE.md, AGENTS.md, ...).
 
     Shared files get a marked block replaced in place, the rest of the file untouched; files brain
     owns (.cursor/rules/brain.mdc, .clinerules/brain.md, .kiro/steering/brain.md) are written whole.
     An agent that reads one of several files (zed, warp, junie) gets it in the one it reads now.
     """
-    from brain.commands.export import export
-    from brain.config import resolve_vault
-
-    result = export(
-        resolve_vault(vault), Path.cwd(), agents, project=project, budget=budget, check=check
-    )
-    raise typer.Exit(emit(present_transfer.export(result, agents, check=check, as_json=as_json)))
+    raise typer.Exit(runner.run_export(**opts))
 
 
-@app.command("import")
-def import_command(
-    source: Annotated[
-        str,
-        typer.Argument(
-            help="`claude` (what Claude Code remembered for this repository) or a Markdown FILE.",
-            show_default=False,
-        ),
-    ],
-    memory_dir: Annotated[
-        str | None,
-        typer.Option("--dir", help="Claude Code's memory folder, when it is not the usual one."),
-    ] = None,
-    to: ToOpt = None,
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
+@declared("import")
+def import_command(**opts: Any) -> None:
     """Propose what another tool remembered: Claude Code's memories, or any Markdown list.
 
     Everything goes through the inbox; importing the same thing twice proposes nothing new.
     """
-    from brain.commands.import_ import import_claude, import_file
-    from brain.config import resolve_vault
-
-    path = resolve_vault(vault)
-    if source == "claude":
-        result = import_claude(path, Path.cwd(), Path(memory_dir) if memory_dir else None, to=to)
-    else:
-        if memory_dir:
-            raise UsageError("--dir goes with `brain import claude`", f"brain import {source}")
-        result = import_file(path, Path(source), to=to)
-    emit(present_transfer.import_(result, as_json=as_json))
+    raise typer.Exit(runner.run_import(**opts))
 
 
 def run(args: list[str]) -> int:

@@ -14,8 +14,9 @@ from __future__ import annotations
 # the runner picks the default, unless DEFAULTS names one) or bool (a flag, default False). A
 # help of None hides the option (what brain's own hooks pass and people never type).
 Option = tuple[tuple[str, ...], str, type, str | None]
-# A positional argument: (destination, arity, help); arity "+" one or more words, "*" any number,
-# "?" at most one (None when absent). Only the last argument may take many words.
+# A positional argument: (destination, arity, help); arity "1" exactly one word, "+" one or more
+# words, "*" any number, "?" at most one (None when absent). Only the last argument may take many
+# words.
 Argument = tuple[str, str, str]
 Command = tuple[tuple[Argument, ...], tuple[Option, ...]]
 
@@ -332,6 +333,50 @@ COMMANDS: dict[str, Command] = {
             JSON,
         ),
     ),
+    # moving memories in and out
+    "export": (
+        (
+            (
+                "agents",
+                "+",
+                "claude, codex (or agents: AGENTS.md), copilot, gemini, cursor, cline, kiro, "
+                "opencode, jules, warp, zed, junie, or all (with --check: every one this "
+                "repository has).",
+            ),
+        ),
+        (
+            (("--check",), "check", bool, "Write nothing; exit 1 when a file is out of date (CI)."),
+            (
+                ("--project",),
+                "project",
+                str,
+                "Pack this project (default: the repository's folder name).",
+            ),
+            (("--budget",), "budget", int, "Token cap on the exported pack (default 1500)."),
+            VAULT,
+            JSON,
+        ),
+    ),
+    "import": (
+        (
+            (
+                "source",
+                "1",
+                "`claude` (what Claude Code remembered for this repository) or a Markdown FILE.",
+            ),
+        ),
+        (
+            (
+                ("--dir",),
+                "memory_dir",
+                str,
+                "Claude Code's memory folder, when it is not the usual one.",
+            ),
+            TO,
+            VAULT,
+            JSON,
+        ),
+    ),
 }
 
 # The value an option takes when it is not given, where it is not None (or False): command ->
@@ -400,7 +445,9 @@ def _place(
     """`opts` with the positional `words` given to `arguments`, or None when their number does
     not fit (too few for a "+" argument, more than the arguments take)."""
     for dest, arity, _ in arguments:
-        if arity == "?":
+        if arity == "1" and not words:
+            return None
+        if arity in ("1", "?"):
             opts[dest] = words.pop(0) if words else None
         elif arity == "+" and not words:
             return None

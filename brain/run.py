@@ -849,3 +849,43 @@ def run_update(*, rollback: bool, check: bool, as_json: bool) -> int:
 
     result = do_rollback() if rollback else update(check_only=check)
     return emit(setup.update(result, as_json=as_json))
+
+
+# --- moving memories in and out: export, import ------------------------------------------------
+
+
+def run_export(
+    agents: list[str],
+    *,
+    check: bool,
+    project: str | None,
+    budget: int | None,
+    vault: str | None,
+    as_json: bool,
+) -> int:
+    from brain.commands.export import export
+    from brain.config import resolve_vault
+    from brain.present import emit, transfer
+
+    result = export(
+        resolve_vault(vault), Path.cwd(), agents, project=project, budget=budget, check=check
+    )
+    return emit(transfer.export(result, agents, check=check, as_json=as_json))
+
+
+def run_import(
+    source: str, *, memory_dir: str | None, to: str | None, vault: str | None, as_json: bool
+) -> int:
+    """`brain import claude` (Claude Code's memories of this repository) or a Markdown FILE."""
+    from brain.commands.import_ import import_claude, import_file
+    from brain.config import resolve_vault
+    from brain.present import emit, transfer
+
+    path = resolve_vault(vault)
+    if source == "claude":
+        result = import_claude(path, Path.cwd(), Path(memory_dir) if memory_dir else None, to=to)
+    else:
+        if memory_dir:
+            raise UsageError("--dir goes with `brain import claude`", f"brain import {source}")
+        result = import_file(path, Path(source), to=to)
+    return emit(transfer.import_(result, as_json=as_json))

@@ -36,7 +36,7 @@ RUNNERS = {
         c: f"run_{c}"
         for c in ("lint", "secrets", "verify", "doctor", "log", "ledger", "learn", "review")
     },
-    **{c: f"run_{c}" for c in ("locate", "hooks", "uninstall", "update")},
+    **{c: f"run_{c}" for c in ("locate", "hooks", "uninstall", "update", "export", "import")},
 }
 
 # (command, argv, whether the fast path takes it)
@@ -182,6 +182,9 @@ def test_a_bullet_is_a_query_whatever_the_options_look_like() -> None:
         ("hooks", ["on", "--harness", "codex"], {"action": "on", "harness": "codex"}),
         ("uninstall", ["--json"], {"as_json": True}),
         ("update", ["--check"], {"check": True, "rollback": False}),
+        ("export", ["claude", "codex", "--check"], {"agents": ["claude", "codex"], "budget": None}),
+        ("import", ["claude", "--dir", "/m", "--to", "LEARNINGS"], {"memory_dir": "/m"}),
+        ("import", ["notes.md"], {"source": "notes.md", "to": None}),
     ],
 )
 def test_one_declaration_for_every_declared_command(
@@ -226,6 +229,9 @@ def test_every_declared_command_is_a_typer_command() -> None:
         ("sync", ["connect", "u"], {"action": "connect", "url": "u"}),
         ("sync", ["status"], {"action": "status", "url": None}),
         ("reindex", ["x"], None),
+        ("import", [], None),  # exactly one SOURCE
+        ("import", ["a", "b"], None),
+        ("import", ["a"], {"source": "a"}),
         ("tend", ["--daily", "--vault=/v"], {"daily": True, "vault": "/v"}),
     ],
 )
