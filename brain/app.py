@@ -112,18 +112,15 @@ def lint_command(**opts: Any) -> None:
     raise typer.Exit(runner.run_lint(**opts))
 
 
-@app.command("version")
-def version_command(as_json: JsonOpt = False) -> None:
+@declared("version")
+def version_command(**opts: Any) -> None:
     """Print the release tag (or `dev` for a local build) and the commit it was built from."""
-    from brain.commands.version import version
-
-    emit(setup.version(version(), as_json=as_json))
+    raise typer.Exit(runner.run_version(**opts))
 
 
 def _version_option(value: bool) -> None:
     if value:
-        version_command()
-        raise typer.Exit
+        raise typer.Exit(runner.run_version(as_json=False))
 
 
 @app.callback()

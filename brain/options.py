@@ -320,6 +320,7 @@ COMMANDS: dict[str, Command] = {
         ),
     ),
     "uninstall": ((), (JSON,)),
+    "version": ((), (JSON,)),
     "update": (
         (),
         (

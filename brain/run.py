@@ -835,6 +835,13 @@ def run_hooks(action: str | None, *, harness: str | None, as_json: bool) -> int:
     return emit(setup.hooks(cmd.switch(action == "on", harness), as_json=as_json))
 
 
+def run_version(*, as_json: bool) -> int:
+    from brain.commands.version import version
+    from brain.present import emit, setup
+
+    return emit(setup.version(version(), as_json=as_json))
+
+
 def run_uninstall(*, as_json: bool) -> int:
     from brain.commands.install import uninstall
     from brain.present import emit, setup

@@ -36,7 +36,10 @@ RUNNERS = {
         c: f"run_{c}"
         for c in ("lint", "secrets", "verify", "doctor", "log", "ledger", "learn", "review")
     },
-    **{c: f"run_{c}" for c in ("locate", "hooks", "uninstall", "update", "export", "import")},
+    **{
+        c: f"run_{c}"
+        for c in ("locate", "hooks", "uninstall", "update", "export", "import", "version")
+    },
 }
 
 # (command, argv, whether the fast path takes it)
@@ -185,6 +188,7 @@ def test_a_bullet_is_a_query_whatever_the_options_look_like() -> None:
         ("export", ["claude", "codex", "--check"], {"agents": ["claude", "codex"], "budget": None}),
         ("import", ["claude", "--dir", "/m", "--to", "LEARNINGS"], {"memory_dir": "/m"}),
         ("import", ["notes.md"], {"source": "notes.md", "to": None}),
+        ("version", ["--json"], {"as_json": True}),
     ],
 )
 def test_one_declaration_for_every_declared_command(
