@@ -469,3 +469,25 @@ def test_a_worker_that_cannot_start_says_why_once(
     third = brain("find", "--vault", str(wvault), "k8s upgrade", env=env)
     assert third.err == ""  # said once
     assert not log.exists()  # and not started again during the back-off
+
+
+@pytest.mark.parametrize("size", [0, 1_000, 3 * 1024 * 1024])
+def test_a_commands_stdin_reads_whole_and_a_hooks_event_needs_no_thread(size: int) -> None:
+    """The client's stdin reaches the command whole through a real pipe (select and os.read work
+    on it); an event that fits in the pipe is written at once, with no feeding thread started."""
+    import select
+
+    from brain.stdin import PRIME_STDIN_MAX, read_stdin
+    from brain.worker import _Stdin
+
+    data = bytes(i % 251 for i in range(size))
+    before = threading.active_count()
+    stdin = _Stdin(lambda: data, False, "utf-8")
+    try:
+        fd = stdin.fileno()
+        if size <= 1_000:
+            assert threading.active_count() == before
+        assert select.select([fd], [], [], 5)[0] == [fd]
+        assert read_stdin(fd, PRIME_STDIN_MAX, 5.0) == (data, True)
+    finally:
+        stdin.close()
