@@ -491,3 +491,20 @@ def test_a_commands_stdin_reads_whole_and_a_hooks_event_needs_no_thread(size: in
         assert read_stdin(fd, PRIME_STDIN_MAX, 5.0) == (data, True)
     finally:
         stdin.close()
+
+
+def test_stdin_the_client_read_for_a_worker_is_read_again_by_its_own_run() -> None:
+    """Prime's event, read by the thin client to go with its request, is what the process's own
+    run reads when the worker does not run the command (busy, declined, hung): stdin is drained."""
+    code = (
+        "import os, sys\n"
+        "from brain.stdin import keep, read_stdin\n"
+        "data = read_stdin(0, 1 << 20, 5.0)[0]\n"
+        "keep(data)\n"
+        "again = read_stdin(0, 1 << 20, 5.0)\n"
+        "os.write(1, repr((data, again)).encode())\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], input=b'{"prompt": "x"}', capture_output=True, check=False
+    )
+    assert proc.stdout == repr((b'{"prompt": "x"}', (b'{"prompt": "x"}', True))).encode()
