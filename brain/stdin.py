@@ -10,6 +10,14 @@ HOOK_WAIT_S = 0.2  # a hook's stdin is read until this much silence (the agent w
 STDIN_MAX = 1_000_000  # bytes of a hook's event
 PRIME_STDIN_MAX = 4 * 1024 * 1024  # bytes of prime's event: a prompt with big pastes is cut
 
+_KEPT: list[bytes] = []  # this process's stdin (fd 0), read whole already (keep)
+
+
+def keep(data: bytes) -> None:
+    """stdin (fd 0) read whole: the next read_stdin of fd 0 returns `data` (the thin client read
+    prime's event to send it with the request, and the worker did not run the command)."""
+    _KEPT[:] = [data]
+
 
 def read_stdin(
     fd: int, limit: int = STDIN_MAX, wait: float = HOOK_WAIT_S, until: float | None = None
@@ -18,6 +26,8 @@ def read_stdin(
     the thin client's for the worker): until it closes, `limit` bytes, `wait` seconds of silence
     or the monotonic time `until`; and False when the read stopped at `until` with stdin still
     open (prime then prints nothing), True otherwise. Never blocks past those, never raises."""
+    if _KEPT and fd == 0:  # the thin client read it for a worker that then did not run it
+        return _KEPT.pop()[:limit], True
     data = b""
     try:
         if os.name != "posix":  # no select on Windows pipes: the agents close stdin after the event

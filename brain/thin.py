@@ -25,7 +25,7 @@ import time
 
 from brain.deadline import STARTED, prime_deadline, process_gate, process_gate_made
 from brain.settings import current
-from brain.stdin import PRIME_STDIN_MAX, read_stdin
+from brain.stdin import PRIME_STDIN_MAX, keep, read_stdin
 from brain.wire import (
     CONNECT_TIMEOUT,
     DEADLINE,
@@ -171,10 +171,10 @@ class _Lines:
         return data
 
 
-def _payload(args: list[str]) -> tuple[bytes, int]:
-    """The command as the worker needs it to run it as this process would (marshal), and whether
-    stdin is a terminal (1), not (0), or closed (-1). `spent`: the seconds since STARTED, from
-    which the worker counts prime's deadline."""
+def _payload(args: list[str], stdin: bytes | None = None) -> bytes:
+    """The command as the worker needs it to run it as this process would (marshal), with
+    `stdin` when it was read already. `spent`: the seconds since STARTED, from which the worker
+    counts prime's deadline."""
     import marshal
 
     env = dict(os.environ)
@@ -196,10 +196,12 @@ def _payload(args: list[str]) -> tuple[bytes, int]:
         raise _Gone("no cwd") from None
     doc: dict[str, object] = {"argv": args, "env": env, "cwd": cwd, "tty": ttys, "enc": encodings}
     doc["spent"] = time.monotonic() - STARTED
+    if stdin is not None:
+        doc["stdin"] = stdin
     payload = marshal.dumps(doc)
-    if len(payload) > PAYLOAD_MAX:
+    if len(payload) > PAYLOAD_MAX + len(stdin or b""):
         raise _Gone("too big")
-    return payload, ttys[0]
+    return payload
 
 
 def forward(args: list[str], base: str) -> tuple[int, list[tuple[int, bytes]]]:
@@ -211,9 +213,10 @@ def forward(args: list[str], base: str) -> tuple[int, list[tuple[int, bytes]]]:
     import marshal
 
     limit = prime_deadline() if args[0] == "prime" else float("inf")
-    payload, stdin_tty = _payload(args)
+    stdin_tty = _tty(sys.stdin)
     sock, token, pid = _connect(base)
     try:
+        payload = _payload(args, _event(args, stdin_tty, limit))
         head = (
             f'{{"protocol": {PROTOCOL}, "token": "{token}", "op": "run", "size": {len(payload)}}}'
         )
@@ -258,6 +261,37 @@ def forward(args: list[str], base: str) -> tuple[int, list[tuple[int, bytes]]]:
         raise
     finally:
         sock.close()  # type: ignore[attr-defined]
+
+
+def _reads_event(args: list[str]) -> bool:
+    """Whether this prime reads the hook's event from stdin whatever else happens: no prompt as
+    TEXT and only the options that cannot fail before it reads (a bad --budget stops it first,
+    and a prompt as TEXT leaves stdin unread, which may never close)."""
+    if args[0] != "prime":
+        return False
+    it = iter(args[1:])
+    for arg in it:
+        name, eq, value = arg.partition("=")
+        if arg == "--json":
+            continue
+        if name not in ("--vault", "--budget"):
+            return False
+        if not eq:
+            value = next(it, "")
+        if not value or (name == "--budget" and not (value.isdigit() and int(value) > 0)):
+            return False
+    return True
+
+
+def _event(args: list[str], tty: int, limit: float) -> bytes | None:
+    """Prime's event from stdin, read now to go with the request (the worker would ask for it:
+    one round trip more) and kept for this process's own run should the worker not run it; None
+    when the command may not read stdin."""
+    if tty != 0 or not _reads_event(args):
+        return None
+    data = _stdin_for("prime", 0, limit)
+    keep(data)
+    return data
 
 
 def _stdin_for(command: str, tty: int, limit: float) -> bytes:

@@ -158,6 +158,15 @@ def _floor() -> set[str]:
     return {line.rsplit("|", 1)[1].strip() for line in proc.stderr.splitlines() if "|" in line}
 
 
+def _importtime_modules(stderr: str) -> set[str]:
+    """The modules `-X importtime` listed in `stderr`."""
+    return {
+        line.rsplit("|", 1)[1].strip()
+        for line in stderr.splitlines()
+        if line.startswith("import time:") and "|" in line
+    }
+
+
 def test_a_find_the_worker_answers_imports_only_the_client(
     vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -177,14 +186,40 @@ def test_a_find_the_worker_answers_imports_only_the_client(
                 check=False,
             )
             assert proc.returncode in (0, 1), proc.stderr[-2000:]
-            modules = {
-                line.rsplit("|", 1)[1].strip()
-                for line in proc.stderr.splitlines()
-                if line.startswith("import time:") and "|" in line
-            }
+            modules = _importtime_modules(proc.stderr)
             assert "brain.thin" in modules
             assert "brain.cli" not in modules, "the find ran in-process, not in the worker"
             assert sorted(modules - _floor() - THIN) == [], args
+    finally:
+        _kill(pid)
+
+
+def test_a_prime_the_worker_answers_imports_only_the_client(
+    vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hook's prime, watched by its deadline from the first line, imports what a find does:
+    the watchdog is a `_thread` thread (threading: 3 ms of functools and collections)."""
+    from test_thin import start
+    from test_worker import _kill
+
+    monkeypatch.setenv("BRAIN_WORKER", "1")
+    pid = start(vault)
+    event = json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": "libgit2 hooks"})
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-X", "importtime", "-m", "brain", "prime", "--vault", str(vault)],
+            input=event,
+            capture_output=True,
+            text=True,
+            cwd=ROOT,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        modules = _importtime_modules(proc.stderr)
+        assert "brain.thin" in modules
+        assert "brain.cli" not in modules, "the prime ran in-process, not in the worker"
+        # brain.errors: the deadline's setting is read through it (0.1 ms, brain's own)
+        assert sorted(modules - _floor() - THIN - {"brain.errors"}) == []
     finally:
         _kill(pid)
 
@@ -195,7 +230,7 @@ def test_a_find_the_worker_answers_imports_only_the_client(
         ("__init__", ["__future__", "os"]),
         ("xdg", ["__future__", "os", "sys"]),
         ("stdin", ["__future__", "os", "time"]),  # time: built into the interpreter
-        ("deadline", ["__future__", "os", "sys", "time"]),
+        ("deadline", ["__future__", "_thread", "os", "sys", "time"]),
         ("wire", ["__future__", "os", "sys", "brain", "brain.xdg"]),
         # the thin client: the package's own helpers and the settings (builtins only:
         # tests/test_settings_module)

@@ -417,3 +417,46 @@ def test_the_worker_embeds_a_query_it_was_asked_before_once() -> None:
     kept.embed(["k8s upgrade"], query=True)
     assert calls[-1] == ("k8s upgrade",)  # forgotten: embedded again
     assert kept.model_id == "test:model"
+
+
+def test_primes_event_goes_with_the_request_and_is_not_asked_for(
+    keyword_worker: tuple[Path, int],
+) -> None:
+    """The hook's event rides with the request: the worker runs prime on it at once, with no
+    `{"stdin": 1}` round trip (a warm prime's time), and answers as a process of its own."""
+    import marshal
+    import socket
+
+    vault, _ = keyword_worker
+    assert run(["reindex", "--vault", str(vault)], {"BRAIN_WORKER": "0"})[0] == 0
+    base = worker_client.base_of(vault)
+    record = worker_client.read_record(base)
+    assert record is not None
+    event = json.dumps({"hook_event_name": "UserPromptSubmit", "prompt": "libgit2 hooks skipped"})
+    args = ["prime", "--vault", str(vault)]
+    doc = {
+        "argv": args,
+        "env": {**os.environ, "BRAIN_PRIME_DEADLINE": "30"},
+        "cwd": str(Path.cwd()),
+        "tty": (0, 0, 0),
+        "enc": ("utf-8",) * 3,
+        "spent": 0.0,
+        "stdin": event.encode(),
+    }
+    payload = marshal.dumps(doc)
+    head = {"protocol": 1, "token": record["token"], "op": "run", "size": len(payload)}
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+        sock.settimeout(30)
+        sock.connect(str(base.parent / (base.name + ".sock")))
+        sock.sendall(json.dumps(head).encode() + b"\n" + payload)
+        reply = sock.makefile("rb")
+        assert reply.readline().startswith(b'{"ack": ')
+        line = reply.readline()
+        while line == b"\n":  # heartbeats
+            line = reply.readline()
+        assert line.startswith(b'{"done": '), line
+        code, chunks = marshal.loads(reply.read(int(line[9:-2])))  # noqa: S302 (our worker)
+    out = b"".join(data for fd, data in chunks if fd == 1).decode()
+    env = {"BRAIN_WORKER": "0", "BRAIN_PRIME_DEADLINE": "30"}
+    assert (code, out) == run(args, env, event)[:2]
+    assert out

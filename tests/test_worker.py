@@ -469,3 +469,42 @@ def test_a_worker_that_cannot_start_says_why_once(
     third = brain("find", "--vault", str(wvault), "k8s upgrade", env=env)
     assert third.err == ""  # said once
     assert not log.exists()  # and not started again during the back-off
+
+
+@pytest.mark.parametrize("size", [0, 1_000, 3 * 1024 * 1024])
+def test_a_commands_stdin_reads_whole_and_a_hooks_event_needs_no_thread(size: int) -> None:
+    """The client's stdin reaches the command whole through a real pipe (select and os.read work
+    on it); an event that fits in the pipe is written at once, with no feeding thread started."""
+    import select
+
+    from brain.stdin import PRIME_STDIN_MAX, read_stdin
+    from brain.worker import _Stdin
+
+    data = bytes(i % 251 for i in range(size))
+    before = threading.active_count()
+    stdin = _Stdin(lambda: data, False, "utf-8")
+    try:
+        fd = stdin.fileno()
+        if size <= 1_000:
+            assert threading.active_count() == before
+        assert select.select([fd], [], [], 5)[0] == [fd]
+        assert read_stdin(fd, PRIME_STDIN_MAX, 5.0) == (data, True)
+    finally:
+        stdin.close()
+
+
+def test_stdin_the_client_read_for_a_worker_is_read_again_by_its_own_run() -> None:
+    """Prime's event, read by the thin client to go with its request, is what the process's own
+    run reads when the worker does not run the command (busy, declined, hung): stdin is drained."""
+    code = (
+        "import os, sys\n"
+        "from brain.stdin import keep, read_stdin\n"
+        "data = read_stdin(0, 1 << 20, 5.0)[0]\n"
+        "keep(data)\n"
+        "again = read_stdin(0, 1 << 20, 5.0)\n"
+        "os.write(1, repr((data, again)).encode())\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], input=b'{"prompt": "x"}', capture_output=True, check=False
+    )
+    assert proc.stdout == repr((b'{"prompt": "x"}', (b'{"prompt": "x"}', True))).encode()

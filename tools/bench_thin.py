@@ -17,9 +17,10 @@ The bench starts its workers in a private XDG_RUNTIME_DIR and stops each by the 
 Targets (issue 16): warm find (keyword, hybrid), cached pack and warm prime <= 3x the floor; cold
 first find with the model <= 1 s; no change to any result. Issue 29 asks <= 2x for the four
 start-up figures, keyword find, warm hybrid find, cached pack and warm prime; keyword find and
-cached pack are there, warm hybrid find and warm prime not yet (1.7-2.1x and 2.3-2.6x), so
-their ceilings (START_MAX) stay where they can hold: `--check` exits 1 when a figure is above its
-ceiling or an answer differs. A shared machine's load
+cached pack are there, warm prime at 1.9-2.0x (its watchdog without `threading`, the hook's
+event sent with the request) and warm hybrid find not yet (1.9-2.1x), so those two ceilings
+(START_MAX) stay where they can hold: `--check` exits 1 when a figure is above its ceiling or an
+answer differs. A shared machine's load
 inflates every figure, the floor's too, but not evenly: `--runs N` times everything N times and
 keeps each figure's best median (the run with the least interference), and `--quick` times only
 those four (no cold finds, no figures without a worker).
@@ -66,12 +67,13 @@ if __name__ == '__main__':
 # Queries never asked before, for the figure the worker's kept query vectors cannot help.
 NEW_QUERIES = [json.loads(line)["query"] for line in (ROOT / "testdata" / "golden.jsonl").open()]
 # The start-up figures of issue 29 and their ceilings, as multiples of `python -c pass` (the
-# issue's goal is 2.0 for all four; warm hybrid find and prime are not there yet)
+# issue's goal is 2.0 for all four; warm hybrid find is not there yet, warm prime at 1.9-2.0x
+# has too little margin under load for 2.0)
 START_MAX = {
     "warm_find_keyword": 2.0,
     "warm_find_hybrid": 2.5,
     "cached_pack": 2.0,
-    "warm_prime": 3.0,
+    "warm_prime": 2.5,
 }
 
 
