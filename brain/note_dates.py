@@ -41,4 +41,3 @@ def read(vault: Path, wanted: Collection[str], seen: str) -> Dates | None:
         return None  # nothing committed since: no need to load pygit2 (~0.2 s) at all
     found = gitutil.last_changed(vault, wanted, seen)
     return None if found is None else Dates(*found)
-    return None

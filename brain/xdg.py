@@ -41,11 +41,3 @@ def xdg_dir(kind: str, env: Mapping[str, str] | None = None) -> str | None:
     if os.path.isabs(home):
         return os.path.join(home, default, "brain")
     return None
-    var, default = XDG[kind]
-    base = os.environ.get(var, "")
-    if os.path.isabs(base):
-        return os.path.join(base, "brain")
-    home = os.environ.get("HOME", "")
-    if os.path.isabs(home):
-        return os.path.join(home, default, "brain")
-    return None
