@@ -108,6 +108,16 @@ class Server:
 
         return resolve_vault(self.vault)
 
+    def team(self) -> bool:
+        """Whether propose reaches the shared remote (`proposals: team`), as the vault says when
+        the server starts; a server started before a vault exists says it does not."""
+        from brain.config import proposals_mode
+
+        try:
+            return proposals_mode(self.path()) == "team"
+        except BrainError:
+            return False
+
     def call(self, answer: Callable[[], tuple[Answer, Any]]) -> CallToolResult:
         """Run a tool: its answer as text (logged as the CLI logs it), its JSON as structure,
         both through the CLI's output step (brain.present: `sanitized`, `scrubbed`). A command's
@@ -156,11 +166,13 @@ def brain_version() -> str:
 # writes). find, locate, recall and pack read the vault or the transcripts (their usage-log row
 # is brain's own bookkeeping in its state dir, not a change to the user's world); propose appends
 # a line to AI/INBOX.md for a person to approve, never replacing anything, and proposing the same
-# line again adds nothing. None of them reaches past this machine.
+# line again adds nothing. None of them reaches past this machine, except propose in a vault whose
+# AI/config.yaml says `proposals: team`: there it pushes a branch to the shared remote.
 READS = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 PROPOSES = ToolAnnotations(
     read_only_hint=False, destructive_hint=False, idempotent_hint=True, open_world_hint=False
 )
+PROPOSES_TO_TEAM = PROPOSES.model_copy(update={"open_world_hint": True})
 
 # The server serves tools only: the SDK registers prompt and resource handlers of its own (empty
 # lists), and advertises a capability for each handler it has (mcp/server/lowlevel/server.py,
@@ -406,14 +418,20 @@ def _propose(server: Server) -> Tool:
 
         return server.call(answer)
 
+    shared = server.team()
+    waits = (
+        "it goes to the team's shared remote as a branch of its own for a person to approve"
+        if shared
+        else "it waits in AI/INBOX.md for a person to approve"
+    )
     return _tool(
         propose,
         "Propose a fact",
-        "Propose a bullet for the memory (brain propose): it waits in AI/INBOX.md for a person "
-        "to approve. Write it as `handle — fact`; you become its source and today its date. "
-        "Proposing what the vault already holds adds nothing; a handle a bullet already has is "
-        "refused unless `force` says the line corrects that bullet.",
-        PROPOSES,
+        f"Propose a bullet for the memory (brain propose): {waits}. Write it as `handle — fact`; "
+        "you become its source and today its date. Proposing what the vault already holds adds "
+        "nothing; a handle a bullet already has is refused unless `force` says the line corrects "
+        "that bullet.",
+        PROPOSES_TO_TEAM if shared else PROPOSES,
         schema(ProposeResult),
     )
 

@@ -234,7 +234,25 @@ def test_tools_say_which_read_and_which_write(vault: Path) -> None:
         False,
         True,
     )
+    assert hints.open_world_hint is False
+    assert "AI/INBOX.md" in (tools["propose"].description or "")
     assert all(t.title for t in tools.values())
+
+
+def test_propose_says_it_reaches_the_team_remote(vault: Path) -> None:
+    """With `proposals: team` propose pushes a branch to the shared remote (brain/team.py): the
+    tool must not tell a client it stays on this machine, nor that the line waits in the inbox."""
+    (vault / "AI" / "config.yaml").write_text("proposals: team\n", encoding="utf-8")
+    tools = anyio.run(_listed, vault)
+    hints = tools["propose"].annotations
+    assert hints is not None
+    assert hints.open_world_hint is True
+    assert hints.read_only_hint is False
+    assert "shared remote" in (tools["propose"].description or "")
+    assert "AI/INBOX.md" not in (tools["propose"].description or "")
+    for name in ("find", "pack"):
+        read = tools[name].annotations
+        assert read is not None and read.open_world_hint is False, name
 
 
 def _valid(schema: dict[str, Any], doc: Any) -> None:
