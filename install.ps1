@@ -207,11 +207,8 @@ os.replace(tmp, marker)
     & $EnvPy $markerFile $EnvDir $Method $fromCheckout $Tag $wheelPath
     if ($LASTEXITCODE -ne 0) { Die "cannot write $EnvDir\brain-install.json" }
 
-    Say "running brain install"
-    $env:BRAIN_BINDIR = $BinDir
-    & $Brain install
-    if ($LASTEXITCODE -ne 0) { Say "brain install did not finish; fix what it says, then run: $Brain install" }
-
+    # PATH first, as install.sh does: brain install then finds the folder on the user's PATH and
+    # says to open a new terminal rather than to add it
     $userPath = [Environment]::GetEnvironmentVariable("Path", "User")
     $parts = @(($env:Path + ";" + $userPath) -split ";" | Where-Object { $_ })
     if (-not ($parts -contains $BinDir)) {
@@ -224,6 +221,11 @@ os.replace(tmp, marker)
             Say "$BinDir is not on PATH; add it in your shell profile"
         }
     }
+    Say "running brain install"
+    $env:BRAIN_BINDIR = $BinDir
+    & $Brain install
+    if ($LASTEXITCODE -ne 0) { Say "brain install did not finish; fix what it says, then run: $Brain install" }
+
     Say ("done: " + ((& $Brain version) -join " "))
 } finally {
     Remove-Item -Recurse -Force $Tmp -ErrorAction SilentlyContinue

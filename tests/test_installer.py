@@ -74,6 +74,15 @@ def test_installers_repeat_the_public_keys() -> None:
     assert tuple(re.findall(r'"([^"]+)"', _ps1_value("BrainPublicKeys"))) == release.PUBLIC_KEYS
 
 
+def test_installers_put_the_bin_folder_on_path_before_brain_install() -> None:
+    """brain install's PATH hint reads what the installer wrote (a profile line, the user's
+    PATH): both installers must write it first, or the hint tells the user to add it by hand."""
+    sh = INSTALL_SH.read_text()
+    assert sh.index("added by brain") < sh.index('"$BRAIN" install')
+    ps = INSTALL_PS1.read_text()
+    assert ps.index('SetEnvironmentVariable("Path"') < ps.index("& $Brain install")
+
+
 def test_installers_know_the_tag_grammar() -> None:
     sh = re.search(r"grep -Eq '\^(.*)\$'", INSTALL_SH.read_text())
     ps = re.search(r"-notmatch '\^(.*)\$'", INSTALL_PS1.read_text())
@@ -341,3 +350,18 @@ def test_install_ps1_where_pwsh_exists(
         check=False,
     )
     assert run.returncode == 0, run.stderr
+
+
+def test_the_windows_path_hint_reads_the_user_path_not_a_shell_profile(tmp_path: Path) -> None:
+    """Windows has no shell profile: the hint names the user's PATH, and once install.ps1 has
+    put the folder there (the registry a new terminal reads) it says to open a new terminal."""
+    from brain.commands.install import windows_path_hint
+
+    folder = tmp_path / "bin"
+    missing = windows_path_hint(folder, r"C:\Windows;C:\tools")
+    assert "user PATH" in missing
+    assert "Environment Variables" in missing
+    assert "profile" not in missing
+    assert "export" not in missing
+    held = windows_path_hint(folder, rf"C:\Windows;{folder};")
+    assert held == f"{folder} is on your user PATH but not yet this terminal's: open a new terminal"

@@ -252,7 +252,8 @@ def test_propose_says_it_reaches_the_team_remote(vault: Path) -> None:
     assert "AI/INBOX.md" not in (tools["propose"].description or "")
     for name in ("find", "pack"):
         read = tools[name].annotations
-        assert read is not None and read.open_world_hint is False, name
+        assert read is not None, name
+        assert read.open_world_hint is False, name
 
 
 def _valid(schema: dict[str, Any], doc: Any) -> None:

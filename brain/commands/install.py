@@ -285,10 +285,38 @@ def _shown(folder: Path) -> str:
 def _path_hint(folder: Path) -> str:
     """What to do about `folder` not being on PATH: open a new shell when a profile already puts
     it there (install.sh adds that line before it runs `brain install`), else add it."""
+    if sys.platform == "win32":
+        return windows_path_hint(folder, _user_path())
     for profile, _line in profile_lines(folder):
         return f"{folder} is not on this shell's PATH yet; {profile} adds it: open a new shell"
     shown = _shown(folder)
     return f'{folder} is not on PATH; add it in your shell profile: export PATH="{shown}:$PATH"'
+
+
+def windows_path_hint(folder: Path, user_path: str) -> str:
+    """Windows has no shell profile: a new terminal reads the user's PATH from the registry,
+    where install.ps1 adds the folder before it runs `brain install`."""
+    held = {os.path.normcase(os.path.normpath(p)) for p in user_path.split(";") if p.strip()}
+    if os.path.normcase(os.path.normpath(folder)) in held:
+        return f"{folder} is on your user PATH but not yet this terminal's: open a new terminal"
+    return (
+        f"{folder} is not on PATH; add it to your user PATH (Settings > Environment Variables), "
+        "then open a new terminal"
+    )
+
+
+def _user_path() -> str:
+    """The user's own PATH as a new Windows terminal will read it (HKCU\\Environment)."""
+    if sys.platform != "win32":
+        return ""
+    import winreg
+
+    try:
+        with winreg.OpenKey(winreg.HKEY_CURRENT_USER, "Environment") as key:
+            value = winreg.QueryValueEx(key, "Path")[0]
+    except OSError:
+        return ""
+    return str(value)
 
 
 def profile_lines(folder: Path, *, installer: bool = False) -> list[tuple[Path, int]]:
