@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from brain.vault import Unit
+from brain.vault import Problem, Unit
 
 SPAN = re.compile(r"`([^`\n]+)`")
 # A path token: not preceded by a word character, a slash, a colon (URLs) or a dot.
@@ -90,22 +90,71 @@ def named_repos(row: Unit, repos: dict[str, Path]) -> list[Path]:
 def front_matter(data: bytes) -> tuple[str, ...]:
     """The entries of a note's front matter `code:` key: an inline list (`code: a, b` or
     `code: [a, b]`) or `- entry` lines below it; () when it has none."""
+    entries, closed = _code_entries(data)
+    return tuple(dict.fromkeys(e for _, e in entries if e)) if closed else ()
+
+
+def front_matter_problems(data: bytes, rel: str) -> list[Problem]:
+    """What makes a note's `code:` list name less than its writer meant (brain lint): drift
+    reads nothing from an unclosed front matter, an entry with a space (`payments: src/a.py`),
+    or a path that climbs out of its repository."""
+    entries, closed = _code_entries(data)
+    if not entries:
+        return []
+    if not closed:
+        return [
+            Problem(
+                rel,
+                1,
+                "the front matter is never closed, so its `code:` list is ignored; "
+                "end it with a line `---`",
+            )
+        ]
+    out = []
+    for line, entry in entries:
+        if not entry:
+            continue
+        absolute = entry.startswith(("/", "~/"))
+        if not absolute and re.search(r"\s", entry):
+            out.append(
+                Problem(
+                    rel,
+                    line,
+                    f"`code:` entry `{entry}` is not REPO:PATH or a path; write it as "
+                    "`payments:src/retry.py` (no space)",
+                )
+            )
+        elif ".." in entry.split(":", 1)[-1].split("/"):
+            out.append(
+                Problem(
+                    rel,
+                    line,
+                    f"`code:` entry `{entry}` climbs out of its repository (`..`); "
+                    "name the file from the repository's root",
+                )
+            )
+    return out
+
+
+def _code_entries(data: bytes) -> tuple[list[tuple[int, str]], bool]:
+    """The `code:` entries of a note's front matter, each with its line number, and whether
+    the front matter is closed."""
     if not data.startswith(b"---"):
-        return ()
+        return [], False
     lines = data[:8192].decode("utf-8", errors="replace").split("\n")
     if lines[0].strip() != "---":
-        return ()
-    out: list[str] = []
+        return [], False
+    out: list[tuple[int, str]] = []
     listing = False
-    for line in lines[1:]:
+    for n, line in enumerate(lines[1:], start=2):
         if line.strip() in ("---", "..."):
-            return tuple(dict.fromkeys(e for e in out if e))
+            return out, True
         m = _FRONT_KEY.match(line)
         if m:
             listing = not m.group(1).strip()
-            out += [e.strip().strip("'\"") for e in m.group(1).strip().strip("[]").split(",")]
+            out += [(n, e.strip().strip("'\"")) for e in m.group(1).strip().strip("[]").split(",")]
         elif listing and line.lstrip().startswith("- "):
-            out.append(line.lstrip()[2:].strip().strip("'\""))
+            out.append((n, line.lstrip()[2:].strip().strip("'\"")))
         elif line[:1].strip():
             listing = False  # the next key
-    return ()  # no closing line: not front matter
+    return out, False  # no closing line: not front matter

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from brain import gitutil, secrets
 from brain import vault as vaultmod
+from brain.claims import front_matter_problems
 from brain.config import CORE_FILES, SYNONYMS, VAULT_CONFIG
 from brain.errors import BrainError
 from brain.regular import read_regular
@@ -217,6 +218,7 @@ def _file_problems(rel: str, data: bytes, *, strict: bool) -> list[vaultmod.Prob
             problems += _strict_synonyms(text, rel)
     else:
         problems += vaultmod.guarded(vaultmod.blank_comments(text), rel)
+        problems += front_matter_problems(data, rel)
     return problems
 
 

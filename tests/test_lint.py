@@ -272,3 +272,38 @@ def test_staged_in_a_vault_that_is_a_folder_of_a_larger_repository(
     found = brain("secrets", "--staged", "--vault", str(inner))
     assert found.code == 1
     assert "AI/LEARNINGS.md:" in found.out
+
+
+@pytest.mark.parametrize(
+    ("front", "line", "says"),
+    [
+        ("---\ncode: payments: src/retry.py\n---\n", 2, "is not REPO:PATH or a path"),
+        ("---\ntitle: t\ncode:\n  - pay:src/a.py\n  - pay src/b.py\n---\n", 5, "no space"),
+        ("---\ncode: payments:../other/x.py\n---\n", 2, "climbs out of its repository"),
+        ("---\ncode: payments:src/retry.py\n# Retry\n", 1, "never closed"),
+    ],
+)
+def test_a_notes_code_list_that_drift_cannot_read_is_reported(
+    vault: Path, front: str, line: int, says: str
+) -> None:
+    """brain reindex reads a note's front matter `code:` list to say when its code moved
+    (brain/drift.py); an entry it cannot read was ignored without a word."""
+    note = vault / "projects" / "payments-notes.md"
+    note.parent.mkdir(exist_ok=True)
+    note.write_text(front + "\nThe retry policy backs off twice.\n", encoding="utf-8")
+    run = lint(vault)
+    assert run.code == 1, run
+    (problem,) = lint(vault, "--json").json()["problems"]
+    assert (problem["path"], problem["line"]) == ("projects/payments-notes.md", line)
+    assert says in problem["message"]
+
+
+def test_a_well_formed_code_list_passes(vault: Path) -> None:
+    note = vault / "projects" / "pool-notes.md"
+    note.parent.mkdir(exist_ok=True)
+    note.write_text(
+        "---\ncode:\n  - payments:src/pool.py\n  - src/retry.py\n  - /srv/app/main.py\n---\n"
+        "# Pool\n\nThe pool holds ten.\n",
+        encoding="utf-8",
+    )
+    assert lint(vault).code == 0
