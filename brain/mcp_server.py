@@ -769,9 +769,35 @@ def host_names(host: str, also: tuple[str, ...] = ()) -> tuple[str, ...]:
     import socket
 
     names = list(_LOOPBACK_NAMES)
-    names += [socket.gethostname(), socket.getfqdn()] if _everywhere(host) else [_name(host)]
+    if _everywhere(host):
+        names += [socket.gethostname(), socket.getfqdn(), *map(_name, _own_addresses())]
+    else:
+        names.append(_name(host))
     names += [_name(n) for n in also]
     return tuple(dict.fromkeys(n.lower() for n in names if n))
+
+
+def _own_addresses() -> list[str]:
+    """This machine's addresses a client on the network may call it by: those its names resolve
+    to, and the one its traffic leaves from (a UDP socket's connect picks the route and sends
+    nothing; 192.0.2.1 and 2001:db8::1 are documentation addresses, never reached). Others take
+    --allow-host."""
+    import socket
+
+    found: list[str] = []
+    for name in dict.fromkeys((socket.gethostname(), socket.getfqdn())):
+        try:
+            found += [str(a[4][0]) for a in socket.getaddrinfo(name, None, type=socket.SOCK_STREAM)]
+        except (OSError, UnicodeError):
+            continue
+    for family, probe in ((socket.AF_INET, "192.0.2.1"), (socket.AF_INET6, "2001:db8::1")):
+        try:
+            with socket.socket(family, socket.SOCK_DGRAM) as s:
+                s.connect((probe, 9))
+                found.append(str(s.getsockname()[0]))
+        except OSError:
+            continue
+    return [a.split("%")[0] for a in found if not _everywhere(a)]
 
 
 def url_name(host: str, hosts: tuple[str, ...]) -> str:

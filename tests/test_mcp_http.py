@@ -326,6 +326,34 @@ def test_another_loopback_address_is_served_and_named_in_the_url(vault: Path) ->
     assert not found.is_error
 
 
+def _outbound_address() -> str | None:
+    """The address this machine's traffic leaves from, if it has one besides loopback."""
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        try:
+            s.connect(("198.51.100.1", 9))  # a documentation address: nothing is sent
+        except OSError:
+            return None
+        address = str(s.getsockname()[0])
+    return None if address.startswith("127.") else address
+
+
+def test_listening_everywhere_serves_a_client_that_calls_the_machines_address(
+    vault: Path,
+) -> None:
+    """`--host 0.0.0.0` is for clients on the network, and they call the machine by its address
+    (http://192.0.2.2:PORT/mcp): their Host header must pass without --allow-host."""
+    address = _outbound_address()
+    if address is None:
+        pytest.skip("this machine has no address but loopback")
+    with served(vault, "--host", "0.0.0.0") as server:  # noqa: S104
+        url = f"http://{address}:{server.port}/mcp"
+        names, (found,) = anyio.run(
+            _client_calls, url, server.token, [("find", {"query": "libgit2 hooks"})]
+        )
+    assert names == TOOLS
+    assert not found.is_error
+
+
 def test_start_lines_name_the_url_and_how_to_register_never_the_token(vault: Path) -> None:
     with served(vault) as server:
         lines = server.stderr
