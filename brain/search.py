@@ -648,7 +648,6 @@ class Rule:
     lead: float = -1.0  # its share over the median share of the first LEAD_POOL hits
     agree: float | None = None  # with a vector half, the margin a hit standing by its words needs
     grounded: int = 0  # terms a hit standing by its meaning holds
-    names: bool = True  # whether a hit the query names stands out for that alone
 
     def by_words(self, e: Evidence) -> bool:
         words = e.share >= self.share and e.lead >= self.lead
@@ -659,7 +658,7 @@ class Rule:
 
     def stands_out(self, e: Evidence) -> bool:
         by_vector = e.margin is not None and e.margin >= self.margin and e.held >= self.grounded
-        return (self.names and e.named) or self.by_words(e) or by_vector
+        return e.named or self.by_words(e) or by_vector
 
 
 FIND = Rule()

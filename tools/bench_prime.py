@@ -8,8 +8,8 @@ the bullets that say it), and off-topic prompts that the vault has nothing for: 
 requests, and general programming questions that share a word with the vault (a status code, a
 password, a random number). A prompt belongs to the held-out half when the first byte of the
 sha256 of its text is odd, else to the tuning half; the stand-out rule's constants
-(brain/commands/prime.py) were chosen on the tuning half only (`--calibrate` prints the grid's
-best and how it does on both halves).
+(search.PRIME, and prime's BULLETS) were chosen on the tuning half only (`--calibrate` prints
+the grid's best and how it does on both halves).
 
 Figures, per half and in all, with the warm worker (hybrid) and without (keyword, as a cold
 worker answers): share of task prompts whose bullet is served; share of off-topic prompts with
