@@ -597,34 +597,46 @@ def distinct(hits: list[Hit], limit: int) -> list[Hit]:
 #
 # The exact-handle rule comes first: its answer is strong as it stands. Chosen with `tools/eval
 # answer` on the tuning halves of testdata/small (a new user's 18 bullets) and of golden.jsonl and
-# dev.jsonl together, never on single questions (figures in docs/). `brain prime` can ask the
-# same question more strictly: `Rule` is a value, `answer` takes one, and `Judge.evidence` says
-# what vouches for any hit.
+# dev.jsonl together, never on single questions (figures in docs/).
+#
+# `brain prime` asks the same question of the same evidence, more strictly (PRIME): it speaks
+# unasked, so a prompt that merely shares a word with the vault must get nothing. Its hit stands
+# out by its words only when it also holds `telling` of the prompt's terms (one shared word is no
+# evidence), leads the median share of the ranking's first LEAD_POOL hits (a word half the vault
+# holds makes nothing stand out) and, with the vector half, its cosine agrees (`agree` over the
+# median of the ten nearest); by meaning only when it holds `grounded` of the terms too.
 ANSWER_DEPTH = 10
 CUT_SPAN = 0.5
 CUT_MOST = 3
 WEAK_MOST = 4
 SHARE = 0.6
 MARGIN = 0.3
+LEAD_POOL = 30  # the hits whose median share a hit's share leads (`Evidence.lead`)
 STRONG, WEAK, NONE = "strong", "weak", "none"
 
 
 @dataclass(frozen=True)
 class Evidence:
     """What vouches for one hit: the share of the query's telling weight it holds, its cosine's
-    margin over the median of the ten nearest (None: not among the nearest, or no vector half),
-    and whether the query names it (every word of its handle or of an alias, two at least: a
-    pasted log that names `paynova status field` is about that bullet, however many other words
-    it holds; one word, `vacation`, may be any question's)."""
+    margin over the median of the ten nearest (one not among the nearest has the last one's, at
+    most; None: no vector half), and whether the query names it (every word of its handle or of
+    an alias, two at least: a pasted log that names `paynova status field` is about that bullet,
+    however many other words it holds; one word, `vacation`, may be any question's). `held` of
+    the query's `terms` are in it; `lead` is its share over the median share of the ranking's
+    first LEAD_POOL hits (0 when judged alone)."""
 
     share: float
     margin: float | None
     named: bool = False
+    held: int = 0
+    terms: int = 0
+    lead: float = 0.0
 
 
 @dataclass(frozen=True)
 class Rule:
-    """When a hit stands out, and how the ranked list is cut (the constants above)."""
+    """When a hit stands out, and how the ranked list is cut (the constants above). The defaults
+    are find's; PRIME is the stricter one `brain prime` asks."""
 
     share: float = SHARE
     margin: float = MARGIN
@@ -632,10 +644,28 @@ class Rule:
     most: int = CUT_MOST
     known: float = KNOWN  # the share of the query's terms, and of their weight, the vault holds
     weak: int = WEAK_MOST  # how many a weak answer serves
+    telling: int = 1  # terms a hit standing by its words holds (all of them when fewer)
+    lead: float = -1.0  # its share over the median share of the first LEAD_POOL hits
+    agree: float | None = None  # with a vector half, the margin a hit standing by its words needs
+    grounded: int = 0  # terms a hit standing by its meaning holds
+
+    def by_words(self, e: Evidence) -> bool:
+        words = e.share >= self.share and e.lead >= self.lead
+        words = words and e.held >= min(self.telling, e.terms)
+        if words and self.agree is not None and e.margin is not None:
+            return e.margin >= self.agree
+        return words
 
     def stands_out(self, e: Evidence) -> bool:
-        by_vector = e.margin is not None and e.margin >= self.margin
-        return e.named or e.share >= self.share or by_vector
+        by_vector = e.margin is not None and e.margin >= self.margin and e.held >= self.grounded
+        return e.named or self.by_words(e) or by_vector
+
+
+FIND = Rule()
+# prime's: the constants chosen by tools/bench_prime.py --calibrate on the tuning half of
+# testdata/prime/prompts.jsonl (`telling` is the rule itself, not fitted: one shared word is no
+# evidence; it never answers weakly).
+PRIME = Rule(share=0.3, margin=0.2, lead=0.05, telling=2, agree=-0.01, grounded=1, weak=0)
 
 
 @dataclass(frozen=True)
@@ -663,20 +693,32 @@ class Judge:
         self.whole = sum(self.weights) or 1.0
         self.found = ranked.found
         held = sum(w for w, n in zip(self.weights, ranked.df, strict=True) if n)
-        terms = sum(counted) or 1
-        share_known = sum(bool(n) for n in ranked.df) / terms
+        self.counted = sum(counted)
+        share_known = sum(bool(n) for n in ranked.df) / (self.counted or 1)
         # How much of the query is the vault's words: the share of its terms, of their weight.
         self.known_terms, self.known_weight = share_known, held / self.whole
         self.cosine = dict(vector) if vector is not None else None
         self.median = nearest_median(vector or [])
+        self.floor = vector[-1][1] if vector else 0.0  # a hit not among the nearest: at most this
         self.terms = {w for t in query.terms for w in t.split()}  # a synonym phrase: its words
 
-    def evidence(self, hit: Hit) -> Evidence:
-        share = sum(w for w, f in zip(self.weights, self.found, strict=True) if hit.id in f)
+    def share(self, hit: Hit) -> float:
+        return sum(w for w, f in zip(self.weights, self.found, strict=True) if hit.id in f) / (
+            self.whole
+        )
+
+    def typical(self, hits: list[Hit]) -> float:
+        """The median share of the first LEAD_POOL of `hits`: the share a hit must lead."""
+        shares = sorted(self.share(h) for h in hits[:LEAD_POOL])
+        return shares[len(shares) // 2] if shares else 0.0
+
+    def evidence(self, hit: Hit, typical: float = 0.0) -> Evidence:
+        share = self.share(hit)
         margin = None
-        if self.cosine is not None and hit.id in self.cosine:
-            margin = self.cosine[hit.id] - self.median
-        return Evidence(share / self.whole, margin, self.named(hit))
+        if self.cosine is not None:
+            margin = self.cosine.get(hit.id, self.floor) - self.median
+        held = sum(hit.id in f for f in self.found)
+        return Evidence(share, margin, self.named(hit), held, self.counted, share - typical)
 
     def named(self, hit: Hit) -> bool:
         for name in (hit.handle, *hit.aliases) if hit.handle else ():
@@ -703,7 +745,7 @@ def answer(
     *,
     exact: bool,
     floor: float | None = None,
-    rule: Rule = Rule(),
+    rule: Rule = FIND,
 ) -> Answer:
     """The answer `hits` (a ranked list, best first, near-duplicates out) give: see above.
     `exact`: the list is the exact-handle rule's, strong as it stands. `floor`: the score of a
@@ -720,7 +762,8 @@ def answer(
     top, background = listed[0].score, scores[len(scores) // 2]
     bar = top - rule.span * (top - background)
     window = [h for h in listed if h.score >= bar][: rule.most]
-    standing = [i for i, h in enumerate(window) if rule.stands_out(judge.evidence(h))]
+    typical = judge.typical(hits)
+    standing = [i for i, h in enumerate(window) if rule.stands_out(judge.evidence(h, typical))]
     if standing:
         kept = window[: standing[-1] + 1]
         return Answer(kept, STRONG, len(listed) - len(kept))

@@ -22,7 +22,7 @@ from test_imports import HEAVY, imported_modules
 from test_thin import start
 from test_worker import _alive, _kill, start_worker, stop_workers, wait_for, wvault  # noqa: F401
 
-from brain import config, worker_client
+from brain import config, search, worker_client
 from brain.commands import prime as primemod
 from brain.deadline import PRIME_DEADLINE
 from brain.present import hits
@@ -243,10 +243,10 @@ def test_the_held_out_prompts_are_served_and_the_off_topic_ones_left_alone(
     import bench_prime
 
     judged, _ = bench_prime.judge_all(bench_prime.load(), vault)
-    served, silent = bench_prime.score(judged, "hybrid", primemod.Rule(), "held-out")
+    served, silent = bench_prime.score(judged, "hybrid", search.PRIME, "held-out")
     assert served >= 0.92, served
     assert silent >= 0.90, silent
-    served, silent = bench_prime.score(judged, "keyword", primemod.Rule(), "held-out")
+    served, silent = bench_prime.score(judged, "keyword", search.PRIME, "held-out")
     assert served >= 0.80, served  # 0.84 measured
     assert silent >= 0.90, silent
 
@@ -278,7 +278,8 @@ def test_the_budget_is_honoured(ivault: Path) -> None:
 
 
 def test_a_prompt_in_the_vaults_words_that_finds_nothing_gets_the_hint_once(ivault: Path) -> None:
-    prompt = "which region is the disaster recovery site for the GKE clusters"
+    # It names no bullet: "GKE clusters" (an alias of `cluster names`) would be about that one.
+    prompt = "which region is the disaster recovery site for the production clusters"
     _, first = hook(ivault, event(prompt, session="s-hint"))
     assert first.out == hits.PRIME_HINT + "\n"
     _, second = hook(ivault, event(prompt, session="s-hint"))
@@ -609,3 +610,41 @@ def test_a_version_1_usage_log_keeps_its_rows_and_learns_what_was_served(ivault:
     assert log.execute("PRAGMA user_version").fetchone()[0] == 3
     assert log.execute("SELECT count(*) FROM events").fetchone()[0] == 2
     log.close()
+
+
+# --- one stand-out rule with find (search.Rule; prime asks search.PRIME) -----------------------
+
+
+def test_prime_judges_by_finds_evidence_more_strictly(tmp_path: Path) -> None:
+    """prime and find weigh the same evidence (search.Judge) by one rule, prime's instance the
+    stricter. A prompt that names a bullet (every word of its handle) is about it, for prime as
+    for find, however many words the vault lacks beside it; before, prime's rule of its own knew
+    nothing of names, those words outweighed the handle's and it stayed silent. One word the
+    vault's bullets share is enough for find's answer, and never for prime."""
+    from test_rank import bullet, make_vault
+
+    vault = make_vault(
+        tmp_path / "v",
+        [
+            bullet(
+                "helm reuse values", "helm upgrade with reuse-values keeps the old chart values"
+            ),
+            *(
+                bullet(f"{name} values", f"the {name} config takes its values from the environment")
+                for name in ("kafka", "redis", "nginx", "vault", "grafana")
+            ),
+        ],
+    )
+    assert brain("reindex", "--vault", str(vault)).code == 0
+    named = "why do helm reuse values misbehave with zorblat quixotic frimble wendigo parlance"
+    for command in ("find", "prime"):
+        run = brain(command, "--vault", str(vault), "--json", named)
+        assert run.code == 0, run
+        doc = run.json()
+        assert doc["hits"][0]["handle"] == "helm reuse values", command
+    assert brain("find", "--vault", str(vault), "--json", "helm values").json()["evidence"] == (
+        "strong"
+    )
+    shared = brain("prime", "--vault", str(vault), "--json", "which environment values apply")
+    assert (shared.code, shared.json()["hits"]) == (0, [])
+    assert search.PRIME.telling > search.FIND.telling  # the stricter instance of one Rule

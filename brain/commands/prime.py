@@ -4,9 +4,9 @@ Claude Code runs it on every prompt (the UserPromptSubmit hook) and puts what it
 the prompt. So it reads the prompt as a sentence (pasted blocks, code and logs do not drive the
 query; chat words carry nothing), retrieves as `find` does without ever loading a model itself
 (the warm worker's neighbours or keywords alone), speaks only when a hit stands out on its own
-evidence (`Rule`), never serves a note's paragraph that a newer bullet corrects (the bullet
-instead), and never gives a session what it was already given. Being quick and out of the way
-(exit 0, a deadline) is brain/cli.py's part.
+evidence (search.PRIME: find's rule, stricter), never serves a note's paragraph that a newer
+bullet corrects (the bullet instead), and never gives a session what it was already given.
+Being quick and out of the way (exit 0, a deadline) is brain/cli.py's part.
 """
 
 from __future__ import annotations
@@ -18,36 +18,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from brain import drift, index, search, superseded, usage
-from brain.vocab import CHAT_STOPWORDS, idf
+from brain.vocab import CHAT_STOPWORDS
 
 DEFAULT_BUDGET = 1200  # tokens (bytes / 4) of what the hook prints
 MAX_SERVED = 3  # stand-outs served per prompt at most
 CANDIDATES = 10  # the top of the ranking that is judged
-LEAD_POOL = 30  # the hits a candidate's coverage is compared with (their median)
 SENTENCE_WORDS = 60  # a long prompt is read by its start: its task is said there
 HINT_WORDS = 2  # topic words the vault holds, at least, for a prompt to get the hint
 LOG_RUN = 3  # this many log-like lines in a row are a pasted log, not the prompt's words
 
-# The stand-out rule, stricter than find's: prime speaks unasked, so a prompt that merely shares a
-# word with the vault (a general question about a status code, a password, a random number) must
-# get nothing. A hit stands out
-# - by its words: when it holds TELLING of the prompt's topic words at least (all of them when
-#   the prompt has fewer: one shared word is no evidence), COVERAGE of their distinctive weight
-#   (each weighted by IDF, so a word the vault never holds, the topic of an off-topic prompt,
-#   weighs most) and LEAD more than the median hit of the LEAD_POOL best (a word half the vault
-#   holds makes nothing stand out), and, with the warm worker's vectors, its meaning agrees: its
-#   cosine rises AGREE above the median cosine of the prompt's nearest neighbours (a hit that
-#   only shares words is a coincidence);
-# - or by its meaning: its cosine rises RISE above that median and it holds a topic word.
-# Only ranks, shares and each prompt's own distribution of cosines are compared, never a cosine
-# as such. When one stands out, the BULLETS best-ranked bullets are served with it. TELLING is
-# the rule itself; the other constants were chosen by tools/bench_prime.py --calibrate on the
-# tuning half of testdata/prime/prompts.jsonl (see docs/commands.md).
-COVERAGE = 0.3
-LEAD = 0.05
-TELLING = 2
-AGREE = 0.17
-RISE = 0.3
+# What stands out is search.PRIME's call: find's stand-out rule, stricter (see brain/search.py).
+# When one stands out, the BULLETS best-ranked bullets are served with it (chosen with the rule by
+# tools/bench_prime.py --calibrate).
 BULLETS = 2
 
 
@@ -119,16 +101,10 @@ def _topical(term: str) -> bool:
 
 @dataclass(frozen=True)
 class Candidate:
-    """A hit near the top of the ranking with the signals that decide whether it stands out."""
+    """A hit near the top of the ranking with the evidence that decides whether it stands out."""
 
     hit: search.Hit
-    coverage: float  # share of the prompt's distinctive weight (IDF) the hit holds
-    lead: float  # its coverage over the median coverage of the LEAD_POOL best hits
-    held: int  # how many of the prompt's topic words it holds
-    terms: int  # how many topic words the prompt has
-    # its cosine over the median cosine of the prompt's nearest neighbours (one not among them
-    # counts the last one's); None without the vector half
-    rise: float | None
+    evidence: search.Evidence
 
 
 @dataclass(frozen=True)
@@ -143,37 +119,18 @@ class PrimeResult:
 Neighbours = Callable[[sqlite3.Connection, str], list[tuple[int, float]] | None]
 
 
-@dataclass(frozen=True)
-class Rule:
-    """When a candidate stands out (the constants above; tools/bench_prime.py tries others)."""
-
-    coverage: float = COVERAGE
-    lead: float = LEAD
-    telling: int = TELLING
-    agree: float = AGREE
-    rise: float = RISE
-    bullets: int = BULLETS
-
-    def stands_out(self, c: Candidate) -> bool:
-        words = (
-            c.coverage >= self.coverage
-            and c.lead >= self.lead
-            and c.held >= min(self.telling, c.terms)
-        )
-        if c.rise is None:  # keywords alone: the words must say it
-            return words
-        return (words and c.rise >= self.agree) or (c.rise >= self.rise and c.held >= 1)
-
-    def choose(self, judged: list[Candidate]) -> list[search.Hit]:
-        """What is served, at most MAX_SERVED: nothing unless some candidate stands out; then
-        the best-ranked bullet (the fact as settled, where a note's paragraph tells its story)
-        and the stand-outs, bullets before paragraphs, each kind in ranking order."""
-        standing = sorted((c for c in judged if self.stands_out(c)), key=_paragraph)
-        if not standing:
-            return []
-        best = [c for c in judged if not _paragraph(c)][: self.bullets]
-        hits = list(dict.fromkeys(c.hit for c in [*best, *standing]))
-        return hits[:MAX_SERVED]
+def choose(
+    judged: list[Candidate], rule: search.Rule = search.PRIME, bullets: int = BULLETS
+) -> list[search.Hit]:
+    """What is served, at most MAX_SERVED: nothing unless some candidate stands out under `rule`;
+    then the `bullets` best-ranked bullets (the fact as settled, where a note's paragraph tells its
+    story) and the stand-outs, bullets before paragraphs, each kind in ranking order."""
+    standing = sorted((c for c in judged if rule.stands_out(c.evidence)), key=_paragraph)
+    if not standing:
+        return []
+    best = [c for c in judged if not _paragraph(c)][:bullets]
+    hits = list(dict.fromkeys(c.hit for c in [*best, *standing]))
+    return hits[:MAX_SERVED]
 
 
 def _paragraph(c: Candidate) -> bool:
@@ -201,30 +158,10 @@ def candidates(conn: sqlite3.Connection, said: str, neighbours: Neighbours | Non
         mode, hits = "keyword", ranked.hits
     else:
         mode, hits = "hybrid", search.hybrid_rank(conn, parsed, vector, ranked)
-    weights = _weights(conn, ranked.df)
-    total = sum(weights) or 1.0
-    cosine = dict(vector or [])
-    # The prompt's own scale: the median cosine of its nearest neighbours (the worker's
-    # VECTOR_DEPTH), and the last one's, which a hit not among them has at most.
-    near = sorted(cosine.values(), reverse=True)
-    median, floor = (near[len(near) // 2], near[-1]) if near else (0.0, 0.0)
-    pool = hits[:LEAD_POOL]
-    holds = [[h.id in found for found in ranked.found] for h in pool]
-    shares = [sum(w for w, has in zip(weights, held, strict=True) if has) / total for held in holds]
-    typical = sorted(shares)[len(shares) // 2] if shares else 0.0
-    terms = len(parsed.groups)
-    out = []
-    for h, share, held in zip(pool[:CANDIDATES], shares, holds, strict=False):
-        rise = cosine.get(h.id, floor) - median if vector is not None else None
-        out.append(Candidate(h, share, share - typical, sum(held), terms, rise))
-    return Judged(mode, out, round(ranked.known * terms), terms)
-
-
-def _weights(conn: sqlite3.Connection, dfs: tuple[int, ...]) -> list[float]:
-    """BM25's IDF of each query term: a word few units hold says more about what is asked, and a
-    word the vault never holds (the topic of an off-topic prompt) says the most."""
-    n = int(conn.execute("SELECT count(*) FROM units").fetchone()[0])
-    return [idf(df, n) for df in dfs]
+    judge = search.Judge(parsed, ranked, vector)
+    typical = judge.typical(hits)
+    out = [Candidate(h, judge.evidence(h, typical)) for h in hits[:CANDIDATES]]
+    return Judged(mode, out, round(ranked.known * len(parsed.groups)), len(parsed.groups))
 
 
 def prime(
@@ -241,19 +178,22 @@ def prime(
     conn = index.open_index(vault)
     try:
         judged = candidates(conn, said, neighbours)
-        standing = Rule().choose(judged.candidates)
+        standing = choose(judged.candidates)
         standing = drift.mark(conn, superseded.current(conn, standing, MAX_SERVED))
     finally:
         conn.close()
     given = usage.so_far(session, vault)
     fresh = [h for h in standing if usage.unit_key(h.path, h.line, h.handle) not in given.units]
     repeated = len(standing) - len(fresh)
-    # The hint is for a prompt mostly in the vault's own words (two at least, and TELLING of
-    # them met in one unit: a general question's words are scattered over unrelated ones) that
-    # found nothing standing out: the agent may search deeper. Never for chat or another topic,
-    # and once per session.
+    # The hint is for a prompt mostly in the vault's own words (two at least, and PRIME's
+    # `telling` of them met in one unit: a general question's words are scattered over
+    # unrelated ones) that found nothing standing out: the agent may search deeper. Never for
+    # chat or another topic, and once per session.
     words = judged.known >= HINT_WORDS and judged.known >= search.KNOWN * judged.terms
-    words = words and any(c.held >= min(TELLING, c.terms) for c in judged.candidates)
+    telling = search.PRIME.telling
+    words = words and any(
+        c.evidence.held >= min(telling, c.evidence.terms) for c in judged.candidates
+    )
     asked = words and not standing
     hint = bool(session) and asked and not given.served and not given.hinted
     return PrimeResult(_echoed(said, text), judged.mode, tuple(fresh), repeated, hint)
