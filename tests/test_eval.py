@@ -66,3 +66,27 @@ def test_the_scorer_file_is_what_fit_makes_of_the_tuning_half() -> None:
     # The same cases through the same model: equal up to the float noise of another CPU.
     for got, kept in zip(fitted["rank"], stored["rank"], strict=True):
         assert abs(got - kept) < 0.02
+
+
+def test_places_say_where_each_expected_line_sits_in_every_mode() -> None:
+    """`golden --places`: each answerable case's expected lines and their place in each mode,
+    agreeing with the report's R@5 (the share of lines placed in the top five) per half."""
+    report = run_eval("golden", "--json", "--places")
+    rows = report["places"]
+    assert {r["split"] for r in rows} == {"tune", "held"}
+    for split in ("tune", "held"):
+        for mode in ("keyword", "vector", "hybrid"):
+            for category in ("paraphrase", "synonym", "dev-paraphrase"):
+                shares = [
+                    sum((p[mode] or 10**6) <= 5 for p in r["places"].values()) / len(r["places"])
+                    for r in rows
+                    if r["split"] == split and r["category"] == category
+                ]
+                assert shares, (split, category)
+                r5 = report[mode][split][category]["r5"]
+                assert abs(sum(shares) / len(shares) - r5) < 1e-3, (split, mode, category)
+    # a place is 1-based or None (past the depth looked at); every expected line has one per mode
+    for r in rows:
+        for place in r["places"].values():
+            assert set(place) == {"keyword", "vector", "hybrid"}
+            assert all(v is None or v >= 1 for v in place.values())
