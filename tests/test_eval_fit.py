@@ -9,6 +9,7 @@ from types import ModuleType
 from typing import Any
 
 import numpy as np
+import pytest
 from conftest import ROOT
 
 
@@ -51,3 +52,42 @@ def test_the_listwise_fit_reaches_the_minimum_and_ranks_answers_first() -> None:
     held = queries([2.0, -1.0, 0.0], 60, seed=2)
     first = [bool(y[np.argmax(x @ w)]) for x, y in held]
     assert sum(first) >= 0.9 * len(held)
+
+
+def unit_rows(*rows: list[float]) -> Any:
+    """Word vectors, one a row, L2-normalised as MiniLM's contextual vectors are."""
+    m = np.array(rows, dtype=float)
+    return m / np.linalg.norm(m, axis=1, keepdims=True)
+
+
+def test_late_interaction_matches_each_query_word_to_its_nearest_unit_word() -> None:
+    ev = tools_eval()
+    query = unit_rows([1, 0, 0], [0, 1, 0])
+    # one unit holds a word for each query word, one a word for only the first, one nothing near
+    both = unit_rows([0, 1, 0.1], [1, 0.1, 0], [0, 0, 1])
+    first = unit_rows([1, 0, 0], [0, 0, 1])
+    far = unit_rows([0, 0, 1])
+    scores = ev._late_interaction(query, [both, first, far, np.zeros((0, 3))])
+    expected_both = (1 / np.linalg.norm([1, 0.1, 0]) + 1 / np.linalg.norm([0, 1, 0.1])) / 2
+    assert scores[0] == pytest.approx(expected_both)
+    assert scores[1] == pytest.approx(0.5)  # the second query word finds nothing: cosine 0
+    assert scores[2] == pytest.approx(0.0)
+    assert scores[3] == 0.0  # a unit without words
+    assert scores[0] > scores[1] > scores[2]
+
+
+def test_only_topic_words_take_part() -> None:
+    ev = tools_eval()
+    vecs = np.eye(4)
+    kept = ev._content(["who", "signs", "the", "?"], vecs)
+    assert kept.tolist() == [vecs[1].tolist()]  # "who" and "the" are stopwords, "?" no word
+    assert ev._content(["the", "a"], vecs[:2]).shape == (2, 4)  # all stopwords: keep them all
+
+
+def test_ranked_gives_reciprocal_rank_and_recall_at_five() -> None:
+    ev = tools_eval()
+    y = np.zeros(8)
+    y[[2, 7]] = 1.0
+    scores = np.array([8.0, 7, 6, 5, 4, 3, 2, 1])  # answers at places 3 and 8
+    assert ev._ranked(scores, y) == (pytest.approx(1 / 3), 0.5)
+    assert ev._ranked(-scores, y) == (1.0, 0.5)  # reversed: places 1 and 6
