@@ -879,6 +879,7 @@ def test_review_after_serves_proposals_marked_unreviewed(git_vault: Path) -> Non
         "path": config.VAULT_CONFIG,
         "unreviewed_count": 4,  # the fixture's three and this one
         "set_by": config.VAULT_CONFIG,
+        "proposals_mode": "local",
     }
     assert "review: after" in (git_vault / config.VAULT_CONFIG).read_text(encoding="utf-8")
     found = brain("find", "--vault", v, "--json", "quokka feeding")
@@ -898,6 +899,18 @@ def test_review_after_serves_proposals_marked_unreviewed(git_vault: Path) -> Non
     assert run.code == 0
     brain("propose", "wombat bedtime — the wombat sleeps at nine", "--vault", v)
     assert brain("find", "--vault", v, "--json", "wombat bedtime").code == 1
+
+
+def test_review_after_says_team_proposals_answer_only_once_approved(vault: Path) -> None:
+    """With `proposals: team` a proposal is a branch of the shared remote, which no index reads:
+    `review after` must not promise that proposals answer finds at once."""
+    (vault / config.VAULT_CONFIG).write_text("proposals: team\n", encoding="utf-8")
+    run = brain("review", "after", "--vault", str(vault))
+    assert run.code == 0, run.err
+    assert "shared remote" in run.out
+    assert "answer finds at once" not in run.out
+    doc = brain("review", "--vault", str(vault), "--json").json()
+    assert (doc["mode"], doc["proposals_mode"]) == ("after", "team")
 
 
 def test_review_rejects_an_unknown_mode(vault: Path) -> None:

@@ -4,7 +4,9 @@
 answers at once, marked unreviewed in every output (`unreviewed` in find's JSON, the word
 `unreviewed` in its lines), until it is approved or dropped. The mode is a line of the vault's
 AI/config.yaml (`review: after`), committed, so every machine that shares the vault agrees;
-BRAIN_REVIEW overrides it on one machine (brain.config.review_mode).
+BRAIN_REVIEW overrides it on one machine (brain.config.review_mode). With `proposals: team` a
+proposal is a branch of the shared remote, which no index reads: it answers once approved, in
+either mode, and the mode's line says so.
 """
 
 from __future__ import annotations
@@ -13,7 +15,14 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from brain.config import REVIEW_MODES, VAULT_CONFIG, review_mode, review_override, vault_review_mode
+from brain.config import (
+    REVIEW_MODES,
+    VAULT_CONFIG,
+    proposals_mode,
+    review_mode,
+    review_override,
+    vault_review_mode,
+)
 from brain.errors import UsageError
 
 _LINE = re.compile(r"^review\s*:.*$", re.MULTILINE)
@@ -28,6 +37,9 @@ class ReviewResult:
     path: str  # AI/config.yaml
     unreviewed_count: int  # proposals answering finds now (0 in mode before)
     set_by: str  # AI/config.yaml, or BRAIN_REVIEW when this machine's environment overrides it
+    proposals_mode: (
+        str  # local (AI/INBOX.md) or team (branches of the shared remote: never answering)
+    )
 
 
 def review(vault: Path, mode: str | None = None) -> ReviewResult:
@@ -59,4 +71,4 @@ def review(vault: Path, mode: str | None = None) -> ReviewResult:
         finally:
             conn.close()
     by = "BRAIN_REVIEW" if review_override() else VAULT_CONFIG
-    return ReviewResult(str(vault), now, changed, VAULT_CONFIG, count, by)
+    return ReviewResult(str(vault), now, changed, VAULT_CONFIG, count, by, proposals_mode(vault))

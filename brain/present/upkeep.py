@@ -103,7 +103,12 @@ def log_text(result: LogResult) -> str:
 
 
 def review_text(result: ReviewResult) -> str:
-    if result.mode == "after":
+    if result.mode == "after" and result.proposals_mode == "team":
+        what = (
+            "but this vault's proposals go to the shared remote (`proposals: team`), where they "
+            "answer finds only once approved"
+        )
+    elif result.mode == "after":
         what = (
             f"proposals answer finds at once, marked unreviewed ({result.unreviewed_count} now), "
             "until approved or dropped"
