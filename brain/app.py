@@ -3,10 +3,8 @@
 from __future__ import annotations
 
 import inspect
-import sys
 from collections.abc import Callable
-from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 from typer.core import TyperGroup
@@ -14,11 +12,6 @@ from typer.core import TyperGroup
 from brain import options, present
 from brain import run as runner
 from brain.errors import UsageError
-from brain.present import emit, setup
-from brain.present import inbox as present_inbox
-
-if TYPE_CHECKING:
-    pass
 
 app = typer.Typer(
     name="brain",
@@ -33,17 +26,52 @@ app = typer.Typer(
 )
 
 
-def _parameter(command: str, spec: tuple[Any, ...], option: bool) -> inspect.Parameter:
+class _RecallGroup(TyperGroup):
+    """`brain recall QUERY` is `brain recall search QUERY`; a mode in its old spelling (`--sync`,
+    `--full ID`, ...) is the subcommand of the same word (brain.options.recall_args)."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, options.recall_args(args))
+
+
+recall_app = typer.Typer(
+    name="recall",
+    cls=_RecallGroup,
+    no_args_is_help=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(recall_app)
+inbox_app = typer.Typer(
+    name="inbox",
+    invoke_without_command=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+app.add_typer(inbox_app)
+# The Typer app of each group in brain.options.COMMANDS ("" is brain itself).
+_GROUPS = {"": app, "recall": recall_app, "inbox": inbox_app}
+
+
+def _parameter(
+    command: str, spec: tuple[Any, ...], option: bool, eager: Callable[..., Any] | None
+) -> inspect.Parameter:
     """One Typer parameter of `command` from a brain.options declaration (an option or an
-    argument)."""
+    argument); `eager`: the option's callback, run as soon as it is parsed (--version)."""
+    metavar = options.METAVARS.get(command, {}).get(spec[1] if option else spec[0])
     if option:
         flags, dest, kind, help_text = spec
-        info: Any = typer.Option(*flags, help=help_text, hidden=help_text is None)
+        info: Any = typer.Option(
+            *flags,
+            help=help_text,
+            hidden=help_text is None,
+            metavar=metavar,
+            callback=eager,
+            is_eager=eager is not None,
+        )
         default: object = options.default(command, dest, kind)
-        hint: Any = bool if kind is bool else kind | None
+        hint: Any = {bool: bool, list: list[str] | None}.get(kind, kind | None)
     else:
         dest, arity, help_text = spec
-        info = typer.Argument(help=help_text, show_default=False)
+        info = typer.Argument(help=help_text, show_default=False, metavar=metavar)
         hints: dict[str, Any] = {"1": str, "+": list[str], "?": str | None, "*": list[str] | None}
         hint = hints[arity]
         default = inspect.Parameter.empty if arity in ("1", "+") else None
@@ -52,29 +80,44 @@ def _parameter(command: str, spec: tuple[Any, ...], option: bool) -> inspect.Par
     )
 
 
-def declared(name: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """Register the decorated function as command `name`, its arguments and options (flags, help,
-    defaults) built from brain.options, the declaration brain.cli's fast path parses with too.
-    The function takes them as keyword arguments, named as declared."""
+def declared(
+    name: str, *, eager: dict[str, Callable[..., Any]] | None = None
+) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """Register the decorated function as command `name` (a brain.options.COMMANDS key: "find",
+    "inbox approve", a group's "inbox", or "" for brain's own options), its arguments and options
+    (flags, help, defaults) built from brain.options, the declaration brain.cli's fast path
+    parses with too. The function takes them as keyword arguments, named as declared. A group's
+    function runs when no subcommand is given; a subcommand's option that its group declares
+    too may come before the subcommand (`brain inbox --vault V drop 2`)."""
     arguments, declared_options = options.COMMANDS[name]
-    params = [_parameter(name, a, False) for a in arguments]
-    params += [_parameter(name, o, True) for o in declared_options]
+    params = [_parameter(name, a, False, None) for a in arguments]
+    params += [_parameter(name, o, True, (eager or {}).get(o[1])) for o in declared_options]
+    context = inspect.Parameter("ctx", inspect.Parameter.KEYWORD_ONLY, annotation=typer.Context)
+    group, _, word = name.rpartition(" ")
 
     def register(body: Callable[..., None]) -> Callable[..., None]:
         own = inspect.signature(body).parameters
         names = [p.name for p in params]
         if list(own) != names and [p.kind for p in own.values()] != [inspect.Parameter.VAR_KEYWORD]:
             raise TypeError(f"{body.__name__} takes {list(own)}; brain.options declares {names}")
-        body.__signature__ = inspect.Signature(params)  # type: ignore[attr-defined]
-        return app.command(name)(body)
+
+        def call(ctx: typer.Context, **opts: Any) -> None:
+            if name in _GROUPS:
+                if ctx.invoked_subcommand is None:
+                    body(**opts)
+                return
+            given = ctx.parent.params if group and ctx.parent else {}
+            body(**{k: given[k] if not v and given.get(k) else v for k, v in opts.items()})
+
+        call.__doc__ = body.__doc__
+        call.__signature__ = inspect.Signature([context, *params])  # type: ignore[attr-defined]
+        if name in _GROUPS:
+            _GROUPS[name].callback()(call)
+        else:
+            _GROUPS[group].command(word)(call)
+        return body
 
     return register
-
-
-# The options many commands share, from the same declaration as the fast path's.
-VaultOpt = Annotated[str | None, typer.Option(*options.VAULT[0], help=options.VAULT[3])]
-JsonOpt = Annotated[bool, typer.Option(*options.JSON[0], help=options.JSON[3])]
-ToOpt = Annotated[str | None, typer.Option(*options.TO[0], help=options.TO[3])]
 
 
 @declared("find")
@@ -123,27 +166,8 @@ def _version_option(value: bool) -> None:
         raise typer.Exit(runner.run_version(as_json=False))
 
 
-@app.callback()
-def _options(
-    version: Annotated[
-        bool,
-        typer.Option(
-            "--version",
-            callback=_version_option,
-            is_eager=True,
-            help="Print the version, as `brain version` does, and exit.",
-        ),
-    ] = False,
-    color: Annotated[
-        str | None,
-        typer.Option(
-            "--color",
-            metavar="auto|always|never",
-            help="Colour for a person at a terminal (default: BRAIN_COLOR, else auto: none "
-            "under NO_COLOR, for an agent or through a pipe). Before the command.",
-        ),
-    ] = None,
-) -> None:
+@declared("", eager={"version": _version_option})
+def _options(**opts: Any) -> None:
     pass  # --color is taken off the command line by brain.cli, for every command's path
 
 
@@ -157,59 +181,14 @@ def secrets_command(**opts: Any) -> None:
     raise typer.Exit(runner.run_secrets(**opts))
 
 
-@app.command("install")
-def install_command(
-    path: Annotated[
-        str | None,
-        typer.Argument(
-            help="The vault folder. Default: $BRAIN_VAULT, else the recorded vault, else "
-            "~/Documents/Brain (created as a git repository with a starter AI/).",
-            show_default=False,
-        ),
-    ] = None,
-    init: Annotated[
-        bool,
-        typer.Option(
-            "--init",
-            help="Run `git init` in an existing folder that is not a git repository yet "
-            "(asked at a terminal; required otherwise).",
-        ),
-    ] = False,
-    yes: Annotated[bool, typer.Option("--yes", "-y", hidden=True)] = False,  # same as --init
-    vault: Annotated[
-        str | None, typer.Option("--vault", help="The vault folder, as PATH (either one).")
-    ] = None,
-    dry_run: Annotated[
-        bool,
-        typer.Option("--dry-run", help="Say what install would write and run; write nothing."),
-    ] = False,
-    as_json: JsonOpt = False,
-) -> None:
+@declared("install")
+def install_command(**opts: Any) -> None:
     """Set up the vault: record it, put brain on PATH, hook git and Claude Code, build the index.
 
     Running it again changes nothing; with another PATH it moves to that vault. `--dry-run`
     lists each file and folder it would write, what it would run and what is already in place.
     """
-    from brain.commands.install import choose_vault, install, plan
-    from brain.errors import BrainError
-
-    if path and vault and Path(path).expanduser().resolve() != Path(vault).expanduser().resolve():
-        raise UsageError(
-            f"PATH {path} and --vault {vault} name two vaults", f"brain install {path}"
-        )
-    init = init or yes
-    choice = choose_vault(path or vault)
-    if dry_run:
-        raise typer.Exit(emit(setup.install_plan(plan(choice, init=init), as_json=as_json)))
-    if choice.needs_init and not init and not as_json and sys.stdin.isatty():
-        init = typer.confirm(
-            f"{choice.path} is not a git repository. Run `git init` there and use it as the vault?",
-            default=False,
-            err=True,
-        )
-        if not init:
-            raise BrainError("nothing was installed", "pick another folder, or pass --init")
-    raise typer.Exit(emit(setup.install(install(choice, init=init), as_json=as_json)))
+    raise typer.Exit(runner.run_install(**opts))
 
 
 @declared("uninstall")
@@ -273,53 +252,8 @@ def prime_command(**opts: Any) -> None:
     raise typer.Exit(runner.run_prime(**opts))
 
 
-# The modes `brain recall` took as options before they were subcommands: old spelling -> takes a
-# value. `brain recall --full ID` still works, as `brain recall full ID`.
-_RECALL_MODES = {
-    "--full": True,
-    "--sessions": False,
-    "--sync": False,
-    "--sources": False,
-    "--enable": True,
-    "--disable": True,
-}
-
-
-class _RecallGroup(TyperGroup):
-    """`brain recall QUERY` is `brain recall search QUERY`; a mode in its old spelling (`--sync`,
-    `--full ID`, ...) is the subcommand of the same word."""
-
-    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
-        return super().parse_args(ctx, self.rewrite(args))
-
-    def rewrite(self, args: list[str]) -> list[str]:
-        if not args or args[0] in self.commands:
-            return args
-        head = args[: args.index("--")] if "--" in args else args
-        for at, arg in enumerate(head):
-            name, eq, value = arg.partition("=")
-            if name in _RECALL_MODES:
-                after = 1 if _RECALL_MODES[name] and not eq else 0  # its value, the next arg
-                word = [name[2:], *([value] if eq else args[at + 1 : at + 1 + after])]
-                return [*word, *args[:at], *args[at + 1 + after :]]
-        if any(a in ("-h", "--help") for a in head) and not any(
-            not a.startswith("-") for a in head
-        ):
-            return args  # `brain recall --help`: the group's help, listing the subcommands
-        return ["search", *args]
-
-
-recall_app = typer.Typer(
-    name="recall",
-    cls=_RecallGroup,
-    no_args_is_help=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-app.add_typer(recall_app)
-
-
-@recall_app.callback()
-def recall_command() -> None:
+@declared("recall")
+def recall_command(**opts: Any) -> None:
     """Search what was said in your agents' transcripts (opt in per agent with `enable`).
 
     `brain recall QUERY` searches (as `brain recall search QUERY`); `brain recall sessions`
@@ -329,125 +263,50 @@ def recall_command() -> None:
     """
 
 
-def _recall(**kwargs: Any) -> None:
-    from brain.run import run_recall
-
-    raise typer.Exit(run_recall(**{"query": [], "progress": runner.progress_bar, **kwargs}))
-
-
-# The filters of a search of the transcripts, shared by `recall search` and `recall sessions`.
-RecallAllOpt = Annotated[
-    bool, typer.Option("--all", help="Include the current session (excluded by default).")
-]
-TurnsSinceOpt = Annotated[
-    str | None, typer.Option("--since", help="Only turns from DATE on (2025-05-01, 7d).")
-]
-RecallAgentOpt = Annotated[
-    str | None, typer.Option("--agent", help="Only this agent's turns (claude, codex, ...).")
-]
-RecallCwdOpt = Annotated[
-    str | None, typer.Option("--cwd", help="Only turns from sessions in this folder or below.")
-]
-
-
-@recall_app.command("search")
-def recall_search_command(
-    query: Annotated[list[str], typer.Argument(help="What was said, in plain words.")],
-    all_sessions: RecallAllOpt = False,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many hits.")] = 10,
-    since: TurnsSinceOpt = None,
-    agent: RecallAgentOpt = None,
-    cwd: RecallCwdOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
+@declared("recall search")
+def recall_search_command(**opts: Any) -> None:
     """Ranked snippets of the turns that match QUERY, one line per hit. Exit 1 when none does."""
-    _recall(
-        query=query,
-        all_sessions=all_sessions,
-        limit=limit,
-        since=since or "",
-        agent=agent or "",
-        cwd=cwd or "",
-        as_json=as_json,
-    )
+    raise typer.Exit(runner.run_recall_search(**opts))
 
 
-AgentArg = Annotated[
-    str,
-    typer.Argument(help="claude, codex, gemini, copilot, opencode or pi.", show_default=False),
-]
-
-
-@recall_app.command("full")
-def recall_full_command(
-    turn: Annotated[
-        str, typer.Argument(help="The turn's id as listed, or any unique start of it.")
-    ],
-    as_json: JsonOpt = False,
-) -> None:
+@declared("recall full")
+def recall_full_command(**opts: Any) -> None:
     """Print one turn in full, by its id."""
-    _recall(full=turn, as_json=as_json)
+    raise typer.Exit(runner.run_recall_full(**opts))
 
 
-@recall_app.command("sessions")
-def recall_sessions_command(
-    query: Annotated[
-        list[str] | None,
-        typer.Argument(help="Only sessions that said this, best first (default: the newest)."),
-    ] = None,
-    all_sessions: RecallAllOpt = False,
-    limit: Annotated[int, typer.Option("--limit", "-n", help="At most this many sessions.")] = 20,
-    since: TurnsSinceOpt = None,
-    agent: RecallAgentOpt = None,
-    cwd: RecallCwdOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
+@declared("recall sessions")
+def recall_sessions_command(**opts: Any) -> None:
     """List sessions, not turns: each with its agent, id, title, folder and turns. Exit 1: none.
 
     With QUERY, the sessions whose turns match it, best first, each led by its best turn's id
     (`brain recall full ID`); without, the newest first.
     """
-    from brain import caller
-    from brain.commands import recall as cmd
-    from brain.present import recall as present
-
-    who = caller.detect()
-    text = runner.argv_text(" ".join(query or []).strip())
-    with runner.progress_bar("Reading transcripts", enabled=not as_json) as bar:
-        result = cmd.sessions(
-            text,
-            limit=limit,
-            since=since or "",
-            agent=agent or "",
-            cwd=cwd or "",
-            exclude_session="" if all_sessions else who.session,
-            progress=bar,
-        )
-    raise typer.Exit(emit(present.sessions(result, who, as_json=as_json)))
+    raise typer.Exit(runner.run_recall_sessions(**opts))
 
 
-@recall_app.command("sync")
-def recall_sync_command(as_json: JsonOpt = False) -> None:
+@declared("recall sync")
+def recall_sync_command(**opts: Any) -> None:
     """Read every enabled transcript again from the start (normally automatic and incremental)."""
-    _recall(sync=True, as_json=as_json)
+    raise typer.Exit(runner.run_recall_sync(**opts))
 
 
-@recall_app.command("sources")
-def recall_sources_command(as_json: JsonOpt = False) -> None:
+@declared("recall sources")
+def recall_sources_command(**opts: Any) -> None:
     """List the adapters, where they read, and which are enabled."""
-    _recall(sources=True, as_json=as_json)
+    raise typer.Exit(runner.run_recall_sources(**opts))
 
 
-@recall_app.command("enable")
-def recall_enable_command(agent: AgentArg, as_json: JsonOpt = False) -> None:
+@declared("recall enable")
+def recall_enable_command(**opts: Any) -> None:
     """Opt in to an agent's transcripts (once)."""
-    _recall(enable=agent, as_json=as_json)
+    raise typer.Exit(runner.run_recall_enable(**opts))
 
 
-@recall_app.command("disable")
-def recall_disable_command(agent: AgentArg, as_json: JsonOpt = False) -> None:
+@declared("recall disable")
+def recall_disable_command(**opts: Any) -> None:
     """Opt out of an agent; its turns are deleted from recall."""
-    _recall(disable=agent, as_json=as_json)
+    raise typer.Exit(runner.run_recall_disable(**opts))
 
 
 @declared("update")
@@ -528,57 +387,14 @@ def review_command(**opts: Any) -> None:
     raise typer.Exit(runner.run_review(**opts))
 
 
-@app.command("desk")
-def desk_command(
-    vault: VaultOpt = None,
-    port: Annotated[
-        int, typer.Option("--port", help="Listen on this port of 127.0.0.1 (default: any free).")
-    ] = 0,
-    no_open: Annotated[
-        bool, typer.Option("--no-open", help="Print the URL only; do not open a browser.")
-    ] = False,
-    idle: Annotated[float, typer.Option("--idle", hidden=True)] = 3600.0,
-) -> None:
+@declared("desk")
+def desk_command(**opts: Any) -> None:
     """Open the desk: a local web page to review the inbox, misses, ledger, health and search.
 
     Listens on 127.0.0.1 only, behind a token your browser gets from a file only you can read.
     Stops after an idle hour or Ctrl-C.
     """
-    from brain.config import resolve_vault
-
-    path = resolve_vault(vault)
-    if not 0 <= port <= 65535:
-        raise UsageError(f"--port {port} is not a port", "pass 1 to 65535, or leave it out")
-    from brain.desk import door, server
-
-    sock = server.bind(port)
-    desk = server.Desk(path, sock.getsockname()[1])
-    # The browser is given a file holding the token (0600), never the URL: a child's argv is
-    # every local user's to read. The token is printed only when the person must carry the URL
-    # to a browser themselves (--no-open, no terminal, no browser found; an ssh tunnel).
-    with server.stopped_by_signals(desk):
-        page = door.write(desk.url)
-        try:
-            browse = not no_open and sys.stdout.isatty()
-            shown = f"{desk.address} (opening it in your browser)" if browse else desk.url
-            # the URL's token is brain's own and the person needs it whole: past the mask
-            present.out(present.with_own_url(f"brain desk for {path}: ", shown))
-            present.out(
-                f"Any browser here opens it from {page.as_uri()} (yours only, until it stops)."
-            )
-            present.out("Ctrl-C stops it; it stops by itself after an idle hour.")
-            if browse:
-                door.open_browser(
-                    page,
-                    lambda: present.out(
-                        present.with_own_url("No browser could be opened: ", desk.url)
-                    ),
-                )
-            why = server.serve(desk, sock, idle=idle)
-        finally:
-            door.remove(page)
-    if why != "hung up":  # the terminal is gone: nothing to say it on
-        present.out(f"brain desk stopped ({why}).")
+    raise typer.Exit(runner.run_desk(**opts))
 
 
 @declared("locate")
@@ -590,56 +406,15 @@ def locate_command(**opts: Any) -> None:
     raise typer.Exit(runner.run_locate(**opts))
 
 
-@app.command("mcp")
-def mcp_command(
-    vault: VaultOpt = None,
-    http: Annotated[
-        bool, typer.Option("--http", help="Serve on streamable HTTP behind a token, not stdio.")
-    ] = False,
-    port: Annotated[
-        int | None,
-        typer.Option("--port", help="With --http: the port (default 8417; 0: any free one)."),
-    ] = None,
-    host: Annotated[
-        str | None,
-        typer.Option("--host", help="With --http: the address to listen on (default 127.0.0.1)."),
-    ] = None,
-    allow_host: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--allow-host", help="With --http: another name clients call it by (Host header)."
-        ),
-    ] = None,
-) -> None:
+@declared("mcp")
+def mcp_command(**opts: Any) -> None:
     """Serve brain's tools (find, recall, pack, propose, locate) over MCP on stdio, for agents.
 
     Register it with your agent, e.g. `claude mcp add --scope user brain -- brain mcp`.
     With --http: on http://127.0.0.1:8417/mcp, behind a token in a file only you can read;
     it prints how to register it.
     """
-    from brain.config import resolve_vault
-
-    given = [n for n, v in (("--port", port), ("--host", host), ("--allow-host", allow_host)) if v]
-    if given and not http:
-        raise UsageError(f"{given[0]} serves HTTP: add --http", "brain mcp --http " + given[0])
-    if port is not None and not 0 <= port <= 65535:
-        raise UsageError(f"--port {port} is not a port", "pass 1 to 65535, or leave it out")
-    if vault:
-        resolve_vault(vault)  # a wrong --vault is an error now, not on every tool call
-    if not http:
-        from brain.mcp_server import serve
-
-        serve(vault)
-        return
-    from brain.mcp_server import DEFAULT_PORT, serve_http
-
-    serve_http(
-        vault,
-        host or "127.0.0.1",
-        DEFAULT_PORT if port is None else port,
-        tuple(allow_host or ()),
-        lambda listening: present.err(setup.mcp_http(listening)),
-    )
+    raise typer.Exit(runner.run_mcp(**opts))
 
 
 @declared("propose")
@@ -654,90 +429,35 @@ def propose_command(**opts: Any) -> None:
     raise typer.Exit(runner.run_propose(**opts))
 
 
-inbox_app = typer.Typer(
-    name="inbox",
-    invoke_without_command=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
-app.add_typer(inbox_app)
-
-NumbersArg = Annotated[
-    list[str],
-    typer.Argument(
-        help="Proposals by their number in `brain inbox`: N, a range N-M, or all.",
-        metavar="N...",
-        show_default=False,
-    ),
-]
-
-
-@inbox_app.callback()
-def inbox_command(ctx: typer.Context, vault: VaultOpt = None, as_json: JsonOpt = False) -> None:
+@declared("inbox")
+def inbox_command(**opts: Any) -> None:
     """List the proposals waiting in AI/INBOX.md; `approve` or `drop` them by number.
 
     Approving moves a proposal into a core file (one for an existing handle replaces that bullet
     in place); dropping discards it. Approving reindexes but commits nothing: review and commit
     the vault yourself.
     """
-    if ctx.invoked_subcommand is not None:
-        return
-    from brain.commands import inbox as inboxmod
-    from brain.config import resolve_vault
-
-    emit(present_inbox.inbox(inboxmod.inbox(resolve_vault(vault)), as_json=as_json))
+    raise typer.Exit(runner.run_inbox(**opts))
 
 
-def _inbox_context(ctx: typer.Context, vault: str | None, as_json: bool) -> tuple[Path, bool]:
-    """The vault and --json of `brain inbox approve|drop`, given after the subcommand or before
-    it (`brain inbox --vault V drop 2`)."""
-    from brain.config import resolve_vault
-
-    given = ctx.parent.params if ctx.parent else {}
-    return resolve_vault(vault or given.get("vault")), as_json or bool(given.get("as_json"))
-
-
-def _one_number(words: list[str]) -> bool:
-    """`approve 3`, answered as before; several, a range or all get a list."""
-    return len(words) == 1 and words[0].isdecimal()
-
-
-@inbox_app.command("approve")
-def inbox_approve_command(
-    ctx: typer.Context,
-    numbers: NumbersArg,
-    to: ToOpt = None,
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
+@declared("inbox approve")
+def inbox_approve_command(**opts: Any) -> None:
     """Move proposals into a core file, in the order listed; commit the vault yourself.
 
     Every proposal named is checked first: a wrong number or one that cannot be approved changes
     nothing. Numbers are those `brain inbox` lists before the command (`approve 1-3`, `approve
     all`). A proposal branch of the shared remote (`proposals: team`) is merged there and pushed.
     """
-    from brain.commands import inbox as inboxmod
-
-    path, as_json = _inbox_context(ctx, vault, as_json)
-    results = inboxmod.approve_many(path, numbers, to)
-    emit(present_inbox.approved(results, one=_one_number(numbers), as_json=as_json))
+    raise typer.Exit(runner.run_inbox_approve(**opts))
 
 
-@inbox_app.command("drop")
-def inbox_drop_command(
-    ctx: typer.Context,
-    numbers: NumbersArg,
-    vault: VaultOpt = None,
-    as_json: JsonOpt = False,
-) -> None:
+@declared("inbox drop")
+def inbox_drop_command(**opts: Any) -> None:
     """Discard proposals: all of those named at once, or none when a number is wrong.
 
     Numbers are those `brain inbox` lists before the command (`drop 1 2`, `drop 3-5`, `drop all`).
     """
-    from brain.commands import inbox as inboxmod
-
-    path, as_json = _inbox_context(ctx, vault, as_json)
-    results = inboxmod.drop_many(path, numbers)
-    emit(present_inbox.dropped(results, one=_one_number(numbers), as_json=as_json))
+    raise typer.Exit(runner.run_inbox_drop(**opts))
 
 
 @declared("export")
