@@ -80,15 +80,21 @@ def _parameter(
     )
 
 
+def _runner(name: str) -> str:
+    """The runner in brain.run of command `name`: run_find, run_inbox_approve."""
+    return "run_" + name.replace(" ", "_")
+
+
 def declared(
     name: str, *, eager: dict[str, Callable[..., Any]] | None = None
 ) -> Callable[[Callable[..., None]], Callable[..., None]]:
-    """Register the decorated function as command `name` (a brain.options.COMMANDS key: "find",
-    "inbox approve", a group's "inbox", or "" for brain's own options), its arguments and options
-    (flags, help, defaults) built from brain.options, the declaration brain.cli's fast path
-    parses with too. The function takes them as keyword arguments, named as declared. A group's
-    function runs when no subcommand is given; a subcommand's option that its group declares
-    too may come before the subcommand (`brain inbox --vault V drop 2`)."""
+    """Register command `name` (a brain.options.COMMANDS key: "find", "inbox approve", a group's
+    "inbox", or "" for brain's own options): its arguments and options (flags, help, defaults)
+    built from brain.options, the declaration brain.cli's fast path parses with too, its help
+    the decorated function's docstring, and its runner brain.run.run_NAME (run_inbox_approve),
+    which takes them as keyword arguments, named as declared, and returns the exit code. A
+    group's runner runs when no subcommand is given; a subcommand's option that its group
+    declares too may come before the subcommand (`brain inbox --vault V drop 2`)."""
     arguments, declared_options = options.COMMANDS[name]
     params = [_parameter(name, a, False, None) for a in arguments]
     params += [_parameter(name, o, True, (eager or {}).get(o[1])) for o in declared_options]
@@ -96,18 +102,16 @@ def declared(
     group, _, word = name.rpartition(" ")
 
     def register(body: Callable[..., None]) -> Callable[..., None]:
-        own = inspect.signature(body).parameters
-        names = [p.name for p in params]
-        if list(own) != names and [p.kind for p in own.values()] != [inspect.Parameter.VAR_KEYWORD]:
-            raise TypeError(f"{body.__name__} takes {list(own)}; brain.options declares {names}")
+        if inspect.signature(body).parameters:
+            raise TypeError(f"{body.__name__} is help text: brain.run.{_runner(name)} runs it")
 
         def call(ctx: typer.Context, **opts: Any) -> None:
-            if name in _GROUPS:
-                if ctx.invoked_subcommand is None:
-                    body(**opts)
-                return
+            run = getattr(runner, _runner(name), None)  # looked up now: tests replace it
+            if run is None or (name in _GROUPS and ctx.invoked_subcommand is not None):
+                return  # a group with nothing of its own to run, or its subcommand's turn
             given = ctx.parent.params if group and ctx.parent else {}
-            body(**{k: given[k] if not v and given.get(k) else v for k, v in opts.items()})
+            opts = {k: given[k] if not v and given.get(k) else v for k, v in opts.items()}
+            raise typer.Exit(run(**opts))
 
         call.__doc__ = body.__doc__
         call.__signature__ = inspect.Signature([context, *params])  # type: ignore[attr-defined]
@@ -121,19 +125,17 @@ def declared(
 
 
 @declared("find")
-def find_command(**opts: Any) -> None:
+def find_command() -> None:
     """Find the bullets and notes that answer QUERY. Exit 1 when nothing matches, as grep does."""
-    raise typer.Exit(runner.run_find(**opts))
 
 
 @declared("reindex")
-def reindex_command(**opts: Any) -> None:
+def reindex_command() -> None:
     """Bring the index up to date with the vault (only changed files are read again)."""
-    raise typer.Exit(runner.run_reindex(**opts))
 
 
 @declared("sync")
-def sync_command(**opts: Any) -> None:
+def sync_command() -> None:
     """Share the vault with your other machines over git: write down, receive, send.
 
     `status` says where sync stands, `connect URL` where the vault meets the other machines,
@@ -141,58 +143,54 @@ def sync_command(**opts: Any) -> None:
     `off` and `on` stop and restart it for this vault on this machine (also BRAIN_SYNC=off).
     Exit 1 when something is left waiting: not connected, offline, a refused line, a conflict.
     """
-    raise typer.Exit(runner.run_sync(**opts))
 
 
 @declared("lint")
-def lint_command(**opts: Any) -> None:
+def lint_command() -> None:
     """Check that every bullet parses, ends in a valid date, has a unique handle and no secret.
 
     Every line the index reads is checked by the guard too: hidden or bidi characters, words that
     mix scripts, images. `--strict` (or `lint: strict` in AI/config.yaml) holds bullets and
     synonyms to plain prose.
     """
-    raise typer.Exit(runner.run_lint(**opts))
 
 
 @declared("version")
-def version_command(**opts: Any) -> None:
+def version_command() -> None:
     """Print the release tag (or `dev` for a local build) and the commit it was built from."""
-    raise typer.Exit(runner.run_version(**opts))
 
 
 def _version_option(value: bool) -> None:
+    """`brain --version`: the version command's runner, before any command is looked for."""
     if value:
         raise typer.Exit(runner.run_version(as_json=False))
 
 
 @declared("", eager={"version": _version_option})
-def _options(**opts: Any) -> None:
+def _options() -> None:
     pass  # --color is taken off the command line by brain.cli, for every command's path
 
 
 @declared("secrets")
-def secrets_command(**opts: Any) -> None:
+def secrets_command() -> None:
     """Find credentials (API keys, tokens, private keys) in the vault. Exit 1 when any is found.
 
     Uses gitleaks as well when it is on PATH. The pre-commit hook runs `brain secrets --staged`.
     `--history` finds a credential committed once and deleted since, with the commit that added it.
     """
-    raise typer.Exit(runner.run_secrets(**opts))
 
 
 @declared("install")
-def install_command(**opts: Any) -> None:
+def install_command() -> None:
     """Set up the vault: record it, put brain on PATH, hook git and Claude Code, build the index.
 
     Running it again changes nothing; with another PATH it moves to that vault. `--dry-run`
     lists each file and folder it would write, what it would run and what is already in place.
     """
-    raise typer.Exit(runner.run_install(**opts))
 
 
 @declared("uninstall")
-def uninstall_command(**opts: Any) -> None:
+def uninstall_command() -> None:
     """Undo `brain install`: git hooks, brain's hooks in every agent, the PATH link, the record.
 
     The agents' hooks are the three install adds to each agent program: pack, prime and settle
@@ -202,11 +200,10 @@ def uninstall_command(**opts: Any) -> None:
     state brain leaves (your usage log, recall's transcripts, your settings) are named, with what
     removes them.
     """
-    raise typer.Exit(runner.run_uninstall(**opts))
 
 
 @declared("hooks")
-def hooks_command(**opts: Any) -> None:
+def hooks_command() -> None:
     """Turn brain's hooks on or off in your agents, or show which are on.
 
     Three hooks per agent program: `brain pack` when a session starts, `brain prime` on each
@@ -215,22 +212,20 @@ def hooks_command(**opts: Any) -> None:
     the one --harness names); `off` removes only brain's entries; a config that does not parse is
     left as it is and named.
     """
-    raise typer.Exit(runner.run_hooks(**opts))
 
 
 @declared("pack")
-def pack_command(**opts: Any) -> None:
+def pack_command() -> None:
     """Print the briefing an agent opens a project with, within --budget tokens.
 
     The project's bullets, the working rules, the newest handoff and the state folder; Claude
     Code's SessionStart hook runs it. With no PROJECT it packs the repository you are in; a
     repository the vault knows nothing about prints nothing and exits 0.
     """
-    raise typer.Exit(runner.run_pack(**opts))
 
 
 @declared("settle")
-def settle_command(**opts: Any) -> None:
+def settle_command() -> None:
     """Ask an agent, once per session, to propose what it settled before it stops.
 
     The agents' stop hook (`brain hooks on` registers it): it reads the stop event on stdin and,
@@ -238,22 +233,20 @@ def settle_command(**opts: Any) -> None:
     ...}` naming the files and the corrections the user made. Otherwise it prints nothing. It
     always exits 0.
     """
-    raise typer.Exit(runner.run_settle(**opts))
 
 
 @declared("prime")
-def prime_command(**opts: Any) -> None:
+def prime_command() -> None:
     """Print what the vault holds on a prompt, for the agent about to answer it.
 
     Claude Code's UserPromptSubmit hook runs it with the hook's JSON on stdin. Only what stands
     out is served, each unit once per session, within the budget and the deadline
     (BRAIN_PRIME_DEADLINE, default 1 s); it always exits 0 and prints nothing rather than late.
     """
-    raise typer.Exit(runner.run_prime(**opts))
 
 
 @declared("recall")
-def recall_command(**opts: Any) -> None:
+def recall_command() -> None:
     """Search what was said in your agents' transcripts (opt in per agent with `enable`).
 
     `brain recall QUERY` searches (as `brain recall search QUERY`); `brain recall sessions`
@@ -264,108 +257,95 @@ def recall_command(**opts: Any) -> None:
 
 
 @declared("recall search")
-def recall_search_command(**opts: Any) -> None:
+def recall_search_command() -> None:
     """Ranked snippets of the turns that match QUERY, one line per hit. Exit 1 when none does."""
-    raise typer.Exit(runner.run_recall_search(**opts))
 
 
 @declared("recall full")
-def recall_full_command(**opts: Any) -> None:
+def recall_full_command() -> None:
     """Print one turn in full, by its id."""
-    raise typer.Exit(runner.run_recall_full(**opts))
 
 
 @declared("recall sessions")
-def recall_sessions_command(**opts: Any) -> None:
+def recall_sessions_command() -> None:
     """List sessions, not turns: each with its agent, id, title, folder and turns. Exit 1: none.
 
     With QUERY, the sessions whose turns match it, best first, each led by its best turn's id
     (`brain recall full ID`); without, the newest first.
     """
-    raise typer.Exit(runner.run_recall_sessions(**opts))
 
 
 @declared("recall sync")
-def recall_sync_command(**opts: Any) -> None:
+def recall_sync_command() -> None:
     """Read every enabled transcript again from the start (normally automatic and incremental)."""
-    raise typer.Exit(runner.run_recall_sync(**opts))
 
 
 @declared("recall sources")
-def recall_sources_command(**opts: Any) -> None:
+def recall_sources_command() -> None:
     """List the adapters, where they read, and which are enabled."""
-    raise typer.Exit(runner.run_recall_sources(**opts))
 
 
 @declared("recall enable")
-def recall_enable_command(**opts: Any) -> None:
+def recall_enable_command() -> None:
     """Opt in to an agent's transcripts (once)."""
-    raise typer.Exit(runner.run_recall_enable(**opts))
 
 
 @declared("recall disable")
-def recall_disable_command(**opts: Any) -> None:
+def recall_disable_command() -> None:
     """Opt out of an agent; its turns are deleted from recall."""
-    raise typer.Exit(runner.run_recall_disable(**opts))
 
 
 @declared("update")
-def update_command(**opts: Any) -> None:
+def update_command() -> None:
     """Install the newest release (signature and checksums verified), then run `brain doctor`.
 
     Only an installation made by install.sh or install.ps1 updates itself; a local build (`dev`)
     never does. Set BRAIN_NO_UPDATE=1 to silence the once-a-day notice.
     """
-    raise typer.Exit(runner.run_update(**opts))
 
 
 @declared("ledger")
-def ledger_command(**opts: Any) -> None:
+def ledger_command() -> None:
     """Show the tokens returned per caller, session and day, and the tokens saved.
 
     Saved: against reading the core files whole for every lookup.
     """
-    raise typer.Exit(runner.run_ledger(**opts))
 
 
 @declared("log")
-def log_command(**opts: Any) -> None:
+def log_command() -> None:
     """List the finds that returned nothing and still do: the backlog for bullets and synonyms."""
-    raise typer.Exit(runner.run_log(**opts))
 
 
 @declared("doctor")
-def doctor_command(**opts: Any) -> None:
+def doctor_command() -> None:
     """Check the vault, git hooks, index, model, SQLite and brain's hooks in your agents.
 
     The agents' hooks are the three install adds to each agent program found (pack, prime and
     settle). Exit 1 when one is broken. Also lists bullets to promote, older notes to update and
     near-duplicate bullets.
     """
-    raise typer.Exit(runner.run_doctor(**opts))
 
 
 @declared("verify")
-def verify_command(**opts: Any) -> None:
+def verify_command() -> None:
     """Check the claims bullets make that this machine can: paths, files, commands, commits.
 
     Each claim passed, failed, or cannot check (a path on another machine, a repository not
     here). Exit 1 when a claim failed.
     """
-    raise typer.Exit(runner.run_verify(**opts))
 
 
 @declared("learn")
-def learn_command(**opts: Any) -> None:
+def learn_command() -> None:
     """Propose as aliases the words people search with that reach a bullet only by its body.
 
     Also lists the aliases no logged query used. `--apply` writes the proposed aliases.
     """
-    raise typer.Exit(runner.run_learn(**opts))
 
 
 @declared("tend")
-def tend_command(**opts: Any) -> None:
+def tend_command() -> None:
     """Sweep the vault: queue hygiene items in the inbox for a person.
 
     Hygiene items (aliases searches reached a bullet by, mark a note superseded, drop a bullet
@@ -374,51 +354,46 @@ def tend_command(**opts: Any) -> None:
     aliases at once instead. `--quick` is the daily sweep's bounded pass, run now with its report;
     BRAIN_NO_TEND=1 keeps the hooks from starting the daily one.
     """
-    raise typer.Exit(runner.run_tend(**opts))
 
 
 @declared("review")
-def review_command(**opts: Any) -> None:
+def review_command() -> None:
     """When a proposal starts answering finds: `before` a person approves it, or `after`.
 
     `after`: a proposal answers at once, marked unreviewed in every output, until approved or
     dropped. Stored in the vault's AI/config.yaml (committed) so every machine agrees.
     """
-    raise typer.Exit(runner.run_review(**opts))
 
 
 @declared("desk")
-def desk_command(**opts: Any) -> None:
+def desk_command() -> None:
     """Open the desk: a local web page to review the inbox, misses, ledger, health and search.
 
     Listens on 127.0.0.1 only, behind a token your browser gets from a file only you can read.
     Stops after an idle hour or Ctrl-C.
     """
-    raise typer.Exit(runner.run_desk(**opts))
 
 
 @declared("locate")
-def locate_command(**opts: Any) -> None:
+def locate_command() -> None:
     """Print where a bullet lives (path:line) and its line as written; exit 1 when none matches.
 
     With no HANDLE, the vault's folder (where those paths start), as every command finds it.
     """
-    raise typer.Exit(runner.run_locate(**opts))
 
 
 @declared("mcp")
-def mcp_command(**opts: Any) -> None:
+def mcp_command() -> None:
     """Serve brain's tools (find, recall, pack, propose, locate) over MCP on stdio, for agents.
 
     Register it with your agent, e.g. `claude mcp add --scope user brain -- brain mcp`.
     With --http: on http://127.0.0.1:8417/mcp, behind a token in a file only you can read;
     it prints how to register it.
     """
-    raise typer.Exit(runner.run_mcp(**opts))
 
 
 @declared("propose")
-def propose_command(**opts: Any) -> None:
+def propose_command() -> None:
     """Queue a bullet in AI/INBOX.md for a person to approve (`brain inbox`).
 
     The caller becomes the source and today the date when they are missing; a line that is not a
@@ -426,58 +401,52 @@ def propose_command(**opts: Any) -> None:
     A handle a bullet already has is refused unless --force says the line corrects that bullet.
     With `proposals: team` in AI/config.yaml it goes to the shared remote as a branch of its own.
     """
-    raise typer.Exit(runner.run_propose(**opts))
 
 
 @declared("inbox")
-def inbox_command(**opts: Any) -> None:
+def inbox_command() -> None:
     """List the proposals waiting in AI/INBOX.md; `approve` or `drop` them by number.
 
     Approving moves a proposal into a core file (one for an existing handle replaces that bullet
     in place); dropping discards it. Approving reindexes but commits nothing: review and commit
     the vault yourself.
     """
-    raise typer.Exit(runner.run_inbox(**opts))
 
 
 @declared("inbox approve")
-def inbox_approve_command(**opts: Any) -> None:
+def inbox_approve_command() -> None:
     """Move proposals into a core file, in the order listed; commit the vault yourself.
 
     Every proposal named is checked first: a wrong number or one that cannot be approved changes
     nothing. Numbers are those `brain inbox` lists before the command (`approve 1-3`, `approve
     all`). A proposal branch of the shared remote (`proposals: team`) is merged there and pushed.
     """
-    raise typer.Exit(runner.run_inbox_approve(**opts))
 
 
 @declared("inbox drop")
-def inbox_drop_command(**opts: Any) -> None:
+def inbox_drop_command() -> None:
     """Discard proposals: all of those named at once, or none when a number is wrong.
 
     Numbers are those `brain inbox` lists before the command (`drop 1 2`, `drop 3-5`, `drop all`).
     """
-    raise typer.Exit(runner.run_inbox_drop(**opts))
 
 
 @declared("export")
-def export_command(**opts: Any) -> None:
+def export_command() -> None:
     """Write this repository's pack into the file each agent reads (CLAUDE.md, AGENTS.md, ...).
 
     Shared files get a marked block replaced in place, the rest of the file untouched; files brain
     owns (.cursor/rules/brain.mdc, .clinerules/brain.md, .kiro/steering/brain.md) are written whole.
     An agent that reads one of several files (zed, warp, junie) gets it in the one it reads now.
     """
-    raise typer.Exit(runner.run_export(**opts))
 
 
 @declared("import")
-def import_command(**opts: Any) -> None:
+def import_command() -> None:
     """Propose what another tool remembered: Claude Code's memories, or any Markdown list.
 
     Everything goes through the inbox; importing the same thing twice proposes nothing new.
     """
-    raise typer.Exit(runner.run_import(**opts))
 
 
 def run(args: list[str]) -> int:
@@ -503,34 +472,30 @@ def run(args: list[str]) -> int:
 
 
 @declared("howto")
-def howto_command(**opts: Any) -> None:
+def howto_command() -> None:
     """The shell commands that did a task last time, from your agents' transcripts.
 
     The ones that worked, the last of near-identical ones, best first. Exit 1 when none did.
     """
-    raise typer.Exit(runner.run_howto(**opts))
 
 
 @declared("lessons")
-def lessons_command(**opts: Any) -> None:
+def lessons_command() -> None:
     """Corrections and retried commands from recent sessions, with the turns they came from.
 
     A correction is a person redirecting an agent; a retry is a command that failed and then
     worked another way.
     """
-    raise typer.Exit(runner.run_lessons(**opts))
 
 
 @declared("day")
-def day_command(**opts: Any) -> None:
+def day_command() -> None:
     """What was worked on that day (default today), by repository.
 
     Sessions, files the agents wrote, and the commits made there.
     """
-    raise typer.Exit(runner.run_day(**opts))
 
 
 @declared("week")
-def week_command(**opts: Any) -> None:
+def week_command() -> None:
     """What was worked on, day by day, by repository: `brain day` for each day since --since."""
-    raise typer.Exit(runner.run_week(**opts))

@@ -347,6 +347,19 @@ def test_every_command_and_subcommand_is_declared_and_built_from_its_declaration
         assert [p.hidden for p in params[len(arguments) :]] == [o[3] is None for o in declared]
 
 
+def test_every_command_is_glued_by_its_runner_in_brain_run() -> None:
+    """One glue: each command and subcommand of the Typer app (but brain itself and recall's
+    group, which run nothing of their own) has a runner brain.run.run_NAME that takes exactly
+    the parameters Typer parses for it, the same runner whichever path parsed the arguments."""
+    for key, command in _typer_commands().items():
+        if key in ("", "recall"):
+            continue
+        runner = getattr(run, "run_" + key.replace(" ", "_"), None)
+        assert runner is not None, f"brain.run has no runner for `brain {key}`"
+        names = [p.name for p in command.params if p.name != "help"]
+        assert sorted(inspect.signature(runner).parameters) == sorted(names), key
+
+
 def test_app_declares_no_option_of_its_own() -> None:
     """app.py builds a Typer option or argument in `_parameter` alone, from brain.options: no
     `typer.Option` / `typer.Argument` anywhere else in it (the second way to declare one)."""
