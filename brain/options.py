@@ -64,43 +64,6 @@ NUMBERS: Argument = (
     "Proposals by their number in `brain inbox`: N, a range N-M, or all.",
 )
 
-# Every subcommand of brain's, by name: what `brain verify` checks a bullet's `brain X` against
-# without importing Typer. tests/test_options.py checks it is the Typer app's list.
-NAMES = (
-    "day",
-    "desk",
-    "doctor",
-    "export",
-    "find",
-    "hooks",
-    "howto",
-    "import",
-    "inbox",
-    "install",
-    "learn",
-    "ledger",
-    "lessons",
-    "lint",
-    "locate",
-    "log",
-    "mcp",
-    "pack",
-    "prime",
-    "propose",
-    "recall",
-    "reindex",
-    "review",
-    "secrets",
-    "settle",
-    "sync",
-    "tend",
-    "uninstall",
-    "update",
-    "verify",
-    "version",
-    "week",
-)
-
 COMMANDS: dict[str, Command] = {
     "": (
         (),
@@ -521,6 +484,10 @@ COMMANDS: dict[str, Command] = {
         ),
     ),
 }
+
+# Every command of brain's, by name: what `brain verify` checks a bullet's `brain X` against
+# without importing Typer. tests/test_options.py checks it is the Typer app's list.
+NAMES = tuple(sorted(key for key in COMMANDS if key and " " not in key))
 
 # The value an option takes when it is not given, where it is not None (or False): command ->
 # destination -> default. Typer shows it in --help; both paths hand it to the runner.

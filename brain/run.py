@@ -1,8 +1,8 @@
-"""The runners, the one glue from parsed arguments to a command: each takes the options
-brain.options declares (as keyword arguments), calls the command and hands its result to the
-presenter (brain.present), returning the exit code. The fast path (brain.cli) and the Typer app
-(brain.app) call the same runner: find, prime, pack, reindex, sync, settle and tend (the daily
-sweep without Typer), propose, howto, lessons, day and week; and recall's.
+"""The runners, the one glue from parsed arguments to a command: `run_NAME` for every command
+and subcommand brain.options declares (run_find, run_inbox_approve) takes its options as keyword
+arguments, calls the command (asking a person what it must, as install's `git init`) and hands
+its result to the presenter (brain.present), returning the exit code. The fast path (brain.cli)
+and the Typer app (brain.app) call the same runner.
 Standard library only at module level: `brain find` starts here.
 """
 
@@ -13,10 +13,10 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from brain.answers import argv_text, find_within, pack_for
 from brain.crash import crash_report, log_line
 from brain.deadline import PRIME_DEADLINE, Gate, process_gate
 from brain.errors import BrainError, UsageError
@@ -25,8 +25,6 @@ from brain.stdin import PRIME_STDIN_MAX, read_stdin
 from brain.wire import DEADLINE
 
 if TYPE_CHECKING:
-    from brain.commands.find import FindResult
-    from brain.commands.pack import PackResult
     from brain.hook_event import Event
 
 # imported by brain.cli at its start: the daily sweep's budget and prime's deadline count from here
@@ -66,26 +64,6 @@ def _worker_held() -> AbstractContextManager[None]:
     from brain import worker_client
 
     return worker_client.starts_held()
-
-
-def find_within(
-    vault: str | None,
-    text: str,
-    limit: int | None,
-    budget: int | None,
-    *,
-    ranked: bool = False,
-) -> tuple[FindResult, int, Path]:
-    """`brain find`'s result, its byte budget (the default when None) and the vault, for the CLI
-    and MCP alike: the answer, or with `limit` or `ranked` (--all) the ranked list."""
-    from brain.commands.find import DEFAULT_BUDGET, find
-    from brain.config import resolve_vault
-
-    budget = DEFAULT_BUDGET if budget is None else budget
-    if budget < 1:
-        raise UsageError("--budget must be a positive number of bytes", "pass e.g. --budget 4000")
-    path = resolve_vault(vault)
-    return find(path, text, limit=limit, ranked=ranked), budget, path
 
 
 def run_prime(
@@ -389,48 +367,6 @@ def _serve_pack(
     return emit(answer)
 
 
-@dataclass(frozen=True)
-class Packed:
-    """`brain pack`'s result for the CLI and MCP: None (and `empty`) outside a repository when
-    no project is named."""
-
-    result: PackResult | None
-    empty: PackResult
-    project: str  # as asked (or the repository's folder name)
-    vault: Path
-
-
-def pack_for(
-    project: str | None,
-    vault: str | None,
-    budget: int | None,
-    *,
-    fresh: bool,
-    cwd: Path,
-    outside: bool = False,
-) -> Packed:
-    """The pack of `project`, else of the repository `cwd` is in; outside any repository None,
-    or with `outside` (a session-start hook) the pack of no project: the working rules."""
-    from brain import gitutil
-    from brain.commands import pack as packmod
-    from brain.config import resolve_vault
-
-    budget = packmod.DEFAULT_BUDGET if budget is None else budget
-    if budget < 1:
-        raise UsageError("--budget must be a positive number of tokens", "pass e.g. --budget 1500")
-    empty = packmod.empty(budget)
-    if project is None:
-        root = gitutil.repo_root(cwd)
-        if root is None and not outside:
-            return Packed(None, empty, "", Path())
-        project = root.name if root is not None else None
-    if project is not None:
-        project = argv_text(project, "the project name")
-    path = resolve_vault(vault)
-    result = packmod.pack(path, project, budget=budget, fresh=fresh)
-    return Packed(result, empty, project or "", path)
-
-
 def run_settle(vault: str | None = None) -> int:
     """`brain settle`, the agents' stop hook: `{"decision": "block", "reason": ...}` on stdout
     once per session that wrote files and proposed nothing, else nothing; a stop that passes
@@ -456,23 +392,6 @@ def run_settle(vault: str | None = None) -> int:
     except Exception as exc:
         settlemod.log_error(exc)
     return 0
-
-
-def argv_text(text: str, what: str = "the query") -> str:
-    """Text from the command line with bytes that are not UTF-8 (a lone surrogate each, as Python
-    decodes argv) replaced by U+FFFD, after one line on stderr that says so: the rest of the text
-    still counts (a query's other words are searched), and SQLite, files and stdout never see a
-    surrogate."""
-    from brain.text import has_surrogates, mask_secrets, repair, undecodable
-
-    if not has_surrogates(text):
-        return text
-    fixed = repair(text)
-    said = mask_secrets(fixed)  # before repr: an escape it writes could hide a key from `err`'s
-    from brain.present import err
-
-    err(f"brain: {what} is not valid UTF-8 ({undecodable(text)}); read as {said!r}")
-    return fixed
 
 
 def run_tend(
