@@ -1,4 +1,5 @@
-"""The Typer app: parses arguments, calls a command module, hands its result to its presenter."""
+"""The Typer app: each command and subcommand built from its brain.options declaration, its help
+text the docstring here, its parsed options handed to its runner in brain.run (`declared`)."""
 
 from __future__ import annotations
 

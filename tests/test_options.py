@@ -251,6 +251,7 @@ def test_every_command_and_subcommand_is_in_the_test_above() -> None:
     [
         (["recall", "fix", "ci", "-n", "3"], "recall search"),  # QUERY is `search QUERY`
         (["recall", "--json", "- run the tests"], "recall search"),
+        (["recall", "--", "sync", "errors"], "recall search"),  # a query, not the subcommand
         (["recall", "--full", "ab12", "--json"], "recall full"),  # the old spellings
         (["recall", "--json", "--full=ab12"], "recall full"),
         (["recall", "--sessions", "ci"], "recall sessions"),
