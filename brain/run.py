@@ -929,13 +929,11 @@ def run_install(
 
 def _confirm(question: str) -> bool:
     """A person's yes or no on stderr, no by default: Click's prompt (the one Typer gives), which
-    asks again on any other answer; end of input or Ctrl-C is an interruption (exit 130)."""
+    asks again on any other answer. End of input is Click's Abort, which brain.app.run turns into
+    an interruption (exit 130, `brain: interrupted`): install is never served without Typer."""
     import typer
 
-    try:
-        return typer.confirm(question, default=False, err=True)
-    except typer.Abort:
-        raise KeyboardInterrupt from None
+    return typer.confirm(question, default=False, err=True)
 
 
 def run_desk(*, vault: str | None, port: int, no_open: bool, idle: float) -> int:
