@@ -164,8 +164,11 @@ def _dispatch(args: list[str], *, typer: bool = True) -> int:
         code = None if opts is None else runner(**opts)
         if code is not None:
             return code
-    if command in options.COMMANDS:  # a bullet or query that starts with a dash stays a word
-        args = [command, *options.words_last(command, rest)]
+    # A bullet or query that starts with a dash stays a word, for a subcommand too (`recall
+    # search`, and `recall` alone, which is that); a group's own arguments are Typer's to route.
+    key, rest = options.command_of(args)
+    if key and not options.subcommands(key):
+        args = [*key.split(), *options.words_last(key, rest)]
     if not typer:
         raise NotFast
     from brain.app import run as run_typer

@@ -250,8 +250,8 @@ def _find(server: Server) -> Tool:
         ] = None,
     ) -> CallToolResult:
         def answer() -> tuple[Answer, Any]:
+            from brain.answers import find_within
             from brain.present import hits
-            from brain.run import find_within
 
             result, cap, path = find_within(server.vault, query.strip(), limit, budget)
             shown = hits.find(result, server.caller(ctx), path, budget=cap)
@@ -365,8 +365,8 @@ def _pack(server: Server) -> Tool:
         _require("pack")
 
         def answer() -> tuple[Answer, Any]:
+            from brain.answers import pack_for
             from brain.present import pack as present
-            from brain.run import pack_for
 
             who = server.caller(ctx)
             found = pack_for(project or None, server.vault, budget, fresh=False, cwd=Path.cwd())

@@ -10,15 +10,20 @@ Plain tuples of builtins on purpose: this module is on every hook's path, so it 
 
 from __future__ import annotations
 
-# An option: (flags, destination, kind, help). `kind` is str or int (takes a value, default None:
-# the runner picks the default, unless DEFAULTS names one) or bool (a flag, default False). A
-# help of None hides the option (what brain's own hooks pass and people never type).
+# An option: (flags, destination, kind, help). `kind` is str, int or float (takes a value, default
+# None: the runner picks the default, unless DEFAULTS names one), list (takes a value each time it
+# is given: the values in order, None when never given) or bool (a flag, default False). A help of
+# None hides the option (what brain's own hooks pass and people never type).
 Option = tuple[tuple[str, ...], str, type, str | None]
 # A positional argument: (destination, arity, help); arity "1" exactly one word, "+" one or more
 # words, "*" any number, "?" at most one (None when absent). Only the last argument may take many
 # words.
 Argument = tuple[str, str, str]
 Command = tuple[tuple[Argument, ...], tuple[Option, ...]]
+# COMMANDS is keyed by the words after `brain`: "find", a subcommand "inbox approve", and "" for
+# brain's own options (before the command). A key that other keys extend ("recall", "inbox") is a
+# group: its options may come before the subcommand, and a subcommand that declares the same
+# destination takes the group's value when it has none of its own.
 
 VAULT: Option = (
     ("--vault",),
@@ -43,44 +48,41 @@ LOOKUPS_SINCE: Option = (
     "Only lookups from DATE on (2026-05-01, 7d, 2w, 24h).",
 )
 
-# Every subcommand of brain's, by name: what `brain verify` checks a bullet's `brain X` against
-# without importing Typer. tests/test_options.py checks it is the Typer app's list.
-NAMES = (
-    "day",
-    "desk",
-    "doctor",
-    "export",
-    "find",
-    "hooks",
-    "howto",
-    "import",
-    "inbox",
-    "install",
-    "learn",
-    "ledger",
-    "lessons",
-    "lint",
-    "locate",
-    "log",
-    "mcp",
-    "pack",
-    "prime",
-    "propose",
-    "recall",
-    "reindex",
-    "review",
-    "secrets",
-    "settle",
-    "sync",
-    "tend",
-    "uninstall",
-    "update",
-    "verify",
-    "version",
-    "week",
+RECALL_ALL: Option = (
+    ("--all",),
+    "all_sessions",
+    bool,
+    "Include the current session (excluded by default).",
+)
+TURNS_SINCE: Option = (("--since",), "since", str, "Only turns from DATE on (2025-05-01, 7d).")
+TURNS_AGENT: Option = (("--agent",), "agent", str, "Only this agent's turns (claude, codex, ...).")
+TURNS_CWD: Option = (("--cwd",), "cwd", str, "Only turns from sessions in this folder or below.")
+RECALL_AGENT: Argument = ("agent", "1", "claude, codex, gemini, copilot, opencode or pi.")
+NUMBERS: Argument = (
+    "numbers",
+    "+",
+    "Proposals by their number in `brain inbox`: N, a range N-M, or all.",
 )
 
 COMMANDS: dict[str, Command] = {
+    "": (
+        (),
+        (
+            (
+                ("--version",),
+                "version",
+                bool,
+                "Print the version, as `brain version` does, and exit.",
+            ),
+            (
+                ("--color",),
+                "color",
+                str,
+                "Colour for a person at a terminal (default: BRAIN_COLOR, else auto: none "
+                "under NO_COLOR, for an agent or through a pipe). Before the command.",
+            ),
+        ),
+    ),
     "find": (
         (("query", "+", "What to look for, in plain words."),),
         (
@@ -306,7 +308,110 @@ COMMANDS: dict[str, Command] = {
         (("handle", "*", "The bullet's handle or an alias (none: print the vault's folder)."),),
         (VAULT, JSON),
     ),
+    # recall: what was said in the agents' transcripts
+    "recall": ((), ()),
+    "recall search": (
+        (("query", "+", "What was said, in plain words."),),
+        (
+            RECALL_ALL,
+            (("--limit", "-n"), "limit", int, "At most this many hits."),
+            TURNS_SINCE,
+            TURNS_AGENT,
+            TURNS_CWD,
+            JSON,
+        ),
+    ),
+    "recall full": (
+        (("turn", "1", "The turn's id as listed, or any unique start of it."),),
+        (JSON,),
+    ),
+    "recall sessions": (
+        (("query", "*", "Only sessions that said this, best first (default: the newest)."),),
+        (
+            RECALL_ALL,
+            (("--limit", "-n"), "limit", int, "At most this many sessions."),
+            TURNS_SINCE,
+            TURNS_AGENT,
+            TURNS_CWD,
+            JSON,
+        ),
+    ),
+    "recall sync": ((), (JSON,)),
+    "recall sources": ((), (JSON,)),
+    "recall enable": ((RECALL_AGENT,), (JSON,)),
+    "recall disable": ((RECALL_AGENT,), (JSON,)),
+    # the inbox: proposals waiting for a person
+    "inbox": ((), (VAULT, JSON)),
+    "inbox approve": ((NUMBERS,), (TO, VAULT, JSON)),
+    "inbox drop": ((NUMBERS,), (VAULT, JSON)),
     # setting up
+    "install": (
+        (
+            (
+                "path",
+                "?",
+                "The vault folder. Default: $BRAIN_VAULT, else the recorded vault, else "
+                "~/Documents/Brain (created as a git repository with a starter AI/).",
+            ),
+        ),
+        (
+            (
+                ("--init",),
+                "init",
+                bool,
+                "Run `git init` in an existing folder that is not a git repository yet "
+                "(asked at a terminal; required otherwise).",
+            ),
+            (("--yes", "-y"), "yes", bool, None),  # the same as --init
+            (("--vault",), "vault", str, "The vault folder, as PATH (either one)."),
+            (
+                ("--dry-run",),
+                "dry_run",
+                bool,
+                "Say what install would write and run; write nothing.",
+            ),
+            JSON,
+        ),
+    ),
+    "desk": (
+        (),
+        (
+            VAULT,
+            (
+                ("--port",),
+                "port",
+                int,
+                "Listen on this port of 127.0.0.1 (default: any free).",
+            ),
+            (("--no-open",), "no_open", bool, "Print the URL only; do not open a browser."),
+            (("--idle",), "idle", float, None),  # seconds without a request before it stops
+        ),
+    ),
+    "mcp": (
+        (),
+        (
+            VAULT,
+            (("--http",), "http", bool, "Serve on streamable HTTP behind a token, not stdio."),
+            (
+                ("--port",),
+                "port",
+                int,
+                "With --http: the port (default 8417; 0: any free one).",
+            ),
+            (
+                ("--host",),
+                "host",
+                str,
+                "With --http: the address to listen on (default 127.0.0.1).",
+            ),
+            (
+                ("--allow-host",),
+                "allow_host",
+                list,
+                "With --http: another name clients call it by (Host header).",
+            ),
+        ),
+    ),
     "hooks": (
         (("action", "?", "on, off or status."),),
         (
@@ -380,12 +485,37 @@ COMMANDS: dict[str, Command] = {
     ),
 }
 
+# Every command of brain's, by name: what `brain verify` checks a bullet's `brain X` against
+# without importing Typer. tests/test_options.py checks it is the Typer app's list.
+NAMES = tuple(sorted(key for key in COMMANDS if key and " " not in key))
+
 # The value an option takes when it is not given, where it is not None (or False): command ->
 # destination -> default. Typer shows it in --help; both paths hand it to the runner.
 DEFAULTS: dict[str, dict[str, object]] = {
     "howto": {"limit": 5},
     "lessons": {"since": "7d"},
     "week": {"since": "7d"},
+    "recall search": {"limit": 10},
+    "recall sessions": {"limit": 20},
+    "desk": {"port": 0, "idle": 3600.0},
+}
+
+# The name --help shows for a value, where it is not the kind's (command -> destination -> name).
+METAVARS: dict[str, dict[str, str]] = {
+    "": {"color": "auto|always|never"},
+    "inbox approve": {"numbers": "N..."},
+    "inbox drop": {"numbers": "N..."},
+}
+
+# The modes `brain recall` took as options before they were subcommands: old spelling -> takes a
+# value. `brain recall --full ID` still works, as `brain recall full ID`.
+RECALL_MODES = {
+    "--full": True,
+    "--sessions": False,
+    "--sync": False,
+    "--sources": False,
+    "--enable": True,
+    "--disable": True,
 }
 
 
@@ -433,8 +563,12 @@ def parse(command: str, args: list[str]) -> dict[str, object] | None:
             if nxt is None:
                 return None
             value = nxt
+        if kind is list:  # repeatable: every value, in order
+            given = opts[dest]
+            opts[dest] = [*given, value] if isinstance(given, list) else [value]
+            continue
         try:
-            opts[dest] = kind(value)
+            opts[dest] = kind(value)  # int() and float() read a number as Click does
         except ValueError:
             return None
     return _place(spec[0], words, opts)
@@ -495,3 +629,41 @@ def words_last(command: str, args: list[str]) -> list[str]:
     if not any(w.startswith("-") for w in words):
         return list(args)
     return [*opts, "--", *words]
+
+
+def subcommands(group: str) -> list[str]:
+    """The words of `group`'s subcommands ("search", "full", ...), in declared order; none for a
+    command that is not a group (and for "", brain itself: its commands are NAMES)."""
+    head = group + " "
+    return [key[len(head) :] for key in COMMANDS if group and key.startswith(head)]
+
+
+def recall_args(args: list[str]) -> list[str]:
+    """The arguments after `brain recall` as its subcommands read them: QUERY is `search QUERY`,
+    an old spelling of a mode is its subcommand (`--full ID` is `full ID`, `--sync` is `sync`);
+    unchanged when they start with a subcommand, and for the group's own --help."""
+    if not args or args[0] in subcommands("recall"):
+        return args
+    head = args[: args.index("--")] if "--" in args else args
+    for at, arg in enumerate(head):
+        name, eq, value = arg.partition("=")
+        if name in RECALL_MODES:
+            after = 1 if RECALL_MODES[name] and not eq else 0  # its value, the next arg
+            word = [name[2:], *([value] if eq else args[at + 1 : at + 1 + after])]
+            return [*word, *args[:at], *args[at + 1 + after :]]
+    if any(a in ("-h", "--help") for a in head) and not any(not a.startswith("-") for a in head):
+        return args  # `brain recall --help`: the group's help, listing the subcommands
+    return ["search", *args]
+
+
+def command_of(args: list[str]) -> tuple[str, list[str]]:
+    """The COMMANDS key that `args` (the words after `brain`) run and the arguments that are its
+    own: ("inbox approve", ["3"]) for `inbox approve 3`, ("recall search", ["x"]) for `recall x`;
+    ("", args) when they name no command (`--help`, a typo) for Typer to say so."""
+    if args[:1] == ["recall"]:
+        args = ["recall", *recall_args(args[1:])]
+    for n in (2, 1):
+        key = " ".join(args[:n])
+        if len(args) >= n and key and key in COMMANDS:
+            return key, args[n:]
+    return "", args

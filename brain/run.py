@@ -1,8 +1,8 @@
-"""The runners, the one glue from parsed arguments to a command: each takes the options
-brain.options declares (as keyword arguments), calls the command and hands its result to the
-presenter (brain.present), returning the exit code. The fast path (brain.cli) and the Typer app
-(brain.app) call the same runner: find, prime, pack, reindex, sync, settle and tend (the daily
-sweep without Typer), propose, howto, lessons, day and week; and recall's.
+"""The runners, the one glue from parsed arguments to a command: `run_NAME` for every command
+and subcommand brain.options declares (run_find, run_inbox_approve) takes its options as keyword
+arguments, calls the command (asking a person what it must, as install's `git init`) and hands
+its result to the presenter (brain.present), returning the exit code. The fast path (brain.cli)
+and the Typer app (brain.app) call the same runner.
 Standard library only at module level: `brain find` starts here.
 """
 
@@ -13,10 +13,10 @@ import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from brain.answers import argv_text, find_within, pack_for
 from brain.crash import crash_report, log_line
 from brain.deadline import PRIME_DEADLINE, Gate, process_gate
 from brain.errors import BrainError, UsageError
@@ -25,8 +25,6 @@ from brain.stdin import PRIME_STDIN_MAX, read_stdin
 from brain.wire import DEADLINE
 
 if TYPE_CHECKING:
-    from brain.commands.find import FindResult
-    from brain.commands.pack import PackResult
     from brain.hook_event import Event
 
 # imported by brain.cli at its start: the daily sweep's budget and prime's deadline count from here
@@ -66,26 +64,6 @@ def _worker_held() -> AbstractContextManager[None]:
     from brain import worker_client
 
     return worker_client.starts_held()
-
-
-def find_within(
-    vault: str | None,
-    text: str,
-    limit: int | None,
-    budget: int | None,
-    *,
-    ranked: bool = False,
-) -> tuple[FindResult, int, Path]:
-    """`brain find`'s result, its byte budget (the default when None) and the vault, for the CLI
-    and MCP alike: the answer, or with `limit` or `ranked` (--all) the ranked list."""
-    from brain.commands.find import DEFAULT_BUDGET, find
-    from brain.config import resolve_vault
-
-    budget = DEFAULT_BUDGET if budget is None else budget
-    if budget < 1:
-        raise UsageError("--budget must be a positive number of bytes", "pass e.g. --budget 4000")
-    path = resolve_vault(vault)
-    return find(path, text, limit=limit, ranked=ranked), budget, path
 
 
 def run_prime(
@@ -389,48 +367,6 @@ def _serve_pack(
     return emit(answer)
 
 
-@dataclass(frozen=True)
-class Packed:
-    """`brain pack`'s result for the CLI and MCP: None (and `empty`) outside a repository when
-    no project is named."""
-
-    result: PackResult | None
-    empty: PackResult
-    project: str  # as asked (or the repository's folder name)
-    vault: Path
-
-
-def pack_for(
-    project: str | None,
-    vault: str | None,
-    budget: int | None,
-    *,
-    fresh: bool,
-    cwd: Path,
-    outside: bool = False,
-) -> Packed:
-    """The pack of `project`, else of the repository `cwd` is in; outside any repository None,
-    or with `outside` (a session-start hook) the pack of no project: the working rules."""
-    from brain import gitutil
-    from brain.commands import pack as packmod
-    from brain.config import resolve_vault
-
-    budget = packmod.DEFAULT_BUDGET if budget is None else budget
-    if budget < 1:
-        raise UsageError("--budget must be a positive number of tokens", "pass e.g. --budget 1500")
-    empty = packmod.empty(budget)
-    if project is None:
-        root = gitutil.repo_root(cwd)
-        if root is None and not outside:
-            return Packed(None, empty, "", Path())
-        project = root.name if root is not None else None
-    if project is not None:
-        project = argv_text(project, "the project name")
-    path = resolve_vault(vault)
-    result = packmod.pack(path, project, budget=budget, fresh=fresh)
-    return Packed(result, empty, project or "", path)
-
-
 def run_settle(vault: str | None = None) -> int:
     """`brain settle`, the agents' stop hook: `{"decision": "block", "reason": ...}` on stdout
     once per session that wrote files and proposed nothing, else nothing; a stop that passes
@@ -456,23 +392,6 @@ def run_settle(vault: str | None = None) -> int:
     except Exception as exc:
         settlemod.log_error(exc)
     return 0
-
-
-def argv_text(text: str, what: str = "the query") -> str:
-    """Text from the command line with bytes that are not UTF-8 (a lone surrogate each, as Python
-    decodes argv) replaced by U+FFFD, after one line on stderr that says so: the rest of the text
-    still counts (a query's other words are searched), and SQLite, files and stdout never see a
-    surrogate."""
-    from brain.text import has_surrogates, mask_secrets, repair, undecodable
-
-    if not has_surrogates(text):
-        return text
-    fixed = repair(text)
-    said = mask_secrets(fixed)  # before repr: an escape it writes could hide a key from `err`'s
-    from brain.present import err
-
-    err(f"brain: {what} is not valid UTF-8 ({undecodable(text)}); read as {said!r}")
-    return fixed
 
 
 def run_tend(
@@ -551,68 +470,61 @@ def run_daily(vault: str | None) -> int:
 
 # --- recall, and what past sessions did (howto, lessons, day, week) ----------------------------
 
-ProgressFactory = Callable[..., AbstractContextManager[Any]]
 
-
-def _no_progress(*_: object, **__: object) -> AbstractContextManager[None]:
-    return nullcontext()
-
-
-def run_recall(
+def run_recall_search(
     query: list[str],
     *,
-    full: str | None = None,
-    sync: bool = False,
-    sources: bool = False,
-    enable: str | None = None,
-    disable: str | None = None,
-    all_sessions: bool = False,
-    limit: int = 10,
-    since: str = "",
-    agent: str = "",
-    cwd: str = "",
-    as_json: bool = False,
-    progress: ProgressFactory = _no_progress,
+    all_sessions: bool,
+    limit: int,
+    since: str | None,
+    agent: str | None,
+    cwd: str | None,
+    as_json: bool,
 ) -> int:
     from brain.commands import recall as cmd
-    from brain.present import emit
-    from brain.present import recall as present
 
     text = argv_text(" ".join(query).strip())
-    full = None if full is None else argv_text(full, "the turn id")
-    mode = cmd.mode_of(text, full, sync, sources, enable, disable)
-    if mode in ("--enable", "--disable"):
-        name = enable if mode == "--enable" else disable
-        return emit(present.toggle(cmd.toggle(name or "", mode == "--enable"), as_json=as_json))
-    if mode == "--sources":
-        return emit(present.sources(cmd.sources(), as_json=as_json))
-    if mode == "--sync":
-        with progress("Reading transcripts", enabled=not as_json) as bar:
-            report = cmd.sync(full=True, progress=bar)
-        return emit(present.sync(report, as_json=as_json))
-    if mode == "--full":
-        return emit(present.full(cmd.full(full or ""), as_json=as_json))
-    return _query(text, limit, since, agent, cwd, all_sessions, as_json, progress)
+    cmd.mode_of(text)  # an empty QUERY: the usage error that names recall's modes
+    return _turns(False, text, all_sessions, limit, (since, agent, cwd), as_json)
 
 
-def _query(
-    text: str,
-    limit: int,
-    since: str,
-    agent: str,
-    cwd: str,
+def run_recall_sessions(
+    query: list[str] | None,
+    *,
     all_sessions: bool,
+    limit: int,
+    since: str | None,
+    agent: str | None,
+    cwd: str | None,
     as_json: bool,
-    progress: ProgressFactory,
 ) -> int:
-    from brain import caller as callermod
+    text = argv_text(" ".join(query or []).strip())
+    return _turns(True, text, all_sessions, limit, (since, agent, cwd), as_json)
+
+
+def _turns(
+    sessions: bool,
+    text: str,
+    all_sessions: bool,
+    limit: int,
+    where: tuple[str | None, str | None, str | None],
+    as_json: bool,
+) -> int:
+    """`recall search` (the turns that match `text`) or `recall sessions` (their sessions, or
+    the newest without `text`), within the filters `where` (since, agent, cwd), each of which
+    is no filter when None."""
+    from brain import caller
     from brain.commands import recall as cmd
     from brain.present import emit
     from brain.present import recall as present
 
-    who = callermod.detect()
-    with progress("Reading transcripts", enabled=not as_json) as bar:
-        result = cmd.recall(
+    who = caller.detect()
+    since, agent, cwd = (w or "" for w in where)
+    find: Callable[..., cmd.RecallResult | cmd.SessionsResult] = (
+        cmd.sessions if sessions else cmd.recall
+    )
+    with progress_bar("Reading transcripts", enabled=not as_json) as bar:
+        result = find(
             text,
             limit=limit,
             since=since,
@@ -621,7 +533,51 @@ def _query(
             exclude_session="" if all_sessions else who.session,
             progress=bar,
         )
+    if isinstance(result, cmd.SessionsResult):
+        return emit(present.sessions(result, who, as_json=as_json))
     return emit(present.recall(result, who, text, as_json=as_json))
+
+
+def run_recall_full(turn: str, *, as_json: bool) -> int:
+    from brain.commands import recall as cmd
+    from brain.present import emit
+    from brain.present import recall as present
+
+    return emit(present.full(cmd.full(argv_text(turn, "the turn id")), as_json=as_json))
+
+
+def run_recall_sync(*, as_json: bool) -> int:
+    from brain.commands import recall as cmd
+    from brain.present import emit
+    from brain.present import recall as present
+
+    with progress_bar("Reading transcripts", enabled=not as_json) as bar:
+        report = cmd.sync(full=True, progress=bar)
+    return emit(present.sync(report, as_json=as_json))
+
+
+def run_recall_sources(*, as_json: bool) -> int:
+    from brain.commands import recall as cmd
+    from brain.present import emit
+    from brain.present import recall as present
+
+    return emit(present.sources(cmd.sources(), as_json=as_json))
+
+
+def run_recall_enable(agent: str, *, as_json: bool) -> int:
+    return _toggle(agent, True, as_json)
+
+
+def run_recall_disable(agent: str, *, as_json: bool) -> int:
+    return _toggle(agent, False, as_json)
+
+
+def _toggle(agent: str, on: bool, as_json: bool) -> int:
+    from brain.commands import recall as cmd
+    from brain.present import emit
+    from brain.present import recall as present
+
+    return emit(present.toggle(cmd.toggle(agent, on), as_json=as_json))
 
 
 # Their arguments as brain.options declares them (the Typer commands pass them all): an option
@@ -896,3 +852,162 @@ def run_import(
             raise UsageError("--dir goes with `brain import claude`", f"brain import {source}")
         result = import_file(path, Path(source), to=to)
     return emit(transfer.import_(result, as_json=as_json))
+
+
+# --- the inbox ---------------------------------------------------------------------------------
+
+
+def run_inbox(*, vault: str | None, as_json: bool) -> int:
+    from brain.commands import inbox
+    from brain.config import resolve_vault
+    from brain.present import emit
+    from brain.present import inbox as present
+
+    return emit(present.inbox(inbox.inbox(resolve_vault(vault)), as_json=as_json))
+
+
+def run_inbox_approve(
+    numbers: list[str], *, to: str | None, vault: str | None, as_json: bool
+) -> int:
+    from brain.commands import inbox
+    from brain.config import resolve_vault
+    from brain.present import emit
+    from brain.present import inbox as present
+
+    results = inbox.approve_many(resolve_vault(vault), numbers, to)
+    return emit(present.approved(results, one=_one_number(numbers), as_json=as_json))
+
+
+def run_inbox_drop(numbers: list[str], *, vault: str | None, as_json: bool) -> int:
+    from brain.commands import inbox
+    from brain.config import resolve_vault
+    from brain.present import emit
+    from brain.present import inbox as present
+
+    results = inbox.drop_many(resolve_vault(vault), numbers)
+    return emit(present.dropped(results, one=_one_number(numbers), as_json=as_json))
+
+
+def _one_number(words: list[str]) -> bool:
+    """`approve 3`, answered as before; several, a range or all get a list."""
+    return len(words) == 1 and words[0].isdecimal()
+
+
+# --- setting up: install, and the servers (desk, mcp) ------------------------------------------
+
+
+def run_install(
+    path: str | None,
+    *,
+    init: bool,
+    yes: bool,
+    vault: str | None,
+    dry_run: bool,
+    as_json: bool,
+) -> int:
+    """`brain install`: a folder that is not a git repository yet is `git init`ed with --init
+    (or --yes), or when a person at a terminal says so; refused otherwise."""
+    from brain.commands.install import choose_vault, install, plan
+    from brain.present import emit, setup
+
+    if path and vault and Path(path).expanduser().resolve() != Path(vault).expanduser().resolve():
+        raise UsageError(
+            f"PATH {path} and --vault {vault} name two vaults", f"brain install {path}"
+        )
+    init = init or yes
+    choice = choose_vault(path or vault)
+    if dry_run:
+        return emit(setup.install_plan(plan(choice, init=init), as_json=as_json))
+    if choice.needs_init and not init and not as_json and sys.stdin.isatty():
+        init = _confirm(
+            f"{choice.path} is not a git repository. Run `git init` there and use it as the vault?"
+        )
+        if not init:
+            raise BrainError("nothing was installed", "pick another folder, or pass --init")
+    return emit(setup.install(install(choice, init=init), as_json=as_json))
+
+
+def _confirm(question: str) -> bool:
+    """A person's yes or no on stderr, no by default: Click's prompt (the one Typer gives), which
+    asks again on any other answer. End of input is Click's Abort, which brain.app.run turns into
+    an interruption (exit 130, `brain: interrupted`): install is never served without Typer."""
+    import typer
+
+    return typer.confirm(question, default=False, err=True)
+
+
+def run_desk(*, vault: str | None, port: int, no_open: bool, idle: float) -> int:
+    """`brain desk`: serve the desk until it is idle for `idle` seconds, Ctrl-C or a hang-up."""
+    from brain import present
+    from brain.config import resolve_vault
+
+    path = resolve_vault(vault)
+    if not 0 <= port <= 65535:
+        raise UsageError(f"--port {port} is not a port", "pass 1 to 65535, or leave it out")
+    from brain.desk import door, server
+
+    sock = server.bind(port)
+    desk = server.Desk(path, sock.getsockname()[1])
+    # The browser is given a file holding the token (0600), never the URL: a child's argv is
+    # every local user's to read. The token is printed only when the person must carry the URL
+    # to a browser themselves (--no-open, no terminal, no browser found; an ssh tunnel).
+    with server.stopped_by_signals(desk):
+        page = door.write(desk.url)
+        try:
+            browse = not no_open and sys.stdout.isatty()
+            shown = f"{desk.address} (opening it in your browser)" if browse else desk.url
+            # the URL's token is brain's own and the person needs it whole: past the mask
+            present.out(present.with_own_url(f"brain desk for {path}: ", shown))
+            present.out(
+                f"Any browser here opens it from {page.as_uri()} (yours only, until it stops)."
+            )
+            present.out("Ctrl-C stops it; it stops by itself after an idle hour.")
+            if browse:
+                door.open_browser(
+                    page,
+                    lambda: present.out(
+                        present.with_own_url("No browser could be opened: ", desk.url)
+                    ),
+                )
+            why = server.serve(desk, sock, idle=idle)
+        finally:
+            door.remove(page)
+    if why != "hung up":  # the terminal is gone: nothing to say it on
+        present.out(f"brain desk stopped ({why}).")
+    return 0
+
+
+def run_mcp(
+    *,
+    vault: str | None,
+    http: bool,
+    port: int | None,
+    host: str | None,
+    allow_host: list[str] | None,
+) -> int:
+    """`brain mcp`: serve on stdio, or with --http on streamable HTTP behind a token."""
+    from brain.config import resolve_vault
+
+    given = [n for n, v in (("--port", port), ("--host", host), ("--allow-host", allow_host)) if v]
+    if given and not http:
+        raise UsageError(f"{given[0]} serves HTTP: add --http", "brain mcp --http " + given[0])
+    if port is not None and not 0 <= port <= 65535:
+        raise UsageError(f"--port {port} is not a port", "pass 1 to 65535, or leave it out")
+    if vault:
+        resolve_vault(vault)  # a wrong --vault is an error now, not on every tool call
+    if not http:
+        from brain.mcp_server import serve
+
+        serve(vault)
+        return 0
+    from brain.mcp_server import DEFAULT_PORT, serve_http
+    from brain.present import err, setup
+
+    serve_http(
+        vault,
+        host or "127.0.0.1",
+        DEFAULT_PORT if port is None else port,
+        tuple(allow_host or ()),
+        lambda listening: err(setup.mcp_http(listening)),
+    )
+    return 0

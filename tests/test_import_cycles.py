@@ -166,7 +166,7 @@ def test_layers_import_downwards(layer: str, above: tuple[str, ...]) -> None:
 
 
 # The front ends: what parses, serves or presents. Nothing else in brain imports them.
-FRONT_ENDS = ("app", "cli", "run", "mcp_server", "thin", "worker", "__main__")
+FRONT_ENDS = ("app", "cli", "run", "answers", "mcp_server", "thin", "worker", "__main__")
 FRONT_PACKAGES = ("commands", "present", "desk")
 
 

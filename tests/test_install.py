@@ -617,16 +617,16 @@ def test_git_is_required_on_path(tmp_path: Path) -> None:
     assert "git is not installed" in run.err
 
 
-@pytest.mark.parametrize(("answer", "code"), [("y", 0), ("n", 1)])
-def test_a_terminal_is_asked_before_git_init(tmp_path: Path, answer: str, code: int) -> None:
+def _install_at_a_terminal(plain: Path, typed: bytes) -> subprocess.CompletedProcess[str]:
+    """`brain install PLAIN` (a folder with a note, no git) with a terminal on stdin where the
+    person has typed `typed`."""
     pty = pytest.importorskip("pty")
-    plain = tmp_path / "plain"
     plain.mkdir()
     (plain / "note.md").write_text("hello\n", encoding="utf-8")
     controller, terminal = pty.openpty()
     try:
-        os.write(controller, f"{answer}\n".encode())
-        proc = subprocess.run(
+        os.write(controller, typed)
+        return subprocess.run(
             [sys.executable, "-m", "brain", "install", str(plain)],
             stdin=terminal,
             capture_output=True,
@@ -637,9 +637,26 @@ def test_a_terminal_is_asked_before_git_init(tmp_path: Path, answer: str, code: 
     finally:
         os.close(controller)
         os.close(terminal)
+
+
+@pytest.mark.parametrize(("answer", "code"), [("y", 0), ("n", 1)])
+def test_a_terminal_is_asked_before_git_init(tmp_path: Path, answer: str, code: int) -> None:
+    plain = tmp_path / "plain"
+    proc = _install_at_a_terminal(plain, f"{answer}\n".encode())
     assert proc.returncode == code, proc.stderr
     assert "is not a git repository. Run `git init` there" in proc.stderr
     assert (plain / ".git").is_dir() is (answer == "y")
+
+
+def test_end_of_input_at_the_question_is_an_interruption(tmp_path: Path) -> None:
+    """Ctrl-D at install's question (asked by its runner, brain.run) stops it as Ctrl-C does:
+    exit 130 and one line, nothing installed."""
+    plain = tmp_path / "plain"
+    proc = _install_at_a_terminal(plain, b"\x04")  # the terminal's end of input
+    assert proc.returncode == 130, proc.stderr
+    assert proc.stderr.endswith("brain: interrupted\n")
+    assert not (plain / ".git").exists()
+    assert not config.recorded_vault_file().exists()
 
 
 # --- install --dry-run -------------------------------------------------------------------------

@@ -5,6 +5,7 @@ Typer says what is wrong; and the same argv gives the same output, exit code and
 
 from __future__ import annotations
 
+import ast
 import inspect
 import json
 import subprocess
@@ -81,6 +82,13 @@ FORMS: list[tuple[str, list[str], bool]] = [
 ]
 
 
+def runner_of(command: str, argv: list[str]) -> str:
+    """The runner brain.run has for the command `brain COMMAND ARGV` runs: run_recall_search for
+    `recall x` and `recall search x`, run_inbox_drop for `inbox drop 2`."""
+    key, _ = options.command_of([*command.split(), *argv])
+    return "run_" + key.replace(" ", "_")
+
+
 def _call(
     command: str,
     argv: list[str],
@@ -93,7 +101,7 @@ def _call(
     ("declined", None) when the fast path leaves it to Typer, ("usage", the message) for a usage
     error, ("help", None) for --help. The runner is replaced by a recorder."""
     calls: list[dict[str, Any]] = []
-    name = runner_name or RUNNERS[command]
+    name = runner_name or RUNNERS.get(command) or runner_of(command, argv)
     runner = inspect.signature(getattr(run, name))
 
     def record(*args: Any, **kwargs: Any) -> int:
@@ -110,7 +118,7 @@ def _call(
         else:
             m.setattr(cli, "_FAST", {})
         try:
-            code = cli._dispatch([command, *argv], typer=not fast)
+            code = cli._dispatch([*command.split(), *argv], typer=not fast)
         except cli.NotFast:
             return "declined", None
         except UsageError as exc:
@@ -189,6 +197,29 @@ def test_a_bullet_is_a_query_whatever_the_options_look_like() -> None:
         ("import", ["claude", "--dir", "/m", "--to", "LEARNINGS"], {"memory_dir": "/m"}),
         ("import", ["notes.md"], {"source": "notes.md", "to": None}),
         ("version", ["--json"], {"as_json": True}),
+        # a float, a repeatable option, an interactive confirm, subcommands
+        ("install", [], {"path": None, "init": False, "yes": False}),
+        ("install", ["/v", "-y", "--dry-run", "--json"], {"path": "/v", "yes": True}),
+        ("install", ["--vault=/v", "--init"], {"vault": "/v", "init": True}),
+        ("desk", [], {"port": 0, "idle": 3600.0, "no_open": False}),  # DEFAULTS
+        ("desk", ["--idle", "1e1", "--port=8", "--no-open"], {"idle": 10.0, "port": 8}),
+        ("desk", ["--idle=1_5", f"--vault={V}"], {"idle": 15.0}),  # float() reads it as Click
+        ("mcp", [], {"allow_host": None, "port": None, "http": False}),
+        ("mcp", ["--http", "--allow-host", "a", "--allow-host=b"], {"allow_host": ["a", "b"]}),
+        ("mcp", ["--allow-host", "-x", "--port", "0"], {"allow_host": ["-x"], "port": 0}),
+        ("recall search", ["-n3", "--all", "fix", "ci"], {"query": ["fix", "ci"], "limit": 3}),
+        ("recall search", ["x"], {"limit": 10, "since": None, "all_sessions": False}),
+        ("recall search", ["- run the tests"], {"query": ["- run the tests"]}),
+        ("recall full", ["ab12", "--json"], {"turn": "ab12", "as_json": True}),
+        ("recall sessions", [], {"query": None, "limit": 20}),
+        ("recall sessions", ["--since=7d", "--agent", "codex", "ci"], {"query": ["ci"]}),
+        ("recall sync", ["--json"], {"as_json": True}),
+        ("recall sources", [], {"as_json": False}),
+        ("recall enable", ["codex"], {"agent": "codex"}),
+        ("recall disable", ["claude", "--json"], {"agent": "claude"}),
+        ("inbox", [f"--vault={V}", "--json"], {"vault": V, "as_json": True}),
+        ("inbox approve", ["1-3", "--to", "LEARNINGS"], {"numbers": ["1-3"], "to": "LEARNINGS"}),
+        ("inbox drop", ["2", "4", "--json"], {"numbers": ["2", "4"]}),
     ],
 )
 def test_one_declaration_for_every_declared_command(
@@ -205,6 +236,86 @@ def test_one_declaration_for_every_declared_command(
     assert {k: typer[1][k] for k in given} == given
 
 
+def test_every_command_and_subcommand_is_in_the_test_above() -> None:
+    """Each command brain.options declares (but brain's own options and recall's group, which
+    runs nothing of its own) has its Typer parse held to brain.options.parse, above or (the
+    fast paths) in FORMS."""
+    marks = test_one_declaration_for_every_declared_command.pytestmark  # type: ignore[attr-defined]
+    tested = {form[0] for mark in marks if mark.name == "parametrize" for form in mark.args[1]}
+    tested |= {command for command, _, fast in FORMS if fast}
+    assert tested == set(options.COMMANDS) - {"", "recall"}
+
+
+@pytest.mark.parametrize(
+    ("argv", "key"),
+    [
+        (["recall", "fix", "ci", "-n", "3"], "recall search"),  # QUERY is `search QUERY`
+        (["recall", "--json", "- run the tests"], "recall search"),
+        (["recall", "--", "sync", "errors"], "recall search"),  # a query, not the subcommand
+        (["recall", "--full", "ab12", "--json"], "recall full"),  # the old spellings
+        (["recall", "--json", "--full=ab12"], "recall full"),
+        (["recall", "--sessions", "ci"], "recall sessions"),
+        (["recall", "--sync"], "recall sync"),
+        (["recall", "--enable", "codex"], "recall enable"),
+    ],
+)
+def test_recall_alone_and_its_old_spellings_are_its_subcommands(
+    argv: list[str], key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Typer hands the subcommand's runner what brain.options parses for the subcommand the
+    argv means (brain.options.command_of): `brain recall "- run the tests"` included, which
+    Typer used to refuse ("No such option: -")."""
+    assert options.command_of(argv)[0] == key
+    typer = _call(argv[0], argv[1:], monkeypatch, fast=False)
+    assert typer[0] == "run", typer
+    assert typer[1] == options.parse(*options.command_of(argv))
+
+
+@pytest.mark.parametrize(
+    ("command", "argv"),
+    [
+        ("desk", ["--idle", "0x10"]),  # float() refuses it, and so does Click
+        ("desk", ["--idle", "soon"]),
+        ("desk", ["--port", "1.5"]),
+        ("mcp", ["--allow-host"]),  # no value
+        ("mcp", ["--http=yes"]),
+        ("install", ["a", "b"]),
+        ("recall full", []),
+        ("recall full", ["a", "b"]),
+        ("recall search", ["--limit", "x", "q"]),
+        ("inbox approve", []),
+        ("inbox drop", ["--to", "MEMORY", "1"]),  # drop has no --to
+    ],
+)
+def test_what_the_parse_declines_typer_refuses(
+    command: str, argv: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where brain.options.parse gives up (None), Typer stops with one usage line too: the fast
+    parse never reads as valid what Typer would refuse, for the new kinds as for the old."""
+    assert options.parse(command, argv) is None
+    typer = _call(command, argv, monkeypatch, fast=False)
+    assert typer[0] == "usage", typer
+    assert "\n" not in typer[1]
+
+
+def _typer_commands() -> dict[str, Any]:
+    """Every command and subcommand of the Typer app, by its words after `brain` ("" for the
+    app itself): the Click command Typer builds."""
+    import typer
+
+    from brain.app import app
+
+    found: dict[str, Any] = {}
+
+    def walk(key: str, command: Any) -> None:
+        found[key] = command
+        for word, sub in getattr(command, "commands", {}).items():
+            walk(f"{key} {word}".strip(), sub)
+
+    walk("", typer.main.get_command(app))
+    return found
+
+
 def test_howto_takes_a_task_that_starts_with_a_dash() -> None:
     run = brain("howto", "--json", "- run the tests")
     assert run.code == 1, run  # the command's answer (no transcripts here), not Typer's usage error
@@ -212,13 +323,63 @@ def test_howto_takes_a_task_that_starts_with_a_dash() -> None:
     assert "no transcripts are enabled" in run.out
 
 
-def test_every_declared_command_is_a_typer_command() -> None:
-    import typer
+@pytest.mark.parametrize("argv", [["recall"], ["recall", "search"], ["recall", "-n", "2"]])
+def test_recall_takes_a_query_that_starts_with_a_dash(argv: list[str]) -> None:
+    """As find and howto do: the words reach recall (no transcripts here), where Typer used to
+    stop at "No such option: -"."""
+    run = brain(*argv, "- run the tests")
+    assert run.code == 1, run
+    assert "No such option" not in run.out + run.err
+    assert "no transcripts are enabled" in run.err
 
-    from brain.app import app
 
-    commands = typer.main.get_command(app).commands  # type: ignore[attr-defined]
-    assert set(options.COMMANDS) <= set(commands)
+def test_every_command_and_subcommand_is_declared_and_built_from_its_declaration() -> None:
+    """brain.options declares every command and subcommand the Typer app has, and each one's
+    parameters, flags and hidden flags are the declaration's, in its order: nothing declared in
+    app.py alone (install, desk, mcp, recall's and the inbox's subcommands once were)."""
+    commands = _typer_commands()
+    assert sorted(commands) == sorted(options.COMMANDS)
+    for key, command in commands.items():
+        arguments, declared = options.COMMANDS[key]
+        params = [p for p in command.params if p.name != "help"]
+        assert [p.name for p in params] == [a[0] for a in arguments] + [o[1] for o in declared]
+        flags = [tuple(p.opts + p.secondary_opts) for p in params[len(arguments) :]]
+        assert flags == [o[0] for o in declared], key
+        assert [p.hidden for p in params[len(arguments) :]] == [o[3] is None for o in declared]
+
+
+def test_every_command_is_glued_by_its_runner_in_brain_run() -> None:
+    """One glue: each command and subcommand of the Typer app (but brain itself and recall's
+    group, which run nothing of their own) has a runner brain.run.run_NAME that takes exactly
+    the parameters Typer parses for it, the same runner whichever path parsed the arguments."""
+    for key, command in _typer_commands().items():
+        if key in ("", "recall"):
+            continue
+        runner = getattr(run, "run_" + key.replace(" ", "_"), None)
+        assert runner is not None, f"brain.run has no runner for `brain {key}`"
+        names = [p.name for p in command.params if p.name != "help"]
+        assert sorted(inspect.signature(runner).parameters) == sorted(names), key
+
+
+def test_app_declares_no_option_of_its_own() -> None:
+    """app.py builds a Typer option or argument in `_parameter` alone, from brain.options: no
+    `typer.Option` / `typer.Argument` anywhere else in it (the second way to declare one)."""
+    tree = ast.parse((ROOT / "brain" / "app.py").read_text(encoding="utf-8"))
+    builder = next(
+        n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef) and n.name == "_parameter"
+    )
+    inside = {id(n) for n in ast.walk(builder)}
+    outside = [
+        f"line {n.lineno}: {ast.unparse(n)}"
+        for n in ast.walk(tree)
+        if (
+            (isinstance(n, ast.Attribute) and n.attr in ("Option", "Argument"))
+            or (isinstance(n, ast.ImportFrom) and n.module == "typer")
+            or (isinstance(n, ast.Name) and n.id in ("Option", "Argument"))
+        )
+        and id(n) not in inside
+    ]
+    assert outside == []
 
 
 @pytest.mark.parametrize(
