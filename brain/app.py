@@ -112,7 +112,11 @@ def declared(
                 return  # a group with nothing of its own to run, or its subcommand's turn
             given = ctx.parent.params if group and ctx.parent else {}
             opts = {k: given[k] if not v and given.get(k) else v for k, v in opts.items()}
-            raise typer.Exit(run(**opts))
+            try:
+                code = run(**opts)
+            except KeyboardInterrupt:
+                raise _Interrupted from None
+            raise typer.Exit(code)
 
         call.__doc__ = body.__doc__
         call.__signature__ = inspect.Signature([context, *params])  # type: ignore[attr-defined]
@@ -464,9 +468,14 @@ def run(args: list[str]) -> int:
         raise UsageError(exc.format_message(), "see `brain --help`") from None
     except click_exc.ClickException as exc:
         raise UsageError(exc.format_message(), "see `brain --help`") from None
-    except typer.Abort:
+    except (typer.Abort, _Interrupted):
         raise KeyboardInterrupt from None
     return code if isinstance(code, int) else 0
+
+
+class _Interrupted(Exception):
+    """A Ctrl-C inside a command's runner, carried past Typer (which would turn it into a silent
+    exit 130: typer/core.py `_main`) to brain.cli, which says `brain: interrupted`."""
 
 
 # -- what past sessions did: howto, lessons, day, week (brain.run) -------------

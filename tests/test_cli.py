@@ -457,3 +457,19 @@ def test_propose_of_a_handle_a_bullet_has_needs_force(vault: Path) -> None:
     assert sum("**brain cli**" in line for line in memory) == 1
     other = brain("propose", "--vault", v, "brain cli flags — every flag has help text")
     assert other.code == 0, other
+
+
+def test_ctrl_c_inside_a_typer_command_says_interrupted(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], vault: Path
+) -> None:
+    """Typer turns a KeyboardInterrupt into a silent exit 130 (typer/core.py `_main`); a
+    command that Typer runs must end as the fast path's do: one line and 130."""
+    from brain import cli
+    from brain import run as runner
+
+    def interrupted(**_: object) -> int:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(runner, "run_doctor", interrupted)
+    assert cli.execute(["doctor", "--vault", str(vault)]) == 130
+    assert capsys.readouterr().err == "brain: interrupted\n"
