@@ -247,3 +247,25 @@ def test_the_starter_inbox_says_how_to_approve_not_to_move_bullets_by_hand(
     assert brain("propose", "kiwi — a fruit", "--vault", str(vault)).code == 0
     assert brain("inbox", "approve", "1", "--vault", str(vault)).code == 0
     assert brain("lint", "--vault", str(vault)).code == 0
+
+
+def test_uninstall_says_what_each_folder_it_leaves_holds(
+    git_vault: Path, isolated_env: Path
+) -> None:
+    """The data dir holds the model's cache and install.sh's environment of brain, not settings
+    or lookups: a person deciding whether to `rm -r` it is told which is which."""
+    assert brain("install", str(git_vault)).code == 0
+    assert brain("find", "libgit2 hooks").code == 0  # a lookup logged in the state dir
+    (config.data_dir() / "models").mkdir(parents=True)
+    (config.data_dir() / "models" / "model.onnx").write_bytes(b"onnx")
+    (config.config_dir() / "brain.yaml").write_text("budget: 1200\n", encoding="utf-8")
+    run = brain("uninstall")
+    assert run.code == 0, run.err
+    left = next(line for line in run.out.splitlines() if line.startswith("Left in place: "))
+    state, conf, data = config.state_dir(), config.config_dir(), config.data_dir()
+    assert f"{state} (your lookup log and recall's transcripts.db)" in left
+    assert f"{conf} (brain.yaml and recall's opt-ins)" in left
+    assert (
+        f"{data} (the embedding model's cache and the environment install.sh installs brain into)"
+    ) in left
+    assert left.endswith(f"; to remove them too: rm -r {state} {conf} {data}")

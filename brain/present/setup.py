@@ -169,11 +169,26 @@ def uninstall_lines(r: UninstallResult) -> list[str]:
     if r.left:
         import shlex
 
+        held = _held()
+        named = ", ".join(f"{p} ({held[p]})" if p in held else p for p in r.left)
         lines.append(
-            f"Left in place: {', '.join(r.left)} (your lookup log, recall's transcripts.db and "
-            f"settings); to remove them too: rm -r {' '.join(shlex.quote(p) for p in r.left)}"
+            f"Left in place: {named}; to remove them too: "
+            f"rm -r {' '.join(shlex.quote(p) for p in r.left)}"
         )
     return lines
+
+
+def _held() -> dict[str, str]:
+    """What each of brain's folders holds that uninstall leaves for the person to delete: the
+    data dir holds no settings but the model's cache and, from install.sh, brain itself."""
+    from brain import config
+
+    return {
+        str(config.state_dir()): "your lookup log and recall's transcripts.db",
+        str(config.config_dir()): "brain.yaml and recall's opt-ins",
+        str(config.data_dir()): "the embedding model's cache and the environment install.sh "
+        "installs brain into",
+    }
 
 
 def agent_line(h: Any) -> str:
