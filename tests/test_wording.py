@@ -269,3 +269,23 @@ def test_uninstall_says_what_each_folder_it_leaves_holds(
         f"{data} (the embedding model's cache and the environment install.sh installs brain into)"
     ) in left
     assert left.endswith(f"; to remove them too: rm -r {state} {conf} {data}")
+
+
+def test_one_folder_for_state_config_and_data_is_named_once(
+    git_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As on macOS, where platformdirs gives all three as Application Support/brain: uninstall
+    names that folder once, with everything it holds, and `rm -r` it once."""
+    one = tmp_path / "support"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(one))
+    monkeypatch.setenv("XDG_DATA_HOME", str(one))
+    monkeypatch.setenv("BRAIN_STATE", str(one / "brain"))
+    assert brain("install", str(git_vault)).code == 0
+    assert brain("find", "libgit2 hooks").code == 0
+    run = brain("uninstall")
+    assert run.code == 0, run.err
+    assert (
+        f"Left in place: {one / 'brain'} (your lookup log and recall's transcripts.db; brain.yaml "
+        "and recall's opt-ins; the embedding model's cache and the environment install.sh "
+        f"installs brain into); to remove them too: rm -r {one / 'brain'}"
+    ) in run.out.splitlines()

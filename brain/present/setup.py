@@ -183,12 +183,17 @@ def _held() -> dict[str, str]:
     data dir holds no settings but the model's cache and, from install.sh, brain itself."""
     from brain import config
 
-    return {
-        str(config.state_dir()): "your lookup log and recall's transcripts.db",
-        str(config.config_dir()): "brain.yaml and recall's opt-ins",
-        str(config.data_dir()): "the embedding model's cache and the environment install.sh "
-        "installs brain into",
-    }
+    held: dict[str, str] = {}
+    for folder, what in (
+        (config.state_dir(), "your lookup log and recall's transcripts.db"),
+        (config.config_dir(), "brain.yaml and recall's opt-ins"),
+        (
+            config.data_dir(),
+            "the embedding model's cache and the environment install.sh installs brain into",
+        ),
+    ):  # one folder on macOS (platformdirs: Application Support): it holds all three
+        held[str(folder)] = f"{held[str(folder)]}; {what}" if str(folder) in held else what
+    return held
 
 
 def agent_line(h: Any) -> str:
