@@ -289,3 +289,21 @@ def test_one_folder_for_state_config_and_data_is_named_once(
         "and recall's opt-ins; the embedding model's cache and the environment install.sh "
         f"installs brain into); to remove them too: rm -r {one / 'brain'}"
     ) in run.out.splitlines()
+
+
+def test_install_and_hooks_on_say_to_restart_the_agent_whose_hooks_they_added(
+    git_vault: Path, isolated_env: Path
+) -> None:
+    """README: restart the agent so it reads its hooks again; install and `hooks on` say so under
+    the agents they changed, and not when the hooks were already in place."""
+    (isolated_env / ".codex").mkdir()  # Codex CLI is on this machine
+    first = brain("install", str(git_vault))
+    assert first.code == 0, first.err
+    restart = "  restart Claude Code and Codex CLI if they are running: each reads its hooks when"
+    assert f"{restart} it starts" in first.out.splitlines()
+    again = brain("install", str(git_vault))
+    assert "restart" not in again.out
+    assert brain("hooks", "off", "--harness", "codex").code == 0
+    on = brain("hooks", "on", "--harness", "codex")
+    assert on.code == 0, on.err
+    assert "  restart Codex CLI if it is running: it reads its hooks when it starts" in on.out
