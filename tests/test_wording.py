@@ -307,3 +307,18 @@ def test_install_and_hooks_on_say_to_restart_the_agent_whose_hooks_they_added(
     on = brain("hooks", "on", "--harness", "codex")
     assert on.code == 0, on.err
     assert "  restart Codex CLI if it is running: it reads its hooks when it starts" in on.out
+
+
+def test_log_counts_finds_where_nothing_stood_out_not_finds_that_returned_nothing(
+    vault: Path,
+) -> None:
+    """A weak answer prints lines and is still a miss (brain.commands.log): the count says what
+    it counts, so a person who saw lines come back is not told the find returned nothing."""
+    v, keywords = ("--vault", str(vault)), {"BRAIN_EMBED": "none"}
+    weak = brain("find", *v, "--json", "why is the build slow on monday", env=keywords)
+    assert (weak.json()["evidence"], bool(weak.json()["hits"])) == ("weak", True)
+    assert brain("find", *v, "libgit2 hooks", env=keywords).code == 0
+    run = brain("log", *v, env=keywords)
+    assert run.code == 0, run.err
+    assert run.out.startswith("Nothing stood out in 1 of 2 finds (1 distinct query)"), run.out
+    assert "returned nothing" not in run.out
