@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import brain, today
+from conftest import brain, git, today
 from test_contract import KEYS
 
 from brain.commands import inbox as inboxmod
@@ -536,3 +536,27 @@ def test_approve_writes_through_a_hard_linked_memory(vault: Path, tmp_path: Path
     assert memory.stat().st_ino == elsewhere.stat().st_ino
     assert memory.stat().st_nlink == 2
     assert result.markdown in elsewhere.read_text(encoding="utf-8").split("\n")
+
+
+@pytest.mark.parametrize(
+    "steps", [[("approve", "all")], [("drop", "all")], [("approve", "2"), ("drop", "1")]]
+)
+def test_a_drained_inbox_is_byte_for_byte_as_before_the_first_proposal(
+    git_vault: Path, steps: list[tuple[str, str]]
+) -> None:
+    """propose puts a blank line between the inbox's header and its first proposal; approving or
+    dropping the last one takes that line too, so a drained inbox leaves `git status` clean and
+    the approval's "review and commit" names every file that changed."""
+    from brain.shipped import starter_file
+
+    (git_vault / "AI/INBOX.md").write_text(starter_file("INBOX.md"), encoding="utf-8")
+    git(git_vault, "commit", "-qam", "the starter inbox")
+    before = (git_vault / "AI/INBOX.md").read_bytes()
+    v = ("--vault", str(git_vault))
+    assert brain("propose", *v, "okapi one — the first fact here").code == 0
+    assert brain("propose", *v, "okapi two — the second fact here").code == 0
+    for verb, which in steps:
+        run = brain("inbox", *v, verb, which)
+        assert run.code == 0, run
+    assert (git_vault / "AI/INBOX.md").read_bytes() == before
+    assert "AI/INBOX.md" not in git(git_vault, "status", "--porcelain")

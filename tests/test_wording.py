@@ -247,3 +247,78 @@ def test_the_starter_inbox_says_how_to_approve_not_to_move_bullets_by_hand(
     assert brain("propose", "kiwi — a fruit", "--vault", str(vault)).code == 0
     assert brain("inbox", "approve", "1", "--vault", str(vault)).code == 0
     assert brain("lint", "--vault", str(vault)).code == 0
+
+
+def test_uninstall_says_what_each_folder_it_leaves_holds(
+    git_vault: Path, isolated_env: Path
+) -> None:
+    """The data dir holds the model's cache and install.sh's environment of brain, not settings
+    or lookups: a person deciding whether to `rm -r` it is told which is which."""
+    assert brain("install", str(git_vault)).code == 0
+    assert brain("find", "libgit2 hooks").code == 0  # a lookup logged in the state dir
+    (config.data_dir() / "models").mkdir(parents=True)
+    (config.data_dir() / "models" / "model.onnx").write_bytes(b"onnx")
+    (config.config_dir() / "brain.yaml").write_text("budget: 1200\n", encoding="utf-8")
+    run = brain("uninstall")
+    assert run.code == 0, run.err
+    left = next(line for line in run.out.splitlines() if line.startswith("Left in place: "))
+    state, conf, data = config.state_dir(), config.config_dir(), config.data_dir()
+    assert f"{state} (your lookup log and recall's transcripts.db)" in left
+    assert f"{conf} (brain.yaml and recall's opt-ins)" in left
+    assert (
+        f"{data} (the embedding model's cache and the environment install.sh installs brain into)"
+    ) in left
+    assert left.endswith(f"; to remove them too: rm -r {state} {conf} {data}")
+
+
+def test_one_folder_for_state_config_and_data_is_named_once(
+    git_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As on macOS, where platformdirs gives all three as Application Support/brain: uninstall
+    names that folder once, with everything it holds, and `rm -r` it once."""
+    one = tmp_path / "support"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(one))
+    monkeypatch.setenv("XDG_DATA_HOME", str(one))
+    monkeypatch.setenv("BRAIN_STATE", str(one / "brain"))
+    assert brain("install", str(git_vault)).code == 0
+    assert brain("find", "libgit2 hooks").code == 0
+    run = brain("uninstall")
+    assert run.code == 0, run.err
+    assert (
+        f"Left in place: {one / 'brain'} (your lookup log and recall's transcripts.db; brain.yaml "
+        "and recall's opt-ins; the embedding model's cache and the environment install.sh "
+        f"installs brain into); to remove them too: rm -r {one / 'brain'}"
+    ) in run.out.splitlines()
+
+
+def test_install_and_hooks_on_say_to_restart_the_agent_whose_hooks_they_added(
+    git_vault: Path, isolated_env: Path
+) -> None:
+    """README: restart the agent so it reads its hooks again; install and `hooks on` say so under
+    the agents they changed, and not when the hooks were already in place."""
+    (isolated_env / ".codex").mkdir()  # Codex CLI is on this machine
+    first = brain("install", str(git_vault))
+    assert first.code == 0, first.err
+    restart = "  restart Claude Code and Codex CLI if they are running: each reads its hooks when"
+    assert f"{restart} it starts" in first.out.splitlines()
+    again = brain("install", str(git_vault))
+    assert "restart" not in again.out
+    assert brain("hooks", "off", "--harness", "codex").code == 0
+    on = brain("hooks", "on", "--harness", "codex")
+    assert on.code == 0, on.err
+    assert "  restart Codex CLI if it is running: it reads its hooks when it starts" in on.out
+
+
+def test_log_counts_finds_where_nothing_stood_out_not_finds_that_returned_nothing(
+    vault: Path,
+) -> None:
+    """A weak answer prints lines and is still a miss (brain.commands.log): the count says what
+    it counts, so a person who saw lines come back is not told the find returned nothing."""
+    v, keywords = ("--vault", str(vault)), {"BRAIN_EMBED": "none"}
+    weak = brain("find", *v, "--json", "why is the build slow on monday", env=keywords)
+    assert (weak.json()["evidence"], bool(weak.json()["hits"])) == ("weak", True)
+    assert brain("find", *v, "libgit2 hooks", env=keywords).code == 0
+    run = brain("log", *v, env=keywords)
+    assert run.code == 0, run.err
+    assert run.out.startswith("Nothing stood out in 1 of 2 finds (1 distinct query)"), run.out
+    assert "returned nothing" not in run.out

@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Container, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -322,6 +322,15 @@ def by_branch(words: Sequence[str], shared: Sequence[Proposal]) -> list[str]:
     return [numbers.get(word, word) for word in words]
 
 
+def without(text: str, gone: Container[int]) -> str:
+    """The inbox `text` without its lines numbered `gone` (from 1). Blank lines the removal leaves
+    at the end go too: propose puts one between the header and the first proposal, and a drained
+    inbox should be byte for byte what it was, not a change to commit."""
+    kept = [line for i, line in enumerate(text.split("\n"), start=1) if i not in gone]
+    body = "\n".join(kept)
+    return body.rstrip("\n") + "\n" if body.endswith("\n\n") else body
+
+
 def drop(vault: Path, number: int) -> DropResult:
     return drop_many(vault, [str(number)])[0]
 
@@ -339,8 +348,7 @@ def drop_many(vault: Path, words: Sequence[str]) -> tuple[DropResult, ...]:
         numbers = pick(by_branch(words, shared), len(found))
         gone = {found[n - 1].line for n in numbers if n <= local}
         if gone:
-            kept = [line for i, line in enumerate(text.split("\n"), start=1) if i not in gone]
-            write(vault, INBOX, "\n".join(kept), was=text)
+            write(vault, INBOX, without(text, gone), was=text)
     dropped = [n for n in numbers if n <= local]
     for n in numbers:  # each a push of its own: the ones before stay dropped if one fails
         if n > local:
@@ -667,8 +675,8 @@ def _apply(vault: Path, intent: dict[str, str]) -> int:
     inbox_text = read(vault, INBOX)
     inbox_lines = inbox_text.split("\n")
     if intent["inbox"] in inbox_lines:
-        inbox_lines.remove(intent["inbox"])
-        write(vault, INBOX, "\n".join(inbox_lines), was=inbox_text)
+        gone = {inbox_lines.index(intent["inbox"]) + 1}
+        write(vault, INBOX, without(inbox_text, gone), was=inbox_text)
     with contextlib.suppress(FileNotFoundError):
         journal_path(vault).unlink()
     return at + 1

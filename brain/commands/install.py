@@ -691,7 +691,7 @@ def _left() -> tuple[str, ...]:
         for root, _dirs, _files in sorted(os.walk(folder), reverse=True):  # deepest first
             with contextlib.suppress(OSError):
                 Path(root).rmdir()  # only when empty
-        if folder.is_dir():
+        if folder.is_dir() and str(folder) not in left:  # one folder on macOS, named once
             left.append(str(folder))
     return tuple(left)
 

@@ -68,7 +68,8 @@ def hooks_status(state: HooksStatus, *, as_json: bool = False) -> Answer:
 
 
 def hooks(result: HooksResult, *, as_json: bool = False) -> Answer:
-    text = json_text(result) if as_json else "\n".join(agent_line(h) for h in result.harnesses)
+    lines = [agent_line(h) for h in result.harnesses] + restart_lines(result.harnesses)
+    text = json_text(result) if as_json else "\n".join(lines)
     return Answer(text, *_failed(result.harnesses))
 
 
@@ -126,6 +127,7 @@ def install_lines(r: InstallResult) -> list[str]:
     bullets, files = plural(ix.bullet_count, "bullet"), plural(ix.file_count, "file")
     lines.append(f"Index: {bullets} from {files} in {ix.ms:.0f} ms")
     lines += [agent_line(h) for h in (r.claude, *r.agents)]
+    lines += restart_lines((r.claude, *r.agents))
     if r.sync:
         lines.append(f"Sync: {r.sync}")
     lines.append(r.next)
@@ -169,11 +171,31 @@ def uninstall_lines(r: UninstallResult) -> list[str]:
     if r.left:
         import shlex
 
+        held = _held()
+        named = ", ".join(f"{p} ({held[p]})" if p in held else p for p in r.left)
         lines.append(
-            f"Left in place: {', '.join(r.left)} (your lookup log, recall's transcripts.db and "
-            f"settings); to remove them too: rm -r {' '.join(shlex.quote(p) for p in r.left)}"
+            f"Left in place: {named}; to remove them too: "
+            f"rm -r {' '.join(shlex.quote(p) for p in r.left)}"
         )
     return lines
+
+
+def _held() -> dict[str, str]:
+    """What each of brain's folders holds that uninstall leaves for the person to delete: the
+    data dir holds no settings but the model's cache and, from install.sh, brain itself."""
+    from brain import config
+
+    held: dict[str, str] = {}
+    for folder, what in (
+        (config.state_dir(), "your lookup log and recall's transcripts.db"),
+        (config.config_dir(), "brain.yaml and recall's opt-ins"),
+        (
+            config.data_dir(),
+            "the embedding model's cache and the environment install.sh installs brain into",
+        ),
+    ):  # one folder on macOS (platformdirs: Application Support): it holds all three
+        held[str(folder)] = f"{held[str(folder)]}; {what}" if str(folder) in held else what
+    return held
 
 
 def agent_line(h: Any) -> str:
@@ -190,6 +212,23 @@ def agent_line(h: Any) -> str:
         "absent": f"no brain hooks in {h.settings}",
     }
     return f"{label}: {done.get(h.action, f'not changed ({h.action}; see below)')}"
+
+
+def restart_lines(harnesses: Sequence[Any]) -> list[str]:
+    """The agents whose hooks were just added or changed, to restart: a running session keeps the
+    hooks it started with (Claude Code's hooks reference, "Configuration safety": a snapshot of
+    the hooks is taken at startup and used for the whole session)."""
+    from brain.agent_hooks import AGENTS
+
+    changed = [AGENTS[h.agent].label for h in harnesses if h.action in ("added", "updated")]
+    if not changed:
+        return []
+    from brain.text import listed
+
+    who = listed(changed)
+    if len(changed) == 1:
+        return [f"  restart {who} if it is running: it reads its hooks when it starts"]
+    return [f"  restart {who} if they are running: each reads its hooks when it starts"]
 
 
 def status_lines(state: HooksStatus) -> list[str]:

@@ -78,14 +78,14 @@ def log_text(result: LogResult) -> str:
     scope = f" since {result.since_at}" if result.since_at else ""
     if not result.misses:
         return (
-            f"No misses{scope}: every one of {plural(result.lookups, 'logged find')} returned "
-            "something."
+            f"No misses{scope}: something stood out in every one of "
+            f"{plural(result.lookups, 'logged find')}."
             if result.lookups
             else f"No finds logged{scope} yet for {result.vault}."
         )
     distinct = len(result.open) + len(result.answered)
     lines = [
-        f"{result.misses} of {plural(result.lookups, 'find')}{scope} returned nothing "
+        f"Nothing stood out in {result.misses} of {plural(result.lookups, 'find')}{scope} "
         f"({plural(distinct, 'distinct query', 'distinct queries')}); {len(result.answered)} "
         f"answered since by an edit, {len(result.open)} still open:"
     ]
