@@ -225,7 +225,8 @@ def pack_command() -> None:
 
     The project's bullets, the working rules, the newest handoff and the state folder; Claude
     Code's SessionStart hook runs it. With no PROJECT it packs the repository you are in; a
-    repository the vault knows nothing about prints nothing and exits 0.
+    repository the vault knows nothing about gets one line on how to ask brain and the working
+    rules.
     """
 
 
@@ -319,7 +320,8 @@ def ledger_command() -> None:
 
 @declared("log")
 def log_command() -> None:
-    """List the finds that returned nothing and still do: the backlog for bullets and synonyms."""
+    """List the finds where nothing stood out, and still nothing does: the backlog for bullets
+    and synonyms."""
 
 
 @declared("doctor")
