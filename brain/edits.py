@@ -10,12 +10,35 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Container, Iterator, Sequence
 from pathlib import Path
 
 from brain.config import INBOX, index_path, state_dir
 from brain.errors import BrainError
 from brain.files import confine
+
+
+def with_proposals(text: str, lines: Sequence[str]) -> str:
+    """The inbox `text` with `lines` (proposals, tend's items) appended: the starter inbox when
+    there is none, and one blank line between its header and the first (`without` takes it
+    again with the last)."""
+    if not text:
+        from brain.shipped import starter_file
+
+        text = starter_file("INBOX.md")
+    body = text.rstrip("\n")
+    last = body.rsplit("\n", 1)[-1]
+    gap = "" if not body else "\n" if last.startswith("- ") else "\n\n"
+    return body + gap + "\n".join(lines) + "\n"
+
+
+def without(text: str, gone: Container[int]) -> str:
+    """The inbox `text` without its lines numbered `gone` (from 1). Blank lines the removal leaves
+    at the end go too: propose puts one between the header and the first proposal, and a drained
+    inbox should be byte for byte what it was, not a change to commit."""
+    kept = [line for i, line in enumerate(text.split("\n"), start=1) if i not in gone]
+    body = "\n".join(kept)
+    return body.rstrip("\n") + "\n" if body.endswith("\n\n") else body
 
 
 def read(vault: Path, rel: str) -> str:

@@ -290,6 +290,26 @@ def test_dropped_and_tended_files_are_searched_by_nothing(tended: Path) -> None:
     assert all(h["path"] != config.DROPPED for h in found.json()["hits"])
 
 
+def test_a_drained_inbox_of_tend_items_is_byte_for_byte_as_before(tended: Path) -> None:
+    """tend queues its items as propose queues a proposal, and approving one takes its line as
+    approve takes a proposal's (brain.edits.with_proposals, without): the blank line before
+    the first goes with the last, whichever kind it is."""
+    from brain.shipped import starter_file
+
+    inbox = tended / config.INBOX
+    inbox.write_text(starter_file("INBOX.md"), encoding="utf-8")
+    commit_all(tended, "the starter inbox")
+    before = inbox.read_bytes()
+    v = ("--vault", str(tended))
+    assert brain("propose", *v, "okapi one — the first fact here").code == 0
+    assert len(tendmod.tend(tended).proposed) == 3
+    listed = inboxmod.inbox(tended).proposals
+    assert [p.kind for p in listed] == ["bullet", "hygiene", "hygiene", "hygiene"]
+    while inboxmod.inbox(tended).proposals:  # the proposal first, tend's items last
+        inboxmod.approve(tended, 1)
+    assert inbox.read_bytes() == before
+
+
 def test_an_item_approved_twice_is_refused_the_second_time(tended: Path) -> None:
     """Two copies of one item (a sync that kept both lines, two machines): the second is
     refused with the reason and changes nothing."""

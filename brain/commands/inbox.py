@@ -18,14 +18,14 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-from collections.abc import Container, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from brain.commands import hygiene
 from brain.config import CORE_FILES, INBOX
-from brain.edits import locked, read, read_journal, reindex, state_file, write
+from brain.edits import locked, read, read_journal, reindex, state_file, without, write
 from brain.errors import BrainError, UsageError
 from brain.files import confine
 from brain.secrets import redact
@@ -320,15 +320,6 @@ def by_branch(words: Sequence[str], shared: Sequence[Proposal]) -> list[str]:
                 "run `brain inbox` to see what is open",
             )
     return [numbers.get(word, word) for word in words]
-
-
-def without(text: str, gone: Container[int]) -> str:
-    """The inbox `text` without its lines numbered `gone` (from 1). Blank lines the removal leaves
-    at the end go too: propose puts one between the header and the first proposal, and a drained
-    inbox should be byte for byte what it was, not a change to commit."""
-    kept = [line for i, line in enumerate(text.split("\n"), start=1) if i not in gone]
-    body = "\n".join(kept)
-    return body.rstrip("\n") + "\n" if body.endswith("\n\n") else body
 
 
 def drop(vault: Path, number: int) -> DropResult:

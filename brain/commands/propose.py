@@ -231,15 +231,7 @@ def propose_many(
         q = _queue(vault)
         results = [_judge(str(vault), q, line, source, dest, date, force) for line, source in items]
         if q.added and not shared:
-            text = q.text
-            if not text:
-                from brain.shipped import starter_file
-
-                text = starter_file("INBOX.md")
-            body = text.rstrip("\n")
-            last = body.rsplit("\n", 1)[-1]
-            gap = "" if not body else "\n" if inboxmod.is_proposal(last) else "\n\n"
-            edits.write(vault, INBOX, body + gap + "\n".join(q.added) + "\n", was=q.text)
+            edits.write(vault, INBOX, edits.with_proposals(q.text, q.added), was=q.text)
     if shared:
         return _to_team(vault, q, results, pr)
     return results

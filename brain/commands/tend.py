@@ -542,8 +542,7 @@ def tend(
                     )
                 )
             if new and not dry_run:
-                base = text if text.strip() else "# Inbox\n"
-                body = base.rstrip("\n") + "\n" + "".join(f"{it.line()}\n" for it in new)
+                body = edits.with_proposals(text, [it.line() for it in new])
                 edits.write(vault, INBOX, body, was=text)
                 keys = sorted(_remembered(vault) | {it.key for it in new})
                 write_atomic(_proposed_path(vault), "\n".join(keys) + "\n", 0o600)
