@@ -320,8 +320,7 @@ def ledger_command() -> None:
 
 @declared("log")
 def log_command() -> None:
-    """List the finds where nothing stood out, and still nothing does: the backlog for bullets
-    and synonyms."""
+    """List the finds where nothing stood out and still nothing does: bullets to write."""
 
 
 @declared("doctor")

@@ -166,10 +166,13 @@ def fake_browser(tmp_path: Path) -> tuple[Path, Path]:
 
 
 def started(record: Path, timeout: float = 60) -> list[dict[str, str]]:
+    def written() -> bool:  # the browser opens the file before it writes its line
+        return record.exists() and record.read_text(encoding="utf-8").endswith("\n")
+
     deadline = time.monotonic() + timeout
-    while not record.exists() and time.monotonic() < deadline:
+    while not written() and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert record.exists(), "the desk never started the browser"
+    assert written(), "the desk never started the browser"
     return [json.loads(line) for line in record.read_text(encoding="utf-8").splitlines()]
 
 
