@@ -171,18 +171,34 @@ def _parse(repo: Any, pid: str, sha: str, sent: bool) -> TeamProposal:
 
 def _more_than(bullet: str, before: list[str], after: list[str]) -> str:
     """Why a proposal's change of its file is not what propose makes ("" when it is): the
-    bullet added, perhaps a heading and blank lines for it, at most one line replaced (the
-    bullet of its handle). A branch pushed by hand that carries anything more is not merged."""
+    bullet added, perhaps `## From the inbox` and blank lines for it, at most one line replaced
+    and only the bullet of its own handle. A branch pushed by hand that carries anything more
+    (another heading, another handle's bullet deleted) is not merged: the inbox shows the
+    bullet alone, so anything else would reach the file unread."""
     from collections import Counter
+
+    from brain.vault import APPROVED_HEADING
 
     added = Counter(after) - Counter(before)
     removed = Counter(before) - Counter(after)
     if added[bullet] != 1:
         return "its commit does not add its bullet to the file"
-    extra = [line for line in added if line.strip() and line != bullet and not line.startswith("#")]
-    if extra or sum(n for line, n in removed.items() if line.strip()) > 1:
+    extra = [line for line in added if line.strip() and line not in (bullet, APPROVED_HEADING)]
+    gone = [line for line, n in removed.items() for _ in range(n) if line.strip()]
+    if extra or len(gone) > 1 or (gone and _handle(gone[0]) != _handle(bullet)):
         return "its commit changes more of the file than its bullet"
     return ""
+
+
+def _handle(line: str) -> str | None:
+    """The handle key of bullet `line`, None when it is not a bullet."""
+    from brain.vault import parse_head
+    from brain.vocab import handle_key
+
+    try:
+        return handle_key(parse_head(line)[0])
+    except ValueError:
+        return None
 
 
 def _text(repo: Any, tree: Any, path: str) -> str:

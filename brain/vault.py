@@ -21,6 +21,9 @@ from brain.files import outside
 from brain.text import printable
 from brain.vocab import SEP
 
+# The heading an approved bullet goes under when its handle is new to the file (brain inbox
+# approve, and a team proposal's commit, which is built as approving would write it).
+APPROVED_HEADING = "## From the inbox"
 MAX_UNIT_CHARS = 16_000  # a pasted log of a megabyte stays searchable by its start, not a hazard
 
 _BULLET = re.compile(

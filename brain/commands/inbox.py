@@ -30,6 +30,7 @@ from brain.errors import BrainError, UsageError
 from brain.files import confine
 from brain.secrets import redact
 from brain.text import controls, listed
+from brain.vault import APPROVED_HEADING
 from brain.vocab import handle_key
 
 if TYPE_CHECKING:
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
 
 DESTINATIONS = {"MEMORY": CORE_FILES[0], "LEARNINGS": CORE_FILES[1], "TUNINGS": CORE_FILES[2]}
 DEFAULT_DESTINATION = "MEMORY"
-APPROVED_HEADING = "## From the inbox"
 # A person reviews every proposal: past this many waiting, more are refused until some are
 # approved or dropped (it also bounds what every propose reads to check for duplicates).
 MAX_PENDING = 1000
