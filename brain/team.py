@@ -202,10 +202,17 @@ def _handle(line: str) -> str | None:
 
 
 def _text(repo: Any, tree: Any, path: str) -> str:
+    """The file at `path` of `tree` ("" when it has none); a byte that is not UTF-8 (a file
+    saved as cp1252) is kept as a surrogate, so `_bytes` writes it back as it was."""
     try:
-        return str(repo[tree[path].id].read_raw().decode("utf-8", "replace"))
+        return str(repo[tree[path].id].read_raw().decode("utf-8", "surrogateescape"))
     except KeyError:
         return ""
+
+
+def _bytes(text: str) -> bytes:
+    """`text` as `_text` read it, back to the file's own bytes."""
+    return text.encode("utf-8", "surrogateescape")
 
 
 @dataclass(frozen=True)
@@ -313,7 +320,7 @@ def propose(vault: Path, drafts: Sequence[Draft]) -> list[Sent]:
         parent = gitutil.commit_of(repo, base)
         idx = gitutil.new_index()
         idx.read_tree(parent.tree)
-        new = d.edit(_text(repo, parent.tree, d.target)).encode("utf-8")
+        new = _bytes(d.edit(_text(repo, parent.tree, d.target)))
         idx.add(gitutil.index_entry(d.target, repo.create_blob(new), BLOB))
         message = f"{SUBJECT}{d.markdown}\n\n{TRAILER}: {pid}\n{TARGET}: {d.target}\n"
         sha = repo.create_commit(None, author, committer, message, idx.write_tree(repo), [base])
@@ -525,7 +532,7 @@ def _merge(vault: Path, r: Remote, pid: str, proposal: str, head: str) -> Merged
     theirs = gitutil.commit_of(repo, proposal)
     ours = gitutil.commit_of(repo, head)
     base = theirs.parents[0]
-    data = [_text(repo, c.tree, p.target).encode("utf-8") for c in (base, ours, theirs)]
+    data = [_bytes(_text(repo, c.tree, p.target)) for c in (base, ours, theirs)]
     result = merge.merge(*data) if data[1] != data[0] else merge.Merged(data[2], ())
     idx = gitutil.new_index()
     idx.read_tree(ours.tree)

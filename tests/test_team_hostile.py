@@ -6,6 +6,8 @@ not read. Real clones of one bare remote, real `brain` subprocesses (tests/test_
 
 from __future__ import annotations
 
+import subprocess
+
 import test_team
 from conftest import git
 from test_team import Team, crew, ls_remote, remote_file
@@ -106,3 +108,25 @@ def test_a_credential_in_the_history_under_a_proposal_is_never_merged(crew: Team
     assert "nothing merged" in secret.err
     assert token not in secret.err
     assert ls_remote(crew.remote)["refs/heads/main"] == main
+
+
+def test_approving_keeps_the_bytes_of_a_core_file_that_is_not_utf8(crew: Team) -> None:
+    """A core file saved in another encoding (a cp1252 é) keeps its bytes through a team
+    proposal and its approval: the merge writes the file whole, so a byte decoded as U+FFFD
+    would be lost on every clone."""
+    a = crew.m["a"]
+    raw = "# Memory\n\n- **caf\xe9** — the caf\xe9 opens at 8 — x — 2026-11-01\n".encode("cp1252")
+    (a.vault / "AI" / "MEMORY.md").write_bytes(raw)
+    a.git("add", "-A")
+    a.git("commit", "-qm", "memory")
+    a.git("push", "-q", "origin", "main")
+    sent = crew.propose("b", "deploy window — deploys go out on Tuesdays")
+    assert sent["sent"] is True
+    crew.run("c", "inbox", "approve", sent["branch"])
+    merged = subprocess.run(
+        ["git", "-C", str(crew.remote), "show", "main:AI/MEMORY.md"],
+        capture_output=True,
+        check=True,
+    ).stdout
+    assert merged.startswith(raw)
+    assert sent["markdown"].encode() in merged
