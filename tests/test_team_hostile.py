@@ -130,3 +130,18 @@ def test_approving_keeps_the_bytes_of_a_core_file_that_is_not_utf8(crew: Team) -
     ).stdout
     assert merged.startswith(raw)
     assert sent["markdown"].encode() in merged
+
+
+def test_a_branch_approved_on_another_machine_says_so_by_its_name(crew: Team) -> None:
+    """Named by its branch, a proposal another machine approved meanwhile is `no open proposal`
+    (as docs/commands.md says), whether or not other proposals are open: not `the inbox is
+    empty`, nor a usage error about numbers."""
+    sent = crew.propose("a", "deploy window — deploys go out on Tuesdays")
+    crew.run("c", "inbox", "approve", sent["branch"])
+    b = crew.m["b"]
+    for own in ("", "\n- **db backups** — backups run nightly at 02:00 — x — 2026-11-01\n"):
+        b.add("AI/INBOX.md", own)  # the second round: one of the inbox's own open beside it
+        for verb in ("approve", "drop"):
+            for word in (sent["branch"], sent["branch"].rsplit("-", 1)[1]):
+                late = crew.run("b", "inbox", verb, word, code=1)
+                assert f"no open proposal is on {sent['branch']}" in late.err, late

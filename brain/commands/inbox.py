@@ -47,6 +47,7 @@ FULL = (
 )
 _MARK = re.compile(r"\s*<!-- brain:to=([A-Z]+) -->\s*$")
 _HEADING = re.compile(r"^(#{1,6})\s")
+_TEAM_ID = re.compile(r"(?=.*[a-f])[0-9a-f]{12}")  # brain.team.proposal_id's, not a number
 
 
 # --- the approval's journal (brain.edits holds the files and the lock) ----------------------------
@@ -306,17 +307,20 @@ def by_branch(words: Sequence[str], shared: Sequence[Proposal]) -> list[str]:
     """`words` with each that names a team proposal by its branch (`brain/proposal-<id>`) or id
     turned into its number: a number moves when a proposal before it goes, a branch never does."""
     numbers: dict[str, str] = {}
-    if not shared:
-        return list(words)
+    named = [w for w in words if w.startswith("brain/") or _TEAM_ID.fullmatch(w)]
+    if not shared and not named:
+        return list(words)  # numbers: brain.team is not imported (a vault without a team)
     from brain.team import PREFIX
 
     for p in shared:
         if p.branch:
             numbers[p.branch] = numbers[p.branch.removeprefix(PREFIX)] = str(p.number)
-    for word in words:
-        if word.startswith(PREFIX) and word not in numbers:
+    for word in named:
+        # one approved or dropped elsewhere says so, even when no other is open
+        if word not in numbers:
+            branch = word if word.startswith(PREFIX) else PREFIX + word
             raise BrainError(
-                f"no open proposal is on {word}: approved or dropped already, or never sent",
+                f"no open proposal is on {branch}: approved or dropped already, or never sent",
                 "run `brain inbox` to see what is open",
             )
     return [numbers.get(word, word) for word in words]
