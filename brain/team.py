@@ -138,8 +138,13 @@ class TeamProposal:
         return f"{PREFIX}{self.id}"
 
 
-def _parse(repo: Any, pid: str, sha: str, sent: bool) -> TeamProposal:
-    """A proposal's commit read back; one that is not as propose makes it says why."""
+MORE = "its commit changes more of the file than its bullet"
+
+
+def _parse(repo: Any, pid: str, sha: str, sent: bool, head: str | None) -> TeamProposal:
+    """A proposal's commit read back; one that is not as propose makes it says why. `head` is
+    the remote's branch as last fetched (None: not known), which its parent must be in."""
+    from brain.vault import APPROVED_HEADING
     from brain.when import at_epoch
 
     commit = gitutil.commit_of(repo, sha)
@@ -156,11 +161,17 @@ def _parse(repo: Any, pid: str, sha: str, sent: bool) -> TeamProposal:
         problem = "its commit is not a brain proposal (no bullet, id or file in its message)"
     elif len(commit.parents) != 1:
         problem = "its branch was rewritten: it no longer holds one commit on the vault's branch"
+    elif head and not _within(repo, str(commit.parents[0].id), head):
+        # its parent's history would come with the merge, to every clone, unreviewed
+        problem = "its commit is not built on the vault's branch (another history)"
     else:
         deltas = commit.parents[0].tree.diff_to_tree(commit.tree).deltas
         changed = {f.path for d in deltas for f in (d.old_file, d.new_file)}
+        sizes = [_size(repo, c.tree, target) for c in (commit.parents[0], commit)]
         if changed != {target}:
             problem = f"its commit changes {', '.join(sorted(changed)) or 'nothing'}, not {target}"
+        elif sizes[1] - sizes[0] > len(bullet.encode("utf-8")) + len(APPROVED_HEADING) + 8:
+            problem = MORE  # said from the objects' headers: a huge file is never read
         else:
             before = _text(repo, commit.parents[0].tree, target).split("\n")
             problem = _more_than(bullet, before, _text(repo, commit.tree, target).split("\n"))
@@ -186,7 +197,7 @@ def _more_than(bullet: str, before: list[str], after: list[str]) -> str:
     extra = [line for line in added if line.strip() and line not in (bullet, APPROVED_HEADING)]
     gone = [line for line, n in removed.items() for _ in range(n) if line.strip()]
     if extra or len(gone) > 1 or (gone and _handle(gone[0]) != _handle(bullet)):
-        return "its commit changes more of the file than its bullet"
+        return MORE
     return ""
 
 
@@ -208,6 +219,24 @@ def _text(repo: Any, tree: Any, path: str) -> str:
         return str(repo[tree[path].id].read_raw().decode("utf-8", "surrogateescape"))
     except KeyError:
         return ""
+
+
+def _size(repo: Any, tree: Any, path: str) -> int:
+    """The size of the file at `path` of `tree` (0 when it has none), from its object's header."""
+    try:
+        return int(repo.odb.read_header(tree[path].id)[1])
+    except KeyError:
+        return 0
+
+
+def _within(repo: Any, sha: str, head: str) -> bool:
+    """Whether commit `sha` is `head` or in its history."""
+    import pygit2
+
+    try:
+        return sha == head or bool(repo.descendant_of(head, sha))
+    except (pygit2.GitError, KeyError, ValueError):
+        return False
 
 
 def _bytes(text: str) -> bytes:
@@ -237,16 +266,17 @@ def listing(vault: Path, *, refresh: bool = True) -> Listing:
         if failed:
             note = f"the remote could not be reached ({failed}): its proposals as last fetched"
     found: dict[str, TeamProposal] = {}
+    head = _rev(vault, r.head) if r is not None else None
     if r is not None:
         for ref in _refs(vault, f"refs/remotes/{r.name}/{PREFIX}"):
             sha = _rev(vault, ref)
             if sha:
                 pid = ref.removeprefix(f"refs/remotes/{r.name}/{PREFIX}")
-                found[pid] = _parse(repo, pid, sha, True)
+                found[pid] = _parse(repo, pid, sha, True, head)
     for ref in _refs(vault, WAITING):
         pid, sha = ref.removeprefix(WAITING), _rev(vault, ref)
         if sha and pid not in found:
-            found[pid] = _parse(repo, pid, sha, False)
+            found[pid] = _parse(repo, pid, sha, False, head)
     ordered = sorted(found.values(), key=lambda p: (p.at, p.id))
     return Listing(tuple(ordered), note)
 
@@ -526,7 +556,7 @@ def _merge(vault: Path, r: Remote, pid: str, proposal: str, head: str) -> Merged
     from brain.gitsync import _signature
 
     repo = gitutil.open_git(_git_dir(vault))
-    p = _parse(repo, pid, proposal, True)
+    p = _parse(repo, pid, proposal, True, head)
     if p.problem:
         raise BrainError(f"proposal {pid} cannot be approved: {p.problem}", "drop it")
     theirs = gitutil.commit_of(repo, proposal)

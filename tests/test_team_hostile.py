@@ -6,7 +6,11 @@ not read. Real clones of one bare remote, real `brain` subprocesses (tests/test_
 
 from __future__ import annotations
 
+import json
+import os
+import resource
 import subprocess
+import sys
 
 import test_team
 from conftest import git
@@ -86,9 +90,10 @@ def test_a_branch_that_adds_a_heading_of_its_own_is_never_merged(crew: Team) -> 
     assert hidden not in git(crew.remote, "show", "main:AI/MEMORY.md")
 
 
-def test_a_credential_in_the_history_under_a_proposal_is_never_merged(crew: Team) -> None:
-    """A proposal commit that adds only its bullet, on a parent that is not the remote's head
-    but a commit holding a credential: the merge would carry that commit into every clone."""
+def test_a_branch_on_another_history_is_never_merged(crew: Team) -> None:
+    """A proposal commit that adds only its bullet, on a parent outside the remote's branch (a
+    commit holding a credential, pushed nowhere else): the merge would carry that history into
+    every clone, unreviewed."""
     from test_team import fake_token
 
     b = crew.m["b"]
@@ -98,16 +103,52 @@ def test_a_credential_in_the_history_under_a_proposal_is_never_merged(crew: Team
     b.git("add", "-A")
     b.git("commit", "-qm", "notes")
     test_team.push_by_hand(
-        b, "feedface0013", BULLET, {"AI/MEMORY.md": BULLET + "\n"}, parent="HEAD"
+        b, "feedface0013", BULLET, {"AI/MEMORY.md": f"{BULLET}\n"}, parent="HEAD"
     )
     main = ls_remote(crew.remote)["refs/heads/main"]
     (listed,) = crew.inbox("c")["proposals"]
-    assert listed["problem"] is None  # its own commit is a proposal's
-    secret = crew.run("c", "inbox", "approve", "brain/proposal-feedface0013", code=1)
-    assert "credential" in secret.err
-    assert "nothing merged" in secret.err
-    assert token not in secret.err
+    assert "not built on the vault's branch" in (listed["problem"] or "")
+    refused = crew.run("c", "inbox", "approve", "brain/proposal-feedface0013", code=1)
+    assert "nothing" in refused.err or "not approved" in refused.err
+    assert token not in refused.err
     assert ls_remote(crew.remote)["refs/heads/main"] == main
+
+
+def test_a_huge_file_on_a_proposal_branch_is_never_read(crew: Team) -> None:
+    """A branch whose core file is 256 MiB (a few hundred KiB packed): listing the inbox tells it
+    is more than a bullet from the objects' sizes, in a process that could not hold the file."""
+    b = crew.m["b"]
+    b.git("fetch", "-q", "origin")
+    parent = b.git("rev-parse", "origin/main").strip()
+    huge = b.vault.parent / "huge.md"
+    with huge.open("wb") as fh:
+        fh.write(f"{BULLET}\n".encode())
+        line = b"x" * 1023 + b"\n"
+        for _ in range(256):
+            fh.write(line * 1024)
+    blob = b.git("hash-object", "-w", str(huge)).strip()
+    huge.unlink()
+    b.git("read-tree", parent)
+    b.git("update-index", "--cacheinfo", f"100644,{blob},AI/MEMORY.md")
+    tree = b.git("write-tree").strip()
+    b.git("read-tree", parent)
+    message = f"brain propose: {BULLET}\n\nBrain-Proposal: feedface0014\nBrain-To: AI/MEMORY.md\n"
+    sha = b.git("commit-tree", tree, "-p", parent, "-m", message).strip()
+    b.git("push", "-q", "origin", f"{sha}:refs/heads/brain/proposal-feedface0014")
+    c = crew.m["c"]
+    most = 600 << 20  # bytes of address space: brain inbox needs under 300 MiB
+    proc = subprocess.run(
+        [sys.executable, "-m", "brain", "inbox", "--json", "--vault", str(c.vault)],
+        env={**os.environ, **c.env(), "BRAIN_WORKER": "0"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+        preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_AS, (most, most)),
+    )
+    assert proc.returncode == 0, proc.stderr
+    (listed,) = json.loads(proc.stdout)["proposals"]
+    assert "more of the file than its bullet" in (listed["problem"] or "")
 
 
 def test_approving_keeps_the_bytes_of_a_core_file_that_is_not_utf8(crew: Team) -> None:
