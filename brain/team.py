@@ -438,6 +438,7 @@ class Merged:
     commit: str  # the merge commit now at the head of the remote's branch
     target: str
     text: str  # the target file as merged
+    bullet: str  # the bullet as it went in (an update keeps the aliases of the one it replaced)
 
 
 def _gone(vault: Path, r: Remote, pid: str) -> str:
@@ -562,8 +563,22 @@ def _merge(vault: Path, r: Remote, pid: str, proposal: str, head: str) -> Merged
     theirs = gitutil.commit_of(repo, proposal)
     ours = gitutil.commit_of(repo, head)
     base = theirs.parents[0]
-    data = [_bytes(_text(repo, c.tree, p.target)) for c in (base, ours, theirs)]
-    result = merge.merge(*data) if data[1] != data[0] else merge.Merged(data[2], ())
+    now = _text(repo, ours.tree, p.target)
+    same = _same_handle(now, p.markdown)
+    bullet = p.markdown
+    if same is not None:
+        # the branch has a bullet of its handle now (approved meanwhile, or made an update of):
+        # replaced in place, as the inbox says (`updates`) and as propose would build it today;
+        # merging would keep both, two bullets of one handle that lint refuses
+        from brain.vault import keep_aliases
+
+        lines = now.split("\n")
+        bullet = keep_aliases(p.markdown, same)
+        lines[lines.index(same)] = bullet
+        result = merge.Merged(_bytes("\n".join(lines)), ())
+    else:
+        data = [_bytes(_text(repo, c.tree, p.target)) for c in (base, ours, theirs)]
+        result = merge.merge(*data) if data[1] != data[0] else merge.Merged(data[2], ())
     idx = gitutil.new_index()
     idx.read_tree(ours.tree)
     idx.add(gitutil.index_entry(p.target, repo.create_blob(result.data), BLOB))
@@ -572,7 +587,13 @@ def _merge(vault: Path, r: Remote, pid: str, proposal: str, head: str) -> Merged
     parents = [ours.id, theirs.id]
     committer = _signature(r.conf, "COMMITTER")
     sha = repo.create_commit(None, sig, committer, message, idx.write_tree(repo), parents)
-    return Merged(str(sha), p.target, result.data.decode("utf-8", "replace"))
+    return Merged(str(sha), p.target, result.data.decode("utf-8", "replace"), bullet)
+
+
+def _same_handle(text: str, bullet: str) -> str | None:
+    """The first bullet of `text` other than `bullet` whose handle is `bullet`'s, else None."""
+    key = _handle(bullet)
+    return next((ln for ln in text.split("\n") if ln != bullet and _handle(ln) == key), None)
 
 
 def drop(vault: Path, pid: str, seen: str) -> str:

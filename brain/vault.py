@@ -144,6 +144,18 @@ def format_bullet(b: Bullet) -> str:
     return f"- **{b.handle}**{aliases}{SEP}{b.fact}{SEP}{b.source}{SEP}{b.date}"
 
 
+def keep_aliases(bullet: str, current: str) -> str:
+    """An update that names no aliases keeps the old bullet's: they are how it is found."""
+    from dataclasses import replace
+
+    if not current:
+        return bullet
+    new, old = parse_bullet(bullet), parse_bullet(current)
+    if new.aliases or not old.aliases:
+        return bullet
+    return format_bullet(replace(new, aliases=old.aliases))
+
+
 _MARKER = re.compile(r"\s*<!-- brain:[^>]*-->\s*$")
 
 

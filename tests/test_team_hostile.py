@@ -186,3 +186,23 @@ def test_a_branch_approved_on_another_machine_says_so_by_its_name(crew: Team) ->
             for word in (sent["branch"], sent["branch"].rsplit("-", 1)[1]):
                 late = crew.run("b", "inbox", verb, word, code=1)
                 assert f"no open proposal is on {sent['branch']}" in late.err, late
+
+
+def test_a_handle_approved_meanwhile_is_replaced_not_doubled(crew: Team) -> None:
+    """Two machines propose one handle (its case aside) with different facts; each branch adds
+    its bullet, as the handle was new. Approving the second after the first replaces the first
+    in place, as the inbox says it will (`updates`), instead of a second bullet of that handle
+    that lint refuses."""
+    one = crew.propose("a", "deploy window — deploys go out on Tuesdays")
+    two = crew.propose("b", "Deploy Window (aliases: release day) — deploys go out on Fridays")
+    crew.run("c", "inbox", "approve", one["branch"])
+    (listed,) = crew.inbox("c")["proposals"]
+    assert listed["current"] == one["markdown"]
+    done = crew.run("c", "inbox", "approve", two["branch"], "--json").json()["approved"]
+    assert done[0]["replaced"] == one["markdown"]
+    text = remote_file(crew.remote)
+    assert two["markdown"] in text
+    assert one["markdown"] not in text
+    assert text.count("**Deploy Window**") == 1
+    assert done[0]["line"] == text.split("\n").index(two["markdown"]) + 1
+    crew.run("c", "lint")

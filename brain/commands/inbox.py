@@ -30,7 +30,7 @@ from brain.errors import BrainError, UsageError
 from brain.files import confine
 from brain.secrets import redact
 from brain.text import controls, listed
-from brain.vault import APPROVED_HEADING
+from brain.vault import APPROVED_HEADING, keep_aliases
 from brain.vocab import handle_key
 
 if TYPE_CHECKING:
@@ -547,7 +547,7 @@ def _approve_team(vault: Path, number: int, p: Proposal, t: Any, left: int) -> A
 
     merged = team.approve(vault, t.id, t.commit)
     lines = merged.text.split("\n")
-    line = lines.index(p.markdown) + 1 if p.markdown in lines else 0
+    line = lines.index(merged.bullet) + 1 if merged.bullet in lines else 0
     r = team.remote(vault)
     pushed = f"{r.name if r else 'the remote'} {r.branch if r else ''} {merged.commit[:10]}"
     try:
@@ -558,7 +558,7 @@ def _approve_team(vault: Path, number: int, p: Proposal, t: Any, left: int) -> A
     return ApproveResult(
         str(vault),
         number,
-        p.markdown,
+        merged.bullet,
         merged.target,
         line,
         redact(p.current) if p.current else None,
@@ -603,20 +603,6 @@ def commit_advice(vault: Path | str, files: Sequence[str]) -> str:
     `review and commit AI/MEMORY.md and AI/LEARNINGS.md in the vault yourself (...)`."""
     named = listed(list(dict.fromkeys(files)))
     return f"review and commit {named} in the vault yourself (git -C {vault} commit -p)"
-
-
-def keep_aliases(bullet: str, current: str) -> str:
-    """An update that names no aliases keeps the old bullet's: they are how it is found."""
-    from dataclasses import replace
-
-    from brain.vault import format_bullet, parse_bullet
-
-    if not current:
-        return bullet
-    new, old = parse_bullet(bullet), parse_bullet(current)
-    if new.aliases or not old.aliases:
-        return bullet
-    return format_bullet(replace(new, aliases=old.aliases))
 
 
 def _check_secret(bullet: str, number: int) -> None:
