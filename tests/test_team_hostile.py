@@ -206,3 +206,19 @@ def test_a_handle_approved_meanwhile_is_replaced_not_doubled(crew: Team) -> None
     assert text.count("**Deploy Window**") == 1
     assert done[0]["line"] == text.split("\n").index(two["markdown"]) + 1
     crew.run("c", "lint")
+
+
+def test_a_lookalike_handle_on_a_branch_is_refused_with_a_step_that_exists(crew: Team) -> None:
+    """A branch pushed by hand whose handle mixes scripts (a Cyrillic е in `deploy`, beside the
+    approved `deploy window`) is refused, and the next step is dropping it: a branch has no line
+    of AI/INBOX.md to fix (it said `fix line 0 of AI/INBOX.md`)."""
+    one = crew.propose("a", "deploy window — deploys go out on Tuesdays")
+    crew.run("c", "inbox", "approve", one["branch"])
+    bullet = "- **d\u0435ploy window** — deploys go out on Fridays — x — 2026-12-01"
+    test_team.push_by_hand(crew.m["b"], "feedface0050", bullet, {"AI/MEMORY.md": f"{bullet}\n"})
+    main = ls_remote(crew.remote)["refs/heads/main"]
+    refused = crew.run("c", "inbox", "approve", "brain/proposal-feedface0050", code=1)
+    assert "mixes Latin and Cyrillic" in refused.err
+    assert "brain inbox drop 1" in refused.err
+    assert "AI/INBOX.md" not in refused.err
+    assert ls_remote(crew.remote)["refs/heads/main"] == main

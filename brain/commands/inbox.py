@@ -469,8 +469,12 @@ def _check(vault: Path, number: int, p: Proposal, to: str | None, strict: bool) 
     if why:
         raise BrainError(
             f"proposal {number} is not approved: {why}",
-            f"rewrite line {p.line} of {INBOX} as plain prose, or drop it with "
-            f"`brain inbox drop {number}`",
+            _next_step(
+                p,
+                number,
+                f"rewrite line {p.line} of {INBOX} as plain prose, or drop it with "
+                f"`brain inbox drop {number}`",
+            ),
         )
     confine(vault / _target(p, to), vault)  # before any journal: a refused write leaves none
 
@@ -625,8 +629,20 @@ def _check_guard(p: Proposal, number: int) -> None:
     if why:
         raise BrainError(
             f"proposal {number} is not approved: {why}",
-            f"fix line {p.line} of {INBOX}, or drop it with `brain inbox drop {number}`",
+            _next_step(
+                p,
+                number,
+                f"fix line {p.line} of {INBOX}, or drop it with `brain inbox drop {number}`",
+            ),
         )
+
+
+def _next_step(p: Proposal, number: int, here: str) -> str:
+    """`here`, the next step for a proposal approve refuses, unless it is a team proposal: a
+    branch of the shared remote has no inbox line to fix (its `line` is 0)."""
+    if p.kind in ("team", "unsent"):
+        return f"drop it with `brain inbox drop {number}`, then propose it again as it should read"
+    return here
 
 
 def _write_journal(vault: Path, intent: dict[str, str]) -> None:
