@@ -161,7 +161,7 @@ def _parse(repo: Any, pid: str, sha: str, sent: bool, head: str | None) -> TeamP
         problem = "its commit is not a brain proposal (no bullet, id or file in its message)"
     elif len(commit.parents) != 1:
         problem = "its branch was rewritten: it no longer holds one commit on the vault's branch"
-    elif head and not _within(repo, str(commit.parents[0].id), head):
+    elif head and not gitutil.in_history(repo, str(commit.parents[0].id), head):
         # its parent's history would come with the merge, to every clone, unreviewed
         problem = "its commit is not built on the vault's branch (another history)"
     else:
@@ -227,16 +227,6 @@ def _size(repo: Any, tree: Any, path: str) -> int:
         return int(repo.odb.read_header(tree[path].id)[1])
     except KeyError:
         return 0
-
-
-def _within(repo: Any, sha: str, head: str) -> bool:
-    """Whether commit `sha` is `head` or in its history."""
-    import pygit2
-
-    try:
-        return sha == head or bool(repo.descendant_of(head, sha))
-    except (pygit2.GitError, KeyError, ValueError):
-        return False
 
 
 def _bytes(text: str) -> bytes:
