@@ -429,6 +429,7 @@ class Merged:
     target: str
     text: str  # the target file as merged
     bullet: str  # the bullet as it went in (an update keeps the aliases of the one it replaced)
+    replaced: str  # the bullet of its handle it replaced on the branch, "" when none
 
 
 def _gone(vault: Path, r: Remote, pid: str) -> str:
@@ -577,7 +578,8 @@ def _merge(vault: Path, r: Remote, pid: str, proposal: str, head: str) -> Merged
     parents = [ours.id, theirs.id]
     committer = _signature(r.conf, "COMMITTER")
     sha = repo.create_commit(None, sig, committer, message, idx.write_tree(repo), parents)
-    return Merged(str(sha), p.target, result.data.decode("utf-8", "replace"), bullet)
+    text = result.data.decode("utf-8", "replace")
+    return Merged(str(sha), p.target, text, bullet, same or "")
 
 
 def _same_handle(text: str, bullet: str) -> str | None:

@@ -565,7 +565,8 @@ def _approve_team(vault: Path, number: int, p: Proposal, t: Any, left: int) -> A
         merged.bullet,
         merged.target,
         line,
-        redact(p.current) if p.current else None,
+        # the branch's own word: this clone may not have received the bullet it replaced yet
+        redact(merged.replaced or p.current or "") or None,
         left,
         advice,
         (merged.target,),
