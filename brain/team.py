@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import re
 import shutil
 import time
 from collections.abc import Callable, Sequence
@@ -52,6 +53,9 @@ def enabled(vault: Path) -> bool:
     from brain.config import proposals_mode
 
     return proposals_mode(vault) == "team"
+
+
+_ID = re.compile(r"[0-9a-f]{12}")  # what proposal_id makes
 
 
 def proposal_id(key: str) -> str:
@@ -157,7 +161,9 @@ def _parse(repo: Any, pid: str, sha: str, sent: bool, head: str | None) -> TeamP
     bullet = subject.removeprefix(SUBJECT).strip() if subject.startswith(SUBJECT) else ""
     target = trailers.get(TARGET, "")
     problem = ""
-    if not bullet or trailers.get(TRAILER) != pid or not target:
+    if not _ID.fullmatch(pid):  # a look-alike of another's name, an invisible character
+        problem = f"its branch is not named as propose names one ({PREFIX} and 12 hex digits)"
+    elif not bullet or trailers.get(TRAILER) != pid or not target:
         problem = "its commit is not a brain proposal (no bullet, id or file in its message)"
     elif len(commit.parents) != 1:
         problem = "its branch was rewritten: it no longer holds one commit on the vault's branch"

@@ -224,3 +224,18 @@ def test_a_lookalike_handle_on_a_branch_is_refused_with_a_step_that_exists(crew:
     assert "brain inbox drop 1" in refused.err
     assert "AI/INBOX.md" not in refused.err
     assert ls_remote(crew.remote)["refs/heads/main"] == main
+
+
+def test_a_branch_named_unlike_a_proposal_is_never_merged(crew: Team) -> None:
+    """A branch whose id is not propose's 12 hex digits (an invisible character in it, making it
+    the look-alike of another's name; its message says the same id) is listed with why, never
+    approved, and can be dropped."""
+    pid = "feed\u200bface01"
+    test_team.push_by_hand(crew.m["b"], pid, BULLET, {"AI/MEMORY.md": f"{BULLET}\n"})
+    main = ls_remote(crew.remote)["refs/heads/main"]
+    (listed,) = crew.inbox("c")["proposals"]
+    assert "not named as propose names one" in (listed["problem"] or "")
+    crew.run("c", "inbox", "approve", "1", code=1)
+    assert ls_remote(crew.remote)["refs/heads/main"] == main
+    crew.run("c", "inbox", "drop", "1")
+    assert crew.inbox("c")["proposals"] == []
