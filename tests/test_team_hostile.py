@@ -8,13 +8,16 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import resource
 import subprocess
 import sys
+import time
 
+import pytest
 import test_team
 from conftest import git
-from test_team import Team, crew, ls_remote, remote_file
+from test_team import Team, approvals, crew, ls_remote, remote_file
 
 __all__ = ["crew"]  # the fixture, imported for pytest
 BULLET = "- **deploy window** — deploys go out on Tuesdays — x — 2026-12-01"
@@ -239,3 +242,29 @@ def test_a_branch_named_unlike_a_proposal_is_never_merged(crew: Team) -> None:
     assert ls_remote(crew.remote)["refs/heads/main"] == main
     crew.run("c", "inbox", "drop", "1")
     assert crew.inbox("c")["proposals"] == []
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_an_approval_killed_anywhere_keeps_the_user_s_edit_and_merges_once(
+    crew: Team, seed: int
+) -> None:
+    """`brain inbox approve` killed (SIGKILL) at a random moment while the person has an edit
+    of AI/MEMORY.md not committed: the edit survives, and approving again (or finding it done)
+    and a sync leave the proposal merged exactly once."""
+    rng = random.Random(seed)  # noqa: S311 -- a reproducible moment, not crypto
+    sent = crew.propose("a", f"deploy window {seed} — deploys go out on Tuesdays")
+    pid = sent["branch"].rsplit("-", 1)[1]
+    c = crew.m["c"]
+    mine = "- **my own** — an edit not committed — x — 2026-12-01\n"
+    c.add("AI/MEMORY.md", mine)
+    proc = crew.process("c", "inbox", "approve", sent["branch"])
+    time.sleep(rng.uniform(0.1, 1.5))
+    proc.kill()
+    proc.communicate(timeout=30)
+    assert mine in c.text()
+    again = crew.run("c", "inbox", "approve", sent["branch"], code=None)
+    assert again.code in (0, 1), again
+    crew.run("c", "sync")
+    assert mine in c.text()
+    assert approvals(crew.remote, pid) == 1
+    assert c.text().count(sent["markdown"]) == 1
