@@ -434,6 +434,11 @@ def _ancestor(repo: Any, seen: str, head: Any) -> Any:
         return None
 
 
+def in_history(repo: Any, sha: str, head: str) -> bool:
+    """Whether commit `sha` is `head` or one of its ancestors."""
+    return sha == head or _ancestor(repo, sha, head) is not None
+
+
 def _subtree(repo: Any, commit: Any, prefix: str) -> Any:
     tree = commit.tree
     if not prefix:

@@ -623,6 +623,14 @@ def _rpc_error(rid: str | int | None, code: int, message: str) -> JSONRPCError:
 DEFAULT_PORT = 8417
 # A tool call's arguments are a few hundred bytes; the SDK's own bound is 4 MiB.
 MAX_BODY = 1024 * 1024
+# A connection must send a request's headers within this many seconds of opening or of its last
+# request, else it is closed: each holds one of the server's files, and a client that holds many
+# open without asking (slowloris) needs no token to do it.
+HEADER_SECONDS = 10.0
+# Connections the kernel queues before the server accepts them, and so the most one pass of the
+# event loop accepts at once (asyncio accepts `backlog` before any is seen: uvicorn's 2048 would
+# open that many files in one go).
+BACKLOG = 64
 # The variable Codex reads the token from: `bearer_token_env_var` of a streamable HTTP server
 # (openai/codex docs/config.md, "MCP integration", "Streamable HTTP").
 TOKEN_VARIABLE = "BRAIN_MCP_TOKEN"  # noqa: S105 - a variable's name, not its value
@@ -825,7 +833,7 @@ def listen(host: str, port: int) -> Any:
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
-        sock.listen(64)
+        sock.listen(BACKLOG)
     except OSError as exc:
         sock.close()
         raise BrainError(
@@ -833,6 +841,72 @@ def listen(host: str, port: int) -> Any:
             "is another `brain mcp --http` running? pick another port with --port N",
         ) from None
     return sock
+
+
+def most_connections() -> int:
+    """How many connections the server holds at once: half the files this process may open
+    once one batch of accepts is set aside (the rest serve the vault, the index and git), at
+    least 16, at most 1024."""
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    except (ImportError, OSError, ValueError):  # Windows has no `resource`
+        return 512
+    if soft == resource.RLIM_INFINITY or soft <= 0:
+        return 1024
+    return max(16, min(1024, (soft - BACKLOG) // 2))
+
+
+def guarded_protocol() -> type[Any]:
+    """uvicorn's h11 protocol (uvicorn/protocols/http/h11_impl.py) with the two bounds its Config
+    lacks. Its keep-alive timer starts only once a response is sent, so a connection that never
+    finishes a request is held for good; and with no bound on connections, idle ones use up the
+    process's files until accepting fails (EMFILE) and the server dies. Here a connection that
+    starts no request within HEADER_SECONDS is closed, and past most_connections() a newcomer
+    pushes out the oldest connection that waits for a request (itself when all are busy), so a
+    client that asks is served while idle ones come and go."""
+    import itertools
+
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    most = most_connections()
+    order = itertools.count()  # not the loop's clock: one batch of accepts shares its time
+
+    class Guarded(H11Protocol):
+        _timer: Any = None
+        _seen: Any = None  # the request cycle the last look found
+        _since = 0
+
+        def connection_made(self, transport: Any) -> None:
+            super().connection_made(transport)
+            self._since = next(order)
+            self._timer = self.loop.call_later(HEADER_SECONDS, self._look)
+            # one that is closing still counts until the loop's next pass says it is lost
+            live = [c for c in self.connections if not c.transport.is_closing()]
+            if len(live) > most:
+                idle = [c for c in live if isinstance(c, Guarded) and c._idle()]
+                min(idle, key=lambda c: c._since, default=self).transport.close()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self._timer is not None:
+                self._timer.cancel()
+            super().connection_lost(exc)
+
+        def _idle(self) -> bool:
+            """No request in progress: it waits for one, or for the rest of its headers."""
+            return self.cycle is None or self.cycle.response_complete
+
+        def _look(self) -> None:
+            if self.transport.is_closing():
+                return
+            if self._idle() and self.cycle is self._seen:  # nothing asked since the last look
+                self.transport.close()
+                return
+            self._seen = self.cycle
+            self._timer = self.loop.call_later(HEADER_SECONDS, self._look)
+
+    return Guarded
 
 
 @dataclasses.dataclass(frozen=True)
@@ -879,6 +953,8 @@ def serve_http(
         )
         config = uvicorn.Config(
             app,
+            http=guarded_protocol(),
+            backlog=BACKLOG,
             log_level="warning",
             access_log=False,
             proxy_headers=False,

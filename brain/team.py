@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import re
 import shutil
 import time
 from collections.abc import Callable, Sequence
@@ -52,6 +53,9 @@ def enabled(vault: Path) -> bool:
     from brain.config import proposals_mode
 
     return proposals_mode(vault) == "team"
+
+
+_ID = re.compile(r"[0-9a-f]{12}")  # what proposal_id makes
 
 
 def proposal_id(key: str) -> str:
@@ -138,8 +142,13 @@ class TeamProposal:
         return f"{PREFIX}{self.id}"
 
 
-def _parse(repo: Any, pid: str, sha: str, sent: bool) -> TeamProposal:
-    """A proposal's commit read back; one that is not as propose makes it says why."""
+MORE = "its commit changes more of the file than its bullet"
+
+
+def _parse(repo: Any, pid: str, sha: str, sent: bool, head: str | None) -> TeamProposal:
+    """A proposal's commit read back; one that is not as propose makes it says why. `head` is
+    the remote's branch as last fetched (None: not known), which its parent must be in."""
+    from brain.vault import APPROVED_HEADING
     from brain.when import at_epoch
 
     commit = gitutil.commit_of(repo, sha)
@@ -152,15 +161,23 @@ def _parse(repo: Any, pid: str, sha: str, sent: bool) -> TeamProposal:
     bullet = subject.removeprefix(SUBJECT).strip() if subject.startswith(SUBJECT) else ""
     target = trailers.get(TARGET, "")
     problem = ""
-    if not bullet or trailers.get(TRAILER) != pid or not target:
+    if not _ID.fullmatch(pid):  # a look-alike of another's name, an invisible character
+        problem = f"its branch is not named as propose names one ({PREFIX} and 12 hex digits)"
+    elif not bullet or trailers.get(TRAILER) != pid or not target:
         problem = "its commit is not a brain proposal (no bullet, id or file in its message)"
     elif len(commit.parents) != 1:
         problem = "its branch was rewritten: it no longer holds one commit on the vault's branch"
+    elif head and not gitutil.in_history(repo, str(commit.parents[0].id), head):
+        # its parent's history would come with the merge, to every clone, unreviewed
+        problem = "its commit is not built on the vault's branch (another history)"
     else:
         deltas = commit.parents[0].tree.diff_to_tree(commit.tree).deltas
         changed = {f.path for d in deltas for f in (d.old_file, d.new_file)}
+        sizes = [_size(repo, c.tree, target) for c in (commit.parents[0], commit)]
         if changed != {target}:
             problem = f"its commit changes {', '.join(sorted(changed)) or 'nothing'}, not {target}"
+        elif sizes[1] - sizes[0] > len(bullet.encode("utf-8")) + len(APPROVED_HEADING) + 8:
+            problem = MORE  # said from the objects' headers: a huge file is never read
         else:
             before = _text(repo, commit.parents[0].tree, target).split("\n")
             problem = _more_than(bullet, before, _text(repo, commit.tree, target).split("\n"))
@@ -171,25 +188,56 @@ def _parse(repo: Any, pid: str, sha: str, sent: bool) -> TeamProposal:
 
 def _more_than(bullet: str, before: list[str], after: list[str]) -> str:
     """Why a proposal's change of its file is not what propose makes ("" when it is): the
-    bullet added, perhaps a heading and blank lines for it, at most one line replaced (the
-    bullet of its handle). A branch pushed by hand that carries anything more is not merged."""
+    bullet added, perhaps `## From the inbox` and blank lines for it, at most one line replaced
+    and only the bullet of its own handle. A branch pushed by hand that carries anything more
+    (another heading, another handle's bullet deleted) is not merged: the inbox shows the
+    bullet alone, so anything else would reach the file unread."""
     from collections import Counter
+
+    from brain.vault import APPROVED_HEADING
 
     added = Counter(after) - Counter(before)
     removed = Counter(before) - Counter(after)
     if added[bullet] != 1:
         return "its commit does not add its bullet to the file"
-    extra = [line for line in added if line.strip() and line != bullet and not line.startswith("#")]
-    if extra or sum(n for line, n in removed.items() if line.strip()) > 1:
-        return "its commit changes more of the file than its bullet"
+    extra = [line for line in added if line.strip() and line not in (bullet, APPROVED_HEADING)]
+    gone = [line for line, n in removed.items() for _ in range(n) if line.strip()]
+    if extra or len(gone) > 1 or (gone and _handle(gone[0]) != _handle(bullet)):
+        return MORE
     return ""
 
 
-def _text(repo: Any, tree: Any, path: str) -> str:
+def _handle(line: str) -> str | None:
+    """The handle key of bullet `line`, None when it is not a bullet."""
+    from brain.vault import parse_head
+    from brain.vocab import handle_key
+
     try:
-        return str(repo[tree[path].id].read_raw().decode("utf-8", "replace"))
+        return handle_key(parse_head(line)[0])
+    except ValueError:
+        return None
+
+
+def _text(repo: Any, tree: Any, path: str) -> str:
+    """The file at `path` of `tree` ("" when it has none); a byte that is not UTF-8 (a file
+    saved as cp1252) is kept as a surrogate, so `_bytes` writes it back as it was."""
+    try:
+        return str(repo[tree[path].id].read_raw().decode("utf-8", "surrogateescape"))
     except KeyError:
         return ""
+
+
+def _size(repo: Any, tree: Any, path: str) -> int:
+    """The size of the file at `path` of `tree` (0 when it has none), from its object's header."""
+    try:
+        return int(repo.odb.read_header(tree[path].id)[1])
+    except KeyError:
+        return 0
+
+
+def _bytes(text: str) -> bytes:
+    """`text` as `_text` read it, back to the file's own bytes."""
+    return text.encode("utf-8", "surrogateescape")
 
 
 @dataclass(frozen=True)
@@ -214,16 +262,17 @@ def listing(vault: Path, *, refresh: bool = True) -> Listing:
         if failed:
             note = f"the remote could not be reached ({failed}): its proposals as last fetched"
     found: dict[str, TeamProposal] = {}
+    head = _rev(vault, r.head) if r is not None else None
     if r is not None:
         for ref in _refs(vault, f"refs/remotes/{r.name}/{PREFIX}"):
             sha = _rev(vault, ref)
             if sha:
                 pid = ref.removeprefix(f"refs/remotes/{r.name}/{PREFIX}")
-                found[pid] = _parse(repo, pid, sha, True)
+                found[pid] = _parse(repo, pid, sha, True, head)
     for ref in _refs(vault, WAITING):
         pid, sha = ref.removeprefix(WAITING), _rev(vault, ref)
         if sha and pid not in found:
-            found[pid] = _parse(repo, pid, sha, False)
+            found[pid] = _parse(repo, pid, sha, False, head)
     ordered = sorted(found.values(), key=lambda p: (p.at, p.id))
     return Listing(tuple(ordered), note)
 
@@ -297,7 +346,7 @@ def propose(vault: Path, drafts: Sequence[Draft]) -> list[Sent]:
         parent = gitutil.commit_of(repo, base)
         idx = gitutil.new_index()
         idx.read_tree(parent.tree)
-        new = d.edit(_text(repo, parent.tree, d.target)).encode("utf-8")
+        new = _bytes(d.edit(_text(repo, parent.tree, d.target)))
         idx.add(gitutil.index_entry(d.target, repo.create_blob(new), BLOB))
         message = f"{SUBJECT}{d.markdown}\n\n{TRAILER}: {pid}\n{TARGET}: {d.target}\n"
         sha = repo.create_commit(None, author, committer, message, idx.write_tree(repo), [base])
@@ -385,6 +434,8 @@ class Merged:
     commit: str  # the merge commit now at the head of the remote's branch
     target: str
     text: str  # the target file as merged
+    bullet: str  # the bullet as it went in (an update keeps the aliases of the one it replaced)
+    replaced: str  # the bullet of its handle it replaced on the branch, "" when none
 
 
 def _gone(vault: Path, r: Remote, pid: str) -> str:
@@ -503,14 +554,28 @@ def _merge(vault: Path, r: Remote, pid: str, proposal: str, head: str) -> Merged
     from brain.gitsync import _signature
 
     repo = gitutil.open_git(_git_dir(vault))
-    p = _parse(repo, pid, proposal, True)
+    p = _parse(repo, pid, proposal, True, head)
     if p.problem:
         raise BrainError(f"proposal {pid} cannot be approved: {p.problem}", "drop it")
     theirs = gitutil.commit_of(repo, proposal)
     ours = gitutil.commit_of(repo, head)
     base = theirs.parents[0]
-    data = [_text(repo, c.tree, p.target).encode("utf-8") for c in (base, ours, theirs)]
-    result = merge.merge(*data) if data[1] != data[0] else merge.Merged(data[2], ())
+    now = _text(repo, ours.tree, p.target)
+    same = _same_handle(now, p.markdown)
+    bullet = p.markdown
+    if same is not None:
+        # the branch has a bullet of its handle now (approved meanwhile, or made an update of):
+        # replaced in place, as the inbox says (`updates`) and as propose would build it today;
+        # merging would keep both, two bullets of one handle that lint refuses
+        from brain.vault import keep_aliases
+
+        lines = now.split("\n")
+        bullet = keep_aliases(p.markdown, same)
+        lines[lines.index(same)] = bullet
+        result = merge.Merged(_bytes("\n".join(lines)), ())
+    else:
+        data = [_bytes(_text(repo, c.tree, p.target)) for c in (base, ours, theirs)]
+        result = merge.merge(*data) if data[1] != data[0] else merge.Merged(data[2], ())
     idx = gitutil.new_index()
     idx.read_tree(ours.tree)
     idx.add(gitutil.index_entry(p.target, repo.create_blob(result.data), BLOB))
@@ -519,7 +584,14 @@ def _merge(vault: Path, r: Remote, pid: str, proposal: str, head: str) -> Merged
     parents = [ours.id, theirs.id]
     committer = _signature(r.conf, "COMMITTER")
     sha = repo.create_commit(None, sig, committer, message, idx.write_tree(repo), parents)
-    return Merged(str(sha), p.target, result.data.decode("utf-8", "replace"))
+    text = result.data.decode("utf-8", "replace")
+    return Merged(str(sha), p.target, text, bullet, same or "")
+
+
+def _same_handle(text: str, bullet: str) -> str | None:
+    """The first bullet of `text` other than `bullet` whose handle is `bullet`'s, else None."""
+    key = _handle(bullet)
+    return next((ln for ln in text.split("\n") if ln != bullet and _handle(ln) == key), None)
 
 
 def drop(vault: Path, pid: str, seen: str) -> str:

@@ -21,6 +21,9 @@ from brain.files import outside
 from brain.text import printable
 from brain.vocab import SEP
 
+# The heading an approved bullet goes under when its handle is new to the file (brain inbox
+# approve, and a team proposal's commit, which is built as approving would write it).
+APPROVED_HEADING = "## From the inbox"
 MAX_UNIT_CHARS = 16_000  # a pasted log of a megabyte stays searchable by its start, not a hazard
 
 _BULLET = re.compile(
@@ -139,6 +142,18 @@ def parse_bullet(line: str) -> Bullet:
 def format_bullet(b: Bullet) -> str:
     aliases = f" (aliases: {', '.join(b.aliases)})" if b.aliases else ""
     return f"- **{b.handle}**{aliases}{SEP}{b.fact}{SEP}{b.source}{SEP}{b.date}"
+
+
+def keep_aliases(bullet: str, current: str) -> str:
+    """An update that names no aliases keeps the old bullet's: they are how it is found."""
+    from dataclasses import replace
+
+    if not current:
+        return bullet
+    new, old = parse_bullet(bullet), parse_bullet(current)
+    if new.aliases or not old.aliases:
+        return bullet
+    return format_bullet(replace(new, aliases=old.aliases))
 
 
 _MARKER = re.compile(r"\s*<!-- brain:[^>]*-->\s*$")

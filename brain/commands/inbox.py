@@ -30,6 +30,7 @@ from brain.errors import BrainError, UsageError
 from brain.files import confine
 from brain.secrets import redact
 from brain.text import controls, listed
+from brain.vault import APPROVED_HEADING, keep_aliases
 from brain.vocab import handle_key
 
 if TYPE_CHECKING:
@@ -37,7 +38,6 @@ if TYPE_CHECKING:
 
 DESTINATIONS = {"MEMORY": CORE_FILES[0], "LEARNINGS": CORE_FILES[1], "TUNINGS": CORE_FILES[2]}
 DEFAULT_DESTINATION = "MEMORY"
-APPROVED_HEADING = "## From the inbox"
 # A person reviews every proposal: past this many waiting, more are refused until some are
 # approved or dropped (it also bounds what every propose reads to check for duplicates).
 MAX_PENDING = 1000
@@ -47,6 +47,7 @@ FULL = (
 )
 _MARK = re.compile(r"\s*<!-- brain:to=([A-Z]+) -->\s*$")
 _HEADING = re.compile(r"^(#{1,6})\s")
+_TEAM_ID = re.compile(r"(?=.*[a-f])[0-9a-f]{12}")  # brain.team.proposal_id's, not a number
 
 
 # --- the approval's journal (brain.edits holds the files and the lock) ----------------------------
@@ -306,17 +307,20 @@ def by_branch(words: Sequence[str], shared: Sequence[Proposal]) -> list[str]:
     """`words` with each that names a team proposal by its branch (`brain/proposal-<id>`) or id
     turned into its number: a number moves when a proposal before it goes, a branch never does."""
     numbers: dict[str, str] = {}
-    if not shared:
-        return list(words)
+    named = [w for w in words if w.startswith("brain/") or _TEAM_ID.fullmatch(w)]
+    if not shared and not named:
+        return list(words)  # numbers: brain.team is not imported (a vault without a team)
     from brain.team import PREFIX
 
     for p in shared:
         if p.branch:
             numbers[p.branch] = numbers[p.branch.removeprefix(PREFIX)] = str(p.number)
-    for word in words:
-        if word.startswith(PREFIX) and word not in numbers:
+    for word in named:
+        # one approved or dropped elsewhere says so, even when no other is open
+        if word not in numbers:
+            branch = word if word.startswith(PREFIX) else PREFIX + word
             raise BrainError(
-                f"no open proposal is on {word}: approved or dropped already, or never sent",
+                f"no open proposal is on {branch}: approved or dropped already, or never sent",
                 "run `brain inbox` to see what is open",
             )
     return [numbers.get(word, word) for word in words]
@@ -464,8 +468,12 @@ def _check(vault: Path, number: int, p: Proposal, to: str | None, strict: bool) 
     if why:
         raise BrainError(
             f"proposal {number} is not approved: {why}",
-            f"rewrite line {p.line} of {INBOX} as plain prose, or drop it with "
-            f"`brain inbox drop {number}`",
+            _next_step(
+                p,
+                number,
+                f"rewrite line {p.line} of {INBOX} as plain prose, or drop it with "
+                f"`brain inbox drop {number}`",
+            ),
         )
     confine(vault / _target(p, to), vault)  # before any journal: a refused write leaves none
 
@@ -542,7 +550,7 @@ def _approve_team(vault: Path, number: int, p: Proposal, t: Any, left: int) -> A
 
     merged = team.approve(vault, t.id, t.commit)
     lines = merged.text.split("\n")
-    line = lines.index(p.markdown) + 1 if p.markdown in lines else 0
+    line = lines.index(merged.bullet) + 1 if merged.bullet in lines else 0
     r = team.remote(vault)
     pushed = f"{r.name if r else 'the remote'} {r.branch if r else ''} {merged.commit[:10]}"
     try:
@@ -553,10 +561,11 @@ def _approve_team(vault: Path, number: int, p: Proposal, t: Any, left: int) -> A
     return ApproveResult(
         str(vault),
         number,
-        p.markdown,
+        merged.bullet,
         merged.target,
         line,
-        redact(p.current) if p.current else None,
+        # the branch's own word: this clone may not have received the bullet it replaced yet
+        redact(merged.replaced or p.current or "") or None,
         left,
         advice,
         (merged.target,),
@@ -600,20 +609,6 @@ def commit_advice(vault: Path | str, files: Sequence[str]) -> str:
     return f"review and commit {named} in the vault yourself (git -C {vault} commit -p)"
 
 
-def keep_aliases(bullet: str, current: str) -> str:
-    """An update that names no aliases keeps the old bullet's: they are how it is found."""
-    from dataclasses import replace
-
-    from brain.vault import format_bullet, parse_bullet
-
-    if not current:
-        return bullet
-    new, old = parse_bullet(bullet), parse_bullet(current)
-    if new.aliases or not old.aliases:
-        return bullet
-    return format_bullet(replace(new, aliases=old.aliases))
-
-
 def _check_secret(bullet: str, number: int) -> None:
     from brain.secrets import scan_line
 
@@ -634,8 +629,20 @@ def _check_guard(p: Proposal, number: int) -> None:
     if why:
         raise BrainError(
             f"proposal {number} is not approved: {why}",
-            f"fix line {p.line} of {INBOX}, or drop it with `brain inbox drop {number}`",
+            _next_step(
+                p,
+                number,
+                f"fix line {p.line} of {INBOX}, or drop it with `brain inbox drop {number}`",
+            ),
         )
+
+
+def _next_step(p: Proposal, number: int, here: str) -> str:
+    """`here`, the next step for a proposal approve refuses, unless it is a team proposal: a
+    branch of the shared remote has no inbox line to fix (its `line` is 0)."""
+    if p.kind in ("team", "unsent"):
+        return f"drop it with `brain inbox drop {number}`, then propose it again as it should read"
+    return here
 
 
 def _write_journal(vault: Path, intent: dict[str, str]) -> None:

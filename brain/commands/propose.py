@@ -22,6 +22,7 @@ from brain.commands import inbox as inboxmod
 from brain.config import INBOX
 from brain.errors import BrainError, UsageError
 from brain.text import controls, has_surrogates, undecodable, visible
+from brain.vault import keep_aliases
 from brain.vocab import SEP, fold, handle_key
 
 if TYPE_CHECKING:
@@ -260,7 +261,7 @@ def _to_team(vault: Path, q: _Queue, results: list[ProposeResult], pr: bool) -> 
         b = parse_bullet(r.markdown)
         old = q.by_handle.get(handle_key(b.handle))
         target = old.path if old else inboxmod.DESTINATIONS[r.to or inboxmod.DEFAULT_DESTINATION]
-        bullet = inboxmod.keep_aliases(r.markdown, old.raw if old else "")
+        bullet = keep_aliases(r.markdown, old.raw if old else "")
         why = inboxmod.lint_says(target, bullet, strict)
         if why:
             out[i] = replace(r, action="refused", number=None, problem=why)

@@ -158,7 +158,7 @@ def side_by_side(old: str, new: str) -> tuple[tuple[Segment, ...], tuple[Segment
 
 
 def inbox(vault: Path) -> dict[str, Any]:
-    from brain.vault import parse_bullet
+    from brain.vault import keep_aliases, parse_bullet
 
     listing = inboxmod.inbox(vault)
     items = []
@@ -171,7 +171,7 @@ def inbox(vault: Path) -> dict[str, Any]:
         why, changes = _hygiene(vault, p) if p.kind == "hygiene" else ("", ())
         # an update shows the line approve will write: it keeps the old aliases when it names none
         current = p.current or ""
-        written = inboxmod.keep_aliases(p.markdown, current) if current and not p.problem else ""
+        written = keep_aliases(p.markdown, current) if current and not p.problem else ""
         old, new = side_by_side(current, written) if written else ((), ())
         extra = tuple(
             (f.name, str(getattr(p, f.name)))
