@@ -116,11 +116,20 @@ def _escape_match(m: re.Match[str]) -> str:
 
 # What `visible` escapes: the controls of _CONTROL, a carriage return that does not end a line
 # (it sends the cursor back to the line's start: what follows overwrites what a person read), the
-# bidi controls brain.guard lists (they reorder what a screen shows), the line and paragraph
-# separators, and the surrogates that stand for bytes that were not UTF-8.
+# format characters (Unicode's Cf: bidi controls reorder what a screen shows; zero-width spaces,
+# word joiners, a BOM inside text and the tag characters are invisible, and an agent reads tags as
+# letters a person never sees), the line and paragraph separators, and the surrogates that stand
+# for bytes that were not UTF-8: what brain.escapes.one_line escapes, lines kept. The zero-width
+# joiners stay (emoji sequences, Persian and Indic words). The ranges are Unicode 15.1's Cf;
+# tests/test_masking.py holds them to this Python's unicodedata.
+_FORMAT = (
+    "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890\u0891\u08e2\u180e\u200b\u200e\u200f"
+    "\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd"
+    "\U00013430-\U0001343f\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001"
+    "\U000e0020-\U000e007f"
+)
 _UNSHOWN = re.compile(
-    "[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028-\u202e\u2066-\u2069"
-    "\ud800-\udfff]|\r(?!\n|\\Z)"
+    f"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u2028\u2029{_FORMAT}\ud800-\udfff]|\r(?!\n|\\Z)"
 )
 
 

@@ -273,3 +273,28 @@ def test_every_rule_keyword_holds_a_credential_hint() -> None:
     assert [h for h in CREDENTIAL_HINTS if not any(h in k for k in keywords)] == []
     assert mask_secrets("why do hooks not run") == "why do hooks not run"
     assert mask_secrets(f"key {GITHUB}") == "key ghp_…(40)"
+
+
+def test_the_output_step_escapes_every_format_character_one_line_does() -> None:
+    """`visible` (what every multi-line output passes) and `one_line` (names, one-line fields)
+    escape the same characters: every control, line or paragraph separator and format character
+    (Unicode's Cf, by this Python's unicodedata) but the two zero-width joiners. `visible`
+    let zero-width spaces, word joiners, a BOM and the tag characters through raw."""
+    import sys
+    import unicodedata
+
+    from brain.escapes import one_line
+    from brain.text import visible
+
+    unsafe = ("Cc", "Cf", "Zl", "Zp")
+    joiners = "\u200c\u200d"
+    for code in range(sys.maxunicode + 1):
+        if 0xD800 <= code <= 0xDFFF or code in (0x09, 0x0A, 0x0D):
+            continue  # surrogates stand for bytes; tab and line breaks are kept by visible
+        ch = chr(code)
+        if unicodedata.category(ch) in unsafe and ch not in joiners:
+            assert visible(f"a{ch}b") != f"a{ch}b", f"U+{code:04X}"
+            assert one_line(f"a{ch}b") == visible(f"a{ch}b"), f"U+{code:04X}"
+    assert visible("a\u200db\u200cc") == "a\u200db\u200cc"
+    assert visible("zero\u200bwidth") == "zero\\u200bwidth"
+    assert visible("tag \U000e0041\U000e0042") == "tag \\U000e0041\\U000e0042"
