@@ -922,6 +922,22 @@ class Listening:
     token_variable: str = TOKEN_VARIABLE
 
 
+def _case_folded(app: Any) -> Any:
+    """`app` with the Host and Origin headers in lower case: a host name's case means nothing
+    (RFC 9110 section 4.2.3, RFC 6454 section 4), and the SDK's TransportSecuritySettings
+    compares them as written (`LOCALHOST:8417` was a 421)."""
+
+    async def folded(scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") == "http":
+            headers = [
+                (k, v.lower() if k in (b"host", b"origin") else v) for k, v in scope["headers"]
+            ]
+            scope = {**scope, "headers": headers}
+        await app(scope, receive, send)
+
+    return folded
+
+
 def serve_http(
     vault: str | None,
     host: str,
@@ -952,7 +968,7 @@ def serve_http(
             host=host, max_request_body_size=MAX_BODY, transport_security=security
         )
         config = uvicorn.Config(
-            app,
+            _case_folded(app),
             http=guarded_protocol(),
             backlog=BACKLOG,
             log_level="warning",

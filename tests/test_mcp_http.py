@@ -239,7 +239,8 @@ def test_each_client_is_its_own_session(vault: Path) -> None:
 def test_the_server_refuses_what_it_must_with_the_right_status(vault: Path) -> None:
     """No token, a wrong one, a token in another scheme: 401. A foreign Host (DNS rebinding):
     421. A cross-origin Origin, another port of this machine too: 403. A body over 1 MiB, said
-    or streamed: 413. Then the right request still passes, and nothing printed a traceback."""
+    or streamed: 413. A host named in capitals is the same host. Then the right request still
+    passes, and nothing printed a traceback."""
     with served(vault) as server:
         good = {"Host": f"127.0.0.1:{server.port}", "Authorization": f"Bearer {server.token}"}
         host = good["Host"]
@@ -257,6 +258,8 @@ def test_the_server_refuses_what_it_must_with_the_right_status(vault: Path) -> N
             "chunked body": _post(server.port, good, b" " * (2 * 1024 * 1024), chunked=True),
             "same origin": _post(server.port, {**good, "Origin": f"http://{host}"}),
             "localhost": _post(server.port, {**good, "Host": f"localhost:{server.port}"}),
+            "LOCALHOST": _post(server.port, {**good, "Host": f"LOCALHOST:{server.port}"}),
+            "ORIGIN": _post(server.port, {**good, "Origin": f"HTTP://LOCALHOST:{server.port}"}),
         }
         stderr = server.stderr
     codes = {what: status for what, (status, _) in statuses.items()}
@@ -273,6 +276,8 @@ def test_the_server_refuses_what_it_must_with_the_right_status(vault: Path) -> N
         "chunked body": 413,
         "same origin": 200,
         "localhost": 200,
+        "LOCALHOST": 200,  # a host name's case means nothing (RFC 9110 4.2.3)
+        "ORIGIN": 200,
     }, statuses
     assert "invalid_token" in statuses["no token"][1]
     assert "Traceback" not in stderr
