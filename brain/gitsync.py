@@ -155,6 +155,10 @@ class _Pass:
 
     def finish(self, outcome: str) -> SyncResult:
         """The result; outcome "done" becomes synced, waiting or up-to-date by what moved."""
+        self.remote, self.reason = (
+            unsaid(self.remote, self.remote),
+            unsaid(self.reason, self.remote),
+        )
         if outcome == "done":
             moved = self.wrote or self.received or self.sent or self.joined
             outcome = "synced" if moved else "waiting" if self.waiting else "up-to-date"
@@ -315,6 +319,23 @@ def run(
         doc.pop("offline_reason", None)
     write_state(vault, doc)
     return result
+
+
+def unsaid(text: str, url: str) -> str:
+    """`text` with the password of the remote `url` masked, whole and each part of it between
+    `@`s: one typed with a bare `@` (`https://me:pa@ss@host`, RFC 3986 wants `%40`) is no
+    password the output's rules can tell, and git shows its tail as a user
+    (`unable to access 'https://ss@host/'`)."""
+    from brain.secrets import mask
+
+    authority = url.partition("://")[2].partition("/")[0]
+    _, colon, password = authority.rpartition("@")[0].partition(":")
+    if not colon or not text:
+        return text
+    for secret in sorted({password, *password.split("@")}, key=len, reverse=True):
+        if len(secret) >= 4:  # a shorter part would mask letters of every word
+            text = text.replace(secret, mask(secret))
+    return text
 
 
 def _own_repository(vault: Path) -> None:

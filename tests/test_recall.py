@@ -487,3 +487,62 @@ def test_new_agents_sync_and_are_found(more_agents: Path) -> None:
     )
     again = _sync("copilot", "pi", "opencode")
     assert (again.read, again.turn_count) == (0, 0)
+
+
+def test_a_transcript_of_gigabytes_is_read_in_bounded_memory(agents: Path) -> None:
+    """A 4 GB (sparse) file among the transcripts, as a runaway program or a disk error leaves
+    one: `brain recall sync` reads it in pieces of READ_MAX under an address-space limit of
+    1.5 GB (it read the whole file into memory and crashed on MemoryError), and the other
+    sessions are stored."""
+    import resource
+    import subprocess
+    import sys
+
+    store.set_enabled("claude", True)
+    huge = agents / "claude" / "projects" / "-home-dev-shop" / "huge.jsonl"
+    huge.parent.mkdir(parents=True, exist_ok=True)
+    with huge.open("wb") as fh:
+        fh.truncate(4 << 30)
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (3 << 29, 3 << 29))
+
+    proc = subprocess.run(
+        [sys.executable, "-m", "brain", "recall", "sync"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=limit,  # a limit of the child's alone, set before it runs brain
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert _find("webhook")
+
+
+def test_a_transcript_longer_than_read_max_is_read_whole_in_pieces(
+    agents: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Pieces of READ_MAX each resume where the last stopped: one sync stores every turn of a
+    file many times that long, and a sync that stopped between pieces is finished by the next."""
+    monkeypatch.setattr(store, "READ_MAX", 4096)  # the title is in the first
+    path = next((agents / "claude" / "projects").glob(f"*/{SESSION}.jsonl"))
+    words = [f"zebu{n:03d}" for n in range(60)]
+    with path.open("a", encoding="utf-8") as fh:
+        for n, word in enumerate(words):
+            fh.write(_line(f"c2000000-0000-4000-8000-{n:012d}", f"the {word} runbook") + "\n")
+    assert path.stat().st_size > 3 * 4096
+    _sync("claude")
+    assert all(_find(word) for word in words)
+    assert _sync("claude").read == 0  # all read: nothing left over for the next sync
+
+    with path.open("a", encoding="utf-8") as fh:
+        for n, word in enumerate(words):
+            fh.write(_line(f"c3000000-0000-4000-8000-{n:012d}", f"the yak{word} plan") + "\n")
+    with store.connect() as conn:  # one piece, as a sync stopped after it leaves the file
+        got = store._read(registry()["claude"], path, store._saved(conn, path), False)
+        with store.transaction(conn):
+            store._write(conn, registry()["claude"], path, got)
+    assert got.more
+    assert not all(_find(f"yak{word}") for word in words)
+    assert _sync("claude").read == 1  # the rest, though the file has not changed since
+    assert all(_find(f"yak{word}") for word in words)

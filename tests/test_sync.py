@@ -1146,3 +1146,30 @@ def test_a_git_that_is_stopped_may_remove_its_locks_first(tmp_path: Path) -> Non
     time.sleep(0.2)
     gitutil.stop_group(stubborn.pid, reap=stubborn.poll)  # SIGKILL after the grace
     assert stubborn.wait(timeout=5) == -signal.SIGKILL
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://alice:hunter2@SECRETword99@127.0.0.1:9/vault.git",  # an @ not written %40
+        "https://alice:SECRETword99@127.0.0.1:9/vault.git",
+    ],
+)
+def test_a_password_in_the_remote_url_is_never_shown_even_with_a_bare_at(
+    git_vault: Path, isolated_env: Path, url: str
+) -> None:
+    """Neither the password nor any part of it between `@`s is shown by the pass (its remote and
+    git's complaint, which names the part after the bare `@` as a user), by `sync status` or
+    kept in the state dir: the part after the `@` went out whole everywhere."""
+    git(git_vault, "remote", "add", "origin", url)
+    env = {"BRAIN_VAULT": str(git_vault)}
+    said = [brain("sync", env=env), brain("sync", "--json", env=env)]
+    said += [brain("sync", "status", env=env), brain("sync", "status", "--json", env=env)]
+    assert said[1].json()["outcome"] == "offline"
+    for run in said:
+        assert "SECRETword99" not in run.out + run.err
+        assert "hunter2" not in run.out + run.err
+    assert "127.0.0.1:9/vault.git" in said[3].json()["url"]  # the rest of it still shown
+    for path in (isolated_env / ".local" / "state").rglob("*"):
+        if path.is_file():
+            assert b"SECRETword99" not in path.read_bytes(), path

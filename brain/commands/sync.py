@@ -79,7 +79,7 @@ def status(vault: Path) -> SyncStatus:
         "on" if on else "off",
         why or None,
         name or None,
-        url or None,
+        engine.unsaid(url, url) or None,
         branch or None,
         changes,
         ahead,

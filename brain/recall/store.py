@@ -50,6 +50,10 @@ BATCH_FILES = 50
 BATCH_BYTES = 32 << 20
 READ_AHEAD_FILES = 8  # files parsed ahead of the writer, at most
 READ_AHEAD_BYTES = 64 << 20
+# Bytes read of one transcript at a time: a longer one (a session of months, or a sparse or
+# runaway file of gigabytes) is read in pieces of this, each resuming where the last stopped,
+# so memory stays bounded whatever size a file another program wrote has.
+READ_MAX = 256 << 20
 SOURCES_FILE = "recall-sources"
 
 Progress = Callable[[int, int], None]
@@ -233,9 +237,9 @@ def sync(
             key = str(path)
             if full or known.get(key) != (size, mtime):
                 todo.append((ad, path, size, mtime))
-    total = sum(t[2] for t in todo)
+    total, listed = sum(t[2] for t in todo), len(todo)
     report = progress if progress is not None and total >= PROGRESS_BYTES else None
-    saved = {row[0]: row[1:] for row in conn.execute("SELECT path, offset, tail, state FROM files")}
+    saved = _offsets(conn)
     added = nbytes = 0
     batch: list[tuple[Adapter, Path, _Read]] = []
     pending = 0
@@ -253,18 +257,30 @@ def sync(
         if report:
             report(nbytes, total)
 
-    for ad, path, got in _read_ahead(todo, saved, full):
-        if got is None:  # gone since it was listed (FileNotFoundError), or unreadable
-            skipped += 1
-            continue
-        batch.append((ad, path, got))
-        pending += got.size
-        if len(batch) >= BATCH_FILES or pending >= BATCH_BYTES:
+    while todo:
+        more: list[tuple[Adapter, Path, int, int]] = []  # read to READ_MAX: the rest next
+        for ad, path, got in _read_ahead(todo, saved, full):
+            if got is None:  # gone since it was listed (FileNotFoundError), or unreadable
+                skipped += 1
+                continue
+            batch.append((ad, path, got))
+            pending += got.size
+            if got.more:
+                more.append((ad, path, got.size, 0))
+            if len(batch) >= BATCH_FILES or pending >= BATCH_BYTES:
+                flush()
+        if batch:
             flush()
-    if batch:
-        flush()
+        # each piece is committed with its offset: the next resumes from it
+        todo, full, saved = more, False, _offsets(conn) if more else saved
     ms = round((time.perf_counter() - start) * 1000, 1)
-    return SyncReport(tuple(agents), full, found, len(todo), added, skipped, nbytes, ms)
+    return SyncReport(tuple(agents), full, found, listed, added, skipped, nbytes, ms)
+
+
+def _offsets(conn: sqlite3.Connection) -> dict[str, tuple[int, str, str]]:
+    """Where each transcript's last read stopped: path -> (offset, tail, state)."""
+    rows = conn.execute("SELECT path, offset, tail, state FROM files")
+    return {row[0]: row[1:] for row in rows}
 
 
 def _read_ahead(
@@ -314,14 +330,16 @@ def _signature(ad: Adapter, path: Path) -> tuple[int, int]:
     return st.st_size, st.st_mtime_ns
 
 
-def _load(ad: Adapter, path: Path) -> tuple[tuple[int, int], bytes]:
-    """A transcript's signature (as read with it) and its bytes."""
+def _load(ad: Adapter, path: Path, base: int = 0) -> tuple[tuple[int, int], bytes]:
+    """A transcript's signature (as read with it) and its bytes from `base`, READ_MAX at most
+    (past the end of the file: none)."""
     if _virtual(type(ad)):
         own = cast("Virtual", ad)
-        return own.signature(path), own.load(path)
+        return own.signature(path), own.load(path)[base:]
     with path.open("rb") as fh:
         st = os.fstat(fh.fileno())
-        return (st.st_size, st.st_mtime_ns), fh.read()
+        fh.seek(base)
+        return (st.st_size, st.st_mtime_ns), fh.read(READ_MAX)
 
 
 @dataclass(frozen=True)
@@ -331,6 +349,7 @@ class _Read:
     end: int  # the offset stored: where the next read starts (0: read it whole again)
     tail: str  # hash of the bytes just before `end`
     chunk: Chunk
+    more: bool = False  # read to READ_MAX and moved on: the file's rest is to read now
 
 
 def _saved(conn: sqlite3.Connection, path: Path) -> tuple[int, str, str] | None:
@@ -339,17 +358,31 @@ def _saved(conn: sqlite3.Connection, path: Path) -> tuple[int, str, str] | None:
 
 
 def _read(ad: Adapter, path: Path, row: tuple[int, str, str] | None, full: bool) -> _Read:
-    """Read one transcript and parse it from where the last read stopped (no database use)."""
-    st, data = _load(ad, path)
-    start, state = 0, FileState()
-    if row and not full:  # an offset of 0 (a document read whole) never resumes
+    """Read one transcript and parse it from where the last read stopped (no database use):
+    only the bytes from there on (and the 256 before, to tell that the file is the same), at
+    most READ_MAX of them."""
+    start, state, base = 0, FileState(), 0
+    if row and not full and row[0] > 0:  # an offset of 0 (a document read whole) never resumes
+        base = max(0, row[0] - 256)
+    st, data = _load(ad, path, base)
+    if row and not full and row[0] > 0:
         offset, tail, saved = row
-        if 0 < offset <= len(data) and _tail(data, offset) == tail:
-            start = offset
+        if 0 < offset - base <= len(data) and _tail(data, offset - base) == tail:
+            start = offset - base
             state = FileState(**json.loads(saved))
+        elif base:  # rewritten since: read again from its start
+            base = 0
+            st, data = _load(ad, path)
     chunk = ad.read(path, data, start, state)
-    end = chunk.end if chunk.titled else 0  # not a conversation (yet): read it whole again
-    return _Read(st, len(data) - start, end, _tail(data, end), chunk)
+    end = base + chunk.end if chunk.titled and chunk.end else 0  # 0: not a conversation (yet)
+    # A piece cut at READ_MAX that got somewhere is followed by the next (its size stored as
+    # what was read, so a sync stopped in between reads on next time); one that got nowhere (a
+    # line longer than READ_MAX, a document that size) waits until the file changes.
+    more = base + len(data) < st[0] and end > base + start
+    if more:
+        st = (base + len(data), st[1])
+    tail = _tail(data, end - base) if end else _tail(data, 0)
+    return _Read(st, len(data) - start, end, tail, chunk, more)
 
 
 def ingest_file(
