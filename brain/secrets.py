@@ -463,13 +463,15 @@ RULES: tuple[Rule, ...] = (
     ),
     # RFC 3986 userinfo "user:password@".  The URL shape is strong evidence and such
     # passwords are short and human-chosen, so the bar is lower than for generic
-    # assignments: 6+ chars and 2.5 bits ("s3cr3tP4ss" is 2.65), defaults excluded.
+    # assignments: 6+ chars and 2.5 bits ("s3cr3tP4ss" is 2.65), defaults excluded. A bare @
+    # typed in the password (RFC 3986 wants %40) belongs to it: the userinfo ends at the last @
+    # before the host, as git reads it (its complaint names the part after the first @ a user).
     Rule(
         id="url-password",
         description="Password embedded in a URL",
         pattern=re.compile(
             r"(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}+://"
-            r"[^\s:/?#@\"'`<>]{0,64}+:([^\s/?#@\"'`<>]{1,128}+)@(?=[A-Za-z0-9\[_-])"
+            r"[^\s:/?#@\"'`<>]{0,64}+:([^\s/?#\"'`<>]{1,128})@(?=[A-Za-z0-9\[_-])"
         ),
         keywords=("://",),
         min_entropy=2.5,

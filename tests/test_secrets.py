@@ -180,6 +180,12 @@ POSITIVE = [
         "url-password", "redis://:s3cr3tP4ss@cache:6379/0", "s3cr3tP4ss", id="url-human-password"
     ),
     pytest.param(
+        "url-password",
+        "https://alice:hunter2@SECRETword99@git.example/vault.git",
+        "hunter2@SECRETword99",
+        id="url-password-with-a-bare-at",
+    ),
+    pytest.param(
         "bearer-token",
         f'curl -H "Authorization: Bearer {BEARER}" https://api.internal/v1',
         BEARER,
