@@ -30,8 +30,13 @@ def test_the_four_start_up_figures_stay_under_their_ceilings() -> None:
     assert run.stdout, run.stderr[-3000:]
     doc = json.loads(run.stdout)
     assert all(check.endswith("same") for check in doc["checks"]), doc["checks"]
-    # keyword find and cached pack within 2x; warm hybrid find and prime within the ceilings
-    # bench_thin.START_MAX sets until they get there too (issue 29 asks 2x of all four)
-    assert doc["warm_find_keyword_x"] <= 2.0, doc
-    assert doc["cached_pack_x"] <= 2.0, doc
+    # keyword find and cached pack within 2x, warm hybrid find and prime within 2.5x (all four
+    # are under 2x on a quiet machine: docs/development.md), each widened by bench_thin.LOADED
+    # when CI's own workers load the machine past its cores
+    busy = doc["load"] > (os.cpu_count() or 1)
+    factor = 1.25 if busy else 1.0
+    assert doc["ceilings"]["warm_find_keyword"] == 2.0 * factor, doc
+    assert doc["ceilings"]["cached_pack"] == 2.0 * factor, doc
+    assert doc["warm_find_keyword_x"] <= 2.0 * factor, doc
+    assert doc["cached_pack_x"] <= 2.0 * factor, doc
     assert run.returncode == 0, doc

@@ -75,6 +75,16 @@ START_MAX = {
     "cached_pack": 2.0,
     "warm_prime": 2.5,
 }
+# When the load average is above the machine's cores (CI's own test workers beside this bench:
+# load 4 on 2 cores measured keyword find at 2.16x that is 1.63x quiet), the ceilings widen by
+# this much: a figure there says how busy the machine was more than what brain costs.
+LOADED = 1.25
+
+
+def ceilings(load: float) -> dict[str, float]:
+    """START_MAX, widened by LOADED on a machine busier than its cores."""
+    factor = LOADED if load > (os.cpu_count() or 1) else 1.0
+    return {k: round(most * factor, 3) for k, most in START_MAX.items()}
 
 
 def timed(cmd: list[str], env: dict[str, str], stdin: bytes | None = None) -> float:
@@ -298,11 +308,13 @@ def report(
     """Print the figures; with --check, 1 when a start-up figure is above its START_MAX or an
     answer differs."""
     base = statistics.median(floor)
-    over = [k for k, most in START_MAX.items() if ratios.get(k, 0.0) > most]
-    failed = args.check and (over or any("DIFFERENT" in c for c in checks))
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else -1.0
+    most = ceilings(load)
+    over = [k for k, bar in most.items() if ratios.get(k, 0.0) > bar]
+    failed = args.check and (over or any("DIFFERENT" in c for c in checks))
     if args.json:
         doc = {"floor_ms": round(base * 1000, 1), "load": round(load, 2), "checks": checks}
+        doc["ceilings"] = most
         doc["cold_runs_ms"] = [round(t * 1000, 1) for t in cold]
         for key, value in figures.items():
             doc[f"{key}_ms"] = round(value * 1000, 1)
@@ -318,8 +330,9 @@ def report(
         print(f"  cold first finds: {', '.join(f'{t * 1000:.0f}' for t in cold)} ms")
     print("  " + "; ".join(checks))
     print("  targets: warm find and cached pack <= 3x the floor, cold first find <= 1000 ms;")
-    ceilings = ", ".join(f"{k} <= {most:g}x" for k, most in START_MAX.items())
-    print(f"  {ceilings} (issue 29: all 2x)" + (f"; above: {', '.join(over)}" if over else ""))
+    bars = ", ".join(f"{k} <= {bar:g}x" for k, bar in most.items())
+    busy = f" (widened {LOADED:g}x: load above {os.cpu_count()} cores)" if most != START_MAX else ""
+    print(f"  {bars}{busy} (issue 29: all 2x)" + (f"; above: {', '.join(over)}" if over else ""))
     return 1 if failed else 0
 
 
