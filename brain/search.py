@@ -649,9 +649,12 @@ class Rule:
     agree: float | None = None  # with a vector half, the margin a hit standing by its words needs
     grounded: int = 0  # terms a hit standing by its meaning holds
 
+    def tells(self, e: Evidence) -> bool:
+        """Whether the hit holds `telling` of the query's terms (all of them when fewer)."""
+        return e.held >= min(self.telling, e.terms)
+
     def by_words(self, e: Evidence) -> bool:
-        words = e.share >= self.share and e.lead >= self.lead
-        words = words and e.held >= min(self.telling, e.terms)
+        words = e.share >= self.share and e.lead >= self.lead and self.tells(e)
         if words and self.agree is not None and e.margin is not None:
             return e.margin >= self.agree
         return words

@@ -190,10 +190,7 @@ def prime(
     # unrelated ones) that found nothing standing out: the agent may search deeper. Never for
     # chat or another topic, and once per session.
     words = judged.known >= HINT_WORDS and judged.known >= search.KNOWN * judged.terms
-    telling = search.PRIME.telling
-    words = words and any(
-        c.evidence.held >= min(telling, c.evidence.terms) for c in judged.candidates
-    )
+    words = words and any(search.PRIME.tells(c.evidence) for c in judged.candidates)
     asked = words and not standing
     hint = bool(session) and asked and not given.served and not given.hinted
     return PrimeResult(_echoed(said, text), judged.mode, tuple(fresh), repeated, hint)
