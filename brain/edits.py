@@ -18,6 +18,11 @@ from brain.errors import BrainError
 from brain.files import confine
 
 
+def is_proposal(line: str) -> bool:
+    """Whether an inbox line is a proposal (or tend's item): a list item."""
+    return line.startswith("- ")
+
+
 def with_proposals(text: str, lines: Sequence[str]) -> str:
     """The inbox `text` with `lines` (proposals, tend's items) appended: the starter inbox when
     there is none, and one blank line between its header and the first (`without` takes it
@@ -28,7 +33,7 @@ def with_proposals(text: str, lines: Sequence[str]) -> str:
         text = starter_file("INBOX.md")
     body = text.rstrip("\n")
     last = body.rsplit("\n", 1)[-1]
-    gap = "" if not body else "\n" if last.startswith("- ") else "\n\n"
+    gap = "" if not body else "\n" if is_proposal(last) else "\n\n"
     return body + gap + "\n".join(lines) + "\n"
 
 

@@ -251,9 +251,9 @@ def plan(vault: Path, item: Item, inbox_line: str, check: Check | None = None) -
         ).split("\n")
     if check is not None and item.op in ("alias", "merge"):  # the ops that write new words
         _check_written(vault, texts, check)
-    inbox = "\n".join(lines_of(INBOX))
-    if inbox_line in texts[INBOX]:  # as approve and drop take a proposal: edits.without
-        texts[INBOX] = without(inbox, {texts[INBOX].index(inbox_line) + 1}).split("\n")
+    lines = lines_of(INBOX)
+    if inbox_line in lines:  # as approve and drop take a proposal: edits.without
+        texts[INBOX] = without("\n".join(lines), {lines.index(inbox_line) + 1}).split("\n")
     texts[TENDED] = tended_text(got(TENDED), [log]).split("\n")
     return {rel: (got(rel), "\n".join(ls)) for rel, ls in texts.items()}
 

@@ -25,7 +25,16 @@ from typing import TYPE_CHECKING, Any
 
 from brain.commands import hygiene
 from brain.config import CORE_FILES, INBOX
-from brain.edits import locked, read, read_journal, reindex, state_file, without, write
+from brain.edits import (
+    is_proposal,
+    locked,
+    read,
+    read_journal,
+    reindex,
+    state_file,
+    without,
+    write,
+)
 from brain.errors import BrainError, UsageError
 from brain.files import confine
 from brain.secrets import redact
@@ -88,10 +97,6 @@ def split_marker(line: str) -> tuple[str, str]:
 
 def with_marker(bullet: str, to: str) -> str:
     return f"{bullet} <!-- brain:to={to} -->" if to else bullet
-
-
-def is_proposal(line: str) -> bool:
-    return line.startswith("- ")
 
 
 def core_bullets(vault: Path) -> list[Unit]:

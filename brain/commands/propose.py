@@ -142,7 +142,7 @@ def _queue(vault: Path) -> _Queue:
     from brain.vault import parse_bullet
 
     text = edits.read(vault, INBOX)
-    waiting = [raw for raw in text.split("\n") if inboxmod.is_proposal(raw)]
+    waiting = [raw for raw in text.split("\n") if edits.is_proposal(raw)]
     q = _Queue(text, len(waiting), {}, {}, [])
     for cb in inboxmod.core_bullets(vault):
         q.known[_key(cb.handle, cb.text)] = "known"
