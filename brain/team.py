@@ -574,7 +574,8 @@ def _merge(vault: Path, r: Remote, pid: str, proposal: str, head: str) -> Merged
         lines[lines.index(same)] = bullet
         result = merge.Merged(_bytes("\n".join(lines)), ())
     else:
-        data = [_bytes(_text(repo, c.tree, p.target)) for c in (base, ours, theirs)]
+        older, theirs_text = (_text(repo, c.tree, p.target) for c in (base, theirs))
+        data = [_bytes(older), _bytes(now), _bytes(theirs_text)]
         result = merge.merge(*data) if data[1] != data[0] else merge.Merged(data[2], ())
     idx = gitutil.new_index()
     idx.read_tree(ours.tree)
