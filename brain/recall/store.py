@@ -206,8 +206,13 @@ class SyncReport:
     ms: float
 
 
+# The bytes before a stored offset whose hash tells the file is the one read (not rewritten):
+# a resumed read starts this far before the offset.
+TAIL_BYTES = 256
+
+
 def _tail(data: bytes, end: int) -> str:
-    return hashlib.sha1(data[max(0, end - 256) : end], usedforsecurity=False).hexdigest()
+    return hashlib.sha1(data[max(0, end - TAIL_BYTES) : end], usedforsecurity=False).hexdigest()
 
 
 def sync(
@@ -359,11 +364,11 @@ def _saved(conn: sqlite3.Connection, path: Path) -> tuple[int, str, str] | None:
 
 def _read(ad: Adapter, path: Path, row: tuple[int, str, str] | None, full: bool) -> _Read:
     """Read one transcript and parse it from where the last read stopped (no database use):
-    only the bytes from there on (and the 256 before, to tell that the file is the same), at
+    only the bytes from there on (and the TAIL_BYTES before, to tell that the file is the same), at
     most READ_MAX of them."""
     start, state, base = 0, FileState(), 0
     if row and not full and row[0] > 0:  # an offset of 0 (a document read whole) never resumes
-        base = max(0, row[0] - 256)
+        base = max(0, row[0] - TAIL_BYTES)
     st, data = _load(ad, path, base)
     if row and not full and row[0] > 0:
         offset, tail, saved = row
