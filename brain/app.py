@@ -14,6 +14,7 @@ from brain import options, present
 from brain import run as runner
 from brain.errors import UsageError
 
+HELP = {"help_option_names": ["-h", "--help"]}  # every command and group answers -h too
 app = typer.Typer(
     name="brain",
     help=(
@@ -23,7 +24,7 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
+    context_settings=HELP,
 )
 
 
@@ -39,13 +40,13 @@ recall_app = typer.Typer(
     name="recall",
     cls=_RecallGroup,
     no_args_is_help=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
+    context_settings=HELP,
 )
 app.add_typer(recall_app)
 inbox_app = typer.Typer(
     name="inbox",
     invoke_without_command=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
+    context_settings=HELP,
 )
 app.add_typer(inbox_app)
 # The Typer app of each group in brain.options.COMMANDS ("" is brain itself).
