@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -437,6 +439,107 @@ def test_each_stop_reads_only_what_the_session_added(
     )
     transcript.write_bytes(b"")  # a transcript that shrank is read again from its start
     assert settlemod.activity(transcript, "/home/dev/shop", SESSION).files == ()
+
+
+def _small_bounds(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """settle's reading bounds shrunk to kilobytes (raising=False: held on code without them)."""
+    from brain.commands import settle as settlemod
+
+    monkeypatch.setattr(settlemod, "MAX_TRANSCRIPT", 64 * 1024)
+    monkeypatch.setattr(settlemod, "PIECE", 8 * 1024, raising=False)
+    monkeypatch.setattr(settlemod, "LINE_MAX", 16 * 1024, raising=False)
+    return settlemod
+
+
+def test_a_line_longer_than_a_stop_reads_is_passed_over_once(
+    transcript: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A line longer than one stop reads (a gigabyte of one line, scaled down): each stop reads
+    on from where the last stopped, so the edits after it are found, and the line is never read
+    again (it was read from its start at every stop, and what followed it never)."""
+    settlemod = _small_bounds(monkeypatch)
+    transcript.write_bytes(tool_use("Edit", {"file_path": "/home/dev/shop/a.py"}).encode())
+    with transcript.open("ab") as fh:
+        fh.write(b"x" * (200 * 1024))  # over three stops' reading, no newline yet
+    first = settlemod.activity(transcript, "/home/dev/shop", SESSION)
+    assert first.files == ("/home/dev/shop/a.py",)
+    with transcript.open("ab") as fh:
+        fh.write(b"\n" + tool_use("Write", {"file_path": "/home/dev/shop/b.py"}).encode())
+    stops = [settlemod.activity(transcript, "/home/dev/shop", SESSION).files for _ in range(4)]
+    assert stops[-1] == ("/home/dev/shop/a.py", "/home/dev/shop/b.py")
+    seen = json.loads(settlemod._seen_path(SESSION).read_text(encoding="utf-8"))
+    assert seen["offset"] == transcript.stat().st_size  # all read: the next stop reads nothing
+
+
+def test_a_line_over_line_max_is_passed_over_within_one_stop(
+    transcript: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long line inside what one stop reads is passed over, the lines around it read."""
+    settlemod = _small_bounds(monkeypatch)
+    transcript.write_bytes(
+        tool_use("Edit", {"file_path": "/home/dev/shop/a.py"}).encode()
+        + tool_use(
+            "Write", {"file_path": "/home/dev/shop/long.py", "content": "y" * 40_000}
+        ).encode()
+        + tool_use("Write", {"file_path": "/home/dev/shop/b.py"}).encode()
+    )
+    did = settlemod.activity(transcript, "/home/dev/shop", SESSION)
+    assert did.files == ("/home/dev/shop/a.py", "/home/dev/shop/b.py")
+
+
+def _peak(event: dict[str, Any]) -> tuple[int, str, int]:
+    """(exit code, output, peak RSS in MB) of one `brain settle` process fed `event`."""
+    probe = (
+        "import resource, subprocess, sys\n"
+        "r = subprocess.run([sys.executable, '-m', 'brain', 'settle'], input=sys.argv[1],"
+        " text=True, capture_output=True, check=False)\n"
+        "print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024)\n"
+        "print(r.stdout, end='')\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", probe, json.dumps(event)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=300,
+    ).stdout
+    head, _, out = run.partition("\n")
+    code, peak = head.split()
+    return int(code), out, int(peak)
+
+
+@pytest.mark.slow
+def test_a_gigabyte_transcript_is_read_in_bounded_memory(
+    stop: dict[str, Any], transcript: Path
+) -> None:
+    """A sparse 1 GB transcript of one line (no newline) with an edit after it, and one of
+    300 MB of ordinary lines: every stop holds under 100 MB (it held 282 MB: 256 MB read at
+    once), and the stops read the long line through once, so the edit after it blocks (every
+    stop read the line's first 256 MB again, and never got past it)."""
+    from brain.commands import settle as settlemod
+
+    with transcript.open("wb") as fh:
+        fh.truncate(1 << 30)
+        fh.seek(1 << 30)
+        fh.write(b"\n" + tool_use("Write", {"file_path": "/home/dev/shop/b.py"}).encode())
+    answers = []
+    for _ in range(5):  # 256 MB a stop: the gigabyte in four, the edit in the fifth
+        code, out, peak = _peak(stop)
+        assert (code, peak < 100) == (0, True), peak
+        answers.append(out)
+    assert answers[:4] == [""] * 4
+    assert "b.py" in answers[4]
+    seen = json.loads(settlemod._seen_path(SESSION).read_text(encoding="utf-8"))
+    assert seen["offset"] == transcript.stat().st_size
+
+    other = {**stop, "session_id": "0" * 8, "transcript_path": str(transcript) + ".2"}
+    line = tool_use("Read", {"file_path": "/home/dev/shop/" + "r" * 200}).encode()
+    with Path(other["transcript_path"]).open("wb") as fh:
+        for _ in range(300 * 1024 * 1024 // (len(line) * 4096) + 1):
+            fh.write(line * 4096)
+    for _ in range(2):
+        code, _, peak = _peak(other)
+        assert (code, peak < 100) == (0, True), peak
 
 
 # --- the stop's answer in each program's form ----------------------------------------------------

@@ -22,18 +22,23 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from brain.hook_event import Event
 
 if TYPE_CHECKING:
     from brain.recall.adapters.calls import Call
 
-MAX_TRANSCRIPT = 256 * 1024 * 1024  # bytes read of one transcript, at most
+MAX_TRANSCRIPT = 256 * 1024 * 1024  # bytes one stop reads, at most: the rest waits for the next
+PIECE = 8 * 1024 * 1024  # bytes read at a time: memory holds a piece and one line, never a file
+# A line (or a one-document transcript) longer than this is passed over unread, and remembered
+# as passed: parsing it would hold several times its size, and no tool call brain reads is one
+LINE_MAX = 32 * 1024 * 1024
 FILES_NAMED = 12  # files the reason names; the rest are counted
 CORRECTIONS = 5
 QUOTE_CAP = 200  # characters of one correction quoted
@@ -159,55 +164,107 @@ _GEMINI = (b'"toolCalls"',)  # a message of Gemini CLI's JSONL chat, or a checkp
 _MARKERS = (b'tool_use"', b'_call"', *_CODEX_META, *_COPILOT, *_GEMINI)  # the fewest passes
 
 
-def _lines_with(data: bytes, markers: tuple[bytes, ...]) -> list[bytes]:
-    """Each line of `data` holding one of `markers`, once, in file order."""
+def _lines_with(data: bytes | bytearray, markers: tuple[bytes, ...], stop: int) -> list[bytes]:
+    """Each line of `data[:stop]` holding one of `markers`, once, in file order."""
     spans: set[tuple[int, int]] = set()
     for marker in markers:
-        at = data.find(marker)
+        at = data.find(marker, 0, stop)
         while at >= 0:
-            end = data.find(b"\n", at)
-            end = len(data) if end < 0 else end
+            end = data.find(b"\n", at, stop)
+            end = stop if end < 0 else end
             spans.add((data.rfind(b"\n", 0, at) + 1, end))
-            at = data.find(marker, end)
-    return [data[a:b] for a, b in sorted(spans)]
+            at = data.find(marker, end, stop)
+    return [bytes(data[a:b]) for a, b in sorted(spans)]
+
+
+def _take(line: bytes, scan: _Scan) -> None:
+    """Hand one line holding a marker to the reader of its agent's format."""
+    if not any(m in line for m in (*_CLAUDE, *_CODEX, *_CODEX_META, *_COPILOT, *_GEMINI)):
+        return  # `_call"` in a message's text
+    if any(m in line for m in _CLAUDE):
+        if not any(m in line for m in _CLAUDE_WANTED):
+            return  # a read, a search, a command: the bulk of a session's tool calls
+        how = scan.claude
+    elif any(m in line for m in _GEMINI):  # structure: a quote in a text is escaped
+        how = scan.gemini
+    elif any(m in line for m in _COPILOT):
+        how = scan.copilot
+    else:
+        how = scan.codex
+    try:
+        rec = json.loads(line)
+    except (ValueError, RecursionError):
+        return
+    if isinstance(rec, dict):
+        how(rec)
+
+
+def _document(fh: BinaryIO, scan: _Scan) -> bool:
+    """Gemini CLI's older one-JSON-document session (rewritten whole), read whole when it is
+    one (and LINE_MAX at most); False for anything else."""
+    head = fh.read(4096)
+    fh.seek(0)
+    if head.lstrip()[:1] != b"{" or b'"messages"' not in head:
+        return False
+    if os.fstat(fh.fileno()).st_size > LINE_MAX:
+        return False
+    with contextlib.suppress(ValueError, RecursionError):
+        doc = json.loads(fh.read())
+        if isinstance(doc, dict) and isinstance(doc.get("messages"), list):
+            scan.gemini(doc)
+            return True
+    fh.seek(0)
+    return False
+
+
+def _read_lines(fh: BinaryIO, offset: int, passing: bool, scan: _Scan) -> tuple[int, bool]:
+    """Read whole lines from `offset`, PIECE bytes at a time and MAX_TRANSCRIPT at most, into
+    `scan`. Returns where the next read starts (after the last whole line, or past the bytes
+    of a line over LINE_MAX) and whether it starts inside such a line (`passing`: what comes
+    before its next newline is passed over)."""
+    fh.seek(offset)
+    held = bytearray()  # the line the last piece ended in, at `offset`
+    budget = MAX_TRANSCRIPT
+    while budget > 0:
+        piece = fh.read(min(PIECE, budget))
+        if not piece:
+            break
+        budget -= len(piece)
+        if passing:
+            newline = piece.find(b"\n")
+            if newline < 0:
+                offset += len(piece)
+                continue
+            offset += newline + 1
+            piece, passing = piece[newline + 1 :], False
+        held += piece
+        whole = held.rfind(b"\n") + 1
+        if whole:
+            for line in _lines_with(held, _MARKERS, whole):
+                _take(line, scan)
+            del held[:whole]
+            offset += whole
+        if len(held) > LINE_MAX:
+            offset += len(held)
+            held.clear()
+            passing = True
+    return offset, passing
 
 
 def activity(transcript: Path, cwd: str = "", session: str = "") -> Activity:
     """The files a session wrote and whether it proposed, from its transcript (any agent's).
     With `session`, an append-only transcript is read from where the last stop left off (what
-    was seen before is kept in the state dir): a long session costs each stop its new lines."""
+    was seen before is kept in the state dir): a long session costs each stop its new lines,
+    and a stop reads MAX_TRANSCRIPT at most (the next goes on from there)."""
     seen = _seen(session, transcript) if session else None
-    offset, scan = seen if seen else (0, _Scan(cwd))
+    offset, passing, scan = seen if seen else (0, False, _Scan(cwd))
     with transcript.open("rb") as fh:
-        fh.seek(offset)
-        data = fh.read(MAX_TRANSCRIPT)
-    if not offset and data.lstrip()[:1] == b"{" and b'"messages"' in data[:4096]:
-        with contextlib.suppress(ValueError, RecursionError):
-            doc = json.loads(data)
-            if isinstance(doc, dict) and isinstance(doc.get("messages"), list):
-                scan.gemini(doc)  # Gemini CLI: one JSON document per session, rewritten whole
-                return Activity(tuple(scan.files), scan.proposed)
-    for line in _lines_with(data, _MARKERS):
-        if not any(m in line for m in (*_CLAUDE, *_CODEX, *_CODEX_META, *_COPILOT, *_GEMINI)):
-            continue  # `_call"` in a message's text
-        if any(m in line for m in _CLAUDE):
-            if not any(m in line for m in _CLAUDE_WANTED):
-                continue  # a read, a search, a command: the bulk of a session's tool calls
-            how = scan.claude
-        elif any(m in line for m in _GEMINI):  # structure: a quote in a text is escaped
-            how = scan.gemini
-        elif any(m in line for m in _COPILOT):
-            how = scan.copilot
-        else:
-            how = scan.codex
-        try:
-            rec = json.loads(line)
-        except (ValueError, RecursionError):
-            continue
-        if isinstance(rec, dict):
-            how(rec)
-    if session:  # a last line still being written is read again next time (reading is idempotent)
-        _save_seen(session, transcript, offset + data.rfind(b"\n") + 1, scan)
+        if not offset and _document(fh, scan):
+            return Activity(tuple(scan.files), scan.proposed)
+        # a last line still being written is read again next time (reading is idempotent)
+        offset, passing = _read_lines(fh, offset, passing, scan)
+    if session:
+        _save_seen(session, transcript, offset, passing, scan)
     return Activity(tuple(scan.files), scan.proposed)
 
 
@@ -217,9 +274,9 @@ def _seen_path(session: str) -> Path:
     return marks.path("settle", session).with_suffix(".seen")
 
 
-def _seen(session: str, transcript: Path) -> tuple[int, _Scan] | None:
-    """(offset, what was seen up to it) from the last stop of this session, when the transcript
-    is the same file and has only grown since."""
+def _seen(session: str, transcript: Path) -> tuple[int, bool, _Scan] | None:
+    """(offset, whether it is inside a line passed over, what was seen up to it) from the last
+    stop of this session, when the transcript is the same file and has only grown since."""
     from brain.files import read_json_dict
 
     doc = read_json_dict(_seen_path(session))
@@ -236,16 +293,17 @@ def _seen(session: str, transcript: Path) -> tuple[int, _Scan] | None:
     for path in files:
         scan.wrote(str(path))
     scan.proposed = doc.get("proposed") is True
-    return offset, scan
+    return offset, doc.get("passing") is True, scan
 
 
-def _save_seen(session: str, transcript: Path, offset: int, scan: _Scan) -> None:
+def _save_seen(session: str, transcript: Path, offset: int, passing: bool, scan: _Scan) -> None:
     from brain.files import write_atomic
 
     path = _seen_path(session)
     doc = {
         "transcript": str(transcript),
         "offset": offset,
+        "passing": passing,
         "cwd": scan.cwd,
         "files": list(scan.files),
         "proposed": scan.proposed,
