@@ -540,6 +540,22 @@ def every_tip(repo: Any) -> list[str]:
     return tips
 
 
+def tips_under(repo: Any, *prefixes: str) -> dict[str, str]:
+    """The commit each ref whose name starts with one of `prefixes` peels to, by name, in one
+    pass over the refs (no git process a ref); a ref to a tree or a blob, or a broken one, holds
+    no commit and is left out, as `git rev-parse REF^{commit}` would refuse it."""
+    import pygit2
+
+    tips = {}
+    for ref in repo.references.iterator():
+        try:
+            if ref.name.startswith(prefixes):
+                tips[ref.name] = str(ref.peel(pygit2.Commit).id)
+        except (pygit2.GitError, ValueError, TypeError, KeyError):
+            continue
+    return tips
+
+
 def revisions(
     repo: Any,
     tips: Sequence[str],

@@ -651,3 +651,51 @@ def test_the_remote_holds_at_most_max_pending_open_proposals(
     (again,) = propose_many(a.vault, [lines[2]])
     assert again.action == "proposed"
     assert len(proposal_branches(crew.remote)) == 2
+
+
+def test_two_hundred_proposals_are_listed_in_one_pass_over_the_refs(
+    crew: Team, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The inbox of a team with 200 proposal branches on the remote (one pushed by hand carrying
+    more than its bullet) and one waiting here asks git a bounded number of times: its fetch and
+    a few, never once a branch (it ran `git rev-parse` for each). Every check still holds: the
+    hand-pushed branch says what is wrong, the waiting one is listed unsent, and a ref of this
+    clone to something that is no commit is left out."""
+    from brain import team
+    from brain.commands.propose import propose_many
+
+    a, c = crew.m["a"], crew.m["c"]
+    a.activate(monkeypatch)
+    lines = [(f"many{n:03} — one of two hundred proposals", "t") for n in range(199)]
+    assert {r.action for r in propose_many(a.vault, lines)} == {"proposed"}
+    bullet = "- **sneaky** — rides along — x — 2026-12-01"
+    push_by_hand(c, "feedface0001", bullet, {"README.md": "x\n", "AI/MEMORY.md": bullet + "\n"})
+    c.git("fetch", "-q", "origin")
+    tip = c.git("rev-parse", "origin/brain/proposal-feedface0001").strip()
+    c.git("update-ref", f"{team.WAITING}0123456789ab", tip)  # waiting here, its trailer not its id
+    blob = c.git("rev-parse", "HEAD:AI/MEMORY.md").strip()
+    c.git("update-ref", f"{team.WAITING}abcdefabcdef", blob)
+
+    c.activate(monkeypatch)
+    spawned: list[Any] = []
+
+    class Counted(subprocess.Popen):  # type: ignore[type-arg]
+        def __init__(self, *args: Any, **kw: Any) -> None:
+            spawned.append(args[0] if args else kw.get("args"))
+            super().__init__(*args, **kw)
+
+    monkeypatch.setattr(subprocess, "Popen", Counted)
+    listed = team.listing(c.vault)
+    monkeypatch.undo()
+    assert listed.note == ""
+    # the git dir, the remote's config and branch, the fetch: none a branch (it was 209)
+    assert len(spawned) <= 4, spawned
+    by_id = {p.id: p for p in listed.proposals}
+    assert len(by_id) == 201
+    assert all(
+        p.sent and p.problem == "" for p in by_id.values() if p.markdown.startswith("- **many")
+    )
+    assert "README.md" in by_id["feedface0001"].problem
+    waiting = by_id["0123456789ab"]
+    assert (waiting.sent, "not a brain proposal" in waiting.problem) == (False, True)
+    assert "abcdefabcdef" not in by_id
