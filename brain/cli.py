@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 from brain import (
     options,
@@ -19,6 +20,9 @@ from brain import (
 from brain.crash import crash_report
 from brain.errors import BrainError
 from brain.settings import Settings, current, using
+
+if TYPE_CHECKING:
+    from types import FrameType
 
 
 def _fail(message: str, *, as_json: bool) -> None:
@@ -171,6 +175,35 @@ def _dispatch(args: list[str], *, typer: bool = True) -> int:
         args = [*key.split(), *options.words_last(key, rest)]
     if not typer:
         raise NotFast
+    return _typer(args)
+
+
+def _typer(args: list[str]) -> int:
+    """The Typer app's run of `args`. Typer turns a Ctrl-C outside a command's runner (while it
+    parses, or prints help) into a silent exit 130 (typer/core.py `_main`: KeyboardInterrupt ->
+    Exit(130), returned as the code when not standalone); one that arrived while Typer ran and
+    ended it so is raised again, to end as every other Ctrl-C does (`brain: interrupted`)."""
+    import signal
+
     from brain.app import run as run_typer
 
-    return run_typer(args)
+    seen: list[int] = []
+
+    def noted(signum: int, frame: FrameType | None) -> None:
+        seen.append(signum)
+        signal.default_int_handler(signum, frame)  # raises KeyboardInterrupt, as before
+
+    try:  # only the default: an ignored SIGINT (a background job) stays ignored
+        previous = signal.getsignal(signal.SIGINT)
+        if previous is signal.default_int_handler:
+            signal.signal(signal.SIGINT, noted)
+    except ValueError:  # not the main thread: no signal reaches it anyway
+        previous = None
+    try:
+        code = run_typer(args)
+    finally:
+        if previous is signal.default_int_handler:
+            signal.signal(signal.SIGINT, previous)
+    if seen and code == 130:
+        raise KeyboardInterrupt
+    return code

@@ -313,8 +313,20 @@ def _write(fd: int, data: bytes) -> None:
         view = view[os.write(fd, view) :]
 
 
+INTERRUPTED = "brain: interrupted\n"  # a Ctrl-C's one line, wherever it lands (exit 130)
+
+
 def main() -> None:
-    """The console script's and `python -m brain`'s entry point."""
+    """The console script's and `python -m brain`'s entry point. A Ctrl-C before brain.cli's
+    handler is in place (while it loads) or after it (the worker's start) ends as one there."""
+    try:
+        _main()
+    except KeyboardInterrupt:
+        sys.stderr.write(INTERRUPTED)
+        sys.exit(130)
+
+
+def _main() -> None:
     args = sys.argv[1:]
     if args[:1] == ["prime"] and "--help" not in args and "-h" not in args:
         process_gate()  # the deadline is watched from here on: whatever follows, it is kept
@@ -394,7 +406,7 @@ def _try(args: list[str], vault: str) -> tuple[int | None, tuple[str, str, int] 
         ours = gone.args[0] == "absent" and os.path.isdir(os.path.join(vault, "AI"))
         return None, ("start", vault, 0) if ours else None
     except KeyboardInterrupt:
-        sys.stderr.write("brain: interrupted\n")
+        sys.stderr.write(INTERRUPTED)
         return 130, None
     gate = process_gate_made() if args[0] == "prime" else None
     if gate is not None:  # the answer whole, or (past the deadline) nothing: as run_prime's emit

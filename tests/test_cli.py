@@ -473,3 +473,97 @@ def test_ctrl_c_inside_a_typer_command_says_interrupted(
     monkeypatch.setattr(runner, "run_doctor", interrupted)
     assert cli.execute(["doctor", "--vault", str(vault)]) == 130
     assert capsys.readouterr().err == "brain: interrupted\n"
+
+
+def test_ctrl_c_while_typer_parses_says_interrupted(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A real SIGINT while Typer parses the arguments (before any command runs) ends as one
+    inside a command: one line and 130 (Typer returned 130 and said nothing)."""
+    import signal
+
+    from typer import core
+
+    from brain import cli
+
+    def parse(*_: object, **__: object) -> None:
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)  # the handler raises here
+        raise AssertionError("no SIGINT came")
+
+    monkeypatch.setattr(core.TyperGroup, "parse_args", parse)
+    assert cli.execute(["--help"]) == 130
+    assert capsys.readouterr().err == "brain: interrupted\n"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # put back
+
+
+# The interpreter's own start (site, a .pth) is not brain's: a child tells when its
+# sitecustomize runs, the last of it, and the SIGINT comes after.
+READY = """import os
+fd = os.environ.pop("BRAIN_TEST_READY_FD", "")
+if fd:
+    os.write(int(fd), b"r")
+    os.close(int(fd))
+"""
+
+
+def _interrupted_at(args: list[str], delay: float, site: Path) -> Run:
+    """`bin/brain ARGS` (the console script on POSIX) sent SIGINT `delay` seconds after the
+    interpreter has started: while brain loads, Typer parses or prints help."""
+    import signal
+
+    read, write = os.pipe()
+    env = {
+        **os.environ,
+        "BRAIN_WORKER": "0",
+        "PYTHONPATH": os.pathsep.join([str(site), os.environ.get("PYTHONPATH", "")]),
+        "BRAIN_TEST_READY_FD": str(write),
+    }
+    proc = subprocess.Popen(
+        [sys.executable, str(ROOT / "bin" / "brain"), *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+        pass_fds=(write,),
+    )
+    os.close(write)
+    try:
+        assert os.read(read, 1) == b"r"
+    finally:
+        os.close(read)
+    time.sleep(delay)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    return Run(proc.returncode, out.decode(), err.decode())
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="SIGINT to a child is POSIX")
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_ctrl_c_at_any_moment_before_the_command_is_one_line(seed: int, tmp_path: Path) -> None:
+    """SIGINT at random moments of `brain --help`-like runs (brain loading, Typer building the
+    app, parsing, printing help): each ends with `brain: interrupted` and 130, or (the signal
+    after the help was written) as the run would have; never a traceback, never silence."""
+    import random
+
+    (tmp_path / "sitecustomize.py").write_text(READY, encoding="utf-8")
+    rng = random.Random(seed)  # noqa: S311 -- reproducible moments, not crypto
+    cases = [["--help"], ["inbox", "--help"], ["recall", "search", "--help"]]
+    whole: dict[tuple[str, ...], tuple[str, float]] = {}  # each one's help and its time
+    said = 0
+    for _ in range(8):
+        args = rng.choice(cases)
+        if tuple(args) not in whole:
+            start = time.monotonic()
+            done = brain_process(*args, env={"BRAIN_WORKER": "0"})
+            assert (done.code, done.err) == (0, "")
+            whole[tuple(args)] = (done.out, time.monotonic() - start)
+        full, seconds = whole[tuple(args)]
+        run = _interrupted_at(args, rng.uniform(0, 0.8 * seconds), tmp_path)
+        assert "Traceback" not in run.err, run.err
+        assert full.startswith(run.out), run  # what was written is the help's start, or none
+        if run.code == 130:
+            assert run.err == "brain: interrupted\n", run
+            said += 1
+        else:  # it had finished: the help whole (and then perhaps killed by the signal)
+            assert (run.code in (0, -2), run.err, run.out) == (True, "", full), run
+    assert said >= 4  # most moments fall inside the run
