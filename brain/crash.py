@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -37,21 +38,42 @@ def crash_report(exc: BaseException, args: Sequence[str] | None = None) -> str:
     return "(the crash report could not be written)"
 
 
+LOG_MAX = 256 * 1024  # bytes of one log in logs/; past it the log moves to NAME.log.1
+HOOKS_LOG = "hooks"  # logs/hooks.log: a line per run of pack, prime and settle
+
+
+def hook_run(hook: str, harness: str, session: str, what: str) -> str:
+    """The hooks' log line of one run: which hook, for which program and session (its first
+    8 characters), and what came of it (what it served, or why nothing)."""
+    return f"{hook} {harness or '-'} session={session[:8] or '-'}: {what}"
+
+
 def log_line(name: str, exc: BaseException) -> str:
     """One line for `exc` in the state dir's `logs/<name>.log` (a hook's errors: prime, pack and
     settle never tell the agent, whose hook must not fail); returns the line. Never raises."""
+    return log_text(name, f"{type(exc).__name__}: {exc}")
+
+
+def log_text(name: str, text: str) -> str:
+    """`text` as one stamped line in the state dir's `logs/<name>.log`; returns the line. A log
+    past LOG_MAX moves to `<name>.log.1` (the one before is dropped): the hooks log at every
+    prompt and stop, and a log read to debug one must not grow for ever. Never raises."""
     try:
         from brain.text import sanitized
 
-        line = sanitized(f"{type(exc).__name__}: {exc}")
+        line = sanitized(text)
     except Exception:
-        line = type(exc).__name__
+        line = text.split(":", 1)[0]
     try:
         from brain.config import state_dir
 
         folder = state_dir() / "logs"
         folder.mkdir(parents=True, exist_ok=True)
-        fd = os.open(folder / f"{name}.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        path = folder / f"{name}.log"
+        with contextlib.suppress(OSError):
+            if path.stat().st_size >= LOG_MAX:
+                path.replace(path.with_name(f"{name}.log.1"))
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         with os.fdopen(fd, "a", encoding="utf-8", errors="backslashreplace") as fh:
             fh.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S')} {line}\n")
     except Exception:  # noqa: S110 - the log is a courtesy; the hook stays out of the way

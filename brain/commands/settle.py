@@ -413,7 +413,13 @@ def after(event: Event | None, result: SettleResult, vault_option: str | None = 
     """What a stop does once the decision is out: the one place for the stop's chores (quiet,
     bounded, in the background): send the vault (`--vault`, else BRAIN_VAULT or the recorded
     one), and the daily sweep (`brain tend --daily`). A blocked stop leaves them to the stop that
-    follows; a run that was no stop has none."""
+    follows; a run that was no stop has none. Every stop is a line in the hooks' log."""
+    if event is not None and event.kind == "stop":
+        from brain.crash import HOOKS_LOG, hook_run, log_text
+
+        named = f"blocked, {len(result.files)} files named" if result.decision else ""
+        what = named or f"passed ({result.why})"
+        log_text(HOOKS_LOG, hook_run("settle", event.harness, event.session, what))
     if result.decision or event is None or event.kind != "stop":
         return
     from brain import autosync

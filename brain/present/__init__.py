@@ -161,6 +161,8 @@ class Answer:
     note: str = ""
     code: int = 0
     lookup: Lookup | None = None
+    # a hook's run as the hooks' log keeps it (what it served, or why nothing), "" by hand
+    trace: str = ""
 
 
 def emit(answer: Answer) -> int:
@@ -168,6 +170,10 @@ def emit(answer: Answer) -> int:
     written = out(answer.text) if answer.text else 0
     err(answer.note)
     record(answer.lookup, written)
+    if answer.trace:
+        from brain.crash import HOOKS_LOG, log_text
+
+        log_text(HOOKS_LOG, f"{answer.trace}; {written} bytes to the agent")
     return answer.code
 
 

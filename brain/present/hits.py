@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from brain.crash import hook_run
 from brain.drift import Drift  # light (standard library); the MCP schema reads HitDoc's fields
 from brain.errors import UsageError
 from brain.present import Answer, Lookup, clip, data, dumps, echoed, fit, rich_text
@@ -380,4 +381,21 @@ def prime(
         lookup = Lookup("prime", caller, session, query, shown, vault, given)
     quiet = body or as_json or not person
     note = "" if quiet else "brain: nothing in the vault stands out for this prompt"
-    return Answer(text, note, 0, lookup)
+    trace = hook_run("prime", hook[0], session, _served(result, shown, body)) if hook else ""
+    return Answer(text, note, 0, lookup, trace)
+
+
+def _served(result: PrimeResult, shown: int, body: str) -> str:
+    """What a prime served, or why nothing, as the hooks' log says it."""
+    how = f" ({result.mode})" if result.mode else ""
+    if shown:
+        return f"served {plural(shown, 'unit')}{how}"
+    if body:
+        return "served the line on `brain find` and `brain recall` (nothing stood out)"
+    if result.hits:
+        return "nothing: not even the best unit fits the budget"
+    if not result.query:
+        return "nothing: no words in the prompt worth searching"
+    if result.repeated:
+        return f"nothing new: {plural(result.repeated, 'unit')} that stood out served earlier"
+    return f"nothing stood out{how}"

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from brain.crash import hook_run
 from brain.present import Answer, Lookup, echoed, json_text
 
 if TYPE_CHECKING:
@@ -49,4 +50,8 @@ def pack(
 
     units = tuple(unit_key(b.path, b.line, b.handle) for b in given)
     lookup = Lookup("pack", who.name, session, asked, len(given), vault, units)
-    return Answer(text, note, 0, lookup)
+    trace = ""
+    if hook is not None:
+        what = f"served {asked or 'the working rules'}" if text else "nothing fits the budget"
+        trace = hook_run("pack", hook.harness, session, what)
+    return Answer(text, note, 0, lookup, trace)
