@@ -763,11 +763,45 @@ class Judge:
         return Evidence(share, margin, self.named(hit), held, self.counted, lead, world)
 
     def named(self, hit: Hit) -> bool:
+        """Whether the query names the hit: every word of its handle or of an alias, two at
+        least, one of them as written and the others as written or mistyped (`hydraton
+        mismatch` names **hydration mismatch**; `typo_of`)."""
         for name in (hit.handle, *hit.aliases) if hit.handle else ():
             key = [w for w in terms_of(name) if w not in STOPWORDS]
-            if len(key) >= 2 and self.terms.issuperset(key):
+            if len(key) < 2:
+                continue
+            missing = [w for w in key if w not in self.terms]
+            if len(missing) < len(key) and all(typo_of(w, self.terms) for w in missing):
                 return True
         return False
+
+
+TYPO_LETTERS = 6  # a word this long at least may be named with one letter wrong
+
+
+def typo_of(word: str, terms: set[str]) -> bool:
+    """Whether one of `terms` is `word` with one letter left out, added, changed or swapped with
+    its neighbour, both TYPO_LETTERS long at least: a shorter word one letter from another is
+    more often a word of its own (`state`, `stage`) than a typo. A plural is no typo: `pull
+    request` does not name **pull requests** here, as it did not before typos were."""
+    return len(word) >= TYPO_LETTERS and any(
+        len(t) >= TYPO_LETTERS and _one_edit(word, t) and word.rstrip("s") != t.rstrip("s")
+        for t in terms
+    )
+
+
+def _one_edit(a: str, b: str) -> bool:
+    """Whether `a` and `b` differ by one edit (Damerau's: a swap of neighbours is one)."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    if len(a) == len(b):
+        swapped = a[i + 1 : i + 2] == b[i : i + 1] and a[i : i + 1] == b[i + 1 : i + 2]
+        return a[i + 1 :] == b[i + 1 :] or (swapped and a[i + 2 :] == b[i + 2 :])
+    longer, shorter = (a, b) if len(a) > len(b) else (b, a)
+    return longer[i + 1 :] == shorter[i:]
 
 
 def _pair(term: str) -> bool:

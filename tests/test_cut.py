@@ -222,6 +222,29 @@ def test_a_pasted_log_that_names_a_bullet_stands_out(helm: Path) -> None:
     assert (doc["evidence"], doc["hits"][0]["handle"]) == ("strong", "helm reuse values")
 
 
+def test_a_mistyped_handle_still_names_its_bullet(tmp_path: Path) -> None:
+    """`hydraton mismatch` names **hydration mismatch** (one letter left out of a long word, the
+    other word as written): strong, the bullet alone. Before, the word the vault lacks weighed
+    most and nothing vouched: an empty answer."""
+    fact = "server and client render differ: move Date.now into an effect"
+    vault = make_vault(tmp_path / "typo", [bullet("hydration mismatch", fact)])
+    for query in ("hydraton mismatch", "hydration mismtach"):  # a letter out; two swapped
+        doc = find_json(vault, query)
+        assert doc["evidence"] == "strong", query
+        assert [h["handle"] for h in doc["hits"]] == ["hydration mismatch"]
+
+
+def test_a_typo_is_one_letter_of_a_long_word_and_not_a_plural() -> None:
+    assert search.typo_of("hydraton", {"hydration"})  # left out
+    assert search.typo_of("terrafrom", {"terraform"})  # swapped
+    assert search.typo_of("pgbouncr", {"pgbouncer", "mode"})
+    assert search.typo_of("kubernetis", {"kubernetes"})  # changed
+    assert not search.typo_of("requests", {"request"})  # a plural is the same word
+    assert not search.typo_of("state", {"stage"})  # a short word is a word of its own
+    assert not search.typo_of("hydration", {"hydration"})  # as written is no typo
+    assert not search.typo_of("terraform", {"platform"})
+
+
 def test_an_exact_handle_comes_first_and_alone(helm: Path) -> None:
     run = brain("find", "--vault", str(helm), "helm reuse values", env=AGENT)
     assert run.out.splitlines()[0].startswith("AI/MEMORY.md:5 helm reuse values")
