@@ -25,6 +25,7 @@ from brain.stdin import PRIME_STDIN_MAX, read_stdin
 from brain.wire import DEADLINE
 
 if TYPE_CHECKING:
+    from brain import search
     from brain.hook_event import Event
 
 # imported by brain.cli at its start: the daily sweep's budget and prime's deadline count from here
@@ -201,7 +202,7 @@ def _index_ready(vault: Path) -> bool:
     return False
 
 
-def _warm(vault: Path, gate: Gate) -> Callable[[Any, str], list[tuple[int, float]] | None] | None:
+def _warm(vault: Path, gate: Gate) -> Callable[[Any, str], search.Near | None] | None:
     """The vector half as prime may have it: from a warm worker only. A cold one is started in
     the background (worker_client.ask does) and this prompt gets keywords; no model is ever
     loaded here."""
@@ -210,14 +211,15 @@ def _warm(vault: Path, gate: Gate) -> Callable[[Any, str], list[tuple[int, float
     if semantic.embed_settings()[0] == "none" or not current().worker:
         return None
 
-    def ask(conn: Any, text: str) -> list[tuple[int, float]] | None:
+    def ask(conn: Any, text: str) -> search.Near | None:
         from brain import search, worker_client
 
         wait = gate.left() - 0.15  # kept for ranking, rendering and the log row
         if wait < DEADLINE:
             return None
         query = search.vector_query(conn, text)
-        return worker_client.ask(vault, query, search.VECTOR_DEPTH, answer_seconds=wait).hits
+        said = worker_client.ask(vault, query, search.VECTOR_DEPTH, answer_seconds=wait)
+        return None if said.hits is None else search.Near(said.hits, said.general)
 
     return ask
 

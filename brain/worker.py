@@ -569,9 +569,9 @@ class _Worker:
                 conn.execute("BEGIN")
                 if index.built(conn) != self.ready or self.embedder is None:
                     return {"busy": "the vault is being embedded in the background"}
-                hits = semantic.search(conn, self.embedder, text, k, str(self.vault))
+                near = semantic.nearest(conn, self.embedder, text, k, str(self.vault))
                 conn.execute("COMMIT")
-                return {"hits": hits}
+                return {"hits": near.hits, "general": near.general}
         finally:
             conn.close()
 

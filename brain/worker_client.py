@@ -54,6 +54,7 @@ class Answer:
     """What asking the worker came to: its neighbours, or what the find does instead."""
 
     hits: list[tuple[int, float]] | None = None
+    general: float | None = None  # search.Near.general
     inline: bool = True  # without hits: compute them in this process (False: keywords only)
     note: str = ""  # one line for stderr
     background: bool = True  # a worker runs or is starting, and will embed what is missing
@@ -229,10 +230,11 @@ def ask(vault: Path, text: str, k: int, answer_seconds: float = ANSWER_SECONDS) 
 
 
 def _answer(reply: dict[str, Any]) -> Answer:
-    hits, busy = reply.get("hits"), reply.get("busy")
+    hits, busy, general = reply.get("hits"), reply.get("busy"), reply.get("general")
     if isinstance(hits, list):
         try:
-            return Answer(hits=[(int(uid), float(cos)) for uid, cos in hits])
+            near = [(int(uid), float(cos)) for uid, cos in hits]
+            return Answer(hits=near, general=None if general is None else float(general))
         except (TypeError, ValueError):
             return Answer()
     if isinstance(busy, str):

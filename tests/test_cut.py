@@ -5,7 +5,9 @@ model's side is the slow tests at the end and tools/eval answer (tests/test_eval
 
 from __future__ import annotations
 
+import dataclasses
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -220,6 +222,29 @@ def test_a_pasted_log_that_names_a_bullet_stands_out(helm: Path) -> None:
     assert (doc["evidence"], doc["hits"][0]["handle"]) == ("strong", "helm reuse values")
 
 
+def test_a_mistyped_handle_still_names_its_bullet(tmp_path: Path) -> None:
+    """`hydraton mismatch` names **hydration mismatch** (one letter left out of a long word, the
+    other word as written): strong, the bullet alone. Before, the word the vault lacks weighed
+    most and nothing vouched: an empty answer."""
+    fact = "server and client render differ: move Date.now into an effect"
+    vault = make_vault(tmp_path / "typo", [bullet("hydration mismatch", fact)])
+    for query in ("hydraton mismatch", "hydration mismtach"):  # a letter out; two swapped
+        doc = find_json(vault, query)
+        assert doc["evidence"] == "strong", query
+        assert [h["handle"] for h in doc["hits"]] == ["hydration mismatch"]
+
+
+def test_a_typo_is_one_letter_of_a_long_word_and_not_a_plural() -> None:
+    assert search.typo_of("hydraton", {"hydration"})  # left out
+    assert search.typo_of("terrafrom", {"terraform"})  # swapped
+    assert search.typo_of("pgbouncr", {"pgbouncer", "mode"})
+    assert search.typo_of("kubernetis", {"kubernetes"})  # changed
+    assert not search.typo_of("requests", {"request"})  # a plural is the same word
+    assert not search.typo_of("state", {"stage"})  # a short word is a word of its own
+    assert not search.typo_of("hydration", {"hydration"})  # as written is no typo
+    assert not search.typo_of("terraform", {"platform"})
+
+
 def test_an_exact_handle_comes_first_and_alone(helm: Path) -> None:
     run = brain("find", "--vault", str(helm), "helm reuse values", env=AGENT)
     assert run.out.splitlines()[0].startswith("AI/MEMORY.md:5 helm reuse values")
@@ -325,3 +350,70 @@ def test_a_hit_found_by_meaning_alone_stays_only_when_it_stands_out(small: Path)
     assert doc["cut_count"] >= 5  # the meaning-only neighbours a find used to serve
     off = find_json(small, "what should I cook for dinner tonight", env=ONNX)
     assert (off["hits"], off["evidence"]) == ([], "none")
+
+
+@pytest.mark.slow
+def test_a_question_the_world_answers_gets_no_weak_answer(small: Path) -> None:
+    """`explain the rules of cricket`: the vault holds `rules` (an alias, PR rules) and
+    `explain` (the answer style's `explaining`), so the query is mostly the vault's words and
+    nothing stands out: a weak answer, four lines of the vault. Its meaning is nearer a general
+    question (brain/data/general.txt) than any bullet's (search.Rule.weak_world): nothing."""
+    assert brain("reindex", "--vault", str(small), env=ONNX).code == 0
+    doc = find_json(small, "explain the rules of cricket", env=ONNX)
+    assert (doc["hits"], doc["evidence"]) == ([], "none")
+    assert find_json(small, "who is my manager", env=ONNX)["evidence"] == "strong"
+
+
+def test_a_rule_asks_the_world_only_when_it_is_known() -> None:
+    """`Evidence.world` (a hit's cosine over the query's nearest general question's) gates a
+    stand-out under a rule that asks it, and nothing when either is unknown (keywords only, or
+    a rule that does not ask)."""
+    strong = search.Evidence(share=1.0, margin=0.5, held=2, terms=2, lead=0.5, world=-0.2)
+    assert search.FIND.stands_out(strong)
+    assert not search.PRIME.stands_out(strong)
+    assert search.PRIME.stands_out(dataclasses.replace(strong, world=-0.1))
+    assert search.PRIME.stands_out(dataclasses.replace(strong, world=None))
+
+
+class Counting:
+    """An embedder that counts the texts it embeds (every vector the same)."""
+
+    dim = 4
+
+    def __init__(self, model_id: str) -> None:
+        self.model_id = model_id
+        self.texts = 0
+
+    def embed(self, texts: Sequence[str], *, batch_size: int = 32, query: bool = False) -> Any:
+        import numpy as np
+
+        self.texts += len(texts)
+        return np.full((len(texts), 4), 0.5, dtype=np.float32)
+
+
+def test_the_general_questions_are_embedded_once_per_model(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Embedding them costs a model 1.6 s: done once per model and kept beside the models; a
+    kept file that is damaged is embedded again, never read wrong."""
+    from brain import config, semantic
+
+    lines = [t for t in semantic.GENERAL.read_text().splitlines() if t and t[0] != "#"]
+    assert len(lines) > 500
+    monkeypatch.setattr(semantic, "_WORLD", {})
+    first = Counting("test:counting")
+    assert semantic.general(first).shape == (len(lines), 4)  # type: ignore[arg-type]
+    assert first.texts == len(lines)
+    monkeypatch.setattr(semantic, "_WORLD", {})  # another process
+    again = Counting("test:counting")
+    assert semantic.general(again).shape == (len(lines), 4)  # type: ignore[arg-type]
+    assert again.texts == 0
+    (kept,) = (config.data_dir() / "models").glob("general-*.npy")
+    kept.write_bytes(kept.read_bytes()[:200])
+    monkeypatch.setattr(semantic, "_WORLD", {})
+    damaged = Counting("test:counting")
+    assert semantic.general(damaged).shape == (len(lines), 4)  # type: ignore[arg-type]
+    assert damaged.texts == len(lines)
+    other = Counting("test:other")  # another model's vectors are its own
+    semantic.general(other)  # type: ignore[arg-type]
+    assert other.texts == len(lines)

@@ -66,12 +66,16 @@ def test_reindex_embeds_every_unit_and_records_the_model(hvault: Path) -> None:
 @pytest.mark.slow
 def test_a_paraphrase_keyword_search_misses_is_found_by_meaning(hvault: Path) -> None:
     query = "initial HTML and client output don't match in React"
-    code, keyword = find_json(hvault, query, BRAIN_EMBED="none")
+    _, keyword = find_json(hvault, query, BRAIN_EMBED="none")
     handles = [h["handle"] for h in keyword["hits"]]  # type: ignore[index]
     assert "hydration mismatch" not in handles
-    code, hybrid = find_json(hvault, query)
-    assert code == 0
-    top = hybrid["hits"][0]  # type: ignore[index]
+    # The ranked list (`--all`): the answer is empty, since nothing vouches for the bullet and the
+    # question's meaning is nearer a general React question than the bullet's (issue 27's
+    # trade-off: search.FIND's weak_world, docs/commands.md).
+    run = brain("find", "--vault", str(hvault), "--json", "--all", query, env=ONNX)
+    assert run.code == 0, run.err
+    hybrid = json.loads(run.out)
+    top = hybrid["hits"][0]
     assert top["handle"] == "hydration mismatch"
     assert "semantic" in top["match"]
 

@@ -648,3 +648,30 @@ def test_prime_judges_by_finds_evidence_more_strictly(tmp_path: Path) -> None:
     shared = brain("prime", "--vault", str(vault), "--json", "which environment values apply")
     assert (shared.code, shared.json()["hits"]) == (0, [])
     assert search.PRIME.telling > search.FIND.telling  # the stricter instance of one Rule
+
+
+@pytest.mark.slow
+def test_a_question_the_world_answers_gets_nothing_from_a_warm_worker(
+    wvault: Path,  # noqa: F811
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`explain how DNS TXT records work` holds two words of a bullet (`dns`, `records`) and its
+    cosine rose over the neighbours' enough to stand out: prime served two DNS bullets. Its
+    meaning is nearer a general question (brain/data/general.txt) than any bullet's, which the
+    warm worker now sends with the neighbours (search.Near.general), so it gets nothing, while
+    a task about the vault's DNS still gets its bullet."""
+    pid = start_worker(wvault, monkeypatch)
+    env = {"BRAIN_EMBED": "onnx", "BRAIN_WORKER": "1", "BRAIN_WORKER_IDLE": "120"}
+    try:
+        asked = worker_client.ask(wvault, "explain how DNS TXT records work", 5)
+        assert asked.hits
+        assert asked.general is not None
+        assert 0.3 < asked.general <= 1.0, asked
+        args = ("prime", "--vault", str(wvault), "--json")
+        general = brain(*args, "explain how DNS TXT records work", env=env).json()
+        assert (general["mode"], general["hits"]) == ("hybrid", [])
+        task = brain(*args, "move the website DNS records to the new provider", env=env).json()
+        assert task["mode"] == "hybrid"
+        assert "dns provider" in [h["handle"] for h in task["hits"]]
+    finally:
+        _kill(pid)

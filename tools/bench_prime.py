@@ -251,9 +251,9 @@ def judge_all(rows: list[dict[str, Any]], vault: Path) -> tuple[Judged, dict[str
     assert embedder is not None
     conn = index.open_index(vault)
 
-    def near(c: Any, text: str) -> list[tuple[int, float]]:
+    def near(c: Any, text: str) -> search.Near:
         query = search.vector_query(c, text)
-        return semantic.search(c, embedder, query, search.VECTOR_DEPTH, str(vault))
+        return semantic.nearest(c, embedder, query, search.VECTOR_DEPTH, str(vault))
 
     judged: Judged = {"keyword": [], "hybrid": []}
     for row in rows:

@@ -63,7 +63,8 @@ def find_in(
             "ask with words, e.g. brain find 'libgit2 hooks'",
         )
     keyword = search.keyword_rank(conn, parsed)
-    vector = neighbours(vault, conn, query) if mode != "keyword" else None
+    near = neighbours(vault, conn, query) if mode != "keyword" else None
+    vector = None if near is None else near.hits
     ran = "keyword" if vector is None else mode or "hybrid"
     exact = search.exact_cut(keyword.hits) is not None
     if vector is None:
@@ -75,7 +76,7 @@ def find_in(
     uncut = ranked or limit is not None
     width = DEFAULT_LIMIT if limit is None else limit
     listed = search.distinct(listed, max(width, search.ANSWER_DEPTH))
-    judge = search.Judge(parsed, keyword, vector)
+    judge = search.Judge(parsed, keyword, vector, None if near is None else near.general)
     floor = 0.0 if vector is None else None  # a keyword score of nothing held is 0
     answer = search.answer(listed, judge, exact=exact, floor=floor)
     if uncut:
@@ -86,7 +87,7 @@ def find_in(
     return FindResult(query, tuple(hits), ran, index.built(conn), answer.evidence, answer.left_out)
 
 
-def neighbours(vault: Path, conn: sqlite3.Connection, text: str) -> list[tuple[int, float]] | None:
+def neighbours(vault: Path, conn: sqlite3.Connection, text: str) -> search.Near | None:
     """The vector half: from the warm worker when one runs, else in-process. None means keyword
     only (no embedder configured, or the model cannot load: a warning said so)."""
     from brain import semantic
@@ -104,7 +105,7 @@ def neighbours(vault: Path, conn: sqlite3.Connection, text: str) -> list[tuple[i
         if answer.note:
             semantic.warn(answer.note)
         if answer.hits is not None:
-            return answer.hits
+            return search.Near(answer.hits, answer.general)
         if not answer.inline:
             return None  # the worker is busy or was replaced: keywords now, not a model load
         background = answer.background
@@ -135,7 +136,7 @@ def neighbours(vault: Path, conn: sqlite3.Connection, text: str) -> list[tuple[i
             # Vectors of another model are not comparable; the worker started above re-embeds.
             semantic.warn(not_yet)
             return None
-        return semantic.search(conn, embedder, text, search.VECTOR_DEPTH, str(vault))
+        return semantic.nearest(conn, embedder, text, search.VECTOR_DEPTH, str(vault))
     except EmbedError as exc:
         semantic.warn(f"keyword results only: {exc}")
         return None

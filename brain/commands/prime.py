@@ -116,7 +116,7 @@ class PrimeResult:
     hint: bool  # say once that `brain find` and `brain recall` exist (nothing served yet)
 
 
-Neighbours = Callable[[sqlite3.Connection, str], list[tuple[int, float]] | None]
+Neighbours = Callable[[sqlite3.Connection, str], search.Near | None]
 
 
 def choose(
@@ -153,12 +153,13 @@ def candidates(conn: sqlite3.Connection, said: str, neighbours: Neighbours | Non
     if not text or not parsed.terms:
         return Judged("", [], 0, 0)
     ranked = search.keyword_rank(conn, parsed)
-    vector = neighbours(conn, said) if neighbours is not None else None
+    near = neighbours(conn, said) if neighbours is not None else None
+    vector = None if near is None else near.hits
     if vector is None:
         mode, hits = "keyword", ranked.hits
     else:
         mode, hits = "hybrid", search.hybrid_rank(conn, parsed, vector, ranked)
-    judge = search.Judge(parsed, ranked, vector)
+    judge = search.Judge(parsed, ranked, vector, None if near is None else near.general)
     typical = judge.typical(hits)
     out = [Candidate(h, judge.evidence(h, typical)) for h in hits[:CANDIDATES]]
     return Judged(mode, out, round(ranked.known * len(parsed.groups)), len(parsed.groups))
