@@ -287,7 +287,8 @@ def test_the_commit_advice_of_an_approval_commits_every_file_it_changed(tended: 
     drop = next(p for p in inboxmod.inbox(tended).proposals if "drop" in p.markdown)
     run = brain("inbox", "approve", str(drop.number), "--vault", str(tended))
     assert run.code == 0, run.err
-    assert "AI/DROPPED.md" in run.out and "AI/TENDED.md" in run.out
+    assert "AI/DROPPED.md" in run.out
+    assert "AI/TENDED.md" in run.out
     command = run.out.rsplit("yourself (", 1)[1].rstrip().removesuffix(").")
     # the editor `commit -v` opens: a person writes the message (here, sed does)
     env = {**os.environ, "GIT_EDITOR": "sed -i 1s/^/tended/"}
