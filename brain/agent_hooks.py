@@ -900,14 +900,19 @@ def _row_state(agent: str, row: HookRow, doc: dict[str, Any]) -> str:
     return "on" if all(covered) else "partial" if any(covered) else "off"
 
 
-def _note(agent: Agent) -> str | None:
-    """What the agent needs besides brain's entries, read from its own config."""
-    if agent.name == "codex":
-        text = _read_text(agent.folder() / "config.toml")
-        if re.search(r"(?m)^\s*(?:codex_)?hooks\s*=\s*false\b", text):
-            return "hooks are off in config.toml ([features] hooks = false)"
-        return "Codex runs a new hook only once you trust it: open /hooks in Codex"
-    if agent.name == "gemini":
+def turned_off(name: str) -> tuple[str, str] | None:
+    """(why, fix) when agent `name`'s own config turns every hook off, brain's entries though
+    registered then running nowhere; None when it does not."""
+    agent = AGENTS[name]
+    if name == "codex":
+        config_toml = agent.folder() / "config.toml"
+        found = re.search(r"(?m)^\s*((?:codex_)?hooks)\s*=\s*false\b", _read_text(config_toml))
+        if found:
+            return (
+                "hooks are off in config.toml ([features] hooks = false)",
+                f"remove `{found[1]} = false` from {config_toml}",
+            )
+    if name == "gemini":
         try:
             doc = json.loads(_read_text(agent.settings_path()) or "{}")
         except ValueError:
@@ -915,7 +920,22 @@ def _note(agent: Agent) -> str | None:
         for key in ("hooksConfig", "hooks"):
             block = doc.get(key) if isinstance(doc, dict) else None
             if isinstance(block, dict) and block.get("enabled") is False:
-                return f"hooks are off in settings.json ({key}.enabled = false)"
+                return (
+                    f"hooks are off in settings.json ({key}.enabled = false)",
+                    f'set "{key}": {{"enabled": true}} in {agent.settings_path()}',
+                )
+    return None
+
+
+def _note(agent: Agent) -> str | None:
+    """What the agent needs besides brain's entries, read from its own config."""
+    off = turned_off(agent.name)
+    if off:
+        return off[0]
+    if agent.name == "codex":
+        return "Codex runs a new hook only once you trust it: open /hooks in Codex"
+    if agent.name == "gemini":
+        return None
     return "; ".join(v for (a, _), v in CANNOT.items() if a == agent.name) or None
 
 

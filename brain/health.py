@@ -281,6 +281,10 @@ def _agent_hooks_check() -> Check:
             bad = "fail" if s.agent == "claude" else "warn"
             part = f"{s.label}: {listed(off)} not registered in {s.settings}"
             fixes.append(f"brain hooks on --harness {s.agent}")
+        elif turned_off := agent_hooks.turned_off(s.agent):
+            # registered, but the agent's own setting runs no hook at all
+            bad, part = "warn", f"{s.label}: {turned_off[0]}, so brain's hooks never run"
+            fixes.append(turned_off[1])
         else:
             bad = "ok"
             on = [role for role in agent_hooks.ROLES if getattr(s, role) == "on"]

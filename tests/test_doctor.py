@@ -153,3 +153,32 @@ def test_bullets_lookups_keep_returning(vault: Path) -> None:
     assert list(top) == ["handle", "path", "line", "count", "queries"]
     assert top["count"] == 5
     assert top["queries"] == ["libgit2 hooks"]
+
+
+@pytest.mark.parametrize(
+    ("agent", "file", "text", "fix"),
+    [
+        (
+            "gemini",
+            ".gemini/settings.json",
+            '{"theme": "dark", "hooksConfig": {"enabled": false}}\n',
+            'set "hooksConfig": {"enabled": true} in ',
+        ),
+        ("codex", ".codex/config.toml", "[features]\nhooks = false\n", "remove `hooks = false` "),
+    ],
+)
+def test_agent_hooks_warn_when_the_agent_turns_every_hook_off(
+    vault: Path, agent: str, file: str, text: str, fix: str
+) -> None:
+    """brain's three hooks registered, but the agent's own setting runs none: `hooks status`
+    noted it, and doctor said ok."""
+    path = Path(os.environ["HOME"]) / file
+    path.parent.mkdir(parents=True)
+    path.write_text(text, encoding="utf-8")
+    assert brain("hooks", "on", "--harness", agent).code == 0
+    checks = _checks(brain("doctor", "--vault", str(vault), "--json").json())
+    hooks = checks["agent-hooks"]
+    assert hooks["status"] == "warn", hooks
+    assert "are off in" in hooks["detail"]
+    assert "brain's hooks never run" in hooks["detail"]
+    assert hooks["fix"].startswith(fix), hooks
