@@ -123,6 +123,11 @@ def parse_bullet(line: str) -> Bullet:
     """Parse one core-file bullet or raise ValueError saying what is wrong with it."""
     handle, aliases, rest = parse_head(line)
     if not rest.startswith(SEP):
+        if re.match(r"\s*\(\s*alias", rest, re.IGNORECASE):  # `(aliases x)`, `(aliases: x —`
+            raise ValueError(
+                f"the alias list of {handle!r} is not closed or lacks its colon; write"
+                f" `- **{handle}** (aliases: a, b) — fact`"
+            )
         raise ValueError(f"expected ` — ` after the handle of {handle!r}")
     parts = rest[len(SEP) :].split(SEP)
     if len(parts) < 3:

@@ -64,6 +64,15 @@ def test_clean_vault_passes(vault: Path) -> None:
             "- **celery beat (aliases: scheduler)** — a fact — docs — 2026-01-01",
             "holds its aliases; close the bold before them: `- **celery beat** (aliases: ...)",
         ),
+        (  # the alias list never closed: it ran into the fact
+            "- **gpu box** (aliases: gpu server, — the box is gpu01 — notes — 2026-01-01",
+            "the alias list of 'gpu box' is not closed or lacks its colon; write"
+            " `- **gpu box** (aliases: a, b) — fact`",
+        ),
+        (
+            "- **ssh keys** (aliases ssh, keys) — keys live in ~/.ssh — notes — 2026-01-01",
+            "the alias list of 'ssh keys' is not closed or lacks its colon",
+        ),
     ],
 )
 def test_malformed_bullet_is_reported_at_its_line(vault: Path, line: str, says: str) -> None:
