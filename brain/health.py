@@ -217,7 +217,8 @@ def _model_check(vault: Path | None) -> Check:
                 conn.close()
         except sqlite3.DatabaseError:
             return Check("model", "ok", detail, None)
-        if model is None or model[0] != embedder.model_id:
+        # an index of no units (the starter vault install just made) lacks no vector
+        if missing and (model is None or model[0] != embedder.model_id):
             return Check(
                 "model", "warn", f"{detail}; the index has no vectors for it", "brain reindex"
             )

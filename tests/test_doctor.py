@@ -182,3 +182,25 @@ def test_agent_hooks_warn_when_the_agent_turns_every_hook_off(
     assert "are off in" in hooks["detail"]
     assert "brain's hooks never run" in hooks["detail"]
     assert hooks["fix"].startswith(fix), hooks
+
+
+@pytest.mark.slow
+def test_a_new_starter_vault_has_no_vector_to_lack(tmp_path: Path) -> None:
+    """install makes the starter vault and a keyword index of it, which has no unit: doctor
+    right after said the index had no vectors for the model, fix `brain reindex`."""
+    env = {"BRAIN_EMBED": "onnx", "BRAIN_WORKER": "0"}
+    vault = tmp_path / "Brain"
+    assert brain("install", str(vault), env=env).code == 0
+    doc = brain("doctor", "--vault", str(vault), "--json", env=env).json()
+    model = _checks(doc)["model"]
+    assert (model["status"], model["fix"]) == ("ok", None), model
+    # a unit without its vector is still said
+    memory = vault / "AI" / "MEMORY.md"
+    memory.write_text(
+        memory.read_text(encoding="utf-8") + "- **kiln** — the kiln is fired on Fridays — me"
+        " — 2026-01-02\n",
+        encoding="utf-8",
+    )
+    assert brain("reindex", "--vault", str(vault), env={"BRAIN_EMBED": "none"}).code == 0
+    model = _checks(brain("doctor", "--vault", str(vault), "--json", env=env).json())["model"]
+    assert (model["status"], model["fix"]) == ("warn", "brain reindex"), model
