@@ -204,3 +204,19 @@ def test_a_new_starter_vault_has_no_vector_to_lack(tmp_path: Path) -> None:
     assert brain("reindex", "--vault", str(vault), env={"BRAIN_EMBED": "none"}).code == 0
     model = _checks(brain("doctor", "--vault", str(vault), "--json", env=env).json())["model"]
     assert (model["status"], model["fix"]) == ("warn", "brain reindex"), model
+
+
+def test_the_last_line_says_a_warning_is_there(git_vault: Path) -> None:
+    """doctor ended "All checks pass." under a warning, as if there were nothing to do."""
+    (Path(os.environ["HOME"]) / ".claude").mkdir()
+    assert brain("install", str(git_vault)).code == 0
+    clean = brain("doctor", "--vault", str(git_vault))
+    assert clean.code == 0, clean
+    assert clean.out.rstrip().endswith("\nAll checks pass."), clean.out
+    (git_vault / "notes" / "new.md").write_text("# New\n\nA note not committed.\n", "utf-8")
+    text = brain("doctor", "--vault", str(git_vault))
+    assert text.code == 0  # a warning fails nothing
+    n = sum(line.startswith("warn ") for line in text.out.splitlines())
+    assert n >= 1, text.out  # git: the note is not committed
+    said = f"No check fails; {n} check{'s' if n > 1 else ''} warn{'' if n > 1 else 's'} (above)."
+    assert text.out.rstrip().endswith("\n" + said), repr(text.out[-200:])

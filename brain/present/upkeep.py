@@ -253,7 +253,10 @@ def doctor_text(result: DoctorResult) -> str:
     lines += [printable(line) for line in advice]
     failed = sum(c.status == "fail" for c in result.checks)
     broken = f"{plural(failed, 'check')} broken; run the fix under {noun(failed, 'it', 'each')}"
-    lines += ["", broken if failed else "All checks pass."]
+    warned = sum(c.status == "warn" for c in result.checks)
+    # "All checks pass." under a warning told a person there was nothing to do
+    warns = f"No check fails; {plural(warned, 'check')} {noun(warned, 'warns', 'warn')} (above)."
+    lines += ["", broken if failed else warns if warned else "All checks pass."]
     return "\n".join(lines)
 
 
