@@ -770,7 +770,9 @@ def _load_own(path: Path) -> tuple[str, Any] | str:
     except json.JSONDecodeError as exc:
         return f"is not valid JSON (line {exc.lineno}: {exc.msg})"
     found = _own_commands(doc)
-    if found is None or (found and all(brain_args(cmd) is None for *_, cmd in found)):
+    theirs = found and all(brain_args(cmd) is None for *_, cmd in found)
+    # brain's own file still, when `hooks off` took brain's entries out of it and kept the user's
+    if found is None or (theirs and str(path) not in _record()):
         return "is not brain's hook file (it holds other hooks)"
     return text, doc
 
@@ -824,7 +826,7 @@ def _register_own(agent: Agent, launch: Sequence[str] | None) -> AgentHooks:
     if problem:
         action = "read-only" if problem == "is read-only" else "failed"
         return _refused(agent.name, path, action, problem, first, "")
-    if made:
+    if doc is None:  # brain made the file (and the folders it had to): it is brain's own
         record = _record()
         record[str(path)] = ["file", *(f"dir:{d}" for d in made)]
         _save_record(record)
@@ -868,6 +870,7 @@ def _unregister_own(agent: Agent) -> AgentHooks:
         if problem:
             action = "read-only" if problem == "is read-only" else "failed"
             return _refused(agent.name, path, action, problem, "", "Remove brain's entries by hand")
+        record[str(path)] = created  # kept with the user's hooks: still brain's file for `on`
     _save_record(record)
     first = str(ours[0][2]) if ours else ""
     return AgentHooks(agent.name, str(path), "removed", tuple(e for e, _, _ in ours), first or None)
