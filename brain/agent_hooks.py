@@ -770,7 +770,9 @@ def _load_own(path: Path) -> tuple[str, Any] | str:
     except json.JSONDecodeError as exc:
         return f"is not valid JSON (line {exc.lineno}: {exc.msg})"
     found = _own_commands(doc)
-    if found is None or (found and all(brain_args(cmd) is None for *_, cmd in found)):
+    theirs = found and all(brain_args(cmd) is None for *_, cmd in found)
+    # brain's own file still, when `hooks off` took brain's entries out of it and kept the user's
+    if found is None or (theirs and str(path) not in _record()):
         return "is not brain's hook file (it holds other hooks)"
     return text, doc
 
@@ -824,7 +826,7 @@ def _register_own(agent: Agent, launch: Sequence[str] | None) -> AgentHooks:
     if problem:
         action = "read-only" if problem == "is read-only" else "failed"
         return _refused(agent.name, path, action, problem, first, "")
-    if made:
+    if doc is None:  # brain made the file (and the folders it had to): it is brain's own
         record = _record()
         record[str(path)] = ["file", *(f"dir:{d}" for d in made)]
         _save_record(record)
@@ -868,6 +870,7 @@ def _unregister_own(agent: Agent) -> AgentHooks:
         if problem:
             action = "read-only" if problem == "is read-only" else "failed"
             return _refused(agent.name, path, action, problem, "", "Remove brain's entries by hand")
+        record[str(path)] = created  # kept with the user's hooks: still brain's file for `on`
     _save_record(record)
     first = str(ours[0][2]) if ours else ""
     return AgentHooks(agent.name, str(path), "removed", tuple(e for e, _, _ in ours), first or None)
@@ -900,14 +903,19 @@ def _row_state(agent: str, row: HookRow, doc: dict[str, Any]) -> str:
     return "on" if all(covered) else "partial" if any(covered) else "off"
 
 
-def _note(agent: Agent) -> str | None:
-    """What the agent needs besides brain's entries, read from its own config."""
-    if agent.name == "codex":
-        text = _read_text(agent.folder() / "config.toml")
-        if re.search(r"(?m)^\s*(?:codex_)?hooks\s*=\s*false\b", text):
-            return "hooks are off in config.toml ([features] hooks = false)"
-        return "Codex runs a new hook only once you trust it: open /hooks in Codex"
-    if agent.name == "gemini":
+def turned_off(name: str) -> tuple[str, str] | None:
+    """(why, fix) when agent `name`'s own config turns every hook off, brain's entries though
+    registered then running nowhere; None when it does not."""
+    agent = AGENTS[name]
+    if name == "codex":
+        config_toml = agent.folder() / "config.toml"
+        found = re.search(r"(?m)^\s*((?:codex_)?hooks)\s*=\s*false\b", _read_text(config_toml))
+        if found:
+            return (
+                "hooks are off in config.toml ([features] hooks = false)",
+                f"remove `{found[1]} = false` from {config_toml}",
+            )
+    if name == "gemini":
         try:
             doc = json.loads(_read_text(agent.settings_path()) or "{}")
         except ValueError:
@@ -915,7 +923,22 @@ def _note(agent: Agent) -> str | None:
         for key in ("hooksConfig", "hooks"):
             block = doc.get(key) if isinstance(doc, dict) else None
             if isinstance(block, dict) and block.get("enabled") is False:
-                return f"hooks are off in settings.json ({key}.enabled = false)"
+                return (
+                    f"hooks are off in settings.json ({key}.enabled = false)",
+                    f'set "{key}": {{"enabled": true}} in {agent.settings_path()}',
+                )
+    return None
+
+
+def _note(agent: Agent) -> str | None:
+    """What the agent needs besides brain's entries, read from its own config."""
+    off = turned_off(agent.name)
+    if off:
+        return off[0]
+    if agent.name == "codex":
+        return "Codex runs a new hook only once you trust it: open /hooks in Codex"
+    if agent.name == "gemini":
+        return None
     return "; ".join(v for (a, _), v in CANNOT.items() if a == agent.name) or None
 
 

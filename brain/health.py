@@ -217,7 +217,8 @@ def _model_check(vault: Path | None) -> Check:
                 conn.close()
         except sqlite3.DatabaseError:
             return Check("model", "ok", detail, None)
-        if model is None or model[0] != embedder.model_id:
+        # an index of no units (the starter vault install just made) lacks no vector
+        if missing and (model is None or model[0] != embedder.model_id):
             return Check(
                 "model", "warn", f"{detail}; the index has no vectors for it", "brain reindex"
             )
@@ -281,6 +282,10 @@ def _agent_hooks_check() -> Check:
             bad = "fail" if s.agent == "claude" else "warn"
             part = f"{s.label}: {listed(off)} not registered in {s.settings}"
             fixes.append(f"brain hooks on --harness {s.agent}")
+        elif turned_off := agent_hooks.turned_off(s.agent):
+            # registered, but the agent's own setting runs no hook at all
+            bad, part = "warn", f"{s.label}: {turned_off[0]}, so brain's hooks never run"
+            fixes.append(turned_off[1])
         else:
             bad = "ok"
             on = [role for role in agent_hooks.ROLES if getattr(s, role) == "on"]

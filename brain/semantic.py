@@ -7,9 +7,11 @@ numpy and the model load only here, only when a command needs them.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import sqlite3
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -95,9 +97,30 @@ def load() -> Embedder | None:
     return embedder
 
 
+# The warnings said inside `warnings_once()`: a command that asks many finds (log asks each miss
+# again, doctor each frequent query) says the index's state once, not once a find. A context
+# variable, so that each command the warm worker runs in its own thread has its own.
+_SAID: contextvars.ContextVar[set[str] | None] = contextvars.ContextVar("said", default=None)
+
+
+@contextlib.contextmanager
+def warnings_once() -> Iterator[None]:
+    """Within this block each warning is written once."""
+    token = _SAID.set(set())
+    try:
+        yield
+    finally:
+        _SAID.reset(token)
+
+
 def warn(message: str) -> None:
     from brain.text import sanitized  # the output step: a message may quote a setting's value
 
+    said = _SAID.get()
+    if said is not None:
+        if message in said:
+            return
+        said.add(message)
     sys.stderr.write(sanitized(f"brain: {message}") + "\n")
 
 

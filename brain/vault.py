@@ -123,10 +123,21 @@ def parse_bullet(line: str) -> Bullet:
     """Parse one core-file bullet or raise ValueError saying what is wrong with it."""
     handle, aliases, rest = parse_head(line)
     if not rest.startswith(SEP):
+        if re.match(r"\s*\(\s*alias", rest, re.IGNORECASE):  # `(aliases x)`, `(aliases: x —`
+            raise ValueError(
+                f"the alias list of {handle!r} is not closed or lacks its colon; write"
+                f" `- **{handle}** (aliases: a, b) — fact`"
+            )
         raise ValueError(f"expected ` — ` after the handle of {handle!r}")
     parts = rest[len(SEP) :].split(SEP)
     if len(parts) < 3:
-        raise ValueError(f"bullet {handle!r} needs `fact — source — YYYY-MM-DD`")
+        last = parts[-1].strip()
+        dated = valid_date(last)
+        if len(parts) == 2:  # the next step for the part a person most often leaves out
+            add = "its source before the date" if dated else f"` — YYYY-MM-DD` after {last!r}"
+        else:
+            add = "the fact and its source before the date" if dated else "` — source — YYYY-MM-DD`"
+        raise ValueError(f"bullet {handle!r} needs `fact — source — YYYY-MM-DD`: add {add}")
     date = parts[-1].strip()
     if not valid_date(date):
         raise ValueError(f"bullet {handle!r} must end in a valid date YYYY-MM-DD, not {date!r}")

@@ -153,3 +153,70 @@ def test_bullets_lookups_keep_returning(vault: Path) -> None:
     assert list(top) == ["handle", "path", "line", "count", "queries"]
     assert top["count"] == 5
     assert top["queries"] == ["libgit2 hooks"]
+
+
+@pytest.mark.parametrize(
+    ("agent", "file", "text", "fix"),
+    [
+        (
+            "gemini",
+            ".gemini/settings.json",
+            '{"theme": "dark", "hooksConfig": {"enabled": false}}\n',
+            'set "hooksConfig": {"enabled": true} in ',
+        ),
+        ("codex", ".codex/config.toml", "[features]\nhooks = false\n", "remove `hooks = false` "),
+    ],
+)
+def test_agent_hooks_warn_when_the_agent_turns_every_hook_off(
+    vault: Path, agent: str, file: str, text: str, fix: str
+) -> None:
+    """brain's three hooks registered, but the agent's own setting runs none: `hooks status`
+    noted it, and doctor said ok."""
+    path = Path(os.environ["HOME"]) / file
+    path.parent.mkdir(parents=True)
+    path.write_text(text, encoding="utf-8")
+    assert brain("hooks", "on", "--harness", agent).code == 0
+    checks = _checks(brain("doctor", "--vault", str(vault), "--json").json())
+    hooks = checks["agent-hooks"]
+    assert hooks["status"] == "warn", hooks
+    assert "are off in" in hooks["detail"]
+    assert "brain's hooks never run" in hooks["detail"]
+    assert hooks["fix"].startswith(fix), hooks
+
+
+@pytest.mark.slow
+def test_a_new_starter_vault_has_no_vector_to_lack(tmp_path: Path) -> None:
+    """install makes the starter vault and a keyword index of it, which has no unit: doctor
+    right after said the index had no vectors for the model, fix `brain reindex`."""
+    env = {"BRAIN_EMBED": "onnx", "BRAIN_WORKER": "0"}
+    vault = tmp_path / "Brain"
+    assert brain("install", str(vault), env=env).code == 0
+    doc = brain("doctor", "--vault", str(vault), "--json", env=env).json()
+    model = _checks(doc)["model"]
+    assert (model["status"], model["fix"]) == ("ok", None), model
+    # a unit without its vector is still said
+    memory = vault / "AI" / "MEMORY.md"
+    memory.write_text(
+        memory.read_text(encoding="utf-8") + "- **kiln** — the kiln is fired on Fridays — me"
+        " — 2026-01-02\n",
+        encoding="utf-8",
+    )
+    assert brain("reindex", "--vault", str(vault), env={"BRAIN_EMBED": "none"}).code == 0
+    model = _checks(brain("doctor", "--vault", str(vault), "--json", env=env).json())["model"]
+    assert (model["status"], model["fix"]) == ("warn", "brain reindex"), model
+
+
+def test_the_last_line_says_a_warning_is_there(git_vault: Path) -> None:
+    """doctor ended "All checks pass." under a warning, as if there were nothing to do."""
+    (Path(os.environ["HOME"]) / ".claude").mkdir()
+    assert brain("install", str(git_vault)).code == 0
+    clean = brain("doctor", "--vault", str(git_vault))
+    assert clean.code == 0, clean
+    assert clean.out.rstrip().endswith("\nAll checks pass."), clean.out
+    (git_vault / "notes" / "new.md").write_text("# New\n\nA note not committed.\n", "utf-8")
+    text = brain("doctor", "--vault", str(git_vault))
+    assert text.code == 0  # a warning fails nothing
+    n = sum(line.startswith("warn ") for line in text.out.splitlines())
+    assert n >= 1, text.out  # git: the note is not committed
+    said = f"No check fails; {n} check{'s' if n > 1 else ''} warn{'' if n > 1 else 's'} (above)."
+    assert text.out.rstrip().endswith("\n" + said), repr(text.out[-200:])

@@ -155,7 +155,8 @@ def test_approving_proposals_for_two_files_says_its_advice_once(vault: Path) -> 
     assert out.count("in the vault yourself") == 1, out
     assert (
         f"Not committed: review and commit AI/MEMORY.md and AI/LEARNINGS.md in the vault "
-        f"yourself (git -C {vault} commit -p)."
+        f"yourself (git -C {vault} add -- AI/MEMORY.md AI/LEARNINGS.md"
+        f" && git -C {vault} commit -v)."
     ) in out
 
 

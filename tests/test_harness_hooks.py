@@ -173,6 +173,34 @@ def test_copilot_folders_brain_made_go_with_its_file(isolated_env: Path) -> None
     assert not (isolated_env / ".copilot").exists()
 
 
+@pytest.mark.parametrize("folder_there", [True, False])
+def test_copilot_hooks_on_again_after_off_kept_the_users_hook_in_brains_file(
+    isolated_env: Path, folder_there: bool
+) -> None:
+    """`off` keeps a hook the user added to brain.json (as documented); the file then held no
+    entry of brain's, so the next `on` refused it as someone else's: brain could not be turned
+    on again without moving the user's hook out."""
+    path = isolated_env / COPILOT
+    if folder_there:
+        path.parent.mkdir(parents=True)
+    assert hooks("on", "--harness", "copilot").code == 0
+    doc = json.loads(path.read_text(encoding="utf-8"))
+    doc["hooks"]["PreToolUse"] = [{"type": "command", "bash": "make lint", "timeoutSec": 5}]
+    path.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    assert hooks("off", "--harness", "copilot").code == 0
+    mine = {"PreToolUse": [{"type": "command", "bash": "make lint", "timeoutSec": 5}]}
+    assert json.loads(path.read_text(encoding="utf-8"))["hooks"] == mine
+    status = hooks("status", "--harness", "copilot", "--json").json()["harnesses"][0]
+    assert (status["problem"], status["pack"], status["settle"]) == (None, "off", "off")
+    on = hooks("on", "--harness", "copilot")
+    assert on.code == 0, on
+    again = json.loads(path.read_text(encoding="utf-8"))["hooks"]
+    assert again["PreToolUse"] == mine["PreToolUse"]
+    assert [agent_hooks.brain_args(e["bash"]) for e in again["SessionStart"]] == [("pack",)]
+    assert hooks("off", "--harness", "copilot").code == 0
+    assert json.loads(path.read_text(encoding="utf-8"))["hooks"] == mine
+
+
 def test_a_copilot_brain_json_that_is_not_brains_is_left_alone(isolated_env: Path) -> None:
     path = isolated_env / COPILOT
     path.parent.mkdir(parents=True)

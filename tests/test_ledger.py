@@ -210,3 +210,25 @@ def test_a_log_that_is_not_a_database_is_set_aside_never_fatal(vault: Path) -> N
     assert list(path.parent.glob("usage.sqlite.unreadable-*"))
     assert brain("find", "--vault", str(vault), "pygit2").code == 0
     assert brain("ledger", "--vault", str(vault), "--json").json()["lookups"] == 1
+
+
+def test_the_sessions_table_shows_each_id_and_caller_whole_with_what_it_saved(
+    vault: Path,
+) -> None:
+    """A Claude Code session id (what `claude --resume` takes) and an MCP client's caller were
+    cut at 24 and 16 characters, and the table alone of the three left out what was saved."""
+    day = time.mktime((2026, 5, 1, 12, 0, 0, 0, 0, -1))
+    uuid = "5b0c1f7e-0000-4000-8000-000000000001"
+    _seed(
+        vault,
+        [(day, "mcp:codex-mcp-client", uuid, "a", 2, 400), (day + 60, "codex", "s2", "b", 1, 100)],
+    )
+    doc = brain("ledger", "--vault", str(vault), "--json").json()
+    saved = {s["session"]: s["saved"] for s in doc["sessions"]}
+    text = brain("ledger", "--vault", str(vault)).out
+    rows = text.split("Sessions\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert len(rows) == 2, text
+    mine = next(r for r in rows if uuid in r)
+    assert "mcp:codex-mcp-client" in mine
+    assert mine.endswith(f" {saved[uuid]:,} saved")
+    assert rows[0].index(" lookup") == rows[1].index(" lookup")  # the columns line up

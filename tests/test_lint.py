@@ -56,13 +56,31 @@ def test_clean_vault_passes(vault: Path) -> None:
         ("- a fact with no handle — docs — 2026-01-01", "no **handle**"),
         ("- **bad month** — a fact — docs — 2026-13-40", "valid date"),
         ("- **bad day** — a fact — docs — 2025-02-29", "valid date"),
-        ("- **no date** — a fact — docs", "needs `fact — source — YYYY-MM-DD`"),
+        (
+            "- **no date** — a fact — docs",
+            "needs `fact — source — YYYY-MM-DD`: add ` — YYYY-MM-DD` after 'docs'",
+        ),
+        (
+            "- **no source** — a fact — 2026-01-01",
+            "needs `fact — source — YYYY-MM-DD`: add its source before the date",
+        ),
+        ("- **a fact alone** — a fact", "add ` — source — YYYY-MM-DD`"),
+        ("- **a date alone** — 2026-01-01", "add the fact and its source before the date"),
         ("- **words for a date** — a fact — docs — last tuesday", "valid date"),
         ("- **no separator** a fact — docs — 2026-01-01", "expected ` — ` after the handle"),
         ("- **** — a fact — docs — 2026-01-01", "no **handle**"),
         (
             "- **celery beat (aliases: scheduler)** — a fact — docs — 2026-01-01",
             "holds its aliases; close the bold before them: `- **celery beat** (aliases: ...)",
+        ),
+        (  # the alias list never closed: it ran into the fact
+            "- **gpu box** (aliases: gpu server, — the box is gpu01 — notes — 2026-01-01",
+            "the alias list of 'gpu box' is not closed or lacks its colon; write"
+            " `- **gpu box** (aliases: a, b) — fact`",
+        ),
+        (
+            "- **ssh keys** (aliases ssh, keys) — keys live in ~/.ssh — notes — 2026-01-01",
+            "the alias list of 'ssh keys' is not closed or lacks its colon",
         ),
     ],
 )

@@ -4,8 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from conftest import brain
 from test_contract import KEYS
+
+from brain import index, worker_client
+from brain.commands import advisories
+from brain.commands import log as logmod
+from brain.commands.advisories import FREQUENT_MIN
 
 LOG_KEYS = KEYS["`log`"]
 
@@ -48,3 +54,28 @@ def test_misses_a_later_edit_answered_are_set_aside(vault: Path) -> None:
     text = brain("log", "--vault", v).out
     assert "Xylophonist" in text
     assert "synonyms.tsv" in text
+
+
+def test_the_index_state_is_said_once_not_once_a_miss(
+    vault: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """log and doctor ask every logged query again; a keyword-only index while the worker
+    embeds it was said on stderr once a query (13 lines in a doctor after install)."""
+    v = str(vault)
+    for q in ("xylophonist quokka", "zanzibar ferry", "marimba okapi"):
+        brain("find", "--vault", v, q)
+    for _ in range(FREQUENT_MIN):
+        brain("find", "--vault", v, "libgit2 hooks")
+    index.sync(vault)  # keywords only, as install builds it: the worker embeds it later
+    monkeypatch.setenv("BRAIN_EMBED", "onnx")
+    monkeypatch.setenv("BRAIN_WORKER", "1")
+    monkeypatch.setattr(worker_client, "spawn", lambda where, base=None: True)  # no process
+    capsys.readouterr()
+    said = "brain: keyword results for now: the vault is being embedded in the background\n"
+    assert len(logmod.log(vault).open) == 3
+    assert capsys.readouterr().err == said
+    assert advisories.frequent_bullets(vault)
+    assert capsys.readouterr().err == said
+    # each command says it again: once is per command, not per process (the worker runs many)
+    assert len(logmod.log(vault).open) == 3
+    assert capsys.readouterr().err == said

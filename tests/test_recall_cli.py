@@ -65,6 +65,25 @@ def test_enable_query_full_disable(env: dict[str, str]) -> None:
     assert brain("recall", "paynova", env=env).code == 1
 
 
+def test_full_given_a_session_id_says_it_is_one_and_how_to_reach_its_turns(
+    env: dict[str, str],
+) -> None:
+    """`brain recall sessions` without a query leads each line with the session's id; given to
+    `full`, it was "no turn ... (run `brain recall QUERY` first)", though the session is there."""
+    assert brain("recall", "enable", "claude", env=env).code == 0
+    listing = brain("recall", "sessions", env=env)
+    assert listing.code == 0, listing
+    session = listing.out.split()[0]
+    run = brain("recall", "full", session[:8], env=env)
+    assert run.code == 1
+    assert run.err.startswith(f"brain: '{session[:8]}' is a session (claude {session}), not a turn")
+    assert "`brain recall sessions WORDS`" in run.err
+    assert "`brain recall WORDS --agent claude`" in run.err
+    gone = brain("recall", "full", "zz-none", env=env)
+    assert gone.code == 1
+    assert "no turn 'zz-none' in transcripts.db" in gone.err
+
+
 def test_modes_are_subcommands_and_the_old_spellings_still_work(env: dict[str, str]) -> None:
     on = brain("recall", "enable", "claude", "--json", env=env).json()
     assert list(on) == TOGGLE_KEYS
@@ -113,6 +132,10 @@ def test_sources_sync_and_agent_filter(env: dict[str, str], isolated_env: Path) 
     assert [list(s) for s in srcs] == [SOURCE_KEYS] * 6
     assert [s["name"] for s in srcs] == names
     assert all(s["enabled"] and s["exists"] for s in srcs)
+    # the listing's columns line up whatever an agent's label: each count ends where the others do
+    listing = brain("recall", "sources", env=env).out.splitlines()
+    assert len(listing) == 6
+    assert len({line.index(" turn") for line in listing}) == 1, listing
     sync = brain("recall", "--sync", "--json", env=env).json()
     assert list(sync) == SYNC_KEYS
     assert (sync["file_count"], sync["turn_count"]) == (5 + 1 + 2 + 1, 13 + 5 + 6 + 6)

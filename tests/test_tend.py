@@ -4,6 +4,7 @@ history, real processes for the hook and the daily sweep."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -277,6 +278,23 @@ def test_tend_queues_items_once_and_approve_applies_each(tended: Path) -> None:
     assert not [p for p in inboxmod.inbox(tended).proposals if p.kind == "hygiene"]
     # nothing left to do, and nothing applied comes back
     assert tendmod.tend(tended, dry_run=True).proposed == ()
+
+
+def test_the_commit_advice_of_an_approval_commits_every_file_it_changed(tended: Path) -> None:
+    """The advice's command, run as printed, leaves nothing behind: AI/TENDED.md and
+    AI/DROPPED.md are new files, which `git commit -p` (the old advice) passes over."""
+    tendmod.tend(tended)
+    drop = next(p for p in inboxmod.inbox(tended).proposals if "drop" in p.markdown)
+    run = brain("inbox", "approve", str(drop.number), "--vault", str(tended))
+    assert run.code == 0, run.err
+    assert "AI/DROPPED.md" in run.out
+    assert "AI/TENDED.md" in run.out
+    command = run.out.rsplit("yourself (", 1)[1].rstrip().removesuffix(").")
+    # the editor `commit -v` opens: a person writes the message (here, sed does)
+    env = {**os.environ, "GIT_EDITOR": "sed -i 1s/^/tended/"}
+    subprocess.run(["sh", "-c", command], check=True, env=env, stdin=subprocess.DEVNULL)
+    assert git(tended, "status", "--porcelain") == ""
+    assert git(tended, "log", "-1", "--format=%s").strip() == "tended"
 
 
 def test_dropped_and_tended_files_are_searched_by_nothing(tended: Path) -> None:

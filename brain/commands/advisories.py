@@ -314,6 +314,13 @@ def frequent_bullets(vault: Path, log: Path | None = None) -> list[Frequent]:
     """Bullets in the first TOP hits of the logged lookups' answers, FREQUENT_MIN times or more
     (the queries that reached them shown with credentials masked). A miss returned nothing that
     stood out, and a query whose answer is weak now reaches nothing: neither counts."""
+    from brain.semantic import warnings_once
+
+    with warnings_once():  # each query is asked again: the index's state is said once
+        return _frequent_bullets(vault, log)
+
+
+def _frequent_bullets(vault: Path, log: Path | None) -> list[Frequent]:
     from brain.commands.find import find
     from brain.secrets import redact
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -609,9 +610,15 @@ def _approve_item(vault: Path, number: int, p: Proposal, strict: bool) -> Approv
 
 def commit_advice(vault: Path | str, files: Sequence[str]) -> str:
     """What the person does after an approval (brain never commits), naming the files once:
-    `review and commit AI/MEMORY.md and AI/LEARNINGS.md in the vault yourself (...)`."""
-    named = listed(list(dict.fromkeys(files)))
-    return f"review and commit {named} in the vault yourself (git -C {vault} commit -p)"
+    `review and commit AI/MEMORY.md and AI/LEARNINGS.md in the vault yourself (...)`. The
+    command adds the files by name: a file brain made (AI/TENDED.md, AI/DROPPED.md) is new to
+    git, and `commit -p` or `add -p` pass over a file git does not track yet. `commit -v` shows
+    the diff in the editor, for the review."""
+    unique = list(dict.fromkeys(files))
+    where = shlex.quote(str(vault))
+    paths = " ".join(shlex.quote(f) for f in unique)
+    command = f"git -C {where} add -- {paths} && git -C {where} commit -v"
+    return f"review and commit {listed(unique)} in the vault yourself ({command})"
 
 
 def _check_secret(bullet: str, number: int) -> None:

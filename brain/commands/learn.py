@@ -91,6 +91,7 @@ def learn(
     used (the sweep, which does not list them, skips reading every bullet for them)."""
     from brain import index
     from brain.commands.verify import bullets
+    from brain.semantic import warnings_once
 
     events = _logged(vault, log)
     asked: dict[str, list[usage.Event]] = {}
@@ -101,7 +102,8 @@ def learn(
     ranked = sorted(asked.items(), key=lambda kv: (-len(kv[1]), kv[0]))[:QUERIES_MAX]
     conn = index.open_index(vault)
     try:
-        reached, done, stopped = _ask(vault, conn, ranked, mode, deadline)
+        with warnings_once():  # each query is asked again: the index's state is said once
+            reached, done, stopped = _ask(vault, conn, ranked, mode, deadline)
         rows = bullets(conn) if unused and events else []
     finally:
         conn.close()

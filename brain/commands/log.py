@@ -71,6 +71,13 @@ def _key(query: str) -> str:
 
 
 def log(vault: Path, *, since: str = "", log_path: Path | None = None) -> LogResult:
+    from brain.semantic import warnings_once
+
+    with warnings_once():  # each miss is asked again: the index's state is said once, not each
+        return _log(vault, since, log_path)
+
+
+def _log(vault: Path, since: str, log_path: Path | None) -> LogResult:
     from brain.commands.find import find
     from brain.secrets import redact
 

@@ -148,6 +148,16 @@ def full(turn_id: str) -> FullTurn:
         exact = [r for r in rows if r[1] == key]
         rows = exact or rows
         if not rows:
+            session = conn.execute(
+                "SELECT agent, session FROM sessions WHERE session >= ? AND session < ? LIMIT 1",
+                (key, key + "\U0010ffff"),
+            ).fetchone()
+            if session:  # the id `brain recall sessions` leads its lines with, without a query
+                raise BrainError(
+                    f"{key!r} is a session ({session[0]} {session[1]}), not a turn",
+                    f"`brain recall sessions WORDS` leads each session with its best turn's id;"
+                    f" or search it: `brain recall WORDS --agent {session[0]}`",
+                )
             raise BrainError(f"no turn {key!r} in transcripts.db", "run `brain recall QUERY` first")
         if len(rows) > 1:
             raise UsageError(f"{key!r} names more than one turn", "give more of the id")

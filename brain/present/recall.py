@@ -95,11 +95,16 @@ def sources(docs: Sequence[Source], *, as_json: bool = False) -> Answer:
     if as_json:
         return Answer(json_text(SourcesDoc(tuple(docs))))
     lines = []
+    # columns as wide as their longest cell: "GitHub Copilot CLI" pushed its row out of line
+    name_w = max((len(s.name) for s in docs), default=0)
+    label_w = max((len(s.label) for s in docs), default=0)
     for s in docs:
         state = "on " if s.enabled else "off"
         where = s.root if s.exists else f"{s.root} (not found)"
         turns = noun(s.turn_count, "turn")
-        lines.append(f"{state} {s.name:<8} {s.label:<12} {s.turn_count:>8} {turns:<5}  {where}")
+        lines.append(
+            f"{state} {s.name:<{name_w}} {s.label:<{label_w}} {s.turn_count:>8} {turns:<5}  {where}"
+        )
     note = "" if any(s.enabled for s in docs) else f"none enabled; opt in with `{enable_command()}`"
     return Answer("\n".join(lines), note)
 

@@ -168,12 +168,17 @@ def ledger_text(result: Ledger, *, chart: bool) -> str:
         else ""
     )
     lines += ["", ("[bold]Sessions[/bold]" if chart else "Sessions") + more]
-    for s in shown:
-        name = s.session or "(no session)"
+    # ids and callers whole (an agent's session id is what `claude --resume` takes; cut at 24
+    # it was no use), each column as wide as its longest; saved as in the tables around it
+    names = [s.session or "(no session)" for s in shown]
+    name_w = max(map(len, names), default=0)
+    caller_w = max((len(s.caller) for s in shown), default=0)
+    for s, name in zip(shown, names, strict=True):
         lines.append(
             plain(
-                f"  {s.last_at}  {name[:24]:<24}  {s.caller[:16]:<16}  {_n(s.lookups):>7} "
-                f"{noun(s.lookups, 'lookup'):<7}  {_n(s.tokens):>9} {noun(s.tokens, 'token')}"
+                f"  {s.last_at}  {name:<{name_w}}  {s.caller:<{caller_w}}  {_n(s.lookups):>7} "
+                f"{noun(s.lookups, 'lookup'):<7}  {_n(s.tokens):>9} {noun(s.tokens, 'token'):<6}"
+                f"  {_n(s.saved):>11} saved"
             )
         )
     lines += ["", "[bold]By day[/bold]" if chart else "By day"]
@@ -248,7 +253,10 @@ def doctor_text(result: DoctorResult) -> str:
     lines += [printable(line) for line in advice]
     failed = sum(c.status == "fail" for c in result.checks)
     broken = f"{plural(failed, 'check')} broken; run the fix under {noun(failed, 'it', 'each')}"
-    lines += ["", broken if failed else "All checks pass."]
+    warned = sum(c.status == "warn" for c in result.checks)
+    # "All checks pass." under a warning told a person there was nothing to do
+    warns = f"No check fails; {plural(warned, 'check')} {noun(warned, 'warns', 'warn')} (above)."
+    lines += ["", broken if failed else warns if warned else "All checks pass."]
     return "\n".join(lines)
 
 
