@@ -136,7 +136,7 @@ def _serve_prime(
     if prompt:
         text = argv_text(" ".join(prompt))
     elif hook is None:
-        return
+        return _hook_ran("prime", "", "", "nothing: no prompt on stdin before the deadline")
     else:
         text = str(hook.get("prompt", ""))
     from brain import hook_event
@@ -144,13 +144,17 @@ def _serve_prime(
     event = hook_event.parse(hook) if hook else None
     if event is not None and event.kind != "prompt":
         event = None  # plain text, or JSON that is no agent's prompt event
-    if event is not None and event.harness in hook_event.NO_PROMPT_CONTEXT:
-        return  # the program reads no context from its prompt hook: nothing to serve
-    who = callermod.detect(event.harness if event else "")
+    harness = event.harness if event else ""
+    if event is not None and harness in hook_event.NO_PROMPT_CONTEXT:
+        # the program reads no context from its prompt hook: nothing to serve
+        return _hook_ran("prime", harness, event.session, "nothing: it reads no prompt context")
+    who = callermod.detect(harness)
     session = (event.session if event else "") or who.session
     path = resolve_vault(vault)
     if not _index_ready(path):
-        return
+        if hook is not None:
+            _hook_ran("prime", harness, session, "nothing: the index is being rebuilt")
+        return None
     result = primemod.prime(path, text, session=session, neighbours=_warm(path, gate))
     from brain.vocab import BYTES_PER_TOKEN
 
@@ -161,8 +165,19 @@ def _serve_prime(
     )
     with gate.lock:  # the output and its log row together, or (at the deadline) neither
         if not gate.open():
-            return
+            if hook is not None:
+                _hook_ran("prime", harness, session, "nothing: past the deadline")
+            return None
         emit(answer)
+    return None
+
+
+def _hook_ran(hook: str, harness: str, session: str, what: str) -> None:
+    """The hooks' log line of a run that ends before it answers (one that answers writes its
+    own as it prints: brain.present.emit)."""
+    from brain.crash import HOOKS_LOG, hook_run, log_text
+
+    log_text(HOOKS_LOG, hook_run(hook, harness, session, what))
 
 
 def _read_prime_event(gate: Gate) -> dict[str, object] | None:
@@ -318,9 +333,13 @@ def run_pack(
     hook = event if event is not None and event.kind == "start" else None
     if hook is not None and hook.source in packmod.RESUMED:
         packmod.receive_in_background(vault)
-        return 0  # the resumed conversation holds the pack it started with
+        # the resumed conversation holds the pack it started with
+        _hook_ran("pack", hook.harness, hook.session, "nothing: a resumed session has its pack")
+        return 0
     if hook is not None and not packmod.first_of_moment(hook):
-        return 0  # another run of this very start answered it (VS Code runs every config's)
+        # another run of this very start answered it (VS Code runs every config's)
+        _hook_ran("pack", hook.harness, hook.session, "nothing: another run of this start answered")
+        return 0
     try:
         return _serve_pack(project, vault, budget, fresh, as_json, hook)
     except UsageError:

@@ -84,3 +84,24 @@ def test_the_log_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert sorted(p.name for p in folder.iterdir()) == ["hooks.log", "hooks.log.1"]
     assert all(p.stat().st_size < 1000 + 100 for p in folder.iterdir())
     assert runs()[-1].startswith("prime claude session=s0199: ")
+
+
+def test_a_run_that_ends_before_it_answers_says_why(tmp_path: Path, ivault: Path) -> None:  # noqa: F811
+    """A resumed start (its conversation holds the pack it began with) and a prompt while the
+    index is rebuilt each leave a line saying why the agent got nothing; they left none."""
+    here = repo(tmp_path, "payments")
+    env = {"BRAIN_VAULT": str(FIXTURE_VAULT)}
+    run = brain_process("pack", input=_event(here, source="resume"), cwd=tmp_path, env=env)
+    assert (run.code, run.out) == (0, "")
+    from brain import config
+
+    path = config.index_path(ivault)
+    path.write_bytes(b"this is not a database" * 100)
+    for suffix in ("-wal", "-shm"):
+        Path(str(path) + suffix).unlink(missing_ok=True)
+    _, rebuilt = hook(ivault, event(session="s-rebuild"))
+    assert (rebuilt.code, rebuilt.out) == (0, "")
+    assert runs() == [
+        "pack claude session=abc123: nothing: a resumed session has its pack",
+        "prime claude session=s-rebuil: nothing: the index is being rebuilt",
+    ]
