@@ -31,6 +31,9 @@ _AGENT_VARS = (
 _SESSION_VARS = ("CLAUDE_SESSION_ID", "CLAUDE_CODE_SESSION_ID")  # after BRAIN_SESSION
 
 
+MCP_CALLER = "mcp:"  # an MCP client's name follows it (brain.mcp_server.Server.caller)
+
+
 @dataclass(frozen=True)
 class Caller:
     name: str  # "claude-code", BRAIN_CALLER's value, "person", or "script"

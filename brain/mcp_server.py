@@ -53,7 +53,7 @@ from mcp.types import (
 )
 from pydantic import Field, ValidationError
 
-from brain.caller import Caller
+from brain.caller import MCP_CALLER, Caller
 from brain.crash import crash_report
 from brain.errors import BrainError
 from brain.present import Answer, data, record, sanitized, scrubbed, size
@@ -101,7 +101,7 @@ class Server:
             headers = None
         connection = headers.get("mcp-session-id") if headers is not None else None
         session = f"mcp-{printable(connection)}" if connection else self.session
-        return Caller(f"mcp:{client_name(ctx)}", session, agent=True)
+        return Caller(f"{MCP_CALLER}{client_name(ctx)}", session, agent=True)
 
     def path(self) -> Path:
         from brain.config import resolve_vault

@@ -56,7 +56,9 @@ def test_stdio_tools_print_what_the_cli_prints(vault: Path) -> None:
     find, find2, locate, missing, wrong, unknown, after = results
     cli = brain("find", "--vault", str(vault), "libgit2 hooks")
     assert not find.is_error
-    assert find.content[0].text == cli.out.rstrip("\n")
+    # the CLI's lines, the way to the ranked list said as an MCP client takes it
+    mcp_way = cli.out.rstrip("\n").replace("--all lists them", "the limit argument lists them")
+    assert find.content[0].text == mcp_way
     assert (
         find.structured_content
         == brain("find", "--vault", str(vault), "--json", "libgit2 hooks").json()
@@ -328,3 +330,16 @@ def test_propose_answers_in_the_lines_the_cli_prints(vault: Path) -> None:
     assert "\n  updates AI/MEMORY.md:9: - **brain cli**" in forced.content[0].text
     cli = brain("propose", "--vault", str(vault), "plum rule — plums ship on Fridays")
     assert cli.out.startswith(f"Proposed as #{doc['number'] + 2}: - **plum rule** — ")
+
+
+def test_an_mcp_client_is_told_how_it_lists_what_the_cut_left_out(vault: Path) -> None:
+    """The answer's last line names the way to the ranked list: a shell's `--all`, an MCP
+    client's `limit` argument (it has no flags). The lines above are the CLI's."""
+    calls: list[tuple[str, dict[str, Any]]] = [("find", {"query": "paynova status"})]
+    _, (found,) = anyio.run(_session_calls, vault, calls)
+    cli = brain("find", "--vault", str(vault), "paynova status", env={"BRAIN_CALLER": "x"})
+    *lines, last = cli.out.rstrip("\n").splitlines()
+    assert last.endswith("weaker hits left out (--all lists them)")
+    said = found.content[0].text.splitlines()
+    assert said[:-1] == lines
+    assert said[-1] == last.replace("--all lists them", "the limit argument lists them")

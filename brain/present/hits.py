@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from brain.caller import MCP_CALLER
 from brain.crash import hook_run
 from brain.drift import Drift  # light (standard library); the MCP schema reads HitDoc's fields
 from brain.errors import UsageError
@@ -165,16 +166,20 @@ def _clip_json(text: str, room: int) -> str:
     return ""
 
 
-def status(result: FindResult) -> str:
+ALL = "--all lists them"
+MCP_ALL = "the limit argument lists them"  # an MCP client's find has no --all
+
+
+def status(result: FindResult, see: str = ALL) -> str:
     """The line that follows an answer's hits when there is something to say: that it is weak
     (brain.search.answer: nothing stands out), and how many hits the cut left out and how to see
-    them. "" for a strong answer that left nothing out, and for the ranked list (--limit,
-    --all), which is cut by nothing."""
+    them (`see`). "" for a strong answer that left nothing out, and for the ranked list
+    (--limit, --all), which is cut by nothing."""
     if result.ranked:
         return ""
     more = ""
     if result.cut_count:
-        more = f"; {plural(result.cut_count, 'weaker hit')} left out (--all lists them)"
+        more = f"; {plural(result.cut_count, 'weaker hit')} left out ({see})"
     if result.evidence == "weak":
         return f"brain: weak answer, nothing stands out{more}"
     if result.evidence == "strong":
@@ -320,14 +325,14 @@ def find(
     """`brain find`: JSON, terse lines (agents, `--terse`, `--raw` lines as written) or a listing
     for a person, within `budget` bytes; exit 1 when nothing matches, as grep does."""
     text, note, omitted = "", "", 0
-    said = status(result)
+    said = status(result, MCP_ALL if who.name.startswith(MCP_CALLER) else ALL)
     if as_json:
         text, omitted = find_json(result, budget)
     elif not result.hits:
         asked = echoed(result.query)
         if who.person and result.cut_count:  # weaker hits were left out: how to see them
             weaker = plural(result.cut_count, "weaker hit")
-            note = f"nothing in the vault stands out for {asked!r}; {weaker} (--all lists them)"
+            note = f"nothing in the vault stands out for {asked!r}; {weaker} ({ALL})"
         elif who.person:
             note = f"nothing in the vault matches {asked!r}"
         elif said and not raw:
