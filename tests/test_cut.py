@@ -364,6 +364,21 @@ def test_a_question_the_world_answers_gets_no_weak_answer(small: Path) -> None:
     assert find_json(small, "who is my manager", env=ONNX)["evidence"] == "strong"
 
 
+@pytest.mark.slow
+def test_a_question_the_vault_knows_better_than_the_world_gets_a_weak_answer(small: Path) -> None:
+    """`who is my boss`: the vault says `manager`, so the query is not the vault's words and
+    nothing vouched: an empty answer. The team bullet is nearer it than any general question
+    (search.Rule.nearer): a weak answer, that bullet first, and still a miss."""
+    assert brain("reindex", "--vault", str(small), env=ONNX).code == 0
+    for query, first in (
+        ("who is my boss", "team"),
+        ("how do trucks report their position", "tracker api"),
+    ):
+        doc = find_json(small, query, env=ONNX)
+        assert doc["evidence"] == "weak", query
+        assert doc["hits"][0]["handle"] == first, query
+
+
 def test_a_rule_asks_the_world_only_when_it_is_known() -> None:
     """`Evidence.world` (a hit's cosine over the query's nearest general question's) gates a
     stand-out under a rule that asks it, and nothing when either is unknown (keywords only, or
