@@ -69,7 +69,9 @@ out.append(("folded weights (fp32 session)", rss()))
 conn = index.open_index(vault)
 semantic.search(conn, embedder, "warm up", 1, str(vault))
 conn.close()
-out.append(("vectors and a first query", rss()))
+out.append(("vectors, general questions, a query", rss()))
+getattr(embed, "release_memory", lambda: None)()  # as the worker does after its warm-up
+out.append(("released after the warm-up", rss()))
 from brain.commands.find import find
 find(vault, "warm up")
 out.append(("a keyword find (SQLite, FTS5)", rss()))
