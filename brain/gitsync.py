@@ -834,7 +834,7 @@ def _receive(p: _Pass, remote: str, upstream: str) -> None:
     if theirs is None:
         return  # the remote has no such branch yet: the send creates it
     ours = rev(vault, "HEAD")
-    if ours == theirs:
+    if ours == theirs or _hostile(p, ours, theirs):
         return
     if ours is None or not related(vault, ours, theirs):
         if p.mode == "receive":
@@ -896,7 +896,7 @@ def _follow(p: _Pass, known: str, theirs: str) -> None:
     refs/brain/before-following/, and the files move as in a receive."""
     vault = p.vault
     ours = rev(vault, "HEAD")
-    if ours is None:
+    if ours is None or _hostile(p, ours, theirs):
         return
     mine = _out(vault, "rev-list", "--reverse", "--no-merges", ours, "--not", known, theirs) or ""
     replayed = _replay(p, mine.split(), theirs)
@@ -1066,6 +1066,8 @@ def _move(p: _Pass, old: str | None, new: str, why: str) -> bool:
     move until every file is carried: a pass killed halfway is finished by the next one."""
     vault, journal = p.vault, p.gd / MOVE
     ref = f"refs/heads/{p.branch}"
+    if _hostile(p, old, new):
+        return False
     files.write_atomic(journal, json.dumps({"ref": ref, "old": old, "new": new}) + "\n")
     proc = gitutil.run(
         vault, "update-ref", "-m", f"brain sync: {why}", ref, new, old or ZERO, check=False
@@ -1084,6 +1086,40 @@ def _move(p: _Pass, old: str | None, new: str, why: str) -> bool:
     with contextlib.suppress(OSError):
         journal.unlink()
     return True
+
+
+# A path component git refuses in a work tree (read-cache.c verify_path, path.c is_ntfs_dotgit and
+# is_hfs_dotgit in git's source): ".git" in any case, with the trailing dots or spaces Windows
+# drops, its 8.3 short name, or the characters HFS+ ignores; "." and ".." anywhere.
+_HFS_IGNORED = dict.fromkeys(
+    [*range(0x200C, 0x2010), *range(0x202A, 0x202F), *range(0x206A, 0x2070), 0xFEFF]
+)
+
+
+def _refused_component(name: str) -> bool:
+    folded = name.translate(_HFS_IGNORED).rstrip(" .").lower()
+    return name in ("", ".", "..") or folded in (".git", "git~1") or folded.startswith(".git:")
+
+
+def _hostile(p: _Pass, old: str | None, new: str) -> bool:
+    """Whether a path that changes between the commits `old` and `new` is one git would never
+    check out (said in p.waiting, the pass stopped). A remote can hold one (`git mktree` takes
+    any name and a push is not checked by default): carried over, `.git/hooks/x` would be a hook
+    the next write-down runs, `../x` a file outside the vault."""
+    from brain.text import printable
+
+    repo = gitutil.open_git(p.gd)
+    before = gitutil.commit_of(repo, old).tree if old else None
+    for path, _, _ in _changes(before, gitutil.commit_of(repo, new).tree):
+        if "\\" in path or any(_refused_component(part) for part in path.split("/")):
+            p.waiting.append(
+                f"{p.remote} holds {printable(path)}, a path git itself refuses to check out (it "
+                "would write into .git or outside the vault): nothing received. Take the commit "
+                "that added it out of the remote's history, then run brain sync"
+            )
+            p.stopped = True
+            return True
+    return False
 
 
 def _finish_move(p: _Pass) -> str:

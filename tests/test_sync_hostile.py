@@ -1,0 +1,77 @@
+"""Hostile remotes for `brain sync`: what another machine (or whoever can push) committed is
+received through the real path, a bare repository as the remote and `brain sync` in its own
+process. Nothing a remote holds may make brain write outside the work tree's files: not outside
+the vault, not into `.git`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from test_sync import Machine, bullet, pair, remote  # noqa: F401 -- the fixtures, by name
+
+
+def _tree(repo: Path, rows: list[tuple[str, str, str, str]]) -> str:
+    """A tree object made with `git mktree`, which takes any entry name ('.git', '..')."""
+    import subprocess
+
+    text = "".join(f"{mode} {kind} {sha}\t{name}\n" for mode, kind, sha, name in rows)
+    proc = subprocess.run(
+        ["git", "-C", str(repo), "mktree"], input=text, capture_output=True, text=True, check=True
+    )
+    return proc.stdout.strip()
+
+
+def _blob(repo: Path, data: str) -> str:
+    import subprocess
+
+    proc = subprocess.run(
+        ["git", "-C", str(repo), "hash-object", "-w", "--stdin"],
+        input=data,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return proc.stdout.strip()
+
+
+def push_tree_with(a: Machine, name: str, sub: str) -> None:
+    """a commits, on top of its branch, the branch's tree plus one entry `name` (a tree `sub`),
+    and pushes it as a plain push."""
+    top = [line.split(None, 3) for line in a.git("ls-tree", "HEAD").splitlines()]
+    rows = [(m, k, s, n) for m, k, s, n in top] + [("040000", "tree", sub, name)]
+    tree = _tree(a.vault, rows)
+    commit = a.git("commit-tree", tree, "-p", "HEAD", "-m", "hostile").strip()
+    a.git("update-ref", "refs/heads/main", commit)
+    a.git("push", "-q", "origin", "main")
+
+
+@pytest.mark.parametrize("name", [".git", "..", ".GIT", ".git. ", "git~1", "\u200c.git"])
+def test_a_path_git_refuses_to_check_out_is_never_received(
+    request: pytest.FixtureRequest, tmp_path: Path, name: str
+) -> None:
+    """A remote commit holding `.git/hooks/post-commit` (or `../hooks/...`): carried over, the
+    hook ran at the next write-down, code from the remote run on this machine. Each pass, with
+    this machine's own change waiting to go or not, refuses it in one line and moves nothing."""
+    a, b = request.getfixturevalue("pair")
+    pwned = tmp_path / "PWNED"
+    hook = _blob(a.vault, f"#!/bin/sh\ntouch {pwned}\n")
+    hooks = _tree(a.vault, [("100755", "blob", hook, "post-commit")])
+    push_tree_with(a, name, _tree(a.vault, [("040000", "tree", hooks, "hooks")]))
+    head = b.git("rev-parse", "HEAD")
+    for typed in ("", bullet("typed on b")):
+        b.add("AI/MEMORY.md", typed)
+        doc = b.sync(code=1)
+        assert doc["received"] == 0
+        (line,) = doc["waiting"]
+        assert line.startswith(f"{b.vault.parent / 'remote.git'} holds "), line
+        assert "a path git itself refuses to check out" in line
+        assert line.endswith(
+            "Take the commit that added it out of the remote's history, then run brain sync"
+        )
+    assert b.git("rev-parse", "HEAD") != head  # b's bullet is written down, kept here
+    assert bullet("typed on b") in b.text()
+    assert not (b.vault / ".git" / "hooks" / "post-commit").exists()
+    assert not (b.vault.parent / "hooks").exists()
+    assert name in (".git", "..") or not (b.vault / name).exists()
+    assert not pwned.exists()
