@@ -1256,6 +1256,13 @@ def _prune(vault: Path, path: str) -> None:
         folder = folder.parent
 
 
+def _link_text(repo: Any, entry: Entry | None) -> str | None:
+    """Where the link `entry` points (None: no entry, or not a link)."""
+    if entry is None or entry[1] != 0o120000:
+        return None
+    return str(repo[entry[0]].read_raw().decode("utf-8", "surrogateescape"))
+
+
 def _carry_link(p: _Pass, repo: Any, path: str, a: Entry | None, b: Entry | None) -> bool:
     """A symbolic link (or a submodule) that changed: replaced only where it is still as it
     was; otherwise left, and said."""
@@ -1264,16 +1271,18 @@ def _carry_link(p: _Pass, repo: Any, path: str, a: Entry | None, b: Entry | None
         now = str(target.readlink()) if target.is_symlink() else None
     except OSError:
         now = None
-    was = (
-        repo[a[0]].read_raw().decode("utf-8", "surrogateescape") if a and a[1] == 0o120000 else None
-    )
+    was = _link_text(repo, a)
     if (now != was or (now is None and target.exists())) or (b and b[1] != 0o120000):
         p.waiting.append(f"{path} is a link or a submodule that changed: left as it is here")
         return False
-    with contextlib.suppress(OSError):
-        target.unlink()
-    if b is not None:
-        target.symlink_to(repo[b[0]].read_raw().decode("utf-8", "surrogateescape"))
+    try:
+        # through brain.files: a link in a folder the vault does not have yet gets the folder,
+        # and a folder that is a link out of the vault is never written through
+        files.relink(p.vault, path, _link_text(repo, b))
+    except (BrainError, OSError) as exc:
+        why = exc.message if isinstance(exc, BrainError) else exc.strerror or str(exc)
+        p.waiting.append(f"{path} is a link that could not be made here ({why}): left as it is")
+        return False
     return True
 
 

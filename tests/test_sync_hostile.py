@@ -75,3 +75,21 @@ def test_a_path_git_refuses_to_check_out_is_never_received(
     assert not (b.vault.parent / "hooks").exists()
     assert name in (".git", "..") or not (b.vault / name).exists()
     assert not pwned.exists()
+
+
+def test_a_link_received_in_a_folder_this_machine_has_not_got_is_made_there(
+    request: pytest.FixtureRequest,
+) -> None:
+    """The link was made with Path.symlink_to, whose folder did not exist: FileNotFoundError, an
+    internal error on every pass after, since the branch had moved and the journal asked each
+    next pass to carry the link again."""
+    a, b = request.getfixturevalue("pair")
+    (a.vault / "notes" / "new").mkdir(parents=True)
+    (a.vault / "notes" / "new" / "link.md").symlink_to("../../AI/MEMORY.md")
+    a.git("add", "-A")
+    a.git("commit", "-qm", "a link")
+    a.git("push", "-q", "origin", "main")
+    assert b.sync()["received"] == 1
+    assert (b.vault / "notes" / "new" / "link.md").readlink() == Path("../../AI/MEMORY.md")
+    assert b.git("status", "--porcelain") == ""
+    assert b.sync()["outcome"] == "up-to-date"
