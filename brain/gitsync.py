@@ -1256,6 +1256,28 @@ def _prune(vault: Path, path: str) -> None:
         folder = folder.parent
 
 
+_GITLINK = 0o160000  # a submodule's entry: a commit of another repository, no content here
+
+
+def _carry_gitlink(p: _Pass, path: str, b: Entry | None) -> bool:
+    """A submodule entry that came or went: its empty folder made or removed, as git's checkout
+    does, and the index follows. Left out of the index, it was staged as deleted and sent by the
+    next write-down: another machine's submodule was lost."""
+    try:
+        folder = files.confine(p.vault / path, p.vault)
+        if b is None:
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # a checked-out submodule's files are the person's
+                _prune(p.vault, path)
+        else:
+            folder.mkdir(parents=True, exist_ok=True)
+    except (BrainError, OSError) as exc:
+        why = exc.message if isinstance(exc, BrainError) else exc.strerror or str(exc)
+        p.waiting.append(f"{path} is a submodule whose folder cannot be made here ({why})")
+        return False
+    return True
+
+
 def _link_text(repo: Any, entry: Entry | None) -> str | None:
     """Where the link `entry` points (None: no entry, or not a link)."""
     if entry is None or entry[1] != 0o120000:
@@ -1265,8 +1287,10 @@ def _link_text(repo: Any, entry: Entry | None) -> str | None:
 
 def _carry_link(p: _Pass, repo: Any, path: str, a: Entry | None, b: Entry | None) -> bool:
     """A symbolic link (or a submodule) that changed: replaced only where it is still as it
-    was; otherwise left, and said."""
+    was; otherwise left, and said. True when the index is to follow."""
     target = p.vault / path
+    if {a and a[1], b and b[1]} <= {None, _GITLINK}:
+        return _carry_gitlink(p, path, b)
     try:
         now = str(target.readlink()) if target.is_symlink() else None
     except OSError:

@@ -93,3 +93,30 @@ def test_a_link_received_in_a_folder_this_machine_has_not_got_is_made_there(
     assert (b.vault / "notes" / "new" / "link.md").readlink() == Path("../../AI/MEMORY.md")
     assert b.git("status", "--porcelain") == ""
     assert b.sync()["outcome"] == "up-to-date"
+
+
+def test_a_submodule_another_machine_committed_is_kept_and_not_sent_back_deleted(
+    request: pytest.FixtureRequest,
+) -> None:
+    """A gitlink received was left out of the index: the next write-down staged it as deleted
+    and sent that, so the other machine's submodule was gone from the vault."""
+    a, b = request.getfixturevalue("pair")
+    sha = a.git("rev-parse", "HEAD").strip()
+    (a.vault / "tools" / "mod").mkdir(parents=True)  # as a submodule not checked out
+    a.git("update-index", "--add", "--cacheinfo", f"160000,{sha},tools/mod")
+    a.git("commit", "-qm", "a submodule")
+    a.git("push", "-q", "origin", "main")
+    doc = b.sync()
+    assert (doc["received"], doc["waiting"]) == (1, [])
+    assert (b.vault / "tools" / "mod").is_dir()
+    assert b.git("status", "--porcelain") == ""
+    b.add("AI/MEMORY.md", bullet("typed on b"))
+    assert b.sync()["sent"] == 1
+    assert b.git("ls-tree", "HEAD", "tools/mod").split()[:3] == ["160000", "commit", sha]
+    assert a.sync()["received"] == 1
+    a.git("update-index", "--force-remove", "tools/mod")
+    a.git("commit", "-qm", "no submodule")
+    a.git("push", "-q", "origin", "main")
+    assert b.sync()["waiting"] == []
+    assert not (b.vault / "tools").exists()
+    assert b.git("status", "--porcelain") == ""
