@@ -5,10 +5,15 @@ the vault, not into `.git`."""
 
 from __future__ import annotations
 
+import random
+import sys
+import time
+from functools import partial
 from pathlib import Path
 
 import pytest
-from test_sync import Machine, bullet, pair, remote  # noqa: F401 -- the fixtures, by name
+from conftest import git
+from test_sync import Machine, bullet, make_machine, pair, remote  # noqa: F401 -- the fixtures, by name
 
 
 def _tree(repo: Path, rows: list[tuple[str, str, str, str]]) -> str:
@@ -120,3 +125,83 @@ def test_a_submodule_another_machine_committed_is_kept_and_not_sent_back_deleted
     assert b.sync()["waiting"] == []
     assert not (b.vault / "tools").exists()
     assert b.git("status", "--porcelain") == ""
+
+
+class NoteWriter:
+    """A person working on one machine's own notes while passes run: a line appended to a prose
+    note, a new note (untracked), a note deleted, a note renamed. `want` is what the notes must
+    hold in the end, on every machine and on the remote."""
+
+    def __init__(self, machine: Machine, rng: random.Random) -> None:
+        self.machine, self.rng = machine, rng
+        self.want: dict[str, str] = {}
+        self.made = 0
+
+    def _new(self) -> None:
+        rel = f"notes/{self.machine.name}/note {self.made}.md"
+        self.made += 1
+        text = f"# Note {self.made} on {self.machine.name}\n\nA paragraph of prose.\n"
+        (self.machine.vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (self.machine.vault / rel).write_text(text, encoding="utf-8")
+        self.want[rel] = text
+
+    def act(self, count: int, pause: float) -> None:
+        for _ in range(count):
+            what = self.rng.choice(["append", "append", "new", "delete", "rename"])
+            if not self.want or what == "new":
+                self._new()
+            else:
+                rel = self.rng.choice(sorted(self.want))
+                path = self.machine.vault / rel
+                if what == "append":
+                    line = f"Typed on {self.machine.name}, edit {self.made}.\n"
+                    self.made += 1
+                    with path.open("a", encoding="utf-8") as fh:
+                        fh.write(line)
+                    self.want[rel] += line
+                elif what == "delete":
+                    path.unlink()
+                    del self.want[rel]
+                else:
+                    new = f"notes/{self.machine.name}/renamed {self.made}.md"
+                    self.made += 1
+                    path.rename(self.machine.vault / new)
+                    self.want[new] = self.want.pop(rel)
+            time.sleep(self.rng.random() * pause)
+
+
+def _notes(root: Path, name: str) -> dict[str, str]:
+    folder = root / "notes" / name
+    return {str(p.relative_to(root)): p.read_text(encoding="utf-8") for p in folder.rglob("*.md")}
+
+
+def _remote_notes(bare: Path, name: str) -> dict[str, str]:
+    names = git(bare, "ls-tree", "-r", "--name-only", "main", f"notes/{name}/").splitlines()
+    return {n: git(bare, "show", f"main:{n}") for n in names}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform != "linux", reason="kills process trees through /proc")
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_notes_written_renamed_and_deleted_while_passes_are_killed_are_never_lost(
+    tmp_path: Path, seed: int
+) -> None:
+    from test_sync_race import connected_pair, pass_while
+
+    rng = random.Random(seed)  # noqa: S311 -- reproducible timings, not crypto
+    bare, a, b = connected_pair(tmp_path)
+    people = {m.name: NoteWriter(m, rng) for m in (a, b)}
+    for _ in range(30):
+        machine = rng.choice([a, b])
+        person = people[machine.name]
+        pass_while(machine, partial(person.act, rng.randint(0, 4), 0.15), rng, 0.5)
+    for _ in range(3):
+        for machine in (a, b):
+            doc = machine.sync(code=0)
+            assert (doc["waiting"], doc["conflicts"]) == ([], []), doc
+    for machine in (a, b):
+        for name, person in people.items():
+            assert _notes(machine.vault, name) == person.want, (machine.name, name)
+        assert machine.git("status", "--porcelain") == ""
+    for name, person in people.items():
+        assert _remote_notes(bare, name) == person.want
