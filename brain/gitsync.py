@@ -942,12 +942,31 @@ class _Clash:
     clash: Any  # brain.merge.Clash
 
 
+def _aside(idx: Any, path: str) -> str:
+    """`path`, or where to put it when the index holds a folder of its name, or a file named as
+    one of its folders: that name with ` (from HOST)` before its extension. pygit2 adds such an
+    entry beside the others and write_tree leaves it out without a word: a note edited here
+    that the other machine made a folder was dropped from the replay, then deleted."""
+    parts = path.split("/")
+    for i in range(1, len(parts) + 1):
+        name = "/".join(parts[:i])
+        if (i < len(parts) and name in idx) or (
+            i == len(parts) and any(e.path.startswith(f"{name}/") for e in idx)
+        ):
+            stem, dot, ext = parts[i - 1].rpartition(".")
+            moved = f"{stem} (from {host()}){dot}{ext}" if stem else f"{ext} (from {host()})"
+            return "/".join([*parts[: i - 1], moved, *parts[i:]])
+    return path
+
+
 def _replay(p: _Pass, commits: list[str], onto: str) -> tuple[str, list[_Clash]] | None:
     """`commits` (oldest first) made again on top of `onto`, as `git rebase` would but without
     a work tree: each commit's change applied to the tip, a file both sides changed merged
     line by line (brain.merge) where the vault's attributes say `merge=brain`, else only when
     git merges it cleanly. A commit left with nothing to change is dropped. None (said in
     p.waiting) when a file cannot be merged: nothing has moved."""
+    from brain.text import printable
+
     repo = gitutil.open_git(p.gd)
     tip = gitutil.commit_of(repo, onto)
     clashes: list[_Clash] = []
@@ -971,7 +990,13 @@ def _replay(p: _Pass, commits: list[str], onto: str) -> tuple[str, list[_Clash]]
             if take is None:
                 idx.remove(path)
             else:
-                idx.add(gitutil.index_entry(path, take[0], take[1]))
+                aside = _aside(idx, path)
+                if aside != path:
+                    p.waiting.append(
+                        f"{printable(path)} is a file on one machine and a folder on the other: "
+                        f"this machine's is kept as {printable(aside)}"
+                    )
+                idx.add(gitutil.index_entry(aside, take[0], take[1]))
         tree = idx.write_tree(repo)
         if tree == tip.tree_id:
             continue  # the remote has this change already
@@ -1162,7 +1187,9 @@ def _carry(p: _Pass, old: str | None, new: str, *, index: bool = True) -> bool:
     before = gitutil.commit_of(repo, old).tree if old else None
     after = gitutil.commit_of(repo, new).tree
     done: list[tuple[str, Entry | None]] = []
-    for path, a, b in _changes(before, after):
+    # deletions first: a folder that became a file (or the reverse) is out of the way before
+    # the new one takes its name (in path order, notes/x.md came before notes/x.md/y.md went)
+    for path, a, b in sorted(_changes(before, after), key=lambda change: change[2] is not None):
         if (a and a[1] not in _REGULAR) or (b and b[1] not in _REGULAR):
             if not _carry_link(p, repo, path, a, b):
                 continue

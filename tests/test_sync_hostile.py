@@ -15,6 +15,8 @@ import pytest
 from conftest import git
 from test_sync import Machine, bullet, make_machine, pair, remote  # noqa: F401 -- the fixtures, by name
 
+from brain import gitsync
+
 
 def _tree(repo: Path, rows: list[tuple[str, str, str, str]]) -> str:
     """A tree object made with `git mktree`, which takes any entry name ('.git', '..')."""
@@ -205,3 +207,76 @@ def test_notes_written_renamed_and_deleted_while_passes_are_killed_are_never_los
         assert machine.git("status", "--porcelain") == ""
     for name, person in people.items():
         assert _remote_notes(bare, name) == person.want
+
+
+def reshaped(a: Machine, b: Machine, old: str, new: str) -> None:
+    """`old` made on a and received by b; then a moves it to `new` (a file turned into a
+    folder's file, or the reverse) and sends that."""
+    a.add(old, "plan\n")
+    a.sync()
+    b.sync()
+    a.git("rm", "-q", old)
+    a.add(new, "plan\n")
+    a.sync()
+
+
+def kept_aside(b: Machine, path: str, kept: str) -> tuple[int, int]:
+    """A pass on b that keeps b's `path` as `kept` and says so; (received, sent)."""
+    doc = b.sync(code=1)
+    assert doc["waiting"] == [
+        f"{path} is a file on one machine and a folder on the other: this machine's is kept "
+        f"as {kept}"
+    ]
+    return doc["received"], doc["sent"]
+
+
+def test_a_note_edited_here_that_the_other_machine_made_a_folder_is_not_lost(
+    request: pytest.FixtureRequest,
+) -> None:
+    """b edits notes/plan.md while a turns it into a folder (notes/plan.md/part.md). pygit2
+    left b's file out of the replayed tree without a word, the commit was dropped as empty, and
+    the carry then deleted b's file: what b typed was gone on every machine."""
+    a, b = request.getfixturevalue("pair")
+    reshaped(a, b, "notes/plan.md", "notes/plan.md/part.md")
+    b.add("notes/plan.md", "typed on b\n")
+    kept = f"notes/plan (from {gitsync.host()}).md"
+    assert kept_aside(b, "notes/plan.md", kept) == (1, 1)
+    assert b.text(kept) == "plan\ntyped on b\n"
+    assert b.text("notes/plan.md/part.md") == "plan\n"
+    assert b.git("status", "--porcelain") == ""
+    assert b.sync()["outcome"] == "up-to-date"
+    assert a.sync()["received"] == 1
+    assert a.text(kept) == "plan\ntyped on b\n"
+
+
+def test_a_folder_made_here_where_the_other_machine_kept_a_file_is_not_lost(
+    request: pytest.FixtureRequest,
+) -> None:
+    """The other way round: b makes notes/plan.md a folder while a edits the file."""
+    a, b = request.getfixturevalue("pair")
+    a.add("notes/plan.md", "plan\n")
+    a.sync()
+    b.sync()
+    a.add("notes/plan.md", "typed on a\n")
+    a.sync()
+    b.git("rm", "-q", "notes/plan.md")
+    b.add("notes/plan.md/part.md", "part typed on b\n")
+    kept = f"notes/plan (from {gitsync.host()}).md/part.md"
+    assert kept_aside(b, "notes/plan.md/part.md", kept) == (1, 1)
+    assert b.text("notes/plan.md") == "plan\ntyped on a\n"
+    assert b.text(kept) == "part typed on b\n"
+    assert b.git("status", "--porcelain") == ""
+    assert a.sync()["received"] == 1
+    assert a.text(kept) == "part typed on b\n"
+
+
+def test_a_folder_the_other_machine_made_a_file_is_received(
+    request: pytest.FixtureRequest,
+) -> None:
+    """a turns the folder notes/plan.md/ into a file: the new file was carried before the
+    folder's files were removed ("Is a directory"), and so again by every next pass."""
+    a, b = request.getfixturevalue("pair")
+    reshaped(a, b, "notes/plan.md/part.md", "notes/plan.md")
+    assert b.sync()["received"] == 1
+    assert b.text("notes/plan.md") == "plan\n"
+    assert b.git("status", "--porcelain") == ""
