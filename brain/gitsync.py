@@ -959,14 +959,21 @@ def _aside(idx: Any, path: str) -> str:
     return path
 
 
+def _aside_line(path: str, aside: str) -> str:
+    from brain.text import printable
+
+    return (
+        f"{printable(path)} is a file on one machine and a folder on the other: this machine's "
+        f"is kept as {printable(aside)}"
+    )
+
+
 def _replay(p: _Pass, commits: list[str], onto: str) -> tuple[str, list[_Clash]] | None:
     """`commits` (oldest first) made again on top of `onto`, as `git rebase` would but without
     a work tree: each commit's change applied to the tip, a file both sides changed merged
     line by line (brain.merge) where the vault's attributes say `merge=brain`, else only when
     git merges it cleanly. A commit left with nothing to change is dropped. None (said in
     p.waiting) when a file cannot be merged: nothing has moved."""
-    from brain.text import printable
-
     repo = gitutil.open_git(p.gd)
     tip = gitutil.commit_of(repo, onto)
     clashes: list[_Clash] = []
@@ -992,10 +999,7 @@ def _replay(p: _Pass, commits: list[str], onto: str) -> tuple[str, list[_Clash]]
             else:
                 aside = _aside(idx, path)
                 if aside != path:
-                    p.waiting.append(
-                        f"{printable(path)} is a file on one machine and a folder on the other: "
-                        f"this machine's is kept as {printable(aside)}"
-                    )
+                    p.waiting.append(_aside_line(path, aside))
                 idx.add(gitutil.index_entry(aside, take[0], take[1]))
         tree = idx.write_tree(repo)
         if tree == tip.tree_id:
@@ -1434,9 +1438,11 @@ def _merge_into(p: _Pass, repo: Any, idx: Any, tree: Any, merged: list[str]) -> 
                 f"{found[0].masked}); remove it from this machine's history before joining"
             )
             return False
-        blob = repo.create_blob(data)
-        idx.add(gitutil.index_entry(path, blob, mode))
-        merged.append(path)
+        aside = _aside(idx, path)
+        if aside != path:
+            p.waiting.append(_aside_line(path, aside))
+        idx.add(gitutil.index_entry(aside, repo.create_blob(data), mode))
+        merged.append(aside)
     return True
 
 

@@ -280,3 +280,24 @@ def test_a_folder_the_other_machine_made_a_file_is_received(
     assert b.sync()["received"] == 1
     assert b.text("notes/plan.md") == "plan\n"
     assert b.git("status", "--porcelain") == ""
+
+
+def test_joining_keeps_a_file_named_as_a_folder_of_the_remote(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """A new machine's notes/plan.md joins a vault where notes/plan.md/ is a folder."""
+    a, _ = request.getfixturevalue("pair")
+    a.add("notes/plan.md/part.md", "plan\n")
+    a.sync()
+    c = make_machine(tmp_path, "c")
+    assert c.brain("install", str(c.vault), "--json").code == 0
+    c.add("notes/plan.md", "typed on c\n")
+    kept = f"notes/plan (from {gitsync.host()}).md"
+    run = c.brain("sync", "connect", str(tmp_path / "remote.git"), "--vault", str(c.vault))
+    assert run.code == 1, run
+    assert gitsync._aside_line("notes/plan.md", kept) in run.out
+    assert c.text(kept) == "typed on c\n"
+    assert c.text("notes/plan.md/part.md") == "plan\n"
+    assert c.git("status", "--porcelain") == ""
+    assert a.sync()["received"] == 1
+    assert a.text(kept) == "typed on c\n"
