@@ -1118,16 +1118,25 @@ def _move(p: _Pass, old: str | None, new: str, why: str) -> bool:
 
 
 # A path component git refuses in a work tree (read-cache.c verify_path, path.c is_ntfs_dotgit and
-# is_hfs_dotgit in git's source): ".git" in any case, with the trailing dots or spaces Windows
-# drops, its 8.3 short name, or the characters HFS+ ignores; "." and ".." anywhere.
+# is_hfs_dotgit in git's source): "", "." and "..", and ".git" in any case or in a spelling NTFS
+# reads as it (trailing dots or spaces, the 8.3 name git~1, a stream `.git::$INDEX_ALLOCATION`,
+# a backslash as a folder's end: core.protectNTFS, on by default everywhere since git 2.24.1);
+# on macOS also with the characters HFS+ ignores (core.protectHFS, on by default there only).
 _HFS_IGNORED = dict.fromkeys(
     [*range(0x200C, 0x2010), *range(0x202A, 0x202F), *range(0x206A, 0x2070), 0xFEFF]
 )
 
 
 def _refused_component(name: str) -> bool:
-    folded = name.translate(_HFS_IGNORED).rstrip(" .").lower()
-    return name in ("", ".", "..") or folded in (".git", "git~1") or folded.startswith(".git:")
+    import sys
+
+    if name in ("", ".", ".."):
+        return True
+    for part in name.split("\\"):
+        folded = part.rstrip(" .").lower()
+        if folded in (".git", "git~1") or folded.startswith(".git:"):
+            return True
+    return sys.platform == "darwin" and name.translate(_HFS_IGNORED).lower() == ".git"
 
 
 def _hostile(p: _Pass, old: str | None, new: str) -> bool:
@@ -1140,7 +1149,7 @@ def _hostile(p: _Pass, old: str | None, new: str) -> bool:
     repo = gitutil.open_git(p.gd)
     before = gitutil.commit_of(repo, old).tree if old else None
     for path, _, _ in _changes(before, gitutil.commit_of(repo, new).tree):
-        if "\\" in path or any(_refused_component(part) for part in path.split("/")):
+        if any(_refused_component(part) for part in path.split("/")):
             p.waiting.append(
                 f"{p.remote} holds {printable(path)}, a path git itself refuses to check out (it "
                 "would write into .git or outside the vault): nothing received. Take the commit "

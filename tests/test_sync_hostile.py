@@ -42,6 +42,9 @@ def _blob(repo: Path, data: str) -> str:
     return proc.stdout.strip()
 
 
+_ON_MACOS = pytest.mark.skipif(sys.platform != "darwin", reason="HFS+ reads it as .git")
+
+
 def push_tree_with(a: Machine, name: str, sub: str) -> None:
     """a commits, on top of its branch, the branch's tree plus one entry `name` (a tree `sub`),
     and pushes it as a plain push."""
@@ -53,7 +56,18 @@ def push_tree_with(a: Machine, name: str, sub: str) -> None:
     a.git("push", "-q", "origin", "main")
 
 
-@pytest.mark.parametrize("name", [".git", "..", ".GIT", ".git. ", "git~1", "\u200c.git"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        ".git",
+        "..",
+        ".GIT",
+        ".git. ",
+        "GIT~1",
+        ".git::$INDEX_ALLOCATION",
+        pytest.param("\u200c.git", marks=_ON_MACOS),
+    ],
+)
 def test_a_path_git_refuses_to_check_out_is_never_received(
     request: pytest.FixtureRequest, tmp_path: Path, name: str
 ) -> None:
@@ -82,6 +96,22 @@ def test_a_path_git_refuses_to_check_out_is_never_received(
     assert not (b.vault.parent / "hooks").exists()
     assert name in (".git", "..") or not (b.vault / name).exists()
     assert not pwned.exists()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="git refuses some of these elsewhere")
+def test_a_name_only_windows_or_macos_reads_as_git_is_received_on_linux(
+    request: pytest.FixtureRequest,
+) -> None:
+    """git on Linux checks out a backslash, a colon and a joiner before `.git` in a name: so
+    does sync (refused, every pass would stop for a file the person may have made on purpose)."""
+    a, b = request.getfixturevalue("pair")
+    names = ("notes/a\\b.md", "notes/x:y.md", "notes/\u200c.git/z.md")
+    for rel in names:
+        a.add(rel, "kept\n")
+    a.sync()
+    doc = b.sync()
+    assert (doc["received"], doc["waiting"]) == (1, [])
+    assert [b.text(rel) for rel in names] == ["kept\n"] * 3
 
 
 def test_a_link_received_in_a_folder_this_machine_has_not_got_is_made_there(
