@@ -110,17 +110,21 @@ _DIR_FD = os.open in os.supports_dir_fd and os.rename in os.supports_dir_fd
 
 
 @contextlib.contextmanager
-def _folder(root: Path, rel: str, *, create: bool) -> Iterator[tuple[int | None, str]]:
+def _folder(
+    root: Path, rel: str, *, create: bool, follow: bool = True
+) -> Iterator[tuple[int | None, str]]:
     """(an open descriptor of the folder holding `root/rel`, the file's name in it).
 
     The path is resolved first (a link that stays inside `root` is followed, as everywhere in
     brain; one that leads out is refused), then each folder from the resolved root down is opened
     with O_NOFOLLOW: a folder swapped for a link after the check cannot send the write elsewhere,
     it fails here with one line. Where the platform has no `dir_fd` (Windows) the descriptor is
-    None and the checked path is used."""
+    None and the checked path is used. Without `follow`, a link at `rel` itself is the file
+    (its folders are still resolved)."""
     base = resolved(root)
     try:
-        target = resolved(root / rel)  # resolved once: a second look may see another folder
+        # resolved once: a second look may see another folder
+        target = resolved(root / rel) if follow else resolved((root / rel).parent) / Path(rel).name
     except OSError:  # a link that became a folder between realpath's lstat and its readlink
         target = Path("/")
     if not target.is_relative_to(base):
@@ -187,6 +191,16 @@ def read_in(root: Path, rel: str) -> bytes | None:
             return _read_at(fd, name)[0]
     except FileNotFoundError:  # its folder does not exist either
         return None
+
+
+def relink(root: Path, rel: str, target: str | None) -> None:
+    """Make `root/rel` a symbolic link to `target` (None: remove it), replacing whatever link is
+    there, never following it; its folders made, inside `root`, as for `replace`."""
+    with _folder(root, rel, create=target is not None, follow=False) as (fd, name):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(name, dir_fd=fd)
+        if target is not None:
+            os.symlink(target, name, dir_fd=fd)
 
 
 Merge = Callable[[bytes, bytes, bytes], bytes]  # (base, one side, the other): both; ValueError

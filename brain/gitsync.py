@@ -834,7 +834,7 @@ def _receive(p: _Pass, remote: str, upstream: str) -> None:
     if theirs is None:
         return  # the remote has no such branch yet: the send creates it
     ours = rev(vault, "HEAD")
-    if ours == theirs:
+    if ours == theirs or _hostile(p, ours, theirs):
         return
     if ours is None or not related(vault, ours, theirs):
         if p.mode == "receive":
@@ -896,7 +896,7 @@ def _follow(p: _Pass, known: str, theirs: str) -> None:
     refs/brain/before-following/, and the files move as in a receive."""
     vault = p.vault
     ours = rev(vault, "HEAD")
-    if ours is None:
+    if ours is None or _hostile(p, ours, theirs):
         return
     mine = _out(vault, "rev-list", "--reverse", "--no-merges", ours, "--not", known, theirs) or ""
     replayed = _replay(p, mine.split(), theirs)
@@ -942,6 +942,32 @@ class _Clash:
     clash: Any  # brain.merge.Clash
 
 
+def _aside(idx: Any, path: str) -> str:
+    """`path`, or where to put it when the index holds a folder of its name, or a file named as
+    one of its folders: that name with ` (from HOST)` before its extension. pygit2 adds such an
+    entry beside the others and write_tree leaves it out without a word: a note edited here
+    that the other machine made a folder was dropped from the replay, then deleted."""
+    parts = path.split("/")
+    for i in range(1, len(parts) + 1):
+        name = "/".join(parts[:i])
+        if (i < len(parts) and name in idx) or (
+            i == len(parts) and any(e.path.startswith(f"{name}/") for e in idx)
+        ):
+            stem, dot, ext = parts[i - 1].rpartition(".")
+            moved = f"{stem} (from {host()}){dot}{ext}" if stem else f"{ext} (from {host()})"
+            return "/".join([*parts[: i - 1], moved, *parts[i:]])
+    return path
+
+
+def _aside_line(path: str, aside: str) -> str:
+    from brain.text import printable
+
+    return (
+        f"{printable(path)} is a file on one machine and a folder on the other: this machine's "
+        f"is kept as {printable(aside)}"
+    )
+
+
 def _replay(p: _Pass, commits: list[str], onto: str) -> tuple[str, list[_Clash]] | None:
     """`commits` (oldest first) made again on top of `onto`, as `git rebase` would but without
     a work tree: each commit's change applied to the tip, a file both sides changed merged
@@ -971,7 +997,10 @@ def _replay(p: _Pass, commits: list[str], onto: str) -> tuple[str, list[_Clash]]
             if take is None:
                 idx.remove(path)
             else:
-                idx.add(gitutil.index_entry(path, take[0], take[1]))
+                aside = _aside(idx, path)
+                if aside != path:
+                    p.waiting.append(_aside_line(path, aside))
+                idx.add(gitutil.index_entry(aside, take[0], take[1]))
         tree = idx.write_tree(repo)
         if tree == tip.tree_id:
             continue  # the remote has this change already
@@ -1066,6 +1095,8 @@ def _move(p: _Pass, old: str | None, new: str, why: str) -> bool:
     move until every file is carried: a pass killed halfway is finished by the next one."""
     vault, journal = p.vault, p.gd / MOVE
     ref = f"refs/heads/{p.branch}"
+    if _hostile(p, old, new):
+        return False
     files.write_atomic(journal, json.dumps({"ref": ref, "old": old, "new": new}) + "\n")
     proc = gitutil.run(
         vault, "update-ref", "-m", f"brain sync: {why}", ref, new, old or ZERO, check=False
@@ -1084,6 +1115,49 @@ def _move(p: _Pass, old: str | None, new: str, why: str) -> bool:
     with contextlib.suppress(OSError):
         journal.unlink()
     return True
+
+
+# A path component git refuses in a work tree (read-cache.c verify_path, path.c is_ntfs_dotgit and
+# is_hfs_dotgit in git's source): "", "." and "..", and ".git" in any case or in a spelling NTFS
+# reads as it (trailing dots or spaces, the 8.3 name git~1, a stream `.git::$INDEX_ALLOCATION`,
+# a backslash as a folder's end: core.protectNTFS, on by default everywhere since git 2.24.1);
+# on macOS also with the characters HFS+ ignores (core.protectHFS, on by default there only).
+_HFS_IGNORED = dict.fromkeys(
+    [*range(0x200C, 0x2010), *range(0x202A, 0x202F), *range(0x206A, 0x2070), 0xFEFF]
+)
+
+
+def _refused_component(name: str) -> bool:
+    import sys
+
+    if name in ("", ".", ".."):
+        return True
+    for part in name.split("\\"):
+        folded = part.rstrip(" .").lower()
+        if folded in (".git", "git~1") or folded.startswith(".git:"):
+            return True
+    return sys.platform == "darwin" and name.translate(_HFS_IGNORED).lower() == ".git"
+
+
+def _hostile(p: _Pass, old: str | None, new: str) -> bool:
+    """Whether a path that changes between the commits `old` and `new` is one git would never
+    check out (said in p.waiting, the pass stopped). A remote can hold one (`git mktree` takes
+    any name and a push is not checked by default): carried over, `.git/hooks/x` would be a hook
+    the next write-down runs, `../x` a file outside the vault."""
+    from brain.text import printable
+
+    repo = gitutil.open_git(p.gd)
+    before = gitutil.commit_of(repo, old).tree if old else None
+    for path, _, _ in _changes(before, gitutil.commit_of(repo, new).tree):
+        if any(_refused_component(part) for part in path.split("/")):
+            p.waiting.append(
+                f"{p.remote} holds {printable(path)}, a path git itself refuses to check out (it "
+                "would write into .git or outside the vault): nothing received. Take the commit "
+                "that added it out of the remote's history, then run brain sync"
+            )
+            p.stopped = True
+            return True
+    return False
 
 
 def _finish_move(p: _Pass) -> str:
@@ -1126,7 +1200,9 @@ def _carry(p: _Pass, old: str | None, new: str, *, index: bool = True) -> bool:
     before = gitutil.commit_of(repo, old).tree if old else None
     after = gitutil.commit_of(repo, new).tree
     done: list[tuple[str, Entry | None]] = []
-    for path, a, b in _changes(before, after):
+    # deletions first: a folder that became a file (or the reverse) is out of the way before
+    # the new one takes its name (in path order, notes/x.md came before notes/x.md/y.md went)
+    for path, a, b in sorted(_changes(before, after), key=lambda change: change[2] is not None):
         if (a and a[1] not in _REGULAR) or (b and b[1] not in _REGULAR):
             if not _carry_link(p, repo, path, a, b):
                 continue
@@ -1220,24 +1296,57 @@ def _prune(vault: Path, path: str) -> None:
         folder = folder.parent
 
 
+_GITLINK = 0o160000  # a submodule's entry: a commit of another repository, no content here
+
+
+def _carry_gitlink(p: _Pass, path: str, b: Entry | None) -> bool:
+    """A submodule entry that came or went: its empty folder made or removed, as git's checkout
+    does, and the index follows. Left out of the index, it was staged as deleted and sent by the
+    next write-down: another machine's submodule was lost."""
+    try:
+        folder = files.confine(p.vault / path, p.vault)
+        if b is None:
+            with contextlib.suppress(OSError):
+                folder.rmdir()  # a checked-out submodule's files are the person's
+                _prune(p.vault, path)
+        else:
+            folder.mkdir(parents=True, exist_ok=True)
+    except (BrainError, OSError) as exc:
+        why = exc.message if isinstance(exc, BrainError) else exc.strerror or str(exc)
+        p.waiting.append(f"{path} is a submodule whose folder cannot be made here ({why})")
+        return False
+    return True
+
+
+def _link_text(repo: Any, entry: Entry | None) -> str | None:
+    """Where the link `entry` points (None: no entry, or not a link)."""
+    if entry is None or entry[1] != 0o120000:
+        return None
+    return str(repo[entry[0]].read_raw().decode("utf-8", "surrogateescape"))
+
+
 def _carry_link(p: _Pass, repo: Any, path: str, a: Entry | None, b: Entry | None) -> bool:
     """A symbolic link (or a submodule) that changed: replaced only where it is still as it
-    was; otherwise left, and said."""
+    was; otherwise left, and said. True when the index is to follow."""
     target = p.vault / path
+    if {a and a[1], b and b[1]} <= {None, _GITLINK}:
+        return _carry_gitlink(p, path, b)
     try:
         now = str(target.readlink()) if target.is_symlink() else None
     except OSError:
         now = None
-    was = (
-        repo[a[0]].read_raw().decode("utf-8", "surrogateescape") if a and a[1] == 0o120000 else None
-    )
+    was = _link_text(repo, a)
     if (now != was or (now is None and target.exists())) or (b and b[1] != 0o120000):
         p.waiting.append(f"{path} is a link or a submodule that changed: left as it is here")
         return False
-    with contextlib.suppress(OSError):
-        target.unlink()
-    if b is not None:
-        target.symlink_to(repo[b[0]].read_raw().decode("utf-8", "surrogateescape"))
+    try:
+        # through brain.files: a link in a folder the vault does not have yet gets the folder,
+        # and a folder that is a link out of the vault is never written through
+        files.relink(p.vault, path, _link_text(repo, b))
+    except (BrainError, OSError) as exc:
+        why = exc.message if isinstance(exc, BrainError) else exc.strerror or str(exc)
+        p.waiting.append(f"{path} is a link that could not be made here ({why}): left as it is")
+        return False
     return True
 
 
@@ -1338,9 +1447,11 @@ def _merge_into(p: _Pass, repo: Any, idx: Any, tree: Any, merged: list[str]) -> 
                 f"{found[0].masked}); remove it from this machine's history before joining"
             )
             return False
-        blob = repo.create_blob(data)
-        idx.add(gitutil.index_entry(path, blob, mode))
-        merged.append(path)
+        aside = _aside(idx, path)
+        if aside != path:
+            p.waiting.append(_aside_line(path, aside))
+        idx.add(gitutil.index_entry(aside, repo.create_blob(data), mode))
+        merged.append(aside)
     return True
 
 

@@ -306,7 +306,9 @@ def read_yaml(
 
     try:
         data = yaml.safe_load(text.decode("utf-8") if isinstance(text, bytes) else text)
-    except (UnicodeDecodeError, yaml.YAMLError) as exc:
+    except (UnicodeDecodeError, yaml.YAMLError, RecursionError) as exc:
+        # RecursionError: `[[[[…` nested past Python's stack (a synced AI/config.yaml, a cloned
+        # repository's brain.yaml) exited 3 as an internal error from every command
         mark = getattr(exc, "problem_mark", None)
         line = f":{mark.line + 1}" if mark is not None else ""
         raise BrainError(f"{where}{line} is not valid YAML", hint) from None

@@ -196,3 +196,16 @@ def test_import_of_a_named_pipe_nobody_writes_to_returns(git_vault: Path, tmp_pa
     piped = brain_process("import", *v, "/dev/stdin", input=item, timeout=30)
     assert piped.code == 0, piped
     assert "1 proposal added to the inbox" in piped.out
+
+
+def test_a_vault_config_nested_past_pythons_stack_is_named_in_one_line(vault: Path) -> None:
+    """AI/config.yaml travels with the vault from every machine: `[[[[…` a hundred thousand
+    deep was a RecursionError, an internal error (exit 3) from every command."""
+    (vault / "AI" / "config.yaml").write_text(
+        "review: " + "[" * 100_000 + "]" * 100_000 + "\n", encoding="utf-8"
+    )
+    run = brain("find", "deploy", "--vault", str(vault))
+    assert run.code == 1, run
+    assert run.err.splitlines() == [
+        f"brain: {vault / 'AI' / 'config.yaml'} is not valid YAML (fix it (`key: value` lines))"
+    ]

@@ -148,6 +148,40 @@ def test_front_matter(text: str, fields: dict[str, str], body: str) -> None:
     assert importmod.front_matter(text) == (fields, body)
 
 
+def _laughs(depth: int) -> str:
+    """Front matter whose `name` is a list of nine aliases of a list of nine aliases ... `depth`
+    deep: a few hundred bytes that stand for 9**depth strings."""
+    lines, prev = ["a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"], "a0"
+    for i in range(1, depth):
+        lines.append(f"a{i}: &a{i} [{', '.join([f'*{prev}'] * 9)}]")
+        prev = f"a{i}"
+    return "---\n" + "\n".join(lines) + f"\nname: *{prev}\n---\n"
+
+
+def test_a_memory_whose_front_matter_is_a_bomb_is_read_for_its_body(
+    vault: Path, tmp_path: Path
+) -> None:
+    """A Claude Code memory file is written by another program: front matter nested past
+    Python's stack (RecursionError: exit 3, an internal error) or made of aliases (str() of it
+    spelt out every item: 12 GB and minutes at nine deep) is no front matter; the body is the
+    fact. Five deep here, so that the old code's failure stays small."""
+    folder = tmp_path / "memory"
+    folder.mkdir()
+    (folder / "nested.md").write_text(
+        "---\nname: " + "[" * 100_000 + "]" * 100_000 + "\n---\nDeploys go out on Tuesdays.\n",
+        encoding="utf-8",
+    )
+    (folder / "laughs.md").write_text(_laughs(5) + "Staging uses the blue cluster.\n", "utf-8")
+    run = brain("import", "--vault", str(vault), "--json", "claude", "--dir", str(folder))
+    assert run.code == 0, run
+    bullets = [i["markdown"] for i in run.json()["items"]]
+    assert [b.split(" — ")[1] for b in bullets] == [
+        "Staging uses the blue cluster.",
+        "Deploys go out on Tuesdays.",
+    ]
+    assert all("lol" not in b and "[" not in b for b in bullets), bullets
+
+
 def test_import_reads_at_most_a_megabyte(vault: Path, tmp_path: Path) -> None:
     inbox = (vault / "AI" / "INBOX.md").read_bytes()
     big = tmp_path / "big.md"

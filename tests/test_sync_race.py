@@ -16,6 +16,8 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -86,6 +88,26 @@ def _start_pass(machine: Machine) -> subprocess.Popen[bytes]:
     )
 
 
+def pass_while(machine: Machine, work: Callable[[], None], rng: random.Random, kill: float) -> bool:
+    """A pass on `machine` while `work` (a person typing) runs beside it; with chance `kill`,
+    the pass is killed at a random moment. Whether it was killed while it ran."""
+    proc = _start_pass(machine)
+    person = threading.Thread(target=work)
+    person.start()
+    killed = False
+    if rng.random() < kill:
+        time.sleep(rng.random() * 0.3)  # a pass takes 0.2 to 0.5 s here: most kills land
+        _kill_tree(proc, rng)
+        killed = proc.poll() is None or proc.returncode == -signal.SIGKILL
+    try:
+        _, err = proc.communicate(timeout=240)
+    finally:
+        person.join()
+    assert proc.returncode in (0, 1, -signal.SIGKILL), err
+    assert b"Traceback" not in err
+    return killed
+
+
 def _everything(machine: Machine) -> str:
     return "".join(
         (machine.vault / "AI" / name).read_text(encoding="utf-8")
@@ -97,36 +119,30 @@ def _on_remote(remote: Path) -> str:
     return "".join(git(remote, "show", f"main:AI/{n}") for n in ("MEMORY.md", "LEARNINGS.md"))
 
 
-@pytest.mark.parametrize("seed", [1, 2, 3, 4])
-def test_nothing_typed_is_lost_while_passes_run_and_are_killed(
-    tmp_path: Path, seed: int, capsys: pytest.CaptureFixture[str]
-) -> None:
-    rng = random.Random(seed)  # noqa: S311 -- reproducible timings, not crypto
+def connected_pair(tmp_path: Path) -> tuple[Path, Machine, Machine]:
+    """A bare remote, machine a connected to it (its vault sent), machine b a clone of it."""
     remote = tmp_path / "remote.git"
     git(tmp_path, "init", "-q", "--bare", "-b", "main", str(remote))
     a, b = make_machine(tmp_path, "a"), make_machine(tmp_path, "b")
     a.start()
     assert a.sync("connect", str(remote))["outcome"] == "synced"
     git(tmp_path, "clone", "-q", str(remote), str(b.vault))
+    return remote, a, b
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_nothing_typed_is_lost_while_passes_run_and_are_killed(
+    tmp_path: Path, seed: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    rng = random.Random(seed)  # noqa: S311 -- reproducible timings, not crypto
+    remote, a, b = connected_pair(tmp_path)
     typists = {m.name: Typist(m, f"race {seed} {m.name}", rng) for m in (a, b)}
     killed = passes = 0
     for _ in range(ROUNDS):
         machine = rng.choice([a, b])
         typist = typists[machine.name]
-        proc = _start_pass(machine)
         passes += 1
-        person = threading.Thread(target=typist.type, args=(rng.randint(0, 4), 0.15))
-        person.start()
-        if rng.random() < 0.4:
-            time.sleep(rng.random() * 0.3)  # a pass takes 0.2 to 0.5 s here: most kills land
-            _kill_tree(proc, rng)
-            killed += proc.poll() is None or proc.returncode == -signal.SIGKILL
-        try:
-            _, err = proc.communicate(timeout=240)
-        finally:
-            person.join()
-        assert proc.returncode in (0, 1, -signal.SIGKILL), err
-        assert b"Traceback" not in err
+        killed += pass_while(machine, partial(typist.type, rng.randint(0, 4), 0.15), rng, 0.4)
         if rng.random() < 0.3:  # the other machine gets a bullet with no pass running
             other = b if machine is a else a
             typists[other.name].type(1, 0)

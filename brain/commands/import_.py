@@ -254,11 +254,17 @@ def front_matter(text: str) -> tuple[dict[str, str], str]:
 
     try:
         data = yaml.safe_load("\n".join(lines[1:end]))
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):  # `[[[[…` nested past Python's stack: none either
         data = None
     if isinstance(data, dict):
-        fields = {str(k): str(v) for k, v in data.items() if v is not None}
+        # scalars only: str() of a list made of aliases nine times over, nine deep (a "billion
+        # laughs" in a few hundred bytes), spelt out 9**9 items and took every byte of memory
+        fields = {str(k): str(v) for k, v in data.items() if _scalar(k) and _scalar(v)}
     return fields, "\n".join(lines[end + 1 :])
+
+
+def _scalar(value: object) -> bool:
+    return isinstance(value, str | int | float | dt.date)
 
 
 def _memory_line(path: Path) -> tuple[str, str, int] | None:

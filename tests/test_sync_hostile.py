@@ -1,0 +1,333 @@
+"""Hostile remotes for `brain sync`: what another machine (or whoever can push) committed is
+received through the real path, a bare repository as the remote and `brain sync` in its own
+process. Nothing a remote holds may make brain write outside the work tree's files: not outside
+the vault, not into `.git`."""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from functools import partial
+from pathlib import Path
+
+import pytest
+from conftest import git
+from test_sync import Machine, bullet, make_machine, pair, remote  # noqa: F401 -- the fixtures, by name
+
+from brain import gitsync
+
+
+def _tree(repo: Path, rows: list[tuple[str, str, str, str]]) -> str:
+    """A tree object made with `git mktree`, which takes any entry name ('.git', '..')."""
+    import subprocess
+
+    text = "".join(f"{mode} {kind} {sha}\t{name}\n" for mode, kind, sha, name in rows)
+    proc = subprocess.run(
+        ["git", "-C", str(repo), "mktree"], input=text, capture_output=True, text=True, check=True
+    )
+    return proc.stdout.strip()
+
+
+def _blob(repo: Path, data: str) -> str:
+    import subprocess
+
+    proc = subprocess.run(
+        ["git", "-C", str(repo), "hash-object", "-w", "--stdin"],
+        input=data,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return proc.stdout.strip()
+
+
+_ON_MACOS = pytest.mark.skipif(sys.platform != "darwin", reason="HFS+ reads it as .git")
+
+
+def push_tree_with(a: Machine, name: str, sub: str) -> None:
+    """a commits, on top of its branch, the branch's tree plus one entry `name` (a tree `sub`),
+    and pushes it as a plain push."""
+    top = [line.split(None, 3) for line in a.git("ls-tree", "HEAD").splitlines()]
+    rows = [(m, k, s, n) for m, k, s, n in top] + [("040000", "tree", sub, name)]
+    tree = _tree(a.vault, rows)
+    commit = a.git("commit-tree", tree, "-p", "HEAD", "-m", "hostile").strip()
+    a.git("update-ref", "refs/heads/main", commit)
+    a.git("push", "-q", "origin", "main")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        ".git",
+        "..",
+        ".GIT",
+        ".git. ",
+        "GIT~1",
+        ".git::$INDEX_ALLOCATION",
+        pytest.param("\u200c.git", marks=_ON_MACOS),
+    ],
+)
+def test_a_path_git_refuses_to_check_out_is_never_received(
+    request: pytest.FixtureRequest, tmp_path: Path, name: str
+) -> None:
+    """A remote commit holding `.git/hooks/post-commit` (or `../hooks/...`): carried over, the
+    hook ran at the next write-down, code from the remote run on this machine. Each pass, with
+    this machine's own change waiting to go or not, refuses it in one line and moves nothing."""
+    a, b = request.getfixturevalue("pair")
+    pwned = tmp_path / "PWNED"
+    hook = _blob(a.vault, f"#!/bin/sh\ntouch {pwned}\n")
+    hooks = _tree(a.vault, [("100755", "blob", hook, "post-commit")])
+    push_tree_with(a, name, _tree(a.vault, [("040000", "tree", hooks, "hooks")]))
+    head = b.git("rev-parse", "HEAD")
+    for typed in ("", bullet("typed on b")):
+        b.add("AI/MEMORY.md", typed)
+        doc = b.sync(code=1)
+        assert doc["received"] == 0
+        (line,) = doc["waiting"]
+        assert line.startswith(f"{b.vault.parent / 'remote.git'} holds "), line
+        assert "a path git itself refuses to check out" in line
+        assert line.endswith(
+            "Take the commit that added it out of the remote's history, then run brain sync"
+        )
+    assert b.git("rev-parse", "HEAD") != head  # b's bullet is written down, kept here
+    assert bullet("typed on b") in b.text()
+    assert not (b.vault / ".git" / "hooks" / "post-commit").exists()
+    assert not (b.vault.parent / "hooks").exists()
+    assert name in (".git", "..") or not (b.vault / name).exists()
+    assert not pwned.exists()
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="git refuses some of these elsewhere")
+def test_a_name_only_windows_or_macos_reads_as_git_is_received_on_linux(
+    request: pytest.FixtureRequest,
+) -> None:
+    """git on Linux checks out a backslash, a colon and a joiner before `.git` in a name: so
+    does sync (refused, every pass would stop for a file the person may have made on purpose)."""
+    a, b = request.getfixturevalue("pair")
+    names = ("notes/a\\b.md", "notes/x:y.md", "notes/\u200c.git/z.md")
+    for rel in names:
+        a.add(rel, "kept\n")
+    a.sync()
+    doc = b.sync()
+    assert (doc["received"], doc["waiting"]) == (1, [])
+    assert [b.text(rel) for rel in names] == ["kept\n"] * 3
+
+
+def test_a_link_received_in_a_folder_this_machine_has_not_got_is_made_there(
+    request: pytest.FixtureRequest,
+) -> None:
+    """The link was made with Path.symlink_to, whose folder did not exist: FileNotFoundError, an
+    internal error on every pass after, since the branch had moved and the journal asked each
+    next pass to carry the link again."""
+    a, b = request.getfixturevalue("pair")
+    (a.vault / "notes" / "new").mkdir(parents=True)
+    (a.vault / "notes" / "new" / "link.md").symlink_to("../../AI/MEMORY.md")
+    a.git("add", "-A")
+    a.git("commit", "-qm", "a link")
+    a.git("push", "-q", "origin", "main")
+    assert b.sync()["received"] == 1
+    assert (b.vault / "notes" / "new" / "link.md").readlink() == Path("../../AI/MEMORY.md")
+    assert b.git("status", "--porcelain") == ""
+    assert b.sync()["outcome"] == "up-to-date"
+
+
+def test_a_submodule_another_machine_committed_is_kept_and_not_sent_back_deleted(
+    request: pytest.FixtureRequest,
+) -> None:
+    """A gitlink received was left out of the index: the next write-down staged it as deleted
+    and sent that, so the other machine's submodule was gone from the vault."""
+    a, b = request.getfixturevalue("pair")
+    sha = a.git("rev-parse", "HEAD").strip()
+    (a.vault / "tools" / "mod").mkdir(parents=True)  # as a submodule not checked out
+    a.git("update-index", "--add", "--cacheinfo", f"160000,{sha},tools/mod")
+    a.git("commit", "-qm", "a submodule")
+    a.git("push", "-q", "origin", "main")
+    doc = b.sync()
+    assert (doc["received"], doc["waiting"]) == (1, [])
+    assert (b.vault / "tools" / "mod").is_dir()
+    assert b.git("status", "--porcelain") == ""
+    b.add("AI/MEMORY.md", bullet("typed on b"))
+    assert b.sync()["sent"] == 1
+    assert b.git("ls-tree", "HEAD", "tools/mod").split()[:3] == ["160000", "commit", sha]
+    assert a.sync()["received"] == 1
+    a.git("update-index", "--force-remove", "tools/mod")
+    a.git("commit", "-qm", "no submodule")
+    a.git("push", "-q", "origin", "main")
+    assert b.sync()["waiting"] == []
+    assert not (b.vault / "tools").exists()
+    assert b.git("status", "--porcelain") == ""
+
+
+class NoteWriter:
+    """A person working on one machine's own notes while passes run: a line appended to a prose
+    note, a new note (untracked), a note deleted, a note renamed. `want` is what the notes must
+    hold in the end, on every machine and on the remote."""
+
+    def __init__(self, machine: Machine, rng: random.Random) -> None:
+        self.machine, self.rng = machine, rng
+        self.want: dict[str, str] = {}
+        self.made = 0
+
+    def _new(self) -> None:
+        rel = f"notes/{self.machine.name}/note {self.made}.md"
+        self.made += 1
+        text = f"# Note {self.made} on {self.machine.name}\n\nA paragraph of prose.\n"
+        (self.machine.vault / rel).parent.mkdir(parents=True, exist_ok=True)
+        (self.machine.vault / rel).write_text(text, encoding="utf-8")
+        self.want[rel] = text
+
+    def act(self, count: int, pause: float) -> None:
+        for _ in range(count):
+            what = self.rng.choice(["append", "append", "new", "delete", "rename"])
+            if not self.want or what == "new":
+                self._new()
+            else:
+                rel = self.rng.choice(sorted(self.want))
+                path = self.machine.vault / rel
+                if what == "append":
+                    line = f"Typed on {self.machine.name}, edit {self.made}.\n"
+                    self.made += 1
+                    with path.open("a", encoding="utf-8") as fh:
+                        fh.write(line)
+                    self.want[rel] += line
+                elif what == "delete":
+                    path.unlink()
+                    del self.want[rel]
+                else:
+                    new = f"notes/{self.machine.name}/renamed {self.made}.md"
+                    self.made += 1
+                    path.rename(self.machine.vault / new)
+                    self.want[new] = self.want.pop(rel)
+            time.sleep(self.rng.random() * pause)
+
+
+def _notes(root: Path, name: str) -> dict[str, str]:
+    folder = root / "notes" / name
+    return {str(p.relative_to(root)): p.read_text(encoding="utf-8") for p in folder.rglob("*.md")}
+
+
+def _remote_notes(bare: Path, name: str) -> dict[str, str]:
+    names = git(bare, "ls-tree", "-r", "--name-only", "main", f"notes/{name}/").splitlines()
+    return {n: git(bare, "show", f"main:{n}") for n in names}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(sys.platform != "linux", reason="kills process trees through /proc")
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_notes_written_renamed_and_deleted_while_passes_are_killed_are_never_lost(
+    tmp_path: Path, seed: int
+) -> None:
+    from test_sync_race import connected_pair, pass_while
+
+    rng = random.Random(seed)  # noqa: S311 -- reproducible timings, not crypto
+    bare, a, b = connected_pair(tmp_path)
+    people = {m.name: NoteWriter(m, rng) for m in (a, b)}
+    for _ in range(30):
+        machine = rng.choice([a, b])
+        person = people[machine.name]
+        pass_while(machine, partial(person.act, rng.randint(0, 4), 0.15), rng, 0.5)
+    for _ in range(3):
+        for machine in (a, b):
+            doc = machine.sync(code=0)
+            assert (doc["waiting"], doc["conflicts"]) == ([], []), doc
+    for machine in (a, b):
+        for name, person in people.items():
+            assert _notes(machine.vault, name) == person.want, (machine.name, name)
+        assert machine.git("status", "--porcelain") == ""
+    for name, person in people.items():
+        assert _remote_notes(bare, name) == person.want
+
+
+def reshaped(a: Machine, b: Machine, old: str, new: str) -> None:
+    """`old` made on a and received by b; then a moves it to `new` (a file turned into a
+    folder's file, or the reverse) and sends that."""
+    a.add(old, "plan\n")
+    a.sync()
+    b.sync()
+    a.git("rm", "-q", old)
+    a.add(new, "plan\n")
+    a.sync()
+
+
+def kept_aside(b: Machine, path: str, kept: str) -> tuple[int, int]:
+    """A pass on b that keeps b's `path` as `kept` and says so; (received, sent)."""
+    doc = b.sync(code=1)
+    assert doc["waiting"] == [
+        f"{path} is a file on one machine and a folder on the other: this machine's is kept "
+        f"as {kept}"
+    ]
+    return doc["received"], doc["sent"]
+
+
+def test_a_note_edited_here_that_the_other_machine_made_a_folder_is_not_lost(
+    request: pytest.FixtureRequest,
+) -> None:
+    """b edits notes/plan.md while a turns it into a folder (notes/plan.md/part.md). pygit2
+    left b's file out of the replayed tree without a word, the commit was dropped as empty, and
+    the carry then deleted b's file: what b typed was gone on every machine."""
+    a, b = request.getfixturevalue("pair")
+    reshaped(a, b, "notes/plan.md", "notes/plan.md/part.md")
+    b.add("notes/plan.md", "typed on b\n")
+    kept = f"notes/plan (from {gitsync.host()}).md"
+    assert kept_aside(b, "notes/plan.md", kept) == (1, 1)
+    assert b.text(kept) == "plan\ntyped on b\n"
+    assert b.text("notes/plan.md/part.md") == "plan\n"
+    assert b.git("status", "--porcelain") == ""
+    assert b.sync()["outcome"] == "up-to-date"
+    assert a.sync()["received"] == 1
+    assert a.text(kept) == "plan\ntyped on b\n"
+
+
+def test_a_folder_made_here_where_the_other_machine_kept_a_file_is_not_lost(
+    request: pytest.FixtureRequest,
+) -> None:
+    """The other way round: b makes notes/plan.md a folder while a edits the file."""
+    a, b = request.getfixturevalue("pair")
+    a.add("notes/plan.md", "plan\n")
+    a.sync()
+    b.sync()
+    a.add("notes/plan.md", "typed on a\n")
+    a.sync()
+    b.git("rm", "-q", "notes/plan.md")
+    b.add("notes/plan.md/part.md", "part typed on b\n")
+    kept = f"notes/plan (from {gitsync.host()}).md/part.md"
+    assert kept_aside(b, "notes/plan.md/part.md", kept) == (1, 1)
+    assert b.text("notes/plan.md") == "plan\ntyped on a\n"
+    assert b.text(kept) == "part typed on b\n"
+    assert b.git("status", "--porcelain") == ""
+    assert a.sync()["received"] == 1
+    assert a.text(kept) == "part typed on b\n"
+
+
+def test_a_folder_the_other_machine_made_a_file_is_received(
+    request: pytest.FixtureRequest,
+) -> None:
+    """a turns the folder notes/plan.md/ into a file: the new file was carried before the
+    folder's files were removed ("Is a directory"), and so again by every next pass."""
+    a, b = request.getfixturevalue("pair")
+    reshaped(a, b, "notes/plan.md/part.md", "notes/plan.md")
+    assert b.sync()["received"] == 1
+    assert b.text("notes/plan.md") == "plan\n"
+    assert b.git("status", "--porcelain") == ""
+
+
+def test_joining_keeps_a_file_named_as_a_folder_of_the_remote(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """A new machine's notes/plan.md joins a vault where notes/plan.md/ is a folder."""
+    a, _ = request.getfixturevalue("pair")
+    a.add("notes/plan.md/part.md", "plan\n")
+    a.sync()
+    c = make_machine(tmp_path, "c")
+    assert c.brain("install", str(c.vault), "--json").code == 0
+    c.add("notes/plan.md", "typed on c\n")
+    kept = f"notes/plan (from {gitsync.host()}).md"
+    run = c.brain("sync", "connect", str(tmp_path / "remote.git"), "--vault", str(c.vault))
+    assert run.code == 1, run
+    assert gitsync._aside_line("notes/plan.md", kept) in run.out
+    assert c.text(kept) == "typed on c\n"
+    assert c.text("notes/plan.md/part.md") == "plan\n"
+    assert c.git("status", "--porcelain") == ""
+    assert a.sync()["received"] == 1
+    assert a.text(kept) == "typed on c\n"
