@@ -279,6 +279,16 @@ def _delete_path(conn: sqlite3.Connection, rel: str) -> None:
     conn.execute("DELETE FROM drift_files WHERE path = ?", (rel,))
 
 
+def _readable(vault: Path, rel: str, report: SyncReport) -> tuple[int, int] | None:
+    """`rel`'s size and mtime when the index should read it; None when it vanished, or when it
+    is over vault.NOTE_MAX (said in `report`)."""
+    st = _stat(vault, rel)
+    if st is not None and st[0] > vaultmod.NOTE_MAX:
+        report.problems.append(vaultmod.too_big(rel, st[0]))
+        return None
+    return st
+
+
 def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool, history: bool) -> SyncReport:
     from brain import supersede
 
@@ -299,9 +309,9 @@ def _sync(conn: sqlite3.Connection, vault: Path, *, full: bool, history: bool) -
     bullets: set[int] = set()  # bullets that are new or changed
     seen: set[str] = set()
     for rel in present:
-        st = _stat(vault, rel)
+        st = _readable(vault, rel, report)
         if st is None:
-            continue  # vanished between the walk and now: treated as deleted below
+            continue  # vanished between the walk and now, or too big: treated as deleted below
         seen.add(rel)
         old = known.get(rel)
         if old and (old[1], old[2]) == st:

@@ -29,6 +29,9 @@ def read_file(vault: Path, rel: str) -> tuple[bytes | None, vaultmod.Problem | N
     if why:
         return None, vaultmod.Problem(rel, None, why)
     try:
+        size = path.stat().st_size
+        if size > vaultmod.NOTE_MAX:
+            return None, vaultmod.too_big(rel, size)
         return read_regular(path), None
     except (FileNotFoundError, IsADirectoryError):
         return None, None

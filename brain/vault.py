@@ -450,6 +450,23 @@ def guarded(text: str, path: str) -> list[Problem]:
     return [Problem(path, n, str(flag)) for n, flag in guard.scan(text)]
 
 
+# A note larger than this is not read (by the index, by lint): a received 138 MB note took a
+# full reindex 8 minutes and 4.8 GB, and every find waits on the index. 4 MB is some 700,000
+# words (War and Peace is 3.2 MB): past it a file is a dump or a log, not a note a person reads.
+NOTE_MAX = 4 * 1024 * 1024
+
+
+def too_big(rel: str, size: int) -> Problem:
+    """Why `rel`, `size` bytes, over NOTE_MAX, is not read."""
+    mb = NOTE_MAX // (1024 * 1024)
+    return Problem(
+        rel,
+        None,
+        f"{size / (1024 * 1024):.0f} MB, over the {mb} MB a note may be: not read"
+        " (split it into smaller notes, or move it out of the vault)",
+    )
+
+
 @dataclass
 class Walk:
     """What a walk of the vault found: files to read, and what it skipped and why."""

@@ -17,6 +17,7 @@ from conftest import FIXTURE_VAULT, ROOT, brain
 
 from brain import index
 from brain.config import index_path
+from brain.vault import NOTE_MAX
 
 LIBGIT2 = "AI/LEARNINGS.md:7"
 
@@ -473,3 +474,25 @@ def test_vectors_of_bare_bullets_made_before_schema_6_are_made_again(vault: Path
         bare_texts = sorted(f"{handle}: {text}" for handle, text in rows)
     assert BARE in bare_texts
     assert sorted(again.seen) == bare_texts
+
+
+def test_a_note_over_the_size_a_note_may_be_is_named_and_not_read(tmp_path: Path) -> None:
+    """A 138 MB note received by sync took a full reindex 8 minutes and 4.8 GB, and every find
+    waits on the index: a file over vault.NOTE_MAX is not read, and lint names it in one line;
+    once it is cut down to a note, it is indexed."""
+    vault = tmp_path / "vault"
+    shutil.copytree(FIXTURE_VAULT, vault)
+    dump = vault / "notes" / "dump.md"
+    line = "zanzibarquux " + "filler words of a log that nobody reads " * 3 + "\n"
+    dump.write_text("# Dump\n\n" + line * (NOTE_MAX // len(line) + 10), encoding="utf-8")
+    run = brain("reindex", "--vault", str(vault))
+    assert run.code == 0, run
+    assert "1 problem in the vault; run `brain lint` to see it" in run.err
+    lint = brain("lint", "--vault", str(vault))
+    said = [ln for ln in lint.out.splitlines() if "notes/dump.md" in ln]
+    assert len(said) == 1, lint
+    assert "MB, over the 4 MB a note may be: not read" in said[0]
+    assert brain("find", "--vault", str(vault), "zanzibarquux").code == 1
+    dump.write_text("# Dump\n\n" + line, encoding="utf-8")
+    assert brain("reindex", "--vault", str(vault)).code == 0
+    assert "zanzibarquux" in brain("find", "--vault", str(vault), "zanzibarquux").out
