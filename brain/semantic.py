@@ -292,13 +292,15 @@ def nearest(conn: sqlite3.Connection, embedder: Embedder, text: str, k: int, key
 # --- What the world asks (issue 27) ---------------------------------------------------------
 #
 # A question the vault holds nothing for may still share its words with a few units ("explain
-# how photosynthesis works" with a bullet that says "explain"): find's weak answer served them,
-# four lines nobody asked for. What tells such a question apart is that the world answers it:
-# its meaning is nearer some general question than any unit of the vault. GENERAL holds 627
-# questions people ask a general assistant or a search engine, everyday and programming ones,
-# written for brain by an engineer who had not seen the evaluation sets (testdata/, ../eval):
-# `Evidence.world` is a hit's cosine over the query's nearest of them. Embedded once per model
-# and kept beside the model (config.data_dir()/models): 1.6 s for MiniLM on this machine.
+# the rules of cricket" with bullets that say "rules" and "explaining"): find's weak answer
+# served them, four lines nobody asked for. What tells such a question apart is that the world
+# answers it: its meaning is nearer some general question than any unit of the vault (and a
+# question nearer a unit than any general question is the vault's, whatever its words). GENERAL
+# holds 627 questions people ask a general assistant or a search engine, everyday and
+# programming ones, written for brain by an engineer who had not seen the evaluation sets
+# (testdata/, ../eval): `Evidence.world` is a hit's cosine over the query's nearest of them.
+# Embedded once per model and kept beside the model (config.data_dir()/models): 1.6 s for MiniLM
+# on this machine; the warm worker does it at its start, before it hands back what it freed.
 GENERAL = Path(__file__).parent / "data" / "general.txt"
 _WORLD: dict[str, npt.NDArray[np.float32]] = {}
 
