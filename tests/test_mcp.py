@@ -21,6 +21,12 @@ from brain.usage import connect, events
 TOOLS = {"find", "recall", "pack", "propose", "locate"}
 
 
+def as_mcp(cli_out: str) -> str:
+    """What the MCP find tool says where the CLI printed `cli_out`: the same lines, the way to
+    the ranked list said as an MCP client takes it (brain.present.hits.MCP_ALL)."""
+    return cli_out.rstrip("\n").replace("--all lists them", "the limit argument lists them")
+
+
 def _params(vault: Path) -> StdioServerParameters:
     env = {k: v for k, v in os.environ.items() if k.startswith(("XDG_", "BRAIN_", "GIT_"))}
     return StdioServerParameters(
@@ -56,9 +62,7 @@ def test_stdio_tools_print_what_the_cli_prints(vault: Path) -> None:
     find, find2, locate, missing, wrong, unknown, after = results
     cli = brain("find", "--vault", str(vault), "libgit2 hooks")
     assert not find.is_error
-    # the CLI's lines, the way to the ranked list said as an MCP client takes it
-    mcp_way = cli.out.rstrip("\n").replace("--all lists them", "the limit argument lists them")
-    assert find.content[0].text == mcp_way
+    assert find.content[0].text == as_mcp(cli.out)
     assert (
         find.structured_content
         == brain("find", "--vault", str(vault), "--json", "libgit2 hooks").json()
@@ -342,4 +346,4 @@ def test_an_mcp_client_is_told_how_it_lists_what_the_cut_left_out(vault: Path) -
     assert last.endswith("weaker hits left out (--all lists them)")
     said = found.content[0].text.splitlines()
     assert said[:-1] == lines
-    assert said[-1] == last.replace("--all lists them", "the limit argument lists them")
+    assert said[-1] == as_mcp(last)

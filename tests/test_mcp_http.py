@@ -23,6 +23,7 @@ from typing import Any
 import anyio
 import pytest
 from conftest import ROOT, brain
+from test_mcp import as_mcp
 
 from brain.config import usage_log_path
 from brain.usage import connect, events
@@ -191,9 +192,7 @@ def test_tools_over_http_answer_as_the_cli_does(
     assert names == TOOLS
     find, locate, pack, recall, propose, secret = results
     assert not find.is_error, find.content
-    cli = brain("find", "--vault", str(vault), "libgit2 hooks").out.rstrip("\n")
-    mcp_way = cli.replace("--all lists them", "the limit argument lists them")  # test_mcp.py
-    assert find.content[0].text == mcp_way
+    assert find.content[0].text == as_mcp(brain("find", "--vault", str(vault), "libgit2 hooks").out)
     assert (
         find.structured_content
         == brain("find", "--vault", str(vault), "--json", "libgit2 hooks").json()

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from conftest import brain
-from test_mcp import TOOLS, _params
+from test_mcp import TOOLS, _params, as_mcp
 
 
 class RawServer:
@@ -95,7 +95,7 @@ def test_a_lone_surrogate_in_the_arguments_gets_an_answer(vault: Path) -> None:
         assert got["id"] == 2
         assert not got["result"]["isError"]
         text = got["result"]["content"][0]["text"]
-        assert text == brain("find", "--vault", str(vault), "libgit2 hooks").out.rstrip("\n")
+        assert text == as_mcp(brain("find", "--vault", str(vault), "libgit2 hooks").out)
         server.send(call + ' "arguments": {"query": "pay\\udc00nova \\ud83d\\ude00"}}}')
         assert server.reply()["id"] == 2  # a lone low half, and a whole pair, in one line
     finally:
