@@ -306,8 +306,9 @@ _WORLD: dict[str, npt.NDArray[np.float32]] = {}
 
 
 def general(embedder: Embedder) -> npt.NDArray[np.float32]:
-    """GENERAL's questions embedded by `embedder`, a row each (none when the file is missing:
-    the rule then asks nothing of them)."""
+    """GENERAL's questions embedded by `embedder`, a row each. None at all when the file is
+    missing or the embedder fails on them (an HTTP provider's server refusing 627 texts): the
+    rules then ask nothing of them, and the search goes on without."""
     import hashlib
 
     import numpy as np
@@ -329,9 +330,15 @@ def general(embedder: Embedder) -> npt.NDArray[np.float32]:
     except (OSError, ValueError):
         pass
     if vecs is None:
-        vecs = np.asarray(embedder.embed(lines, query=True), dtype=np.float32)
-        vecs = vecs.reshape(len(lines), -1)
-        _keep(cached, vecs)
+        from brain.embed import EmbedError
+
+        try:
+            vecs = np.asarray(embedder.embed(lines, query=True), dtype=np.float32)
+            vecs = vecs.reshape(len(lines), -1)
+            _keep(cached, vecs)
+        except EmbedError as exc:  # this process asks no more; the next one tries again
+            warn(f"the general questions were not embedded, so none is compared: {exc}")
+            vecs = np.zeros((0, 1), dtype=np.float32)
     _WORLD[embedder.model_id] = vecs
     return vecs
 

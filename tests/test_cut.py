@@ -432,3 +432,30 @@ def test_the_general_questions_are_embedded_once_per_model(
     other = Counting("test:other")  # another model's vectors are its own
     semantic.general(other)  # type: ignore[arg-type]
     assert other.texts == len(lines)
+
+
+class Refusing(Counting):
+    """An embedder whose server refuses a batch of many texts (one text it embeds)."""
+
+    def embed(self, texts: Sequence[str], *, batch_size: int = 32, query: bool = False) -> Any:
+        from brain.embed import EmbedError
+
+        if len(texts) > 1:
+            raise EmbedError("the server said 413: too many inputs")
+        return super().embed(texts, batch_size=batch_size, query=query)
+
+
+def test_an_embedder_that_refuses_the_general_questions_leaves_the_search_as_it_was(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An HTTP provider that refuses 627 texts costs the rules their general questions, said once,
+    never the vector half (which would fall back to keywords on every find)."""
+    from brain import semantic
+
+    monkeypatch.setattr(semantic, "_WORLD", {})
+    refusing = Refusing("test:refusing")
+    assert semantic.general(refusing).shape[0] == 0  # type: ignore[arg-type]
+    assert semantic.general(refusing).shape[0] == 0  # type: ignore[arg-type]
+    said = capsys.readouterr().err
+    assert said.count("the general questions were not embedded") == 1, said
+    assert "413" in said
