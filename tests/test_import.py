@@ -10,6 +10,7 @@ from conftest import brain, git
 
 from brain.commands import import_ as importmod
 from brain.commands import inbox as inboxmod
+from brain.present.inbox import LINE_CHARS
 
 IMPORT_KEYS = ["vault", "origin", "found_count", "proposed_count", "stripped", "items"]
 
@@ -257,14 +258,14 @@ def test_a_huge_refused_item_is_one_short_line_naming_its_file_and_line(
     cut: a credential cut in half is still masked), and what to do. --json keeps it whole."""
     huge = "- **huge one** — " + "word " * 20000 + TOKEN + "\n"
     # the cut falls inside the credential: half of it must not be shown as plain text
-    straddling = "- **cut one** — " + "x" * 110 + " " + TOKEN + " and more words\n"
+    straddling = "- **cut one** — " + "x" * (LINE_CHARS - 30) + " " + TOKEN + " and more\n"
     src = tmp_path / "notes.md"
     src.write_text("# facts\n\n- **fine one** — short fact\n" + huge + straddling, "utf-8")
     run = brain("import", str(src), "--vault", str(vault))
     assert run.code == 0, run.err
     lines = run.out.splitlines()
     assert len(lines) == 4, run.out
-    assert all(len(line) <= 500 for line in lines), [len(line) for line in lines]
+    assert all(len(line) <= LINE_CHARS + 300 for line in lines), [len(line) for line in lines]
     refused = [line for line in lines if ": refused (" in line]
     assert [line.split(": refused (")[0] for line in refused] == [f"{src}:4", f"{src}:5"]
     assert all(line.endswith("; fix it there and import again") for line in refused)
@@ -300,3 +301,24 @@ def test_list_items_at_names_the_line_each_item_starts_on() -> None:
     assert [i for i, _ in importmod.list_items_at(text)] == importmod.list_items(text)
     # what does not add up (a `- ` line inside an HTML block): no line rather than a wrong one
     assert [n for _, n in importmod.list_items_at("<div>\n- x\n</div>\n\n- one\n")] == [0]
+
+
+def test_approving_or_dropping_a_huge_proposal_echoes_its_start(
+    vault: Path, tmp_path: Path
+) -> None:
+    """`brain inbox approve` and `drop` printed the whole 100,000-character line back."""
+    src = tmp_path / "long.md"
+    src.write_text(
+        "- **long one** — " + "word " * 20000 + "\n- **long two** — " + "w " * 50000, "utf-8"
+    )
+    assert brain("import", str(src), "--vault", str(vault)).code == 0
+    numbers = [p.number for p in inboxmod.proposals(vault) if p.handle in ("long one", "long two")]
+    approve = brain("inbox", "approve", str(numbers[0]), "--vault", str(vault))
+    assert approve.code == 0, approve.err
+    assert "long one" in approve.out
+    assert len(approve.out) < 1000
+    drop = brain("inbox", "drop", str(numbers[1] - 1), "--vault", str(vault))
+    assert drop.code == 0, drop.err
+    assert "Dropped #" in drop.out
+    assert "long two" in drop.out
+    assert len(drop.out) < 1000

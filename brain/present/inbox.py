@@ -15,7 +15,7 @@ if TYPE_CHECKING:
 
 # Of a proposed line, what the text answer echoes: an item of 100,000 characters (an import of a
 # pasted log) was printed back whole. `--json` keeps it whole.
-LINE_CHARS = 160
+LINE_CHARS = 300
 WHY_CHARS = 200  # of why it was refused
 REVIEW_CHARS = 1000  # of a proposal `brain inbox` lists: enough to judge it, not a whole log
 
@@ -113,9 +113,9 @@ def approved(results: Sequence[ApproveResult], *, one: bool, as_json: bool = Fal
     lines = []
     for r in results:
         verb = "Replaced" if r.replaced else "Approved"
-        lines.append(f"{verb} #{r.number} in {r.path}:{r.line}: {printable(r.markdown)}")
+        lines.append(f"{verb} #{r.number} in {r.path}:{r.line}: {printable(echo(r.markdown))}")
         if r.replaced:
-            lines.append(f"  was: {printable(r.replaced)}")
+            lines.append(f"  was: {printable(echo(r.replaced))}")
         if r.pushed:
             lines.append(f"  merged and pushed ({r.pushed}); {r.commit}")
     if all(r.pushed for r in results):
@@ -142,6 +142,6 @@ def dropped(results: Sequence[DropResult], *, one: bool, as_json: bool = False) 
         return Answer(dumps(docs[0] if one else {"dropped": docs}))
     if one:
         (r,) = results
-        return Answer(f"Dropped #{r.number}: {r.markdown} ({r.remaining} left)")
-    lines = [f"Dropped #{r.number}: {r.markdown}" for r in results]
+        return Answer(f"Dropped #{r.number}: {echo(r.markdown)} ({r.remaining} left)")
+    lines = [f"Dropped #{r.number}: {echo(r.markdown)}" for r in results]
     return Answer("\n".join([*lines, f"{results[-1].remaining} left in the inbox."]))
