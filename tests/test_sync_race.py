@@ -235,3 +235,43 @@ def test_nothing_is_lost_when_a_file_and_a_folder_clash_again_and_again(
         assert lost == [], f"{machine.name} lost {len(lost)} of {len(written)}: {lost[:3]}"
         assert machine.git("status", "--porcelain") == ""
     assert a.git("rev-parse", "HEAD") == b.git("rev-parse", "HEAD")
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_joining_killed_at_random_moments_keeps_every_kept_file(tmp_path: Path, seed: int) -> None:
+    """A new machine joins where the remote holds notes/plan.md/ and a file of the name its own
+    notes/plan.md would be kept as; each `sync connect` is killed at a random moment until one
+    ends: the remote's file and this machine's are both there, on both machines."""
+    from brain import gitsync
+
+    rng = random.Random(seed)  # noqa: S311 -- reproducible timings, not crypto
+    remote, a, _ = connected_pair(tmp_path)
+    kept = f"notes/plan (from {gitsync.host()}).md"
+    a.add("notes/plan.md/part.md", "part typed on a\n")
+    a.add(kept, "kept typed on a\n")
+    a.sync()
+    c = make_machine(tmp_path, "c")
+    assert c.brain("install", str(c.vault), "--json").code == 0
+    c.add("notes/plan.md", "plan typed on c\n")
+    c.add(kept, "kept typed on c\n")
+    args = [sys.executable, "-P", "-m", "brain", "sync", "connect", str(remote)]
+    for _ in range(6):
+        proc = subprocess.Popen(
+            [*args, "--vault", str(c.vault)],
+            env={**os.environ, **c.env()},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        time.sleep(rng.random() * 0.6)
+        _kill_tree(proc, rng)
+        _, err = proc.communicate(timeout=240)
+        assert b"Traceback" not in err
+    for _ in range(2):
+        assert c.brain("sync", "connect", str(remote), "--vault", str(c.vault)).code in (0, 1)
+    assert c.sync()["waiting"] == []
+    a.sync()
+    for machine in (a, c):
+        text = _notes(machine)
+        for line in ("part typed on a", "kept typed on a", "plan typed on c", "kept typed on c"):
+            assert line in text, (machine.name, line)
+        assert machine.git("status", "--porcelain") == ""
