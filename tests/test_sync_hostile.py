@@ -396,6 +396,17 @@ def test_a_note_edited_in_several_commits_is_kept_aside_once(
     assert not (b.vault / f"notes/plan (from {gitsync.host()} 2).md").exists()
 
 
+def a_kept_name_to_join(tmp_path: Path, a: Machine, files: dict[str, str]) -> Machine:
+    """a sends `files` (a folder notes/plan.md/ and a file of the name a clash of it is kept
+    as); machine c, a fresh install, is to join."""
+    for rel, text in files.items():
+        a.add(rel, text)
+    a.sync()
+    c = make_machine(tmp_path, "c")
+    assert c.brain("install", str(c.vault), "--json").code == 0
+    return c
+
+
 def test_joining_where_the_remote_has_the_kept_name_keeps_both(
     request: pytest.FixtureRequest, tmp_path: Path
 ) -> None:
@@ -403,11 +414,7 @@ def test_joining_where_the_remote_has_the_kept_name_keeps_both(
     notes/plan.md would be kept as: the remote's file was replaced by the joining one's."""
     a, _ = request.getfixturevalue("pair")
     kept = f"notes/plan (from {gitsync.host()}).md"
-    a.add("notes/plan.md/part.md", "plan\n")
-    a.add(kept, "typed on a\n")
-    a.sync()
-    c = make_machine(tmp_path, "c")
-    assert c.brain("install", str(c.vault), "--json").code == 0
+    c = a_kept_name_to_join(tmp_path, a, {"notes/plan.md/part.md": "plan\n", kept: "typed on a\n"})
     c.add("notes/plan.md", "typed on c\n")
     run = c.brain("sync", "connect", str(tmp_path / "remote.git"), "--vault", str(c.vault))
     assert run.code == 1, run

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 from conftest import git
 from test_sync import Machine, bullet, make_machine
+from test_sync_hostile import a_kept_name_to_join
 
 pytestmark = [
     pytest.mark.slow,
@@ -247,11 +248,8 @@ def test_joining_killed_at_random_moments_keeps_every_kept_file(tmp_path: Path, 
     rng = random.Random(seed)  # noqa: S311 -- reproducible timings, not crypto
     remote, a, _ = connected_pair(tmp_path)
     kept = f"notes/plan (from {gitsync.host()}).md"
-    a.add("notes/plan.md/part.md", "part typed on a\n")
-    a.add(kept, "kept typed on a\n")
-    a.sync()
-    c = make_machine(tmp_path, "c")
-    assert c.brain("install", str(c.vault), "--json").code == 0
+    ours = {"notes/plan.md/part.md": "part typed on a\n", kept: "kept typed on a\n"}
+    c = a_kept_name_to_join(tmp_path, a, ours)
     c.add("notes/plan.md", "plan typed on c\n")
     c.add(kept, "kept typed on c\n")
     args = [sys.executable, "-P", "-m", "brain", "sync", "connect", str(remote)]
