@@ -182,7 +182,8 @@ def shown(vault: Path, item: Item) -> tuple[Shown, ...]:
         try:
             lines = target_text(vault, t.path).split("\n")
         except BrainError as exc:
-            out.append(Shown(_role(item, k), t.path, f"not shown: {exc.message}"))
+            role = "marks superseded" if item.op == "supersede" else _role(item, k)
+            out.append(Shown(role, t.path, f"not shown: {exc.message}"))
             continue
         except OSError:
             lines = []
