@@ -31,13 +31,14 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
 import json
 import os
 import re
 import signal
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -942,11 +943,13 @@ class _Clash:
     clash: Any  # brain.merge.Clash
 
 
-def _aside(idx: Any, path: str) -> str:
+def _aside(idx: Any, path: str, also: Collection[str] = ()) -> str:
     """`path`, or where to put it when the index holds a folder of its name, or a file named as
-    one of its folders: that name with ` (from HOST)` before its extension. pygit2 adds such an
-    entry beside the others and write_tree leaves it out without a word: a note edited here
-    that the other machine made a folder was dropped from the replay, then deleted."""
+    one of its folders: that name with ` (from HOST)` before its extension (` (from HOST 2)`,
+    ... when that is taken in the index or in `also`: a second clash, or the other machine's
+    own file of that name, was overwritten). pygit2 adds such an entry beside the others and
+    write_tree leaves it out without a word: a note edited here that the other machine made a
+    folder was dropped from the replay, then deleted."""
     parts = path.split("/")
     for i in range(1, len(parts) + 1):
         name = "/".join(parts[:i])
@@ -954,9 +957,27 @@ def _aside(idx: Any, path: str) -> str:
             i == len(parts) and any(e.path.startswith(f"{name}/") for e in idx)
         ):
             stem, dot, ext = parts[i - 1].rpartition(".")
-            moved = f"{stem} (from {host()}){dot}{ext}" if stem else f"{ext} (from {host()})"
-            return "/".join([*parts[: i - 1], moved, *parts[i:]])
+            for n in itertools.count(1):
+                tag = f"from {host()}" if n == 1 else f"from {host()} {n}"
+                moved = f"{stem} ({tag}){dot}{ext}" if stem else f"{ext} ({tag})"
+                aside = "/".join([*parts[: i - 1], moved, *parts[i:]])
+                if _free(idx, aside, also):
+                    return aside
     return path
+
+
+def _free(idx: Any, path: str, also: Collection[str]) -> bool:
+    """Whether `path` can be added to the index without replacing or hiding anything: no entry
+    (in `idx` or `also`) of its name, under it, or named as one of its folders."""
+    parts = path.split("/")
+    folders = ["/".join(parts[:i]) for i in range(1, len(parts))]
+    for names in (idx, also):
+        if path in names or any(f in names for f in folders):
+            return False
+    under = f"{path}/"
+    return not any(e.path.startswith(under) for e in idx) and not any(
+        a.startswith(under) for a in also
+    )
 
 
 def _aside_line(path: str, aside: str) -> str:
@@ -978,13 +999,22 @@ def _replay(p: _Pass, commits: list[str], onto: str) -> tuple[str, list[_Clash]]
     tip = gitutil.commit_of(repo, onto)
     clashes: list[_Clash] = []
     committer = _signature(p.conf, "COMMITTER")
+    # A path kept aside stays where it was put for the later commits that change it again (not
+    # a new name each); a name this machine's own files hold is never picked.
+    moved: dict[str, str] = {}
+    ours = (
+        {e[0] for e in gitutil.tree_blobs(gitutil.commit_of(repo, commits[-1]).tree)}
+        if commits
+        else set()
+    )
     for sha in commits:
         commit = gitutil.commit_of(repo, sha)
         idx = gitutil.new_index()
         idx.read_tree(tip.tree)
         parent = commit.parents[0].tree if commit.parents else None
         for path, before, after in _changes(parent, commit.tree):
-            now = (idx[path].id, int(idx[path].mode)) if path in idx else None
+            where = moved.get(path, path)
+            now = (idx[where].id, int(idx[where].mode)) if where in idx else None
             if now == after:
                 continue
             take: Entry | None = after
@@ -995,10 +1025,11 @@ def _replay(p: _Pass, commits: list[str], onto: str) -> tuple[str, list[_Clash]]
                 take, found = merged
                 clashes += [_Clash(path, c) for c in found]
             if take is None:
-                idx.remove(path)
+                idx.remove(where)
             else:
-                aside = _aside(idx, path)
+                aside = where if where != path else _aside(idx, path, ours - {path})
                 if aside != path:
+                    moved[path] = aside
                     p.waiting.append(_aside_line(path, aside))
                 idx.add(gitutil.index_entry(aside, take[0], take[1]))
         tree = idx.write_tree(repo)
@@ -1425,7 +1456,9 @@ def _merge_into(p: _Pass, repo: Any, idx: Any, tree: Any, merged: list[str]) -> 
     False when one would carry a credential (named in p.waiting)."""
     from brain import merge, secrets, shipped
 
-    for path, oid, mode in gitutil.tree_blobs(tree):
+    blobs = list(gitutil.tree_blobs(tree))
+    ours = {path for path, _, _ in blobs}
+    for path, oid, mode in blobs:
         entry = idx[path] if path in idx else None  # noqa: SIM401 - pygit2's Index has no get
         if entry is not None and entry.id == oid:
             continue
@@ -1447,7 +1480,7 @@ def _merge_into(p: _Pass, repo: Any, idx: Any, tree: Any, merged: list[str]) -> 
                 f"{found[0].masked}); remove it from this machine's history before joining"
             )
             return False
-        aside = _aside(idx, path)
+        aside = _aside(idx, path, ours - {path})
         if aside != path:
             p.waiting.append(_aside_line(path, aside))
         idx.add(gitutil.index_entry(aside, repo.create_blob(data), mode))

@@ -512,3 +512,107 @@ def test_the_desk_counts_with_the_right_noun(desk: Desk) -> None:
     assert env.from_string('{{ 1|plural("hit") }}; {{ 1200|plural("hit") }}').render() == (
         "1 hit; 1,200 hits"
     )
+
+
+def _probe_items(vault: Path, outside: Path) -> dict[str, str]:
+    """Hygiene items (an inbox line another machine can write) naming a link to a file outside
+    the vault, a link to a folder outside, a 200 MB note, `..`, `%2e%2e%2f`, an absolute path
+    and a NUL; each path by what its card must say instead of the file's text."""
+    from brain.commands import hygiene
+
+    secret = outside / "id_rsa"
+    secret.write_text("SECRET KEY MATERIAL\n", encoding="utf-8")
+    (outside / "folder").mkdir()
+    (outside / "folder" / "x.md").write_text("SECRET FOLDER NOTE\n", encoding="utf-8")
+    notes = vault / "notes"
+    notes.mkdir(exist_ok=True)
+    (notes / "key.md").symlink_to(secret)
+    (notes / "out").symlink_to(outside / "folder")
+    with (notes / "big.md").open("w", encoding="utf-8") as fh:
+        fh.write("# big\n")
+        fh.truncate(200 * 1024 * 1024)  # sparse: 200 MB to read, none on disk
+    bad = {
+        "notes/key.md": "outside the vault",
+        "notes/out/x.md": "outside the vault",
+        "notes/big.md": "over the 4 MB a note may be",
+        "../outside/id_rsa": "is not a path inside the vault",
+        "notes/%2e%2e%2f%2e%2e%2foutside/id_rsa": "",  # a name like any other: not there
+        str(secret): "is not a path inside the vault",
+        "notes/a\0b.md": "is not a path inside the vault",
+    }
+    lines = [
+        hygiene.make(op, f"{op} probe {n}", "probe", [hygiene.Target(p, "0" * 16, 1, "h")]).line()
+        for n, p in enumerate(bad)
+        for op in ("drop", "supersede")
+    ]
+    with (vault / "AI/INBOX.md").open("a", encoding="utf-8") as fh:
+        fh.write("\n".join(lines) + "\n")
+    return bad
+
+
+def test_the_desk_never_serves_a_file_outside_the_vault_nor_a_huge_one(
+    vault: Path, tmp_path: Path
+) -> None:
+    """The real desk, fetched over HTTP with its token: the inbox's hygiene cards show the text
+    of the files their items name. A NUL in a name made the inbox page a 500 (and every action
+    on the item), a 200 MB note was read whole into the page; a path outside the vault, through
+    a link or `..`, is never read; a path the desk has no page for is a clear 404."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    bad = _probe_items(vault, outside)
+    proc, url = start(vault)
+    try:
+        base = url.split("/?")[0]
+        with httpx.Client(timeout=60) as c:
+            c.get(url)
+            r = c.get(f"{base}/inbox")
+            assert r.status_code == 200, r.text
+            assert "SECRET" not in r.text
+            for path, why in bad.items():
+                if why:
+                    card = f'<code>{html_text(pages_path(path))}</code> <span class="line">'
+                    shown = re.findall(re.escape(card) + r"(not shown: [^<]*)", r.text)
+                    assert len(shown) == 2, (path, shown)  # the drop and the supersede
+                    assert all(html_text(why) in s for s in shown), (path, shown)
+            for probe in (
+                "/static/../../outside/id_rsa",
+                "/static/%2e%2e/%2e%2e/%2e%2e/etc/passwd",
+                "/static/..%2f..%2f..%2fetc%2fpasswd",
+                "/static/desk.js%00",
+                "/notes/key.md",
+                "/%2e%2e/%2e%2e/etc/passwd",
+            ):
+                r = c.get(base + probe)
+                assert r.status_code == 404, probe
+                assert "SECRET" not in r.text
+                assert "root:" not in r.text
+                assert r.text.startswith("404 Not Found: the desk has no page at /"), r.text
+                assert "its pages are /inbox" in r.text
+            # approving an item that names a NUL or a link out: one line on the page, no 500
+            from brain.commands import inbox as inboxmod
+
+            page = c.get(f"{base}/inbox").text
+            csrf = re.search(r'name="csrf" value="([^"]+)"', page)
+            assert csrf
+            for p in inboxmod.proposals(vault):
+                if "probe" not in p.markdown:
+                    continue
+                form = {"csrf": csrf.group(1), "key": p.markdown, "to": ""}
+                r = c.post(
+                    f"{base}/inbox/approve",
+                    data=form,
+                    headers={"origin": base},
+                    follow_redirects=True,
+                )
+                assert r.status_code == 200, r.text
+                assert "SECRET" not in r.text
+    finally:
+        out = stop(proc)
+    assert "failed" not in out
+    assert "SECRET" not in (vault / "AI/MEMORY.md").read_text(encoding="utf-8")
+
+
+def pages_path(path: str) -> str:
+    from brain.text import printable
+
+    return printable(path)

@@ -443,3 +443,21 @@ def test_zed_skips_a_folder_of_its_names(payments: Path) -> None:
     assert brain("export", "--vault", V, "cline", cwd=payments).code == 0
     doc = export(payments, "zed")
     assert [(t["path"], t["action"]) for t in doc["targets"]] == [("AGENTS.md", "created")]
+
+
+def test_export_refuses_an_agent_file_over_note_max(payments: Path) -> None:
+    """A 200 MB AGENTS.md was read whole, merged and written whole again."""
+    from brain.vault import NOTE_MAX
+
+    agents = payments / "AGENTS.md"
+    with agents.open("w", encoding="utf-8") as fh:
+        fh.write("# ours\n")
+        fh.truncate(200 * 1024 * 1024)
+    before = agents.stat()
+    run = brain("export", "--vault", V, "codex", cwd=payments)
+    assert run.code == 1, run
+    assert run.err.count("\n") == 1, run
+    assert "AGENTS.md is 200 MB, over the 4 MB brain reads of a file: not exported" in run.err
+    after = agents.stat()
+    assert (after.st_size, after.st_mtime_ns) == (before.st_size, before.st_mtime_ns)
+    assert before.st_size > NOTE_MAX

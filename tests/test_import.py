@@ -10,6 +10,7 @@ from conftest import brain, git
 
 from brain.commands import import_ as importmod
 from brain.commands import inbox as inboxmod
+from brain.present.inbox import LINE_CHARS
 
 IMPORT_KEYS = ["vault", "origin", "found_count", "proposed_count", "stripped", "items"]
 
@@ -238,3 +239,86 @@ def test_control_characters_never_reach_the_inbox_or_the_terminal(
     text = brain("import", "--vault", str(vault), str(notes))
     assert "5 control characters (terminal escapes, NUL) left out of what" in text.out
     assert "\x1b" not in text.out + text.err
+
+
+TOKEN = "ghp_" + "Q7wErTy1UiOp2AsDfGh3JkLz4XcVbN5mQwEr6T"
+
+
+def _leaks(text: str) -> list[str]:
+    """Runs of 8 characters of TOKEN's secret part that `text` shows."""
+    secret = TOKEN[4:]
+    return [secret[i : i + 8] for i in range(len(secret) - 7) if secret[i : i + 8] in text]
+
+
+def test_a_huge_refused_item_is_one_short_line_naming_its_file_and_line(
+    vault: Path, tmp_path: Path
+) -> None:
+    """A list item of 100,000 characters holding a credential was printed back whole on its
+    Refused line; now one line: the file and line, why, the item's start (masked before it is
+    cut: a credential cut in half is still masked), and what to do. --json keeps it whole."""
+    huge = "- **huge one** — " + "word " * 20000 + TOKEN + "\n"
+    # the cut falls inside the credential: half of it must not be shown as plain text
+    straddling = "- **cut one** — " + "x" * (LINE_CHARS - 30) + " " + TOKEN + " and more\n"
+    src = tmp_path / "notes.md"
+    src.write_text("# facts\n\n- **fine one** — short fact\n" + huge + straddling, "utf-8")
+    run = brain("import", str(src), "--vault", str(vault))
+    assert run.code == 0, run.err
+    lines = run.out.splitlines()
+    assert len(lines) == 4, run.out
+    assert all(len(line) <= LINE_CHARS + 300 for line in lines), [len(line) for line in lines]
+    refused = [line for line in lines if ": refused (" in line]
+    assert [line.split(": refused (")[0] for line in refused] == [f"{src}:4", f"{src}:5"]
+    assert all(line.endswith("; fix it there and import again") for line in refused)
+    assert "- **huge one** — word word" in refused[0]
+    assert _leaks(run.out) == []
+    doc = brain("import", str(src), "--vault", str(vault), "--json").json()
+    assert list(doc) == IMPORT_KEYS
+    assert len(doc["items"][1]["markdown"]) > 100_000
+
+
+def test_a_huge_proposal_is_listed_by_its_start_and_where_to_read_it(
+    vault: Path, tmp_path: Path
+) -> None:
+    """A 100,000-character item is a valid bullet: proposing it echoed it whole, and so did
+    every `brain inbox` after."""
+    src = tmp_path / "long.md"
+    src.write_text("- **long one** — " + "word " * 20000 + "\n", "utf-8")
+    run = brain("import", str(src), "--vault", str(vault))
+    assert run.code == 0, run.err
+    assert len(run.out) < 1000
+    assert "Proposed as #" in run.out
+    listing = brain("inbox", "--vault", str(vault))
+    assert listing.code == 0
+    assert len(listing.out) < 5000
+    inbox = (vault / "AI/INBOX.md").read_text(encoding="utf-8").split("\n")
+    line = next(n for n, x in enumerate(inbox, 1) if "long one" in x)
+    assert f"characters: read it whole at AI/INBOX.md:{line})" in listing.out
+
+
+def test_list_items_at_names_the_line_each_item_starts_on() -> None:
+    text = "# t\n\n```\n- not an item\n```\n\n- one\n  - two\n\n---\n\n1. three\n   lazy\n* four\n"
+    assert [n for _, n in importmod.list_items_at(text)] == [7, 8, 12, 14]
+    assert [i for i, _ in importmod.list_items_at(text)] == importmod.list_items(text)
+    # what does not add up (a `- ` line inside an HTML block): no line rather than a wrong one
+    assert [n for _, n in importmod.list_items_at("<div>\n- x\n</div>\n\n- one\n")] == [0]
+
+
+def test_approving_or_dropping_a_huge_proposal_echoes_its_start(
+    vault: Path, tmp_path: Path
+) -> None:
+    """`brain inbox approve` and `drop` printed the whole 100,000-character line back."""
+    src = tmp_path / "long.md"
+    src.write_text(
+        "- **long one** — " + "word " * 20000 + "\n- **long two** — " + "w " * 50000, "utf-8"
+    )
+    assert brain("import", str(src), "--vault", str(vault)).code == 0
+    numbers = [p.number for p in inboxmod.proposals(vault) if p.handle in ("long one", "long two")]
+    approve = brain("inbox", "approve", str(numbers[0]), "--vault", str(vault))
+    assert approve.code == 0, approve.err
+    assert "long one" in approve.out
+    assert len(approve.out) < 1000
+    drop = brain("inbox", "drop", str(numbers[1] - 1), "--vault", str(vault))
+    assert drop.code == 0, drop.err
+    assert "Dropped #" in drop.out
+    assert "long two" in drop.out
+    assert len(drop.out) < 1000

@@ -455,3 +455,42 @@ def test_budget_must_be_positive(vault: Path) -> None:
     run = brain("pack", "--vault", str(vault), "--budget", "0", "payments", input="")
     assert run.code == 2
     assert "--budget" in run.err
+
+
+def _outside_project(tmp_path: Path) -> Path:
+    """A folder outside the vault laid out as a project: a handoff and a state file."""
+    ext = tmp_path / "elsewhere"
+    (ext / "handoffs").mkdir(parents=True)
+    (ext / "state").mkdir()
+    (ext / "handoffs" / "2099-01-01-outside.md").write_text("OUTSIDE\n", "utf-8")
+    (ext / "state" / "a.md").write_text("x\n", "utf-8")
+    return ext
+
+
+def test_pack_never_names_a_handoff_out_of_the_vault(vault: Path, tmp_path: Path) -> None:
+    """`projects/evil` a link to a folder outside, or a project named `../../elsewhere`: pack
+    named the handoff out there for the agent to read and counted the files there."""
+    ext = _outside_project(tmp_path)
+    (vault / "projects" / "evil").symlink_to(ext, target_is_directory=True)
+    relative = f"../../{ext.name}"
+    assert (vault / "projects" / relative).resolve() == ext.resolve()
+    for name in ("evil", "Evil", relative):
+        run = brain("pack", name, "--vault", str(vault), "--json")
+        assert run.code == 0, run
+        doc = run.json()
+        assert (doc["handoff"], doc["state_files"]) == (None, None), name
+        assert "outside" not in doc["text"]
+
+
+def test_pack_names_no_handoff_the_index_does_not_read(vault: Path, tmp_path: Path) -> None:
+    """A newer handoff that is a link to a file out of the vault, or one over NOTE_MAX: the
+    index skips both, and pack pointed the agent at them; the newest readable one is named."""
+    from brain.vault import NOTE_MAX
+
+    handoffs = vault / "projects" / "payments" / "handoffs"
+    ext = _outside_project(tmp_path)
+    (handoffs / "2099-01-02-link.md").symlink_to(ext / "handoffs" / "2099-01-01-outside.md")
+    with (handoffs / "2099-01-01-huge.md").open("w", encoding="utf-8") as fh:
+        fh.truncate(NOTE_MAX + 1)
+    result = packmod.pack(vault, "payments", fresh=True)
+    assert result.handoff == "projects/payments/handoffs/2025-10-07-idempotency-bloat.md"

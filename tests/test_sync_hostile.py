@@ -331,3 +331,97 @@ def test_joining_keeps_a_file_named_as_a_folder_of_the_remote(
     assert c.git("status", "--porcelain") == ""
     assert a.sync()["received"] == 1
     assert a.text(kept) == "typed on c\n"
+
+
+def test_a_second_clash_keeps_both_kept_files(request: pytest.FixtureRequest) -> None:
+    """notes/plan.md clashes twice with a folder of its name: the second time, the name kept
+    aside the first time was taken, and b's first kept text was overwritten by its second."""
+    a, b = request.getfixturevalue("pair")
+    reshaped(a, b, "notes/plan.md", "notes/plan.md/part.md")
+    b.add("notes/plan.md", "first typed on b\n")
+    kept = f"notes/plan (from {gitsync.host()}).md"
+    kept_aside(b, "notes/plan.md", kept)
+    a.sync()
+    # a makes it a file again, b receives that, then a makes it a folder again while b edits.
+    a.git("rm", "-qr", "notes/plan.md")
+    a.add("notes/plan.md", "plan again\n")
+    a.sync()
+    b.sync()
+    a.git("rm", "-q", "notes/plan.md")
+    a.add("notes/plan.md/part.md", "plan again\n")
+    a.sync()
+    b.add("notes/plan.md", "second typed on b\n")
+    second = f"notes/plan (from {gitsync.host()} 2).md"
+    kept_aside(b, "notes/plan.md", second)
+    assert b.text(kept) == "plan\nfirst typed on b\n"
+    assert b.text(second) == "plan again\nsecond typed on b\n"
+    assert b.git("status", "--porcelain") == ""
+    a.sync()
+    assert a.text(kept) == "plan\nfirst typed on b\n"
+    assert a.text(second) == "plan again\nsecond typed on b\n"
+
+
+def test_a_kept_name_the_other_machine_holds_is_not_overwritten(
+    request: pytest.FixtureRequest,
+) -> None:
+    """a has a file of the very name b's clash would be kept as (its own, or a kept file of its
+    own clash): b's pass replaced a's text with b's."""
+    a, b = request.getfixturevalue("pair")
+    kept = f"notes/plan (from {gitsync.host()}).md"
+    reshaped(a, b, "notes/plan.md", "notes/plan.md/part.md")
+    a.add(kept, "typed on a\n")
+    a.sync()
+    b.add("notes/plan.md", "typed on b\n")
+    second = f"notes/plan (from {gitsync.host()} 2).md"
+    kept_aside(b, "notes/plan.md", second)
+    for machine in (b, a):
+        machine.sync()
+        assert (machine.text(kept), machine.text(second)) == ("typed on a\n", "plan\ntyped on b\n")
+
+
+def test_a_note_edited_in_several_commits_is_kept_aside_once(
+    request: pytest.FixtureRequest,
+) -> None:
+    """b's file changed in two commits the other machine's folder clashes with: both go to the
+    one kept file (the later commit's change on top), not one kept file per commit."""
+    a, b = request.getfixturevalue("pair")
+    reshaped(a, b, "notes/plan.md", "notes/plan.md/part.md")
+    b.add("notes/plan.md", "one\n")
+    b.git("commit", "-qam", "one")
+    b.add("notes/plan.md", "two\n")
+    kept = f"notes/plan (from {gitsync.host()}).md"
+    doc = b.sync(code=1)
+    assert set(doc["waiting"]) == {gitsync._aside_line("notes/plan.md", kept)}
+    assert b.text(kept) == "plan\none\ntwo\n"
+    assert not (b.vault / f"notes/plan (from {gitsync.host()} 2).md").exists()
+
+
+def a_kept_name_to_join(tmp_path: Path, a: Machine, files: dict[str, str]) -> Machine:
+    """a sends `files` (a folder notes/plan.md/ and a file of the name a clash of it is kept
+    as); machine c, a fresh install, is to join."""
+    for rel, text in files.items():
+        a.add(rel, text)
+    a.sync()
+    c = make_machine(tmp_path, "c")
+    assert c.brain("install", str(c.vault), "--json").code == 0
+    return c
+
+
+def test_joining_where_the_remote_has_the_kept_name_keeps_both(
+    request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """A new machine joins a vault that holds notes/plan.md/ and a file of the name its
+    notes/plan.md would be kept as: the remote's file was replaced by the joining one's."""
+    a, _ = request.getfixturevalue("pair")
+    kept = f"notes/plan (from {gitsync.host()}).md"
+    c = a_kept_name_to_join(tmp_path, a, {"notes/plan.md/part.md": "plan\n", kept: "typed on a\n"})
+    c.add("notes/plan.md", "typed on c\n")
+    run = c.brain("sync", "connect", str(tmp_path / "remote.git"), "--vault", str(c.vault))
+    assert run.code == 1, run
+    second = f"notes/plan (from {gitsync.host()} 2).md"
+    assert gitsync._aside_line("notes/plan.md", second) in run.out
+    assert c.text(kept) == "typed on a\n"
+    assert c.text(second) == "typed on c\n"
+    assert a.sync()["received"] == 1
+    assert a.text(kept) == "typed on a\n"
+    assert a.text(second) == "typed on c\n"

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import shutil
 import signal
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from pathlib import Path
 import pytest
 from conftest import git
 from test_sync import Machine, bullet, make_machine
+from test_sync_hostile import a_kept_name_to_join
 
 pytestmark = [
     pytest.mark.slow,
@@ -168,3 +170,106 @@ def test_nothing_typed_is_lost_while_passes_run_and_are_killed(
     assert a.git("rev-parse", "HEAD") == b.git("rev-parse", "HEAD")
     with capsys.disabled():
         print(f"\nseed {seed}: {passes} passes, {killed} killed, {len(wanted)} bullets typed")
+
+
+def _reshape_or_type(machine: Machine, line: str, rng: random.Random) -> None:
+    """A person on `machine` types `line` into notes/plan.md, which is a file or a folder:
+    appended to it (or a file kept aside from it), or it is made a folder holding its text (or
+    a file holding its folder's text) and the line."""
+    notes = machine.vault / "notes"
+    plan = notes / "plan.md"
+    kept = sorted(f for f in notes.rglob("plan (from *") if f.is_file()) if notes.is_dir() else []
+    roll = rng.random()
+    if kept and roll < 0.2:
+        target = rng.choice(kept)
+    elif plan.is_dir():
+        parts = sorted(f for f in plan.rglob("*") if f.is_file())
+        if roll < 0.6 and parts:
+            target = rng.choice(parts)
+        else:
+            text = "".join(f.read_text(encoding="utf-8") for f in parts)
+            shutil.rmtree(plan)
+            plan.write_text(text + line, encoding="utf-8")
+            return
+    elif plan.is_file() and roll >= 0.6:
+        text = plan.read_text(encoding="utf-8")
+        plan.unlink()
+        plan.mkdir()
+        (plan / "part.md").write_text(text + line, encoding="utf-8")
+        return
+    else:
+        notes.mkdir(exist_ok=True)
+        target = plan
+    with target.open("a", encoding="utf-8") as fh:
+        fh.write(line)
+
+
+def _notes(machine: Machine) -> str:
+    root = machine.vault / "notes"
+    return "".join(f.read_text(encoding="utf-8") for f in sorted(root.rglob("*")) if f.is_file())
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_nothing_is_lost_when_a_file_and_a_folder_clash_again_and_again(
+    tmp_path: Path, seed: int
+) -> None:
+    """Both machines turn notes/plan.md into a folder and back and type into it, and into the
+    files kept aside from it, while passes are killed at random moments: a clash kept aside
+    under a name a former clash (or the other machine) already held replaced that file."""
+    rng = random.Random(seed)  # noqa: S311 -- reproducible timings, not crypto
+    _, a, b = connected_pair(tmp_path)
+    written: list[str] = []
+    for n in range(40):
+        machine = rng.choice([a, b])
+        line = f"line {n} typed on {machine.name}\n"
+        _reshape_or_type(machine, line, rng)
+        written.append(line)
+        pass_while(machine, lambda: None, rng, 0.4)
+    for _ in range(2):  # a clash kept aside by a pass ends in 1 and says so: then in step
+        for machine in (a, b):
+            assert machine.brain("sync", "--vault", str(machine.vault)).code in (0, 1)
+    for machine in (a, b):
+        assert machine.sync()["waiting"] == []
+    for machine in (a, b):
+        text = _notes(machine)
+        lost = [line for line in written if line not in text]
+        assert lost == [], f"{machine.name} lost {len(lost)} of {len(written)}: {lost[:3]}"
+        assert machine.git("status", "--porcelain") == ""
+    assert a.git("rev-parse", "HEAD") == b.git("rev-parse", "HEAD")
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_joining_killed_at_random_moments_keeps_every_kept_file(tmp_path: Path, seed: int) -> None:
+    """A new machine joins where the remote holds notes/plan.md/ and a file of the name its own
+    notes/plan.md would be kept as; each `sync connect` is killed at a random moment until one
+    ends: the remote's file and this machine's are both there, on both machines."""
+    from brain import gitsync
+
+    rng = random.Random(seed)  # noqa: S311 -- reproducible timings, not crypto
+    remote, a, _ = connected_pair(tmp_path)
+    kept = f"notes/plan (from {gitsync.host()}).md"
+    ours = {"notes/plan.md/part.md": "part typed on a\n", kept: "kept typed on a\n"}
+    c = a_kept_name_to_join(tmp_path, a, ours)
+    c.add("notes/plan.md", "plan typed on c\n")
+    c.add(kept, "kept typed on c\n")
+    args = [sys.executable, "-P", "-m", "brain", "sync", "connect", str(remote)]
+    for _ in range(6):
+        proc = subprocess.Popen(
+            [*args, "--vault", str(c.vault)],
+            env={**os.environ, **c.env()},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        time.sleep(rng.random() * 0.6)
+        _kill_tree(proc, rng)
+        _, err = proc.communicate(timeout=240)
+        assert b"Traceback" not in err
+    for _ in range(2):
+        assert c.brain("sync", "connect", str(remote), "--vault", str(c.vault)).code in (0, 1)
+    assert c.sync()["waiting"] == []
+    a.sync()
+    for machine in (a, c):
+        text = _notes(machine)
+        for line in ("part typed on a", "kept typed on a", "plan typed on c", "kept typed on c"):
+            assert line in text, (machine.name, line)
+        assert machine.git("status", "--porcelain") == ""

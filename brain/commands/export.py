@@ -276,6 +276,7 @@ def _export_one(
             f"{rel} is not a regular file (a folder, a pipe, a socket or a device)",
             f"remove or rename {path}, then export again",
         )
+    _not_too_big(path, rel)
     try:
         # read from the repository down, as the write will see it (no folder that is a link)
         data = read_in(root, rel)
@@ -302,6 +303,24 @@ def _export_one(
         return "unchanged"
     _write(root, rel, existing, wanted)
     return "created" if existing is None else "updated"
+
+
+def _not_too_big(path: Path, rel: str) -> None:
+    """A BrainError for an agent's file over brain.vault.NOTE_MAX: it was read whole, merged and
+    written whole again (twice its size in memory, for a file no agent reads to the end)."""
+    from brain.vault import NOTE_MAX
+
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return  # not there (made by the export), or the read below says why
+    if size > NOTE_MAX:
+        mb = NOTE_MAX // (1024 * 1024)
+        raise BrainError(
+            f"{rel} is {size / (1024 * 1024):.0f} MB, over the {mb} MB brain reads of a file: "
+            "not exported",
+            f"shorten {path} or move it aside, then export again",
+        )
 
 
 def _write(root: Path, rel: str, was: str | None, text: str) -> None:

@@ -153,14 +153,39 @@ class Shown:
     text: str  # the line as it is now (a note: its title), or why it cannot be shown
 
 
+def target_text(vault: Path, rel: str) -> str:
+    """The text of a file an item names (as brain.edits.read reads it), or a BrainError saying
+    why it is not read: the name comes from an inbox line, which another machine or a person can
+    write. A name that is not a path inside the vault (absolute, `..`, a NUL: the desk answered
+    500), a link out of it, or a file over brain.vault.NOTE_MAX (read whole into the desk's
+    page, as the index does not) is refused."""
+    from brain.files import confine
+    from brain.vault import NOTE_MAX, too_big
+
+    parts = rel.split("/")
+    if not rel or "\0" in rel or rel.startswith("/") or ".." in parts:
+        why = "drop the item (`brain inbox drop N`)"
+        raise BrainError(f"{printable(rel)} is not a path inside the vault", why)
+    path = confine(vault / rel, vault)  # a link out of the vault: refused, in one line
+    with contextlib.suppress(OSError):
+        size = path.stat().st_size
+        if size > NOTE_MAX:
+            raise BrainError(str(too_big(rel, size)))
+    return read(vault, rel)
+
+
 def shown(vault: Path, item: Item) -> tuple[Shown, ...]:
     """Each line an item changes, as the file holds it now, with what approving does to it: the
     text a person reads before approving (the desk's hygiene cards)."""
     out = []
     for k, t in enumerate(item.targets):
         try:
-            lines = read(vault, t.path).split("\n")
-        except (BrainError, OSError):
+            lines = target_text(vault, t.path).split("\n")
+        except BrainError as exc:
+            role = "marks superseded" if item.op == "supersede" else _role(item, k)
+            out.append(Shown(role, t.path, f"not shown: {exc.message}"))
+            continue
+        except OSError:
             lines = []
         if item.op == "supersede":
             title = next((x for x in lines if x.strip() and x.strip() != "---"), "")
@@ -220,7 +245,7 @@ def plan(vault: Path, item: Item, inbox_line: str, check: Check | None = None) -
 
     def got(rel: str) -> str:
         if rel not in read_:
-            read_[rel] = read(vault, rel)
+            read_[rel] = target_text(vault, rel)
         return read_[rel]
 
     def lines_of(rel: str) -> list[str]:

@@ -21,7 +21,7 @@ import datetime as dt
 import os
 import re
 import stat
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -45,6 +45,9 @@ class ImportResult:
     proposed_count: int  # of them, added to the inbox
     stripped: int  # control characters and ESC sequences removed from what was read
     items: tuple[ProposeResult, ...]
+    # where each item was read, `FILE:LINE` (`FILE` alone where the line is not known): the text
+    # listing names it by it, as it shows only the start of a long item
+    places: tuple[str, ...] = field(default=(), metadata={"json": False})
 
 
 def _open_unblocked(path: Path) -> BinaryIO:
@@ -170,12 +173,22 @@ def list_items(text: str) -> list[str]:
     A nested item's fact starts with its parent's handle (`parent: fact`), so that `- Postgres`
     over `- version 15` proposes `version 15` about Postgres rather than alone.
     """
-    items: list[str] = []
+    return [item for item, _ in list_items_at(text)]
+
+
+def list_items_at(text: str) -> list[tuple[str, int]]:
+    """`list_items`, each with the line (from 1) its item starts on, 0 where it is not known:
+    mistune gives no positions, so the items are matched in order with the lines that start
+    one, and when those do not add up to the items it parsed no line is named."""
+    items: list[tuple[str, int]] = []  # (line to propose, which list item of the text)
+    seen = 0
 
     def walk(tokens: list[dict[str, Any]], parent: str) -> None:
+        nonlocal seen
         for tok in tokens:
             if tok.get("type") == "list":
                 for item in tok.get("children", []):
+                    seen += 1
                     kids = item.get("children", [])
                     first = next((k for k in kids if k.get("type") != "list"), None)
                     words = block_text(kids)
@@ -183,14 +196,35 @@ def list_items(text: str) -> list[str]:
                     if first is not None:
                         handle = _leading_strong(first.get("children", []))
                     if words:
-                        items.append(_line(words, handle, parent))
+                        items.append((_line(words, handle, parent), seen - 1))
                     here = handle or handles.from_prose(words) or parent
                     walk(kids, here)
             elif "children" in tok:
                 walk(tok["children"], parent)
 
     walk(_markdown()(text), "")
-    return items
+    starts = _item_lines(text)
+    if len(starts) != seen:
+        return [(item, 0) for item, _ in items]
+    return [(item, starts[k]) for item, k in items]
+
+
+_ITEM_START = re.compile(r"(?:[ \t]*>)*[ \t]*(?:[-*+]|\d{1,9}[.)])(?:[ \t]|$)")
+_RULE = re.compile(r"[ \t]*([-*_])(?:[ \t]*\1){2,}[ \t]*$")
+_FENCE = re.compile(r"[ \t]{0,3}(```|~~~)")
+
+
+def _item_lines(text: str) -> list[int]:
+    """The lines (from 1) that start a list item, outside fenced code, rules left out."""
+    out, fence = [], ""
+    for n, line in enumerate(text.split("\n"), start=1):
+        m = _FENCE.match(line)
+        if m and (not fence or m.group(1) == fence):
+            fence = "" if fence else m.group(1)
+            continue
+        if not fence and _ITEM_START.match(line) and not _RULE.match(line):
+            out.append(n)
+    return out
 
 
 def _line(text: str, handle: str, parent: str) -> str:
@@ -267,19 +301,22 @@ def _scalar(value: object) -> bool:
     return isinstance(value, str | int | float | dt.date)
 
 
-def _memory_line(path: Path) -> tuple[str, str, int] | None:
-    """A memory file as (line to propose, source, control characters stripped)."""
+def _memory_line(path: Path) -> tuple[str, str, int, int] | None:
+    """A memory file as (line to propose, source, control characters stripped, the line its
+    text starts on)."""
     text, stripped = strip_controls(read_text(path))
     fields, body = front_matter(text)
     fact = block_text(_markdown()(body))
     if not fact:
         return None
+    head = len(text) - len(body.lstrip())
+    start = text.count("\n", 0, head) + 1
     handle = _memory_name(fields.get("name", "")) or handles.from_prose(fact)
     # where it came from, to the file: the `type` (user, feedback, project, reference) says what
     # kind of memory it is, not its source
     source = f"claude-code memory {repair(path.name)}"
     date = dt.date.fromtimestamp(path.stat().st_mtime).isoformat()
-    return f"**{handle}**{SEP}{fact}{SEP}{source}{SEP}{date}", source, stripped
+    return f"**{handle}**{SEP}{fact}{SEP}{source}{SEP}{date}", source, stripped, start
 
 
 def _memory_name(name: str) -> str:
@@ -298,6 +335,7 @@ def import_claude(
     if not folder.is_dir():
         raise BrainError(f"{folder} is not a folder", "pass --dir with Claude Code's memory folder")
     lines: list[tuple[str, str]] = []
+    places: list[str] = []
     stripped = 0
     for path in sorted(folder.glob("*.md")):
         if path.name == "MEMORY.md" or not path.is_file():
@@ -305,18 +343,25 @@ def import_claude(
         found = _memory_line(path)
         if found:
             lines.append(found[:2])
+            places.append(f"{path}:{found[3]}")
             stripped += found[2]
     results = propose_many(vault, lines, to=to)
-    return _result(vault, folder, results, stripped)
+    return _result(vault, folder, results, stripped, places)
 
 
 def import_file(vault: Path, path: Path, *, to: str | None = None) -> ImportResult:
     text, stripped = strip_controls(read_text(path))
     source = f"import {repair(path.name)}"
-    results = propose_many(vault, [(line, source) for line in list_items(text)], to=to)
-    return _result(vault, path, results, stripped)
+    found = list_items_at(text)
+    results = propose_many(vault, [(line, source) for line, _ in found], to=to)
+    places = [f"{path}:{n}" if n else str(path) for _, n in found]
+    return _result(vault, path, results, stripped, places)
 
 
-def _result(vault: Path, origin: Path, results: list[ProposeResult], stripped: int) -> ImportResult:
+def _result(
+    vault: Path, origin: Path, results: list[ProposeResult], stripped: int, places: list[str]
+) -> ImportResult:
     proposed = sum(1 for r in results if r.action == "proposed")
-    return ImportResult(str(vault), str(origin), len(results), proposed, stripped, tuple(results))
+    return ImportResult(
+        str(vault), str(origin), len(results), proposed, stripped, tuple(results), tuple(places)
+    )

@@ -96,30 +96,59 @@ def name_pattern(project: str) -> re.Pattern[str] | None:
 
 
 def project_dir(vault: Path, project: str) -> str:
-    """`projects/<name>` as it is spelt in the vault (matched case- and accent-blind), or ""."""
-    if (vault / "projects" / project).is_dir():
+    """`projects/<name>` as it is spelt in the vault (matched case- and accent-blind), or "".
+    Never a folder out of the vault: a name with `/` or `..` in it (`brain pack ../../x` named
+    a handoff out there for the agent to read and counted its files), nor a link out of it (the
+    index skips those too)."""
+    if "/" in project or "\\" in project or "\0" in project or project in (".", ".."):
+        return ""
+    if _inside(vault, vault / "projects" / project) and (vault / "projects" / project).is_dir():
         return f"projects/{project}"
     wanted = fold(project)
     try:
         names = sorted(p.name for p in (vault / "projects").iterdir() if p.is_dir())
     except OSError:
         return ""
-    return next((f"projects/{name}" for name in names if fold(name) == wanted), "")
+    return next(
+        (
+            f"projects/{name}"
+            for name in names
+            if fold(name) == wanted and _inside(vault, vault / "projects" / name)
+        ),
+        "",
+    )
+
+
+def _inside(vault: Path, path: Path) -> bool:
+    from brain.files import outside
+
+    try:
+        return outside(path, vault) is None
+    except OSError:
+        return False
 
 
 def newest_handoff(vault: Path, folder: str) -> str:
-    """The handoff whose file name sorts last (they start with YYYY-MM-DD), or ""."""
+    """The handoff whose file name sorts last (they start with YYYY-MM-DD), or "". A handoff
+    the index does not read is never the agent's either: a link out of the vault, or a file over
+    brain.vault.NOTE_MAX."""
+    from brain.vault import NOTE_MAX
+
     if not folder:
         return ""
     try:
         names = [
-            p.name
+            p
             for p in (vault / folder / "handoffs").iterdir()
             if p.name.endswith(".md") and not p.name.startswith(".")
         ]
     except OSError:
         return ""
-    return f"{folder}/handoffs/{max(names)}" if names else ""
+    for p in sorted(names, key=lambda p: p.name, reverse=True):
+        with contextlib.suppress(OSError):
+            if _inside(vault, p) and p.is_file() and p.stat().st_size <= NOTE_MAX:
+                return f"{folder}/handoffs/{p.name}"
+    return ""
 
 
 def state_count(vault: Path, folder: str) -> int:

@@ -341,7 +341,22 @@ def create_app(desk: Desk) -> ASGIApp:
         ),
         Mount("/static", StaticFiles(packages=[("brain.desk", "static")]), name="static"),
     ]
-    return Guard(Starlette(routes=routes), desk)
+    return Guard(Starlette(routes=routes, exception_handlers={404: _missing}), desk)
+
+
+_PAGES = ("/inbox", "/misses", "/ledger", "/health", "/search")
+
+
+def _missing(request: Request, exc: Exception) -> Response:
+    """A path the desk has no page for (`/static/../x`, `/notes/%2e%2e%2f...`): one line naming
+    it and the pages there are, not Starlette's bare "Not Found"."""
+    from brain.text import printable
+
+    return PlainTextResponse(
+        f"404 Not Found: the desk has no page at {printable(request.url.path)}; "
+        f"its pages are {', '.join(_PAGES)}\n",
+        status_code=404,
+    )
 
 
 def bind(port: int) -> socket.socket:

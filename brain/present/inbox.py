@@ -13,33 +13,49 @@ if TYPE_CHECKING:
     from brain.commands.propose import ProposeResult
 
 
+# Of a proposed line, what the text answer echoes: an item of 100,000 characters (an import of a
+# pasted log) was printed back whole. `--json` keeps it whole.
+LINE_CHARS = 300
+WHY_CHARS = 200  # of why it was refused
+REVIEW_CHARS = 1000  # of a proposal `brain inbox` lists: enough to judge it, not a whole log
+
+
+def echo(text: str, limit: int = LINE_CHARS) -> str:
+    """`text` as an answer echoes a line: masked, then cut at `limit` (brain.present.clip)."""
+    from brain.present import clip
+
+    return clip(text, limit)
+
+
 def propose_line(r: ProposeResult) -> str:
     to = f" (for {r.to})" if r.to else ""
     if r.branch is not None:  # `proposals: team`: a branch of the shared remote
         return _team_line(r, to)
+    line = echo(r.markdown)
     if r.action == "proposed":
-        head = f"Proposed as #{r.number}{to}: {r.markdown}"
+        head = f"Proposed as #{r.number}{to}: {line}"
     elif r.action == "queued":
-        head = f"Already in the inbox: {r.markdown}"
+        head = f"Already in the inbox: {line}"
     elif r.action == "known":
-        head = f"Already in the vault: {r.markdown}"
+        head = f"Already in the vault: {line}"
     else:
-        head = f"Refused ({r.problem}): {r.markdown}"
+        head = f"Refused ({echo(r.problem or '', WHY_CHARS)}): {line}"
     if r.updates and r.action == "proposed":
-        head += f"\n  updates {r.updates}: {r.current}"
+        head += f"\n  updates {r.updates}: {echo(r.current or '')}"
     return head
 
 
 def _team_line(r: ProposeResult, to: str) -> str:
+    line = echo(r.markdown)
     if r.action == "proposed":
         where = "on the shared remote" if r.sent else "here, not sent yet"
-        head = f"Proposed {where} as {r.branch}{to}: {r.markdown}"
+        head = f"Proposed {where} as {r.branch}{to}: {line}"
     elif r.action == "queued":
-        head = f"Already proposed ({r.branch}): {r.markdown}"
+        head = f"Already proposed ({r.branch}): {line}"
     else:
-        return f"Refused ({r.problem}): {r.markdown}"
+        return f"Refused ({echo(r.problem or '', WHY_CHARS)}): {line}"
     if r.updates and r.action == "proposed":
-        head += f"\n  updates {r.updates}: {r.current}"
+        head += f"\n  updates {r.updates}: {echo(r.current or '')}"
     if r.pr:
         head += f"\n  pull request: {r.pr}"
     if r.note:
@@ -65,7 +81,10 @@ def inbox(listing: InboxResult, *, as_json: bool = False) -> Answer:
     for p in listing.proposals:
         # printable: propose refuses control characters, but a line pasted in by hand may hold ESC
         to_note = f"  (for {printable(p.to)})" if p.to else ""
-        lines.append(f"{p.number:>3}. {printable(p.markdown)}{to_note}")
+        shown = echo(p.markdown, REVIEW_CHARS)
+        if shown != p.markdown and p.kind in ("bullet", "hygiene"):
+            shown += f" ({len(p.markdown):,} characters: read it whole at {listing.path}:{p.line})"
+        lines.append(f"{p.number:>3}. {printable(shown)}{to_note}")
         if p.kind == "team":
             lines.append(f"     by {printable(p.by or '?')}, {(p.at or '')[:16]}, on {p.branch}")
         elif p.kind == "unsent":
@@ -94,9 +113,9 @@ def approved(results: Sequence[ApproveResult], *, one: bool, as_json: bool = Fal
     lines = []
     for r in results:
         verb = "Replaced" if r.replaced else "Approved"
-        lines.append(f"{verb} #{r.number} in {r.path}:{r.line}: {printable(r.markdown)}")
+        lines.append(f"{verb} #{r.number} in {r.path}:{r.line}: {printable(echo(r.markdown))}")
         if r.replaced:
-            lines.append(f"  was: {printable(r.replaced)}")
+            lines.append(f"  was: {printable(echo(r.replaced))}")
         if r.pushed:
             lines.append(f"  merged and pushed ({r.pushed}); {r.commit}")
     if all(r.pushed for r in results):
@@ -123,6 +142,6 @@ def dropped(results: Sequence[DropResult], *, one: bool, as_json: bool = False) 
         return Answer(dumps(docs[0] if one else {"dropped": docs}))
     if one:
         (r,) = results
-        return Answer(f"Dropped #{r.number}: {r.markdown} ({r.remaining} left)")
-    lines = [f"Dropped #{r.number}: {r.markdown}" for r in results]
+        return Answer(f"Dropped #{r.number}: {echo(r.markdown)} ({r.remaining} left)")
+    lines = [f"Dropped #{r.number}: {echo(r.markdown)}" for r in results]
     return Answer("\n".join([*lines, f"{results[-1].remaining} left in the inbox."]))

@@ -7,13 +7,14 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from brain.present import Answer, json_text
-from brain.present.inbox import propose_line
+from brain.present.inbox import WHY_CHARS, echo, propose_line
 from brain.text import noun, plural
 
 if TYPE_CHECKING:
     from brain.commands.export import ExportResult
     from brain.commands.import_ import ImportResult
     from brain.commands.locate import LocateResult, VaultFound
+    from brain.commands.propose import ProposeResult
 
 
 def locate(result: LocateResult, *, as_json: bool = False) -> Answer:
@@ -39,7 +40,12 @@ def import_(result: ImportResult, *, as_json: bool = False) -> Answer:
         return Answer(json_text(result))
     from brain.commands.inbox import FULL
 
-    lines = [propose_line(i) for i in result.items if i.problem != FULL]
+    places = result.places or (result.origin,) * len(result.items)
+    lines = [
+        _refused(i, where) if i.action == "refused" and i.branch is None else propose_line(i)
+        for i, where in zip(result.items, places, strict=True)
+        if i.problem != FULL
+    ]
     full = sum(1 for i in result.items if i.problem == FULL)
     if full:  # one line, not thousands: they all wait for the same thing
         lines.append(f"{plural(full, 'more item')} not proposed: {FULL}")
@@ -54,6 +60,12 @@ def import_(result: ImportResult, *, as_json: bool = False) -> Answer:
         "`brain inbox`"
     )
     return Answer("\n".join(lines))
+
+
+def _refused(item: ProposeResult, where: str) -> str:
+    """A refused item in one line: where it is, why, its start, and what to do."""
+    why = echo(item.problem or "", WHY_CHARS)
+    return f"{where}: refused ({why}): {echo(item.markdown)}; fix it there and import again"
 
 
 def _action(targets: Sequence[Any], path: str) -> str:
