@@ -136,7 +136,7 @@ def _serve_prime(
     if prompt:
         text = argv_text(" ".join(prompt))
     elif hook is None:
-        return _hook_ran("prime", "", "", "nothing: no prompt on stdin before the deadline")
+        return _hook_ran("prime", "", "", "nothing: no prompt event on stdin")
     else:
         text = str(hook.get("prompt", ""))
     from brain import hook_event
