@@ -616,3 +616,17 @@ def pages_path(path: str) -> str:
     from brain.text import printable
 
     return printable(path)
+
+
+def test_a_destination_refused_is_said_in_the_desks_words(desk: Desk) -> None:
+    """The desk's form has no --to: a destination that is no core file is refused in words every
+    surface can show (brain.commands.inbox.destination), and nothing changes."""
+    c = signed_in(desk)
+    before = snapshot(desk.vault)
+    form = {**_approve_form(desk), "to": "../../etc/passwd"}
+    same = {"origin": f"http://127.0.0.1:{PORT}"}
+    r = c.post("/inbox/approve", data=form, headers=same, follow_redirects=True)
+    assert r.status_code == 200
+    assert "is not a core file" in r.text
+    assert "--to" not in r.text
+    assert snapshot(desk.vault) == before

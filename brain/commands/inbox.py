@@ -47,6 +47,19 @@ if TYPE_CHECKING:
     from brain.vault import Unit
 
 DESTINATIONS = {"MEMORY": CORE_FILES[0], "LEARNINGS": CORE_FILES[1], "TUNINGS": CORE_FILES[2]}
+
+
+def destination(to: str | None) -> str:
+    """`to` as a key of DESTINATIONS ("" for none), or a UsageError in words every surface can
+    show: the CLI's --to, the desk's form and the MCP tool's argument all pass it."""
+    dest = (to or "").upper()
+    if dest and dest not in DESTINATIONS:
+        raise UsageError(
+            f"the destination {to!r} is not a core file", "use MEMORY, LEARNINGS or TUNINGS"
+        )
+    return dest
+
+
 DEFAULT_DESTINATION = "MEMORY"
 # A person reviews every proposal: past this many waiting, more are refused until some are
 # approved or dropped (it also bounds what every propose reads to check for duplicates).
@@ -384,8 +397,7 @@ def approve_many(
     cannot be approved changes nothing; each approval is then journalled on its own (a crash is
     finished by the next inbox command), and a hygiene item that fails to apply stops the run,
     saying which were approved."""
-    if to is not None and to.upper() not in DESTINATIONS:
-        raise UsageError(f"--to {to} is not a core file", "use MEMORY, LEARNINGS or TUNINGS")
+    destination(to)
     done: list[ApproveResult] = []
     try:
         with locked(vault):

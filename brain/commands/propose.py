@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING
 from brain import edits
 from brain.commands import inbox as inboxmod
 from brain.config import INBOX
-from brain.errors import BrainError, UsageError
+from brain.errors import BrainError
 from brain.text import controls, has_surrogates, undecodable, visible
 from brain.vault import keep_aliases
 from brain.vocab import SEP, fold, handle_key
@@ -222,9 +222,7 @@ def propose_many(
     request for it where `gh` can."""
     from brain.config import proposals_mode  # brain.team only when the vault says so
 
-    dest = (to or "").upper()
-    if dest and dest not in inboxmod.DESTINATIONS:
-        raise UsageError(f"--to {to} is not a core file", "use MEMORY, LEARNINGS or TUNINGS")
+    dest = inboxmod.destination(to)
     date = date or dt.date.today().isoformat()
     shared = proposals_mode(vault) == "team"
     with edits.locked(vault):
