@@ -456,15 +456,15 @@ def guarded(text: str, path: str) -> list[Problem]:
 NOTE_MAX = 4 * 1024 * 1024
 
 
+def over_max(size: int) -> str:
+    """How a file of `size` bytes over NOTE_MAX is said, by every command that will not read it."""
+    return f"{size / (1 << 20):.3g} MB, over the {NOTE_MAX >> 20} MB brain reads of a file"
+
+
 def too_big(rel: str, size: int) -> Problem:
-    """Why `rel`, `size` bytes, over NOTE_MAX, is not read."""
-    mb = NOTE_MAX // (1024 * 1024)
-    return Problem(
-        rel,
-        None,
-        f"{size / (1024 * 1024):.0f} MB, over the {mb} MB a note may be: not read"
-        " (split it into smaller notes, or move it out of the vault)",
-    )
+    """Why `rel`, `size` bytes, over NOTE_MAX, is not read (the index, lint, the desk)."""
+    why = f"{over_max(size)}: not read (split it into smaller notes, or move it out of the vault)"
+    return Problem(rel, None, why)
 
 
 @dataclass

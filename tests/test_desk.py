@@ -534,7 +534,7 @@ def _probe_items(vault: Path, outside: Path) -> dict[str, str]:
     bad = {
         "notes/key.md": "outside the vault",
         "notes/out/x.md": "outside the vault",
-        "notes/big.md": "over the 4 MB a note may be",
+        "notes/big.md": "over the 4 MB brain reads of a file",
         "../outside/id_rsa": "is not a path inside the vault",
         "notes/%2e%2e%2f%2e%2e%2foutside/id_rsa": "",  # a name like any other: not there
         str(secret): "is not a path inside the vault",
@@ -630,3 +630,13 @@ def test_a_destination_refused_is_said_in_the_desks_words(desk: Desk) -> None:
     assert "is not a core file" in r.text
     assert "--to" not in r.text
     assert snapshot(desk.vault) == before
+
+
+def test_an_inbox_over_the_size_brain_reads_is_said_on_the_page(desk: Desk) -> None:
+    from brain.vault import NOTE_MAX
+
+    line = "- **filler** — a proposal that came in bulk — bot — 2026-01-01\n"
+    (desk.vault / "AI/INBOX.md").write_text(line * (NOTE_MAX // len(line) + 10), encoding="utf-8")
+    r = signed_in(desk).get("/inbox")
+    assert r.status_code < 500, r.text[:300]
+    assert "over the 4 MB brain reads of a file" in r.text

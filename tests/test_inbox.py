@@ -560,3 +560,28 @@ def test_a_drained_inbox_is_byte_for_byte_as_before_the_first_proposal(
         assert run.code == 0, run
     assert (git_vault / "AI/INBOX.md").read_bytes() == before
     assert "AI/INBOX.md" not in git(git_vault, "status", "--porcelain")
+
+
+def test_an_inbox_over_the_size_brain_reads_is_refused_in_one_line(vault: Path) -> None:
+    """A synced 200 MB AI/INBOX.md took every `brain inbox` 1.8 s and 640 MB, and propose read it
+    whole to append a line: over vault.NOTE_MAX it is named in one line, with what to do, and
+    nothing is written."""
+    from brain.vault import NOTE_MAX
+
+    inbox = vault / "AI" / "INBOX.md"
+    line = "- **filler** — a proposal that came in bulk — bot — 2026-01-01\n"
+    inbox.write_text("# Inbox\n\n" + line * (NOTE_MAX // len(line) + 10), encoding="utf-8")
+    before = inbox.read_bytes()
+    for args in (
+        ("inbox",),
+        ("propose", "- **okapi** — okapi backfill runs nightly"),
+        ("inbox", "approve", "1"),
+    ):
+        run = brain(*args, "--vault", str(vault))
+        assert run.code != 0, (args, run)
+        assert "Traceback" not in run.err
+        said = run.err.strip().splitlines()
+        assert len(said) == 1, (args, run.err)
+        assert re.search(r"AI/INBOX\.md is 4\.\d+ MB, over the 4 MB brain reads of a file", said[0])
+        assert "trim or split" in said[0]
+    assert inbox.read_bytes() == before

@@ -491,7 +491,7 @@ def test_a_note_over_the_size_a_note_may_be_is_named_and_not_read(tmp_path: Path
     lint = brain("lint", "--vault", str(vault))
     said = [ln for ln in lint.out.splitlines() if "notes/dump.md" in ln]
     assert len(said) == 1, lint
-    assert "MB, over the 4 MB a note may be: not read" in said[0]
+    assert "MB, over the 4 MB brain reads of a file: not read (split it" in said[0]
     assert brain("find", "--vault", str(vault), "zanzibarquux").code == 1
     dump.write_text("# Dump\n\n" + line, encoding="utf-8")
     assert brain("reindex", "--vault", str(vault)).code == 0

@@ -308,17 +308,15 @@ def _export_one(
 def _not_too_big(path: Path, rel: str) -> None:
     """A BrainError for an agent's file over brain.vault.NOTE_MAX: it was read whole, merged and
     written whole again (twice its size in memory, for a file no agent reads to the end)."""
-    from brain.vault import NOTE_MAX
+    from brain.vault import NOTE_MAX, over_max
 
     try:
         size = path.stat().st_size
     except OSError:
         return  # not there (made by the export), or the read below says why
     if size > NOTE_MAX:
-        mb = NOTE_MAX // (1024 * 1024)
         raise BrainError(
-            f"{rel} is {size / (1024 * 1024):.0f} MB, over the {mb} MB brain reads of a file: "
-            "not exported",
+            f"{rel} is {over_max(size)}: not exported",
             f"shorten {path} or move it aside, then export again",
         )
 
