@@ -13,9 +13,20 @@ watchdog) and brain/wire.py (the worker's name, folder and the limits of its wir
 from __future__ import annotations
 
 import os
+import sys
 
 __version__ = "0.1.0"
 
 # onnxruntime writes a device id under ~/.cache unless this is set before its first import;
 # setting it here covers every path that might load the model.
 os.environ.setdefault("ORT_DISABLE_TELEMETRY", "1")
+
+
+def _unraisable(info: sys.UnraisableHookArgs) -> None:
+    """A Ctrl-C that lands in a callback Python cannot raise from (an import lock's, while brain
+    loads) is lost either way; Python would print its traceback, brain prints nothing of it."""
+    if not issubclass(info.exc_type, KeyboardInterrupt):
+        sys.__unraisablehook__(info)
+
+
+sys.unraisablehook = _unraisable
