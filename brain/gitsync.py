@@ -569,6 +569,12 @@ def merge_config() -> list[str]:
     return [f"merge.brain.driver={merge.driver_command()}", f"merge.brain.name={merge.DRIVER_NAME}"]
 
 
+# brain's own temporary files (brain.files: `.NAME.` eight characters `.tmp`), which a write killed
+# mid-way leaves in the vault: a pass committed one and sent it to every clone. Excluded in the
+# clone's own `.git/info/exclude` (local, as the attributes), so git neither adds nor shows them.
+TEMPORARY = ("# brain: its own temporary files, left by a stopped write", ".*.????????.tmp")
+
+
 def ensure_driver(vault: Path, gd: Path | None = None, conf: dict[str, str] | None = None) -> bool:
     """Register `brain merge-driver` in the vault's git config and name it for the vault's
     Markdown in `.git/info/attributes` (local, never stashed away by a rebase), so that every
@@ -579,6 +585,7 @@ def ensure_driver(vault: Path, gd: Path | None = None, conf: dict[str, str] | No
     gd = gd or git_dir(vault)
     conf = read_config(vault) if conf is None else conf
     _add_lines(gd, "info/attributes", merge.ATTRIBUTES)
+    _add_lines(gd, "info/exclude", TEMPORARY)
     want = merge.driver_command()
     if conf.get("merge.brain.driver") == want:
         return False
@@ -595,15 +602,19 @@ def forget_driver(vault: Path) -> None:
 
     for key in ("merge.brain.driver", "merge.brain.name"):
         gitutil.run(vault, "config", "--local", "--unset-all", key, check=False)
-    path = git_dir(vault) / "info" / "attributes"
-    with contextlib.suppress(OSError):
-        lines = path.read_text(encoding="utf-8").splitlines()
-        ours = {*merge.ATTRIBUTES, ATTRIBUTES_NOTE}
-        kept = [line for line in lines if line.strip() not in ours]
-        if not any(line.strip() for line in kept):
-            path.unlink()
-        elif kept != lines:
-            files.write_atomic(path, "\n".join(kept).strip("\n") + "\n")
+    gd = git_dir(vault)
+    for name, ours in (
+        ("attributes", {*merge.ATTRIBUTES, ATTRIBUTES_NOTE}),
+        ("exclude", set(TEMPORARY)),
+    ):
+        path = gd / "info" / name
+        with contextlib.suppress(OSError):
+            lines = path.read_text(encoding="utf-8").splitlines()
+            kept = [line for line in lines if line.strip() not in ours]
+            if not any(line.strip() for line in kept):
+                path.unlink()
+            elif kept != lines:
+                files.write_atomic(path, "\n".join(kept).strip("\n") + "\n")
 
 
 def write_attributes(vault: Path) -> bool:

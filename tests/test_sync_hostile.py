@@ -425,3 +425,25 @@ def test_joining_where_the_remote_has_the_kept_name_keeps_both(
     assert a.sync()["received"] == 1
     assert a.text(kept) == "typed on a\n"
     assert a.text(second) == "typed on c\n"
+
+
+def test_a_temporary_file_a_stopped_write_left_is_never_sent(tmp_path: Path) -> None:
+    """A write killed mid-way (brain.files' `.NAME.xxxxxxxx.tmp`) left its temporary file in the
+    vault, and the next pass committed it and sent it to every clone (seen in the kill -9 race
+    above). The clone's own exclude file keeps git from adding or showing it; uninstall's
+    forget_driver takes the lines out again."""
+    from test_sync_race import connected_pair
+
+    bare, a, _ = connected_pair(tmp_path)
+    notes = a.vault / "notes"
+    notes.mkdir(exist_ok=True)
+    (notes / "kept.md").write_text("# Kept\n\nA note.\n", encoding="utf-8")
+    (notes / ".kept.md.6bfd14a8.tmp").write_text("# Kept\n\nA note, half", encoding="utf-8")
+    (notes / ".kept.md.k2j4_x9q.tmp").write_text("half", encoding="utf-8")  # tempfile.mkstemp's
+    assert a.sync(code=0)["outcome"] == "synced"
+    sent = git(bare, "ls-tree", "-r", "--name-only", "main", "notes/").splitlines()
+    assert sent == ["notes/kept.md"]
+    assert a.git("status", "--porcelain") == ""
+    gitsync.forget_driver(a.vault)
+    exclude = gitsync.git_dir(a.vault) / "info" / "exclude"
+    assert ".*.????????.tmp" not in (exclude.read_text() if exclude.exists() else "")
