@@ -458,7 +458,8 @@ NOTE_MAX = 4 * 1024 * 1024
 
 def over_max(size: int) -> str:
     """How a file of `size` bytes over NOTE_MAX is said, by every command that will not read it."""
-    return f"{size / (1 << 20):.3g} MB, over the {NOTE_MAX >> 20} MB brain reads of a file"
+    mb = f"{size / (1 << 20):,.2f}".rstrip("0").rstrip(".")  # 4.02, 5, 1,234
+    return f"{mb} MB, over the {NOTE_MAX >> 20} MB brain reads of a file"
 
 
 def too_big(rel: str, size: int) -> Problem:

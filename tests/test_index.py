@@ -496,3 +496,10 @@ def test_a_note_over_the_size_a_note_may_be_is_named_and_not_read(tmp_path: Path
     dump.write_text("# Dump\n\n" + line, encoding="utf-8")
     assert brain("reindex", "--vault", str(vault)).code == 0
     assert "zanzibarquux" in brain("find", "--vault", str(vault), "zanzibarquux").out
+
+
+def test_a_size_over_the_limit_is_said_in_plain_megabytes() -> None:
+    from brain.vault import over_max
+
+    said = [over_max(n).split(" MB")[0] for n in (NOTE_MAX + 20_000, 5 << 20, 1234 << 20, 10 << 30)]
+    assert said == ["4.02", "5", "1,234", "10,240"]  # never 1.23e+03
