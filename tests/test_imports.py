@@ -227,7 +227,7 @@ def test_a_prime_the_worker_answers_imports_only_the_client(
 @pytest.mark.parametrize(
     ("name", "imports"),
     [
-        ("__init__", ["__future__", "os"]),
+        ("__init__", ["__future__", "os", "sys"]),
         ("xdg", ["__future__", "os", "sys"]),
         ("stdin", ["__future__", "os", "time"]),  # time: built into the interpreter
         ("deadline", ["__future__", "_thread", "os", "sys", "time"]),
