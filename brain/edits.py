@@ -75,13 +75,10 @@ def _not_too_big(vault: Path, rel: str) -> None:
     """A BrainError when `rel` is over vault.NOTE_MAX: brain neither reads it whole nor writes it
     back (a synced 200 MB inbox took every `brain inbox` 1.8 s and 640 MB), and the index skips
     it already."""
-    from brain.vault import NOTE_MAX, over_max
+    from brain.vault import over_max, oversized
 
-    try:
-        size = (vault / rel).stat().st_size
-    except OSError:
-        return  # absent, or a link: read_in says what it finds
-    if size > NOTE_MAX:
+    size = oversized(vault / rel)
+    if size is not None:
         raise BrainError(f"{rel} is {over_max(size)}: not read", f"trim or split {vault / rel}")
 
 

@@ -29,8 +29,8 @@ def read_file(vault: Path, rel: str) -> tuple[bytes | None, vaultmod.Problem | N
     if why:
         return None, vaultmod.Problem(rel, None, why)
     try:
-        size = path.stat().st_size
-        if size > vaultmod.NOTE_MAX:
+        size = vaultmod.oversized(path)
+        if size is not None:
             return None, vaultmod.too_big(rel, size)
         return read_regular(path), None
     except (FileNotFoundError, IsADirectoryError):

@@ -456,6 +456,16 @@ def guarded(text: str, path: str) -> list[Problem]:
 NOTE_MAX = 4 * 1024 * 1024
 
 
+def oversized(path: Path) -> int | None:
+    """`path`'s size when it is over NOTE_MAX; None when it is not, or cannot be told (absent,
+    unreadable: the read that follows says why)."""
+    try:
+        size = path.stat().st_size
+    except OSError:
+        return None
+    return size if size > NOTE_MAX else None
+
+
 def over_max(size: int) -> str:
     """How a file of `size` bytes over NOTE_MAX is said, by every command that will not read it."""
     mb = f"{size / (1 << 20):,.2f}".rstrip("0").rstrip(".")  # 4.02, 5, 1,234

@@ -308,13 +308,10 @@ def _export_one(
 def _not_too_big(path: Path, rel: str) -> None:
     """A BrainError for an agent's file over brain.vault.NOTE_MAX: it was read whole, merged and
     written whole again (twice its size in memory, for a file no agent reads to the end)."""
-    from brain.vault import NOTE_MAX, over_max
+    from brain.vault import over_max, oversized
 
-    try:
-        size = path.stat().st_size
-    except OSError:
-        return  # not there (made by the export), or the read below says why
-    if size > NOTE_MAX:
+    size = oversized(path)  # None too when it is not there (the export makes it)
+    if size is not None:
         raise BrainError(
             f"{rel} is {over_max(size)}: not exported",
             f"shorten {path} or move it aside, then export again",

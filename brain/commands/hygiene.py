@@ -158,19 +158,14 @@ def target_text(vault: Path, rel: str) -> str:
     why it is not read: the name comes from an inbox line, which another machine or a person can
     write. A name that is not a path inside the vault (absolute, `..`, a NUL: the desk answered
     500), a link out of it, or a file over brain.vault.NOTE_MAX (read whole into the desk's
-    page, as the index does not) is refused."""
+    page, as the index does not: brain.edits.read refuses it) is refused."""
     from brain.files import confine
-    from brain.vault import NOTE_MAX, too_big
 
     parts = rel.split("/")
     if not rel or "\0" in rel or rel.startswith("/") or ".." in parts:
         why = "drop the item (`brain inbox drop N`)"
         raise BrainError(f"{printable(rel)} is not a path inside the vault", why)
-    path = confine(vault / rel, vault)  # a link out of the vault: refused, in one line
-    with contextlib.suppress(OSError):
-        size = path.stat().st_size
-        if size > NOTE_MAX:
-            raise BrainError(str(too_big(rel, size)))
+    confine(vault / rel, vault)  # a link out of the vault: refused, in one line
     return read(vault, rel)
 
 

@@ -132,7 +132,7 @@ def newest_handoff(vault: Path, folder: str) -> str:
     """The handoff whose file name sorts last (they start with YYYY-MM-DD), or "". A handoff
     the index does not read is never the agent's either: a link out of the vault, or a file over
     brain.vault.NOTE_MAX."""
-    from brain.vault import NOTE_MAX
+    from brain.vault import oversized
 
     if not folder:
         return ""
@@ -146,7 +146,7 @@ def newest_handoff(vault: Path, folder: str) -> str:
         return ""
     for p in sorted(names, key=lambda p: p.name, reverse=True):
         with contextlib.suppress(OSError):
-            if _inside(vault, p) and p.is_file() and p.stat().st_size <= NOTE_MAX:
+            if _inside(vault, p) and p.is_file() and oversized(p) is None:
                 return f"{folder}/handoffs/{p.name}"
     return ""
 
