@@ -306,6 +306,33 @@ def _renameat2(fd: int | None, src: str, dst: str, flags: int) -> bool:
     raise OSError(err, os.strerror(err), dst)
 
 
+def rename_new(root: Path, rel: str, name: str) -> bool:
+    """Rename `root/rel` (a file, a link or a folder) to `name` in its own folder, only where
+    nothing has that name: False when something does (made meanwhile), and nothing moved."""
+    import errno
+
+    with _folder(root, rel, create=False, follow=False) as (fd, old):
+        try:
+            if _renameat2(fd, old, name, _NOREPLACE):
+                return True
+        except FileExistsError:
+            return False
+        # no renameat2 here: look, then rename (a folder never replaces a non-empty one)
+        dest = name if fd is not None else str(Path(old).with_name(name))
+        try:
+            os.lstat(dest, dir_fd=fd)
+            return False
+        except FileNotFoundError:
+            pass
+        try:
+            _rename(fd, old, dest)
+        except OSError as exc:
+            if exc.errno in (errno.EEXIST, errno.ENOTEMPTY, errno.ENOTDIR, errno.EISDIR):
+                return False
+            raise
+        return True
+
+
 def _rename(fd: int | None, src: str, dst: str) -> None:
     if fd is None:  # pragma: no cover - exercised on Windows only
         Path(src).replace(dst)

@@ -967,14 +967,18 @@ def _aside(idx: Any, path: str, also: Collection[str] = ()) -> str:
         if (i < len(parts) and name in idx) or (
             i == len(parts) and any(e.path.startswith(f"{name}/") for e in idx)
         ):
-            stem, dot, ext = parts[i - 1].rpartition(".")
             for n in itertools.count(1):
-                tag = f"from {host()}" if n == 1 else f"from {host()} {n}"
-                moved = f"{stem} ({tag}){dot}{ext}" if stem else f"{ext} ({tag})"
-                aside = "/".join([*parts[: i - 1], moved, *parts[i:]])
+                aside = "/".join([*parts[: i - 1], _tagged(parts[i - 1], n), *parts[i:]])
                 if _free(idx, aside, also):
                     return aside
     return path
+
+
+def _tagged(name: str, n: int) -> str:
+    """`name` kept aside: ` (from HOST)` before its extension, ` (from HOST n)` past the first."""
+    stem, dot, ext = name.rpartition(".")
+    tag = f"from {host()}" if n == 1 else f"from {host()} {n}"
+    return f"{stem} ({tag}){dot}{ext}" if stem else f"{ext} ({tag})"
 
 
 def _free(idx: Any, path: str, also: Collection[str]) -> bool:
@@ -1253,6 +1257,12 @@ def _carry(p: _Pass, old: str | None, new: str, *, index: bool = True) -> bool:
         base = repo[a[0]].read_raw() if a else None
         data = repo[b[0]].read_raw() if b else None
         try:
+            blocker = _in_the_way(p.vault, path)
+            if blocker is not None and b is None:
+                done.append((path, b))  # gone here already: a folder or a file holds its name
+                continue
+            if blocker is not None:
+                _make_way(p, blocker, (before, after))
             carried = merge.carry(
                 p.vault, path, base, data, mode=0o755 if b and b[1] == 0o100755 else None
             )
@@ -1277,6 +1287,62 @@ def _carry(p: _Pass, old: str | None, new: str, *, index: bool = True) -> bool:
             _prune(p.vault, path)
     if index:
         _index_follows(repo, done)
+    return True
+
+
+def _in_the_way(vault: Path, path: str) -> str | None:
+    """What in the work tree holds `path`'s place as the other kind: a folder of its name, or a
+    file named as one of its folders. Made here since the last write-down (a person turned the
+    note into a folder), or a change here kept from a deletion there: no carry could ever write
+    `path`, and every pass would stop on it. None when nothing does, or a link is on the way
+    (brain.files decides where links lead)."""
+    import stat
+
+    parts = path.split("/")
+    for i in range(1, len(parts) + 1):
+        rel = "/".join(parts[:i])
+        try:
+            mode = (vault / rel).lstat().st_mode
+        except OSError:
+            return None
+        if stat.S_ISLNK(mode):
+            return None
+        if stat.S_ISDIR(mode) == (i == len(parts)):
+            return rel
+    return None
+
+
+def _make_way(p: _Pass, blocker: str, trees: tuple[Any, ...]) -> None:
+    """Move this machine's `blocker` (see `_in_the_way`) to the first free `NAME (from HOST)`
+    beside it, free in the work tree and in `trees`, as a clash in a replay is kept, and say so;
+    the next write-down sends it. A rename: what was typed into it is all there."""
+    from brain import files
+
+    if _dropped_empty(p.vault / blocker):
+        return
+    head, _, name = blocker.rpartition("/")
+    for n in range(1, 1000):
+        aside = "/".join(filter(None, (head, _tagged(name, n))))
+        if any(t is not None and aside in t for t in trees) or os.path.lexists(p.vault / aside):
+            continue
+        if files.rename_new(p.vault, blocker, aside.rpartition("/")[2]):
+            p.waiting.append(_aside_line(blocker, aside))
+            return
+    raise OSError(17, "no free name to keep it aside", blocker)
+
+
+def _dropped_empty(folder: Path) -> bool:
+    """Remove `folder` when it holds no file, only folders (git keeps none, a person's editor
+    may leave them); rmdir refuses one that a file reached meanwhile, which then stays."""
+    if not folder.is_dir() or folder.is_symlink():
+        return False
+    for where, _, names in os.walk(folder, topdown=False):
+        try:
+            if names:
+                return False
+            os.rmdir(where)
+        except OSError:
+            return False
     return True
 
 

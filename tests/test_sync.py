@@ -477,6 +477,16 @@ def test_a_rebase_husk_holding_only_its_autostash_is_recovered(
     assert bullet("typed while it was stuck") in git(remote, "show", "main:AI/TUNINGS.md")
 
 
+def killed_after_moving(b: Machine) -> None:
+    """b fetches and moves its branch to what it received, then is killed before it carried
+    the files over: its journal says so, the work tree is still the old one."""
+    b.git("fetch", "-q")
+    old, new = b.git("rev-parse", "HEAD").strip(), b.git("rev-parse", "origin/main").strip()
+    journal = {"ref": "refs/heads/main", "old": old, "new": new}
+    (b.vault / ".git" / "brain-sync-move").write_text(json.dumps(journal), "utf-8")
+    b.git("update-ref", "refs/heads/main", new, old)
+
+
 def test_a_pass_killed_after_moving_the_branch_is_finished_by_the_next_one(
     pair: tuple[Machine, Machine], remote: Path
 ) -> None:
@@ -487,12 +497,8 @@ def test_a_pass_killed_after_moving_the_branch_is_finished_by_the_next_one(
     a, b = pair
     a.add("AI/MEMORY.md", bullet("from a"))
     a.sync()
-    b.git("fetch", "-q")
-    old, new = b.git("rev-parse", "HEAD").strip(), b.git("rev-parse", "origin/main").strip()
+    killed_after_moving(b)
     gd = b.vault / ".git"
-    journal = {"ref": "refs/heads/main", "old": old, "new": new}
-    (gd / "brain-sync-move").write_text(json.dumps(journal), "utf-8")
-    b.git("update-ref", "refs/heads/main", new, old)
     (gd / "brain-sync").write_text(json.dumps({"pid": 1, "group": 0}), "utf-8")
     b.add("AI/MEMORY.md", bullet("typed after the kill"))
     doc = b.sync()

@@ -13,7 +13,14 @@ from pathlib import Path
 
 import pytest
 from conftest import git
-from test_sync import Machine, bullet, make_machine, pair, remote  # noqa: F401 -- the fixtures, by name
+from test_sync import (  # noqa: F401 -- the fixtures, by name
+    Machine,
+    bullet,
+    killed_after_moving,
+    make_machine,
+    pair,
+    remote,
+)
 
 from brain import gitsync
 
@@ -260,17 +267,22 @@ def kept_aside(b: Machine, path: str, kept: str) -> tuple[int, int]:
     return doc["received"], doc["sent"]
 
 
+@pytest.mark.parametrize("killed", [False, True])
 def test_a_note_edited_here_that_the_other_machine_made_a_folder_is_not_lost(
-    request: pytest.FixtureRequest,
+    request: pytest.FixtureRequest, killed: bool
 ) -> None:
     """b edits notes/plan.md while a turns it into a folder (notes/plan.md/part.md). pygit2
     left b's file out of the replayed tree without a word, the commit was dropped as empty, and
-    the carry then deleted b's file: what b typed was gone on every machine."""
+    the carry then deleted b's file: what b typed was gone on every machine. `killed`: b's pass
+    was killed once it moved its branch there, then b typed; the deletion keeps b's change,
+    and the folder could not be made over it (`cannot write`, every pass after)."""
     a, b = request.getfixturevalue("pair")
     reshaped(a, b, "notes/plan.md", "notes/plan.md/part.md")
+    if killed:
+        killed_after_moving(b)
     b.add("notes/plan.md", "typed on b\n")
     kept = f"notes/plan (from {gitsync.host()}).md"
-    assert kept_aside(b, "notes/plan.md", kept) == (1, 1)
+    assert kept_aside(b, "notes/plan.md", kept) == (0 if killed else 1, 1)
     assert b.text(kept) == "plan\ntyped on b\n"
     assert b.text("notes/plan.md/part.md") == "plan\n"
     assert b.git("status", "--porcelain") == ""
@@ -298,6 +310,72 @@ def test_a_folder_made_here_where_the_other_machine_kept_a_file_is_not_lost(
     assert b.git("status", "--porcelain") == ""
     assert a.sync()["received"] == 1
     assert a.text(kept) == "part typed on b\n"
+
+
+def edited_on_a_while_b_was_killed(a: Machine, b: Machine) -> None:
+    """notes/plan.md made on a and received by b; a types into it and sends that, and b's next
+    pass is killed once it moved its branch there (`killed_after_moving`)."""
+    a.add("notes/plan.md", "plan\n")
+    a.sync()
+    b.sync()
+    a.add("notes/plan.md", "typed on a\n")
+    a.sync()
+    killed_after_moving(b)
+
+
+def test_a_folder_typed_here_while_a_pass_was_killed_is_kept_beside_the_file_received(
+    request: pytest.FixtureRequest,
+) -> None:
+    """a changes notes/plan.md; b's pass is killed once it moved its branch there, and b's
+    person then turns the note into a folder. The next pass could never write the file over
+    the folder (`cannot write notes/plan.md: Is a directory` on every pass after): b's folder
+    is kept aside, the file received is written, nothing typed is lost."""
+    a, b = request.getfixturevalue("pair")
+    edited_on_a_while_b_was_killed(a, b)
+    (b.vault / "notes" / "plan.md").unlink()
+    b.add("notes/plan.md/part.md", "plan\npart typed on b\n")
+    kept = f"notes/plan (from {gitsync.host()}).md"
+    assert kept_aside(b, "notes/plan.md", kept) == (0, 1)  # received before the kill
+    assert b.text("notes/plan.md") == "plan\ntyped on a\n"
+    assert b.text(f"{kept}/part.md") == "plan\npart typed on b\n"
+    assert b.git("status", "--porcelain") == ""
+    assert b.sync()["outcome"] == "up-to-date"
+    assert a.sync()["received"] == 1
+    assert a.text(f"{kept}/part.md") == "plan\npart typed on b\n"
+
+
+def test_a_folder_made_here_while_a_pass_was_killed_where_the_file_went_is_kept(
+    request: pytest.FixtureRequest,
+) -> None:
+    """a turns notes/plan.md into a folder; b's pass is killed once it moved there, and b's
+    person had made the note a folder too, holding another file. Deleting the file found a
+    folder (`Is a directory` on every pass): it is gone here already, and both folders' files
+    are there after."""
+    a, b = request.getfixturevalue("pair")
+    reshaped(a, b, "notes/plan.md", "notes/plan.md/part.md")
+    killed_after_moving(b)
+    (b.vault / "notes" / "plan.md").unlink()
+    b.add("notes/plan.md/mine.md", "mine typed on b\n")
+    b.sync()
+    assert b.text("notes/plan.md/part.md") == "plan\n"
+    assert b.text("notes/plan.md/mine.md") == "mine typed on b\n"
+    assert b.git("status", "--porcelain") == ""
+    assert a.sync()["received"] == 1
+    assert a.text("notes/plan.md/mine.md") == "mine typed on b\n"
+
+
+def test_an_empty_folder_where_a_received_file_goes_is_taken_away(
+    request: pytest.FixtureRequest,
+) -> None:
+    """An empty folder (git keeps none: nothing was typed into it) in the received file's
+    place is removed, not kept aside with a line about it."""
+    a, b = request.getfixturevalue("pair")
+    edited_on_a_while_b_was_killed(a, b)
+    (b.vault / "notes" / "plan.md").unlink()
+    (b.vault / "notes" / "plan.md" / "empty").mkdir(parents=True)
+    assert b.sync()["waiting"] == []
+    assert b.text("notes/plan.md") == "plan\ntyped on a\n"
+    assert sorted(f.name for f in (b.vault / "notes").iterdir()) == ["plan.md"]
 
 
 def test_a_folder_the_other_machine_made_a_file_is_received(
