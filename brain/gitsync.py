@@ -1340,7 +1340,7 @@ def _dropped_empty(folder: Path) -> bool:
         try:
             if names:
                 return False
-            os.rmdir(where)
+            Path(where).rmdir()
         except OSError:
             return False
     return True
