@@ -396,24 +396,29 @@ def killed_mid_rebase(a: Machine, hold: Path, started: Path) -> Path:
 
 
 def test_an_unwind_that_cannot_finish_is_finished_by_the_next_pass(
-    pair: tuple[Machine, Machine], slow_merge: tuple[Path, Path], remote: Path
+    pair: tuple[Machine, Machine], slow_merge: tuple[Path, Path], remote: Path, tmp_path: Path
 ) -> None:
-    """A file the unwind must put back cannot be written (a folder stands where it goes): the
-    pass says so and keeps its marker, nothing is lost, and once the folder is gone the next
-    pass unwinds the rest (the rebase it must not take for a person's own)."""
+    """A file the unwind must put back cannot be written (a link out of the vault stands where
+    it goes; a folder there is kept aside now): the pass says so and keeps its marker, nothing
+    is lost, and once the link is gone the next pass unwinds the rest (the rebase it must not
+    take for a person's own)."""
     a, _ = pair
     a.add("notes/new.md", "A note of a's.\n")
     a.git("add", "notes/new.md")
     a.git("commit", "-qm", "a's note")
     gd = killed_mid_rebase(a, *slow_merge)
+    outside = tmp_path / "outside.md"
+    outside.write_text("not the vault's\n", encoding="utf-8")
     (a.vault / "notes" / "new.md").unlink(missing_ok=True)
-    (a.vault / "notes" / "new.md").mkdir(parents=True)
+    (a.vault / "notes").mkdir(exist_ok=True)
+    (a.vault / "notes" / "new.md").symlink_to(outside)
     doc = a.sync(code=1)
     assert doc["sent"] == 0
-    assert doc["waiting"][0].startswith("cannot write notes/new.md")
+    assert "notes/new.md is a symbolic link to" in doc["waiting"][0]
     assert (gd / "rebase-merge").is_dir()
     assert (gd / "brain-sync").exists()
-    (a.vault / "notes" / "new.md").rmdir()
+    assert outside.read_text(encoding="utf-8") == "not the vault's\n"
+    (a.vault / "notes" / "new.md").unlink()
     doc = a.sync()
     assert doc["recovered"].startswith("finished an interrupted sync (its rebase unwound")
     assert (doc["waiting"], doc["sent"]) == ([], 3)
