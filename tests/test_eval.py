@@ -61,6 +61,9 @@ def test_the_answers_meet_the_thresholds() -> None:
         assert large["answerable"]["n"] > 60
         assert large["answerable"]["lines"] < 3
         assert large["no-answer"]["lines"] < large["answerable"]["lines"]
+        foreign = report["multilingual"][split]
+        assert foreign["answerable"]["n"] > 40
+        assert foreign["no-answer"]["n"] > 8
 
 
 def test_the_scorer_file_is_what_fit_makes_of_the_tuning_half() -> None:
