@@ -1294,8 +1294,10 @@ def _in_the_way(vault: Path, path: str) -> str | None:
     """What in the work tree holds `path`'s place as the other kind: a folder of its name, or a
     file named as one of its folders. Made here since the last write-down (a person turned the
     note into a folder), or a change here kept from a deletion there: no carry could ever write
-    `path`, and every pass would stop on it. None when nothing does, or a link is on the way
-    (brain.files decides where links lead)."""
+    `path`, and every pass would stop on it. A link is followed as brain.files follows it, and
+    is in the way itself where that cannot be: it leads out of the vault (never written
+    through), in a loop, or to the other kind. None when nothing is, or where a link leads to
+    nothing (brain.files makes it there)."""
     import stat
 
     parts = path.split("/")
@@ -1306,7 +1308,14 @@ def _in_the_way(vault: Path, path: str) -> str | None:
         except OSError:
             return None
         if stat.S_ISLNK(mode):
-            return None
+            if files.outside(vault / rel, vault) is not None:
+                return rel
+            try:
+                mode = (vault / rel).stat().st_mode
+            except FileNotFoundError:
+                return None
+            except OSError:  # a loop: nothing could ever be written through it
+                return rel
         if stat.S_ISDIR(mode) == (i == len(parts)):
             return rel
     return None

@@ -5,6 +5,7 @@ the vault, not into `.git`."""
 
 from __future__ import annotations
 
+import contextlib
 import random
 import sys
 import time
@@ -525,3 +526,48 @@ def test_a_temporary_file_a_stopped_write_left_is_never_sent(tmp_path: Path) -> 
     gitsync.forget_driver(a.vault)
     exclude = gitsync.git_dir(a.vault) / "info" / "exclude"
     assert ".*.????????.tmp" not in (exclude.read_text() if exclude.exists() else "")
+
+
+@pytest.mark.parametrize(
+    ("received", "leads"),
+    [
+        ("notes/plan.md", "folder in the vault"),
+        ("notes/plan.md", "folder outside"),
+        ("notes/plan.md/part.md", "folder outside"),
+    ],
+)
+def test_a_link_where_a_received_file_goes_is_kept_aside(
+    request: pytest.FixtureRequest, tmp_path: Path, received: str, leads: str
+) -> None:
+    """a changes `received`; b's pass is killed once it moved its branch there, and b's person
+    then puts a link in the place of notes/plan.md, to a folder. The carry could never write
+    through it (`cannot write notes/plan.md: Is a directory`, or `brain does not follow it`),
+    and every pass after stopped there: nothing written down, received or sent again. The link
+    is kept aside like a folder, nothing is written outside the vault."""
+    a, b = request.getfixturevalue("pair")
+    a.add(received, "plan\n")
+    a.sync()
+    b.sync()
+    a.add(received, "typed on a\n")
+    a.sync()
+    killed_after_moving(b)
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    target = b.vault / "other" if leads == "folder in the vault" else outside
+    b.add("other/mine.md", "typed on b\n")
+    place = b.vault / "notes" / "plan.md"
+    (place / "part.md" if place.is_dir() else place).unlink()
+    with contextlib.suppress(OSError):
+        place.rmdir()
+    place.symlink_to(target, target_is_directory=True)
+    kept = f"notes/plan (from {gitsync.host()}).md"
+    kept_aside(b, "notes/plan.md", kept)
+    assert (b.vault / kept).readlink() == target
+    assert b.text(received) == "plan\ntyped on a\n"
+    assert list(outside.iterdir()) == []
+    assert b.git("status", "--porcelain") == ""
+    assert b.sync()["outcome"] == "up-to-date"
+    assert a.sync()["received"] == 1
+    assert a.text("other/mine.md") == "typed on b\n"
+    assert a.git("ls-files", "-s", kept).startswith("120000 ")
+    assert a.git("rev-parse", "HEAD") == b.git("rev-parse", "HEAD")
