@@ -1294,10 +1294,10 @@ def _in_the_way(vault: Path, path: str) -> str | None:
     """What in the work tree holds `path`'s place as the other kind: a folder of its name, or a
     file named as one of its folders. Made here since the last write-down (a person turned the
     note into a folder), or a change here kept from a deletion there: no carry could ever write
-    `path`, and every pass would stop on it. A link is followed as brain.files follows it, and
-    is in the way itself where that cannot be: it leads out of the vault (never written
-    through), in a loop, or to the other kind. None when nothing is, or where a link leads to
-    nothing (brain.files makes it there)."""
+    `path`, and every pass would stop on it. A link leading to the other kind (or in a loop) is
+    in the way itself, as a folder is: nothing could be written through it, and the pass said
+    `Is a directory` on every pass. None when nothing is, or a link leads to the kind the path
+    needs or to nothing: brain.files decides (one out of the vault is refused, with what to do)."""
     import stat
 
     parts = path.split("/")
@@ -1308,8 +1308,6 @@ def _in_the_way(vault: Path, path: str) -> str | None:
         except OSError:
             return None
         if stat.S_ISLNK(mode):
-            if files.outside(vault / rel, vault) is not None:
-                return rel
             try:
                 mode = (vault / rel).stat().st_mode
             except FileNotFoundError:

@@ -529,19 +529,20 @@ def test_a_temporary_file_a_stopped_write_left_is_never_sent(tmp_path: Path) -> 
 
 
 @pytest.mark.parametrize(
-    ("received", "leads"),
+    ("received", "to"),
     [
-        ("notes/plan.md", "folder in the vault"),
-        ("notes/plan.md", "folder outside"),
-        ("notes/plan.md/part.md", "folder outside"),
+        ("notes/plan.md", "other"),
+        ("notes/plan.md", "outside"),
+        ("notes/plan.md/part.md", "other/mine.md"),
     ],
 )
 def test_a_link_where_a_received_file_goes_is_kept_aside(
-    request: pytest.FixtureRequest, tmp_path: Path, received: str, leads: str
+    request: pytest.FixtureRequest, tmp_path: Path, received: str, to: str
 ) -> None:
     """a changes `received`; b's pass is killed once it moved its branch there, and b's person
-    then puts a link in the place of notes/plan.md, to a folder. The carry could never write
-    through it (`cannot write notes/plan.md: Is a directory`, or `brain does not follow it`),
+    then puts a link in the place of notes/plan.md, to the other kind: a folder (in the vault or
+    out of it) where the file goes, a file where its folder goes. The carry could never write
+    through it (`Is a directory`, `brain does not follow it`, `changed into a link or a file`),
     and every pass after stopped there: nothing written down, received or sent again. The link
     is kept aside like a folder, nothing is written outside the vault."""
     a, b = request.getfixturevalue("pair")
@@ -553,18 +554,18 @@ def test_a_link_where_a_received_file_goes_is_kept_aside(
     killed_after_moving(b)
     outside = tmp_path / "outside"
     outside.mkdir()
-    target = b.vault / "other" if leads == "folder in the vault" else outside
+    target = outside if to == "outside" else b.vault / to
     b.add("other/mine.md", "typed on b\n")
     place = b.vault / "notes" / "plan.md"
     (place / "part.md" if place.is_dir() else place).unlink()
     with contextlib.suppress(OSError):
         place.rmdir()
-    place.symlink_to(target, target_is_directory=True)
+    place.symlink_to(target, target_is_directory=target.is_dir())
     kept = f"notes/plan (from {gitsync.host()}).md"
     kept_aside(b, "notes/plan.md", kept)
     assert (b.vault / kept).readlink() == target
     assert b.text(received) == "plan\ntyped on a\n"
-    assert list(outside.iterdir()) == []
+    assert (list(outside.iterdir()), b.text("other/mine.md")) == ([], "typed on b\n")
     assert b.git("status", "--porcelain") == ""
     assert b.sync()["outcome"] == "up-to-date"
     assert a.sync()["received"] == 1
