@@ -572,3 +572,22 @@ def test_a_link_where_a_received_file_goes_is_kept_aside(
     assert a.text("other/mine.md") == "typed on b\n"
     assert a.git("ls-files", "-s", kept).startswith("120000 ")
     assert a.git("rev-parse", "HEAD") == b.git("rev-parse", "HEAD")
+
+
+def test_a_note_edited_two_folders_down_that_became_a_file_is_kept_aside(
+    request: pytest.FixtureRequest,
+) -> None:
+    """a turns notes/a.md/b.md/c.md into the file notes/a.md; b's pass is killed once it moved
+    there, and b's person types into c.md: the folder two levels up is kept aside whole, the
+    file received is written, and a receives what b typed."""
+    a, b = request.getfixturevalue("pair")
+    reshaped(a, b, "notes/a.md/b.md/c.md", "notes/a.md")
+    killed_after_moving(b)
+    b.add("notes/a.md/b.md/c.md", "typed on b\n")
+    kept = f"notes/a (from {gitsync.host()}).md"
+    assert kept_aside(b, "notes/a.md", kept) == (0, 1)
+    assert (b.text("notes/a.md"), b.text(f"{kept}/b.md/c.md")) == ("plan\n", "plan\ntyped on b\n")
+    assert b.git("status", "--porcelain") == ""
+    assert a.sync()["received"] == 1
+    assert a.text(f"{kept}/b.md/c.md") == "plan\ntyped on b\n"
+    assert a.git("rev-parse", "HEAD") == b.git("rev-parse", "HEAD")
