@@ -978,7 +978,8 @@ def _tagged(name: str, n: int) -> str:
     """`name` kept aside: ` (from HOST)` before its extension, ` (from HOST n)` past the first."""
     stem, dot, ext = name.rpartition(".")
     tag = f"from {host()}" if n == 1 else f"from {host()} {n}"
-    return f"{stem} ({tag}){dot}{ext}" if stem else f"{ext} ({tag})"
+    # no extension, or only a leading dot (`.plan`: a hidden file stays hidden): the tag goes last
+    return f"{stem} ({tag}){dot}{ext}" if stem else f"{name} ({tag})"
 
 
 def _free(idx: Any, path: str, also: Collection[str]) -> bool:

@@ -313,31 +313,36 @@ def test_a_folder_made_here_where_the_other_machine_kept_a_file_is_not_lost(
     assert a.text(kept) == "part typed on b\n"
 
 
-def edited_on_a_while_b_was_killed(a: Machine, b: Machine) -> None:
-    """notes/plan.md made on a and received by b; a types into it and sends that, and b's next
-    pass is killed once it moved its branch there (`killed_after_moving`)."""
-    a.add("notes/plan.md", "plan\n")
+def edited_on_a_while_b_was_killed(a: Machine, b: Machine, path: str = "notes/plan.md") -> None:
+    """`path` made on a and received by b; a types into it and sends that, and b's next pass is
+    killed once it moved its branch there (`killed_after_moving`)."""
+    a.add(path, "plan\n")
     a.sync()
     b.sync()
-    a.add("notes/plan.md", "typed on a\n")
+    a.add(path, "typed on a\n")
     a.sync()
     killed_after_moving(b)
 
 
+@pytest.mark.parametrize(
+    ("name", "kept_as"), [("plan.md", "plan (from {})"), (".plan", ".plan (from {})")]
+)
 def test_a_folder_typed_here_while_a_pass_was_killed_is_kept_beside_the_file_received(
-    request: pytest.FixtureRequest,
+    request: pytest.FixtureRequest, name: str, kept_as: str
 ) -> None:
     """a changes notes/plan.md; b's pass is killed once it moved its branch there, and b's
     person then turns the note into a folder. The next pass could never write the file over
     the folder (`cannot write notes/plan.md: Is a directory` on every pass after): b's folder
-    is kept aside, the file received is written, nothing typed is lost."""
+    is kept aside, the file received is written, nothing typed is lost. A hidden name stays
+    hidden (`.plan` was kept as `plan (from HOST)`)."""
     a, b = request.getfixturevalue("pair")
-    edited_on_a_while_b_was_killed(a, b)
-    (b.vault / "notes" / "plan.md").unlink()
-    b.add("notes/plan.md/part.md", "plan\npart typed on b\n")
-    kept = f"notes/plan (from {gitsync.host()}).md"
-    assert kept_aside(b, "notes/plan.md", kept) == (0, 1)  # received before the kill
-    assert b.text("notes/plan.md") == "plan\ntyped on a\n"
+    path = f"notes/{name}"
+    edited_on_a_while_b_was_killed(a, b, path)
+    (b.vault / path).unlink()
+    b.add(f"{path}/part.md", "plan\npart typed on b\n")
+    kept = "notes/" + kept_as.format(gitsync.host()) + (".md" if name.endswith(".md") else "")
+    assert kept_aside(b, path, kept) == (0, 1)  # received before the kill
+    assert b.text(path) == "plan\ntyped on a\n"
     assert b.text(f"{kept}/part.md") == "plan\npart typed on b\n"
     assert b.git("status", "--porcelain") == ""
     assert b.sync()["outcome"] == "up-to-date"
