@@ -1328,6 +1328,19 @@ def _make_way(p: _Pass, blocker: str, trees: tuple[Any, ...]) -> None:
 
     if _dropped_empty(p.vault / blocker):
         return
+    # git's own ignore rules: under a new name their files would no longer be ignored, and the
+    # next write-down would send what the person kept out of the vault's history
+    ignored = _out(
+        p.vault, "ls-files", "--others", "--ignored", "--exclude-standard", "--", blocker
+    )
+    if ignored != "":  # None: git could not tell, and nothing moves
+        from brain.text import printable
+
+        raise BrainError(
+            f"{printable(blocker)} holds files git ignores here, where a received file goes: brain "
+            "does not rename it (under a new name they would be sent); move it out of the vault",
+            "move it, then run brain sync",
+        )
     head, _, name = blocker.rpartition("/")
     for n in range(1, 1000):
         aside = "/".join(filter(None, (head, _tagged(name, n))))

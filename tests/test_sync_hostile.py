@@ -21,6 +21,7 @@ from test_sync import (  # noqa: F401 -- the fixtures, by name
     make_machine,
     pair,
     remote,
+    remote_history,
 )
 
 from brain import gitsync
@@ -596,3 +597,31 @@ def test_a_note_edited_two_folders_down_that_became_a_file_is_kept_aside(
     assert a.sync()["received"] == 1
     assert a.text(f"{kept}/b.md/c.md") == "plan\ntyped on b\n"
     assert a.git("rev-parse", "HEAD") == b.git("rev-parse", "HEAD")
+
+
+def test_a_folder_git_ignores_here_is_never_renamed_into_a_name_that_is_sent(
+    request: pytest.FixtureRequest,
+) -> None:
+    """b keeps notes/plan.md/ out of git (its own .git/info/exclude) and a makes a note of that
+    name. Kept aside as `notes/plan (from HOST).md/`, b's private files were no longer ignored,
+    and the next write-down sent them. The pass leaves the folder where it is and says what to
+    do; once it is moved, the next pass carries a's note."""
+    a, b = request.getfixturevalue("pair")
+    bare = request.getfixturevalue("remote")
+    (b.vault / ".git" / "info" / "exclude").write_text("notes/plan.md/\n", encoding="utf-8")
+    b.add("notes/plan.md/private.md", "kept out of git on b\n")
+    a.add("notes/plan.md", "plan typed on a\n")
+    a.sync()
+    doc = b.sync(code=1)
+    assert doc["waiting"] == [
+        "notes/plan.md holds files git ignores here, where a received file goes: brain does not "
+        "rename it (under a new name they would be sent); move it out of the vault; the next "
+        "brain sync finishes it"
+    ]
+    b.sync(code=1)
+    assert "kept out of git" not in remote_history(bare)
+    assert b.text("notes/plan.md/private.md") == "kept out of git on b\n"
+    (b.vault / "notes" / "plan.md").rename(b.vault.parent / "moved-out")
+    assert b.sync()["waiting"] == []
+    assert b.text("notes/plan.md") == "plan typed on a\n"
+    assert "kept out of git" not in remote_history(bare)
