@@ -44,8 +44,9 @@ if TYPE_CHECKING:
 # 8: the guard defuses look-alike letters (fullwidth, mathematical, Cherokee in a Latin word) and
 # stacked combining marks too. 9: `shadows` read headings, names in any order and durations in
 # any unit (brain/supersede.py): the relation is computed again. 10: the histories of the files
-# bullets and notes name, and each unit's drift (brain/drift.py).
-SCHEMA_VERSION = 10
+# bullets and notes name, and each unit's drift (brain/drift.py). 11: a credential spelt in
+# fullwidth or mathematical letters is masked (brain.secrets.folded), not served spelt as escapes.
+SCHEMA_VERSION = 11
 
 _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);

@@ -14,10 +14,12 @@ from __future__ import annotations
 import base64
 import binascii
 import bisect
+import functools
 import json
 import math
 import os
 import re
+import unicodedata
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
@@ -537,7 +539,27 @@ class _Hit:
 _WRAP = re.compile(r"(?<=\S)\n(?=[ \t]*\S)")
 
 
+@functools.lru_cache(maxsize=4096)
+def _fold_char(ch: str) -> str:
+    """`ch` as the one ASCII character NFKC folds it to (fullwidth `ｇ`, mathematical `𝐠`, `＠`),
+    else `ch` itself: a fold to several characters (`ﬁ`, `…`) or to none would move every offset
+    after it."""
+    folded = unicodedata.normalize("NFKC", ch)
+    return folded if len(folded) == 1 and folded.isascii() else ch
+
+
+def folded(text: str) -> str:
+    """`text` with each compatibility character NFKC folds to one ASCII character (fullwidth and
+    mathematical letters, digits and punctuation) folded, every offset kept: a token spelt
+    `ｇｈｐ＿...` is the token to a reader (an agent folds it without a thought), so the rules read
+    it as one and the mask covers it where it stands. ASCII and NFKC-normal text cost one check."""
+    if text.isascii() or unicodedata.is_normalized("NFKC", text):
+        return text
+    return "".join(map(_fold_char, text))
+
+
 def _hits(text: str) -> list[_Hit]:
+    text = folded(text)
     lowered = text.lower()
     # The generic rules (a key name, then its value) read a paragraph's lines as one; a space for
     # each break keeps every offset, so line numbers and spans hold in the text as written.
@@ -668,7 +690,8 @@ def redact(text: str, *, clipped: bool = False) -> str:
 
 def _redact_cut(text: str) -> str:
     words = text.split(" ")
-    for i, word in enumerate(words):
+    for i, written in enumerate(words):
+        word = folded(written)  # a fullwidth fragment is read, and masked, as the plain one
         bare = word.strip(_CUT + ".,;:()[]\"'`")
         if not bare:
             continue

@@ -165,6 +165,10 @@ CREDENTIAL_HINTS = (
 def has_hint(text: str) -> bool:
     """Whether `text` holds one of CREDENTIAL_HINTS: without one, it has nothing to mask."""
     lowered = text.lower()
+    if not lowered.isascii():  # a hint spelt in fullwidth or mathematical letters (`ｇｈｐ＿`)
+        import unicodedata
+
+        lowered = unicodedata.normalize("NFKC", lowered).lower()
     return any(hint in lowered for hint in CREDENTIAL_HINTS)
 
 
