@@ -444,10 +444,13 @@ def name_problem(path: str) -> Problem | None:
 
 def guarded(text: str, path: str) -> list[Problem]:
     """What the guard finds in the lines of a file the index reads (see brain/guard.py): the
-    index serves those lines defused, lint names them."""
+    index serves those lines defused, lint names them. The guard reads them masked, as `parse`
+    does: a flag quotes what it flags (a lookalike's plain reading), and a line of a private key's
+    body is no credential on its own to the output step's rules."""
     from brain import guard
+    from brain.secrets import redact
 
-    return [Problem(path, n, str(flag)) for n, flag in guard.scan(text)]
+    return [Problem(path, n, str(flag)) for n, flag in guard.scan(redact(text))]
 
 
 # A note larger than this is not read (by the index, by lint): a received 138 MB note took a
