@@ -9,6 +9,7 @@ from __future__ import annotations
 import string
 from pathlib import Path
 
+import pytest
 from conftest import brain
 from test_masking import PEM, PEM_LINES, RNG
 from test_output_filter import KEY, TRANSCRIPT, plant_transcripts, record
@@ -159,3 +160,43 @@ def test_no_command_that_prints_the_vault_or_a_transcript_leaks(
         assert run.code in (0, 1), (args, run)
         assert "Traceback" not in run.err, (args, run.err)
         assert clear_in(run.out + run.err) == [], (args, run.out + run.err)
+
+
+def test_the_mcp_tools_and_the_desk_mask_the_folded_shapes(
+    git_vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server over stdio (find, recall) and the desk's search, of the vault and the
+    transcripts: the same step, the same shapes."""
+    import json
+
+    import anyio
+    from test_desk import PORT, signed_in
+    from test_mcp import _session_calls
+
+    from brain.desk.server import Desk
+
+    env = plant(git_vault, tmp_path)
+    # the server is given XDG_, BRAIN_ and GIT_ variables only: the turns are read into the store
+    # here, as a person's recall did before
+    assert brain("recall", "okapi", env=env).code == 0
+    calls: list[tuple[str, dict[str, object]]] = [
+        ("find", {"query": "okapi wide"}),
+        ("find", {"query": "okapi bold"}),
+        ("recall", {"full": TURN}),
+    ]
+    _, results = anyio.run(_session_calls, git_vault, calls)
+    for (name, args), result in zip(calls, results, strict=True):
+        assert not result.is_error, (name, result)
+        text = result.content[0].text
+        data = json.dumps(result.structured_content, ensure_ascii=False)
+        assert clear_in(text) == [], (name, args, text)
+        assert clear_in(data.replace("\\u001b", "")) == [], (name, args, data)  # JSON: data
+        assert MASK in text, (name, args, text)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    client = signed_in(Desk(git_vault, PORT, wait=60.0))
+    for q in ("?q=okapi+wide", "?q=okapi+bold", "?q=okapi&in=transcripts"):
+        page = client.get("/search" + q)
+        assert page.status_code == 200, page.text[:300]
+        assert clear_in(page.text) == [], (q, page.text)
+        assert MASK in page.text, q
