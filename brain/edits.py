@@ -51,6 +51,7 @@ def read(vault: Path, rel: str) -> str:
     reads as absent, as the index skips it (approving into it is refused); an inbox that is one
     is an error."""
     from brain.files import outside, read_in
+    from brain.vault import refuse_oversized
 
     try:
         away = outside(vault / rel, vault)
@@ -60,7 +61,8 @@ def read(vault: Path, rel: str) -> str:
         if rel != INBOX:
             return ""
         confine(vault / rel, vault)
-    _not_too_big(vault, rel)
+    # a synced 200 MB inbox took every `brain inbox` 1.8 s and 640 MB; the index skips it already
+    refuse_oversized(vault / rel, rel, "not read", f"trim or split {vault / rel}")
     try:
         # read as `write` will see it: from the vault down, no folder swapped for a link followed
         return (read_in(vault, rel) or b"").decode("utf-8")
@@ -69,17 +71,6 @@ def read(vault: Path, rel: str) -> str:
     except (OSError, UnicodeDecodeError) as exc:
         why = exc.strerror if isinstance(exc, OSError) else exc
         raise BrainError(f"cannot read {rel}: {why}", f"fix or re-save {vault / rel}") from exc
-
-
-def _not_too_big(vault: Path, rel: str) -> None:
-    """A BrainError when `rel` is over vault.NOTE_MAX: brain neither reads it whole nor writes it
-    back (a synced 200 MB inbox took every `brain inbox` 1.8 s and 640 MB), and the index skips
-    it already."""
-    from brain.vault import over_max, oversized
-
-    size = oversized(vault / rel)
-    if size is not None:
-        raise BrainError(f"{rel} is {over_max(size)}: not read", f"trim or split {vault / rel}")
 
 
 def write(vault: Path, rel: str, text: str, *, was: str) -> None:

@@ -475,6 +475,16 @@ def over_max(size: int) -> str:
     return f"{mb} MB, over the {NOTE_MAX >> 20} MB brain reads of a file"
 
 
+def refuse_oversized(path: Path, rel: str, outcome: str, next_step: str) -> None:
+    """A BrainError (`REL is N MB, over ...: OUTCOME`, then `next_step`) when `path` is over
+    NOTE_MAX: for the commands that would read it whole and write it back."""
+    from brain.errors import BrainError
+
+    size = oversized(path)
+    if size is not None:
+        raise BrainError(f"{rel} is {over_max(size)}: {outcome}", next_step)
+
+
 def too_big(rel: str, size: int) -> Problem:
     """Why `rel`, `size` bytes, over NOTE_MAX, is not read (the index, lint, the desk)."""
     why = f"{over_max(size)}: not read (split it into smaller notes, or move it out of the vault)"

@@ -552,12 +552,7 @@ def test_a_link_where_a_received_file_goes_is_kept_aside(
     and every pass after stopped there: nothing written down, received or sent again. The link
     is kept aside like a folder, nothing is written outside the vault."""
     a, b = request.getfixturevalue("pair")
-    a.add(received, "plan\n")
-    a.sync()
-    b.sync()
-    a.add(received, "typed on a\n")
-    a.sync()
-    killed_after_moving(b)
+    edited_on_a_while_b_was_killed(a, b, received)
     outside = tmp_path / "outside"
     outside.mkdir()
     target = outside if to == "outside" else b.vault / to

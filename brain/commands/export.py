@@ -276,7 +276,12 @@ def _export_one(
             f"{rel} is not a regular file (a folder, a pipe, a socket or a device)",
             f"remove or rename {path}, then export again",
         )
-    _not_too_big(path, rel)
+    from brain.vault import refuse_oversized
+
+    # read whole, merged and written whole again, for a file no agent reads to the end
+    refuse_oversized(
+        path, rel, "not exported", f"shorten {path} or move it aside, then export again"
+    )
     try:
         # read from the repository down, as the write will see it (no folder that is a link)
         data = read_in(root, rel)
@@ -303,19 +308,6 @@ def _export_one(
         return "unchanged"
     _write(root, rel, existing, wanted)
     return "created" if existing is None else "updated"
-
-
-def _not_too_big(path: Path, rel: str) -> None:
-    """A BrainError for an agent's file over brain.vault.NOTE_MAX: it was read whole, merged and
-    written whole again (twice its size in memory, for a file no agent reads to the end)."""
-    from brain.vault import over_max, oversized
-
-    size = oversized(path)  # None too when it is not there (the export makes it)
-    if size is not None:
-        raise BrainError(
-            f"{rel} is {over_max(size)}: not exported",
-            f"shorten {path} or move it aside, then export again",
-        )
 
 
 def _write(root: Path, rel: str, was: str | None, text: str) -> None:
