@@ -47,6 +47,10 @@ def test_golden_set_meets_the_thresholds() -> None:
     assert every["hybrid"]["unanswerable"]["empty"] >= 0.8
     for split in ("tune", "held"):  # both halves are measured and reported
         assert report["hybrid"][split]["all"]["n"] > 60
+        paraphrases = report["hybrid"][split]["paraphrases"]  # golden's and dev's together
+        assert paraphrases["n"] == sum(
+            report["hybrid"][split][c]["n"] for c in ("paraphrase", "dev-paraphrase")
+        )
 
 
 def test_the_answers_meet_the_thresholds() -> None:
