@@ -73,6 +73,34 @@ def test_claude_keeps_conversation_and_skips_machinery(agents: Path) -> None:
     assert {t for _, _, t in turns} == {"Checkout webhook fix"}  # custom title beats ai-title
 
 
+def test_claude_prompt_typed_mid_turn_is_the_users_turn(
+    tmp_path: Path, isolated_env: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Claude Code 2.1.x writes a prompt typed while it works as a `queued_command` attachment
+    and no `user` record: recall finds those words, as the person's, in the session's place; a
+    background task's notification queued the same way is not the person's."""
+    shutil.copytree(FIXTURES / "claude-queued", tmp_path / "claude")
+    monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(tmp_path / "claude"))
+    turns = _read("claude")
+    assert [(r, b) for r, b, _ in turns] == [
+        ("user", "Move the invoice export to the nightly job."),
+        ("user", "and keep the CSV columns in the order finance uses"),
+        (
+            "assistant",
+            "The export now runs in the nightly job, with the columns in finance's order.",
+        ),
+    ]
+    assert _sync("claude").turn_count == 3
+    (hit,) = _find("csv columns finance order")[:1]
+    assert (hit.id, hit.role, hit.cwd) == (
+        "d7000000-0000-4000-8000-000000000004",
+        "user",
+        "/home/dev/shop",
+    )
+    assert hit.session == "7c2d9e4a-0000-4000-8000-0000000000a1"
+    assert not _find("walrus")  # the task notification
+
+
 def test_codex_reads_messages_not_events_or_tools(agents: Path) -> None:
     turns = _read("codex")
     assert [r for r, _, _ in turns] == ["user", "assistant"]

@@ -5,6 +5,15 @@ Each line is a record. `user` and `assistant` records carry `uuid`, `timestamp`,
 (sub-agents), meta records, non-external users and bodies that open with a system or command
 wrapper are not conversation. The title is the last `custom-title` record, else the last
 `ai-title`; a transcript that never gets one is a headless run and yields nothing.
+
+A prompt the person types while Claude is mid-turn is written as an `attachment` record only,
+`{"attachment": {"type": "queued_command", "prompt", "commandMode": "prompt", "origin": {"kind":
+"human"}}}`, with no `user` record after it (Claude Code 2.1.x; its `queue-operation` records
+are the queue's bookkeeping and repeat the same words). It is a user turn. A queued command of
+another mode or origin (a background task's `<task-notification>`) is the harness's, not the
+person's. Claude Code's transcript format is not published: the shape is the one its 2.1.x
+transcripts hold, as transcript readers record them (e.g. claude-code-log-format's
+source-docs/JSONL_LOGGING.md on queue-operation, and readers that index queued_command).
 """
 
 from __future__ import annotations
@@ -23,6 +32,7 @@ from brain.recall.adapters import (
     iso,
     jsonl_lines,
     record,
+    stable_id,
     text_blocks,
     walk,
     wrapper,
@@ -86,6 +96,11 @@ class Claude:
                     turns.append(turn)
                     state.extra["turn"] = turn.id
                 self._tools(rec, kind, state, calls, outcomes)
+            elif kind == "attachment":
+                turn = self._queued(rec, state)
+                if turn is not None:
+                    turns.append(turn)
+                    state.extra["turn"] = turn.id
         state.extra["custom"], state.extra["ai"] = custom, ai
         state.title = clip_title(custom or ai)
         if not state.session:
@@ -118,6 +133,32 @@ class Claude:
         turn = str(state.extra.get("turn", ""))
         ts = iso(rec.get("timestamp"))
         calls += claude_calls(content, ts, session, turn, cwd, pending)
+
+    @staticmethod
+    def _queued(rec: dict[str, Any], state: FileState) -> Turn | None:
+        """A prompt typed while Claude worked: an attachment holding a queued command the
+        person gave (no origin, from before it was recorded, counts as theirs)."""
+        item = rec.get("attachment")
+        if not isinstance(item, dict) or item.get("type") != "queued_command":
+            return None
+        origin = item.get("origin")
+        kind = origin.get("kind") if isinstance(origin, dict) else "human"
+        if item.get("commandMode", "prompt") != "prompt" or kind != "human":
+            return None
+        if rec.get("isSidechain") or rec.get("userType", "external") != "external":
+            return None
+        body = text_blocks(item.get("prompt"))
+        if not body.strip() or wrapper(body):
+            return None
+        if isinstance(rec.get("cwd"), str) and rec["cwd"]:
+            state.cwd = rec["cwd"]
+        if isinstance(rec.get("sessionId"), str) and rec["sessionId"] and not state.session:
+            state.session = rec["sessionId"]
+        session = rec["sessionId"] if isinstance(rec.get("sessionId"), str) else state.session
+        ts = iso(rec.get("timestamp"))
+        uid = rec.get("uuid")
+        tid = uid if isinstance(uid, str) and uid else stable_id(str(session), ts, "user", body)
+        return Turn(tid, ts, "user", str(session), cap(body))
 
     @staticmethod
     def _turn(rec: dict[str, object], kind: str, state: FileState) -> Turn | None:
