@@ -166,6 +166,9 @@ def test_offline_proposal_waits_and_goes_with_the_next_pass(crew: Team) -> None:
     listed = crew.inbox("a")
     assert [p["kind"] for p in listed["proposals"]] == ["unsent"]
     assert "could not be reached" in listed["note"]
+    # the person's listing does not say it is on the remote: it waits here
+    said = crew.run("a", "inbox").out
+    assert "1 proposal (0 in AI/INBOX.md, 1 waiting here to be sent):" in said
     # an unsent proposal cannot be approved, only sent or dropped
     refused = crew.run("a", "inbox", "approve", "1", code=1)
     assert "waits on this machine" in refused.err
