@@ -268,11 +268,11 @@ def update(vault: Path) -> Refreshed:
     """`brain reindex`'s part (after the index's sync): the histories and every unit's drift, in
     one write transaction, as run in the current folder (the repository brain runs in)."""
     from brain import index
+    from brain.settings import current
 
-    try:
-        here: Path | None = Path.cwd()
-    except OSError:  # the folder it ran in was removed
-        here = None
+    # the command's folder, not the process's: the warm worker runs a forwarded `brain reindex`
+    # in its own folder, with the caller's in its settings (brain/worker.py)
+    here = Path(current().cwd)
     conn = index.connect(vault)
     try:
         with index.transaction(conn):

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -435,3 +436,29 @@ def test_verify_checks_an_explicit_file_in_the_repository_it_names(payments: Pat
         ("ledger:src/retry.py", verifymod.UNKNOWN)
     ]
     assert claims("the cache is `redis:6379`") == []  # a port, not a file
+
+
+def test_reindex_through_the_worker_reads_the_repository_it_was_run_in(
+    tmp_path: Path, payments: Path
+) -> None:
+    """A real `brain reindex` run in the repository, forwarded to the warm worker (the default):
+    the worker's own folder is not the one the person ran it in, which drift took for it."""
+    from test_worker import stop_workers
+
+    from brain import worker_client
+
+    commit(payments, "2026-06-02", {"src/retry.py": "tries = 6\n"})
+    vault = make_vault(tmp_path, [RETRY])
+    base = worker_client.base_of(vault)
+    try:
+        # a find leaves the worker running; the reindex after it is forwarded to it
+        brain("find", "--vault", str(vault), "retries", cwd=tmp_path, env={"BRAIN_WORKER": "1"})
+        deadline = time.monotonic() + 60
+        while worker_client.read_record(base) is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert worker_client.read_record(base) is not None, "no worker started"
+        run = brain("reindex", "--vault", str(vault), cwd=payments, env={"BRAIN_WORKER": "1"})
+        assert run.code == 0, run
+    finally:
+        stop_workers(base)
+    assert drifts(vault) == {"paynova retries": drift.Drift(1, "2026-06-02", at_least=False)}
