@@ -492,3 +492,29 @@ def test_an_explicit_file_cited_with_its_line_is_followed(
     assert [(c.text, c.status) for one in checked for c in one.claims] == [
         ("payments:src/gone.py:3", verifymod.FAILED)
     ]
+
+
+def test_verify_checks_in_the_repositories_drift_read(
+    tmp_path: Path, payments: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reindex run in the repository teaches drift its files; verify, run elsewhere, checks
+    the same bullets' files and commits there (it said `no repository payments here` while find
+    said `code changed since`). A commit the history was rewritten without fails."""
+    gone = commit(payments, "2026-06-02", {"src/retry.py": "tries = 6\n"}, "to be reworded")
+    sh(payments, "commit", "-q", "--amend", "-m", "reworded", day="2026-06-02")
+    sh(payments, "reflog", "expire", "--expire=now", "--all")
+    sh(payments, "gc", "-q", "--prune=now")
+    vault = make_vault(
+        tmp_path,
+        [
+            "- **kept file** — retries are in `payments:src/retry.py` — me — 2026-05-01",
+            "- **gone file** — the queue is in `payments:src/queue.py` — me — 2026-05-01",
+            f"- **gone commit** — payments took retries in {gone[:10]} — me — 2026-05-01",
+        ],
+    )
+    reindex(vault, payments, monkeypatch)
+    assert "kept file" in drifts(vault)
+    run = brain("verify", "--vault", str(vault), "--json", cwd=tmp_path)
+    verdicts = {b["handle"]: b["verdict"] for b in run.json()["bullets"]}
+    assert verdicts == {"kept file": "passed", "gone file": "failed", "gone commit": "failed"}
+    assert str(payments) in run.json()["repositories"]
