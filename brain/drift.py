@@ -207,6 +207,26 @@ def repositories(vault: Path) -> dict[str, Path]:
     return found
 
 
+def read_before(vault: Path) -> dict[str, Path]:
+    """The repositories drift has read for this vault (the index's), by folder name, those whose
+    folder is still a repository: what verify checks in besides its own (no write, no walk)."""
+    from brain import index
+    from brain.config import index_path
+    from brain.vocab import fold
+
+    if not index_path(vault, make=False).exists():
+        return {}
+    try:
+        conn = index.connect(vault)
+        try:
+            roots = [r[0] for r in conn.execute("SELECT root FROM drift_repos ORDER BY id")]
+        finally:
+            conn.close()
+    except sqlite3.Error:  # an index of another schema, or being rebuilt: none read
+        return {}
+    return {fold(Path(r).name): Path(r) for r in roots if (Path(r) / ".git").exists()}
+
+
 def known(conn: sqlite3.Connection, vault: Path, cwd: Path | None) -> dict[str, Path]:
     """The repositories drift resolves names in: verify's (the vault's, recall's sessions'),
     the one `cwd` is in, and the ones read before that are still there (the others are
@@ -268,11 +288,11 @@ def update(vault: Path) -> Refreshed:
     """`brain reindex`'s part (after the index's sync): the histories and every unit's drift, in
     one write transaction, as run in the current folder (the repository brain runs in)."""
     from brain import index
+    from brain.settings import current
 
-    try:
-        here: Path | None = Path.cwd()
-    except OSError:  # the folder it ran in was removed
-        here = None
+    # the command's folder, not the process's: the warm worker runs a forwarded `brain reindex`
+    # in its own folder, with the caller's in its settings (brain/worker.py)
+    here = Path(current().cwd)
     conn = index.connect(vault)
     try:
         with index.transaction(conn):

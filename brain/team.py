@@ -278,6 +278,30 @@ def listing(vault: Path, *, refresh: bool = True) -> Listing:
     return Listing(tuple(ordered), note)
 
 
+def _listed_path(vault: Path) -> Path:
+    from brain import config
+
+    return config.state_dir() / "team" / f"{config.index_path(vault).stem}.listed"
+
+
+def remember_listed(vault: Path, branches: Sequence[str]) -> None:
+    """Keep the remote's proposals in the order this machine last showed them (`brain inbox`,
+    the desk), one branch a line: the numbers a person then types mean these, whatever the
+    fetches since did (brain.commands.inbox.as_listed)."""
+    from brain.files import write_atomic
+
+    write_atomic(_listed_path(vault), "".join(f"{b}\n" for b in branches))
+
+
+def remembered(vault: Path) -> tuple[str, ...] | None:
+    """The branches `remember_listed` kept for this vault, None when it never listed them."""
+    try:
+        text = _listed_path(vault).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    return tuple(line for line in text.split("\n") if line)
+
+
 def _refs(vault: Path, prefix: str) -> list[str]:
     """The refs whose names start with `prefix` (for-each-ref matches whole path components)."""
     folder = prefix.rsplit("/", 1)[0] + "/"

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -435,3 +436,85 @@ def test_verify_checks_an_explicit_file_in_the_repository_it_names(payments: Pat
         ("ledger:src/retry.py", verifymod.UNKNOWN)
     ]
     assert claims("the cache is `redis:6379`") == []  # a port, not a file
+
+
+def test_reindex_through_the_worker_reads_the_repository_it_was_run_in(
+    tmp_path: Path, payments: Path
+) -> None:
+    """A real `brain reindex` run in the repository, forwarded to the warm worker (the default):
+    the worker's own folder is not the one the person ran it in, which drift took for it."""
+    from test_worker import stop_workers
+
+    from brain import worker_client
+
+    commit(payments, "2026-06-02", {"src/retry.py": "tries = 6\n"})
+    vault = make_vault(tmp_path, [RETRY])
+    base = worker_client.base_of(vault)
+    try:
+        # a find leaves the worker running; the reindex after it is forwarded to it
+        brain("find", "--vault", str(vault), "retries", cwd=tmp_path, env={"BRAIN_WORKER": "1"})
+        deadline = time.monotonic() + 60
+        while worker_client.read_record(base) is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert worker_client.read_record(base) is not None, "no worker started"
+        run = brain("reindex", "--vault", str(vault), cwd=payments, env={"BRAIN_WORKER": "1"})
+        assert run.code == 0, run
+    finally:
+        stop_workers(base)
+    assert drifts(vault) == {"paynova retries": drift.Drift(1, "2026-06-02", at_least=False)}
+
+
+def test_an_explicit_file_cited_with_its_line_is_followed(
+    tmp_path: Path, payments: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`payments:src/retry.py:1` (or `#L1-L2`), as agents cite code, names the file: drift
+    counts its commits, verify checks it exists."""
+    from brain.commands import verify as verifymod
+    from brain.vault import Unit
+
+    commit(payments, "2026-06-02", {"src/retry.py": "tries = 6\n"})
+    commit(payments, "2026-07-02", {"src/pool.py": "size = 6\n"})
+    vault = make_vault(
+        tmp_path,
+        [
+            "- **retry line** — retries are set at `payments:src/retry.py:1` — me — 2026-05-01",
+            "- **pool lines** — the pool is `payments:src/pool.py#L1-L2` — me — 2026-05-01",
+        ],
+    )
+    reindex(vault, payments, monkeypatch)
+    assert drifts(vault) == {
+        "retry line": drift.Drift(1, "2026-06-02", at_least=False),
+        "pool lines": drift.Drift(1, "2026-07-02", at_least=False),
+    }
+    ctx = verifymod.Context(payments, {"payments": payments})
+    row = Unit("AI/MEMORY.md", 3, "bullet", "in `payments:src/gone.py:3`", "", "h", (), "me", "")
+    checked, _ = verifymod.check_rows([row], ctx)
+    assert [(c.text, c.status) for one in checked for c in one.claims] == [
+        ("payments:src/gone.py:3", verifymod.FAILED)
+    ]
+
+
+def test_verify_checks_in_the_repositories_drift_read(
+    tmp_path: Path, payments: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A reindex run in the repository teaches drift its files; verify, run elsewhere, checks
+    the same bullets' files and commits there (it said `no repository payments here` while find
+    said `code changed since`). A commit the history was rewritten without fails."""
+    gone = commit(payments, "2026-06-02", {"src/retry.py": "tries = 6\n"}, "to be reworded")
+    sh(payments, "commit", "-q", "--amend", "-m", "reworded", day="2026-06-02")
+    sh(payments, "reflog", "expire", "--expire=now", "--all")
+    sh(payments, "gc", "-q", "--prune=now")
+    vault = make_vault(
+        tmp_path,
+        [
+            "- **kept file** — retries are in `payments:src/retry.py` — me — 2026-05-01",
+            "- **gone file** — the queue is in `payments:src/queue.py` — me — 2026-05-01",
+            f"- **gone commit** — payments took retries in {gone[:10]} — me — 2026-05-01",
+        ],
+    )
+    reindex(vault, payments, monkeypatch)
+    assert "kept file" in drifts(vault)
+    run = brain("verify", "--vault", str(vault), "--json", cwd=tmp_path)
+    verdicts = {b["handle"]: b["verdict"] for b in run.json()["bullets"]}
+    assert verdicts == {"kept file": "passed", "gone file": "failed", "gone commit": "failed"}
+    assert str(payments) in run.json()["repositories"]

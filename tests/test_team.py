@@ -166,6 +166,9 @@ def test_offline_proposal_waits_and_goes_with_the_next_pass(crew: Team) -> None:
     listed = crew.inbox("a")
     assert [p["kind"] for p in listed["proposals"]] == ["unsent"]
     assert "could not be reached" in listed["note"]
+    # the person's listing does not say it is on the remote: it waits here
+    said = crew.run("a", "inbox").out
+    assert "1 proposal (0 in AI/INBOX.md, 1 waiting here to be sent):" in said
     # an unsent proposal cannot be approved, only sent or dropped
     refused = crew.run("a", "inbox", "approve", "1", code=1)
     assert "waits on this machine" in refused.err
@@ -587,6 +590,44 @@ def test_approve_and_drop_take_a_branch_whose_number_moved(crew: Team) -> None:
     crew.run("c", "inbox", "drop", first["branch"].removeprefix("brain/proposal-"))
     assert proposal_branches(crew.remote) == []
     assert first["markdown"] not in remote_file(crew.remote)
+
+
+def test_a_number_read_before_another_machine_dropped_that_proposal_acts_on_none(
+    crew: Team,
+) -> None:
+    """b lists two proposals; c drops #1 meanwhile. b's `drop 1` meant the one c dropped: the
+    fetch before it renumbered the rest, and it dropped what b had read as #2."""
+    one = crew.propose("a", "number one — dropped on machine c")
+    two = crew.propose("a", "number two — read on machine b as the second")
+    listed = [p["branch"] for p in crew.inbox("b")["proposals"]]
+    assert sorted(listed) == sorted([one["branch"], two["branch"]])
+    crew.run("c", "inbox", "drop", "1")
+    for verb in ("drop", "approve"):
+        refused = crew.run("b", "inbox", verb, "1", code=1)
+        assert f"#1, {listed[0]}, was approved or dropped on another machine" in refused.err
+        assert "run `brain inbox`" in refused.err
+    assert proposal_branches(crew.remote) == [f"refs/heads/{listed[1]}"]
+    # `drop 2` of the two read: said the same, not "there is no proposal 2"
+    assert "on another machine" in crew.run("b", "inbox", "drop", "2", code=1).err
+    # listed again, the numbers are the remote's now
+    assert [p["branch"] for p in crew.inbox("b")["proposals"]] == [listed[1]]
+    crew.run("b", "inbox", "approve", "1")
+    kept = next(p["markdown"] for p in (one, two) if p["branch"] == listed[1])
+    assert remote_file(crew.remote).count(kept) == 1
+
+
+def test_drop_all_never_drops_a_proposal_that_arrived_after_the_listing(crew: Team) -> None:
+    crew.propose("a", "read one — listed on machine b")
+    crew.inbox("b")
+    late = crew.propose("c", "late one — proposed after b listed")
+    refused = crew.run("b", "inbox", "drop", "all", code=1)
+    assert "changed since the inbox was listed" in refused.err  # arrived, or sorts before
+    assert "nothing dropped" in refused.err
+    assert f"refs/heads/{late['branch']}" in proposal_branches(crew.remote)
+    assert len(proposal_branches(crew.remote)) == 2
+    crew.inbox("b")
+    crew.run("b", "inbox", "drop", "all")
+    assert proposal_branches(crew.remote) == []
 
 
 def test_a_proposal_push_cut_off_after_the_remote_took_it_is_sent_once(

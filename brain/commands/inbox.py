@@ -268,6 +268,7 @@ def inbox(vault: Path) -> InboxResult:
         recovered = recover(vault)
         found = proposals(vault)
     shared, _, note = team_proposals(vault, len(found))
+    _remember(vault, [p.branch or "" for p in shared])
     found += shared
     strict = _listing_strict(vault)
     # a listing: a credential in a hand-edited inbox or in the bullet it updates is masked; a
@@ -345,6 +346,72 @@ def by_branch(words: Sequence[str], shared: Sequence[Proposal]) -> list[str]:
     return [numbers.get(word, word) for word in words]
 
 
+def _remembered(vault: Path) -> tuple[str, ...] | None:
+    from brain.config import proposals_mode
+
+    if proposals_mode(vault) != "team":  # brain.team is imported only for a team's vault
+        return None
+    from brain import team
+
+    return team.remembered(vault)
+
+
+def _remember(vault: Path, branches: Sequence[str]) -> None:
+    """What a listing showed of the remote's proposals, for the numbers typed after it."""
+    from brain.config import proposals_mode
+
+    if proposals_mode(vault) != "team":
+        return
+    from brain import team
+
+    with contextlib.suppress(OSError):  # a state dir that cannot be written: numbers as now
+        team.remember_listed(vault, branches)
+
+
+def _forget(vault: Path, shown: Sequence[str] | None, acted: Sequence[Proposal]) -> None:
+    """The listing the person read, less the proposals this command approved or dropped: the
+    numbers move up as the inbox's own do."""
+    if shown is not None:
+        gone = {p.branch for p in acted}
+        _remember(vault, [b for b in shown if b not in gone])
+
+
+def as_listed(
+    words: Sequence[str],
+    local: int,
+    shown: Sequence[str] | None,
+    now: Sequence[Proposal],
+    verb: str,
+) -> None:
+    """Refuse, before anything changes, numbers that name other proposals of the remote than
+    the listing the person read (`shown`, brain.team.remembered): the fetch before approve or
+    drop renumbers them when one was approved or dropped on another machine meanwhile (`drop 1`
+    would drop what was #2), or when one arrived (`drop all` would drop one never read). A clone
+    that never listed them (None) takes the numbers as they are now; a branch or id never moves."""
+    plain = [w for w in words if not (w.startswith("brain/") or _TEAM_ID.fullmatch(w))]
+    if shown is None or not plain:
+        return
+    branches = [p.branch or "" for p in now]
+    most = local + max(len(shown), len(branches))  # `drop 2` of two listed, one left: said why
+    chosen = [n - local for n in pick(plain, most) if n > local]
+    upto = len(branches) if "all" in plain else max(chosen, default=0)
+    if list(shown[:upto]) == branches[:upto] and ("all" not in plain or len(shown) == upto):
+        return
+    both = min(len(shown), len(branches))
+    first = next((i for i in range(upto) if i >= both or shown[i] != branches[i]), upto)
+    number = local + first + 1
+    if first >= len(shown):
+        why = f"{len(branches) - len(shown)} more arrived"
+    elif shown[first] in branches:
+        why = f"#{number} was {shown[first]}, now #{local + branches.index(shown[first]) + 1}"
+    else:
+        why = f"#{number}, {shown[first]}, was approved or dropped on another machine"
+    raise BrainError(
+        f"the remote's proposals changed since the inbox was listed ({why}): nothing {verb}",
+        "run `brain inbox` to read them as they are now, or name a proposal by its branch",
+    )
+
+
 def drop(vault: Path, number: int) -> DropResult:
     return drop_many(vault, [str(number)])[0]
 
@@ -357,25 +424,32 @@ def drop_many(vault: Path, words: Sequence[str]) -> tuple[DropResult, ...]:
         text = read(vault, INBOX)
         found = proposals(vault, text)
         local = len(found)
+        shown = _remembered(vault)
         shared, teams, _ = team_proposals(vault, local)
         found += shared
+        as_listed(words, local, shown, shared, "dropped")
         numbers = pick(by_branch(words, shared), len(found))
         gone = {found[n - 1].line for n in numbers if n <= local}
         if gone:
             write(vault, INBOX, without(text, gone), was=text)
     dropped = [n for n in numbers if n <= local]
-    for n in numbers:  # each a push of its own: the ones before stay dropped if one fails
-        if n > local:
-            from brain import team
+    try:
+        for n in numbers:  # each a push of its own: the ones before stay dropped if one fails
+            if n > local:
+                from brain import team
 
-            try:
-                team.drop(vault, teams[n].id, teams[n].commit)
-            except BrainError as exc:
-                if not dropped:
-                    raise
-                which = ", ".join(f"#{d}" for d in dropped)
-                raise BrainError(f"dropped {which}, then stopped: {exc.message}", exc.hint) from exc
-            dropped.append(n)
+                try:
+                    team.drop(vault, teams[n].id, teams[n].commit)
+                except BrainError as exc:
+                    if not dropped:
+                        raise
+                    which = ", ".join(f"#{d}" for d in dropped)
+                    raise BrainError(
+                        f"dropped {which}, then stopped: {exc.message}", exc.hint
+                    ) from exc
+                dropped.append(n)
+    finally:
+        _forget(vault, shown, [found[n - 1] for n in dropped if n > local])
     remaining = len(found) - len(numbers)
     # redacted: a proposal may be dropped for holding a credential
     return tuple(
@@ -399,14 +473,18 @@ def approve_many(
     saying which were approved."""
     destination(to)
     done: list[ApproveResult] = []
+    found: list[Proposal] = []
+    local, shown = 0, None
     try:
         with locked(vault):
             _stop_if_recovered(recover(vault))
             text = read(vault, INBOX)
             found = proposals(vault, text)
             local = len(found)
+            shown = _remembered(vault)
             shared, teams, _ = team_proposals(vault, local)
             found += shared
+            as_listed(words, local, shown, shared, "approved")
             numbers = pick(by_branch(words, shared), len(found))
             strict = policy_strict(vault)
             for n in numbers:
@@ -427,6 +505,7 @@ def approve_many(
         which = ", ".join(f"#{r.number}" for r in done)
         raise BrainError(f"approved {which}, then stopped: {exc.message}", exc.hint) from exc
     finally:
+        _forget(vault, shown, [found[r.number - 1] for r in done if r.number > local])
         if done:
             reindex(vault)
     return tuple(done)

@@ -11,7 +11,8 @@ claims it reads:
   bare `NAME.md`;
 - a `brain` subcommand it names in a code span (`brain find --json`);
 - a commit hash (7 to 40 hex digits, with a digit and a letter), looked up with pygit2 in the
-  repositories here: the vault and those recall's sessions ran in;
+  repositories here: the vault's, those recall's sessions ran in, the one verify runs in and
+  those brain.drift read;
 - a command it names in a code span of two or more words (`go test -race ./...`): on PATH.
 
 Each claim is `passed`, `failed` or `cannot check`. A path is failed only when this machine could
@@ -101,10 +102,21 @@ def bullets(conn: sqlite3.Connection) -> list[Unit]:
 
 
 def repositories(vault: Path) -> dict[str, Path]:
-    """The repositories here, by folder name (brain.drift.repositories)."""
-    from brain.drift import repositories
+    """The repositories here, by folder name: the vault's and recall's sessions'
+    (brain.drift.repositories), the one brain runs in, and those drift read (a `brain reindex`
+    run in them): the ones whose files `code changed since` counts are the ones checked."""
+    from brain.drift import read_before, repositories
+    from brain.gitutil import repo_root
+    from brain.settings import current
+    from brain.vocab import fold
 
-    return repositories(vault)
+    found = repositories(vault)
+    here = repo_root(Path(current().cwd))
+    if here is not None:
+        found.setdefault(fold(here.name), here)
+    for name, root in read_before(vault).items():
+        found.setdefault(name, root)
+    return found
 
 
 def context(vault: Path, repos: dict[str, Path] | None = None) -> Context:

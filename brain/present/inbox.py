@@ -93,11 +93,15 @@ def inbox(listing: InboxResult, *, as_json: bool = False) -> Answer:
             lines.append(f"     not a valid bullet: {printable(p.problem)}")
         elif p.updates:
             lines.append(f"     updates {printable(p.updates)}: {printable(p.current or '')}")
-    shared = sum(p.kind in ("team", "unsent") for p in listing.proposals)
+    sent = sum(p.kind == "team" for p in listing.proposals)
+    unsent = sum(p.kind == "unsent" for p in listing.proposals)
     where = f"in {listing.path}"
-    if shared:  # `proposals: team`: some are branches of the shared remote
-        own = len(listing.proposals) - shared
-        where = f"({own} in {listing.path}, {shared} on the shared remote)"
+    if sent or unsent:  # `proposals: team`: branches of the shared remote, or sent later
+        own = len(listing.proposals) - sent - unsent
+        parts = [f"{own} in {listing.path}"]
+        parts += [f"{sent} on the shared remote"] if sent else []
+        parts += [f"{unsent} waiting here to be sent"] if unsent else []
+        where = f"({', '.join(parts)})"
     lines.append(
         f"{plural(len(listing.proposals), 'proposal')} {where}: `brain inbox approve N "
         "[--to MEMORY|LEARNINGS|TUNINGS]` or `brain inbox drop N`"
