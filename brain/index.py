@@ -46,7 +46,8 @@ if TYPE_CHECKING:
 # any unit (brain/supersede.py): the relation is computed again. 10: the histories of the files
 # bullets and notes name, and each unit's drift (brain/drift.py). 11: a credential spelt in
 # fullwidth or mathematical letters is masked (brain.secrets.folded), not served spelt as escapes.
-SCHEMA_VERSION = 11
+# 12: a file cited with its line (`repo:path:42`, brain.claims.EXPLICIT) names the file for drift.
+SCHEMA_VERSION = 12
 
 _SCHEMA = """
 CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
