@@ -49,6 +49,32 @@ def write_state(vault: Path, doc: dict[str, Any]) -> None:
         write_atomic(state_path(vault), json.dumps(doc) + "\n")
 
 
+def fetch_time(gd: Path) -> float | None:
+    """When a fetch last worked in the git dir `gd`: FETCH_HEAD's time while it holds what was
+    fetched. git truncates FETCH_HEAD at every fetch and writes it only when the fetch works
+    (2.39), so an empty one marks a fetch that failed, made at a time that says nothing."""
+    try:
+        st = (gd / "FETCH_HEAD").stat()
+    except OSError:
+        return None
+    return st.st_mtime if st.st_size else None
+
+
+def fetched(vault: Path, gd: Path, before: float | None = None) -> float | None:
+    """The time of the last fetch here that worked (brain's or a person's): FETCH_HEAD's, else
+    the one a pass recorded when its fetch failed (`before`: what FETCH_HEAD said until then,
+    kept in the state as `fetched`)."""
+    worked = fetch_time(gd)
+    if worked is not None:
+        return worked
+    state = read_state(vault)
+    if before is not None:
+        write_state(vault, {**state, "fetched": before})
+        return before
+    known = state.get("fetched")
+    return float(known) if isinstance(known, (int, float)) else None
+
+
 def iso(ts: float) -> str:
     """Local ISO 8601 with its offset (JSON's `..._at`, brain.when)."""
     from brain.when import at_epoch
@@ -56,18 +82,26 @@ def iso(ts: float) -> str:
     return at_epoch(ts)
 
 
-def _config_file(vault: Path) -> Path | None:
-    """The vault's git config file, found without running git (for the hooks' cheap check)."""
+def own_git_dir(vault: Path) -> Path | None:
+    """The vault's git dir (a linked worktree's own), found without running git: `.git`, or the
+    folder a `.git` file names."""
     dot = vault / ".git"
     if dot.is_dir():
-        return dot / "config"
+        return dot
     try:
         text = dot.read_text(encoding="utf-8").strip()
     except OSError:
         return None
     if not text.startswith("gitdir:"):
         return None
-    folder = (vault / text[7:].strip()).resolve()
+    return (vault / text[7:].strip()).resolve()
+
+
+def _config_file(vault: Path) -> Path | None:
+    """The vault's git config file, found without running git (for the hooks' cheap check)."""
+    folder = own_git_dir(vault)
+    if folder is None:
+        return None
     with contextlib.suppress(OSError):
         folder = (folder / (folder / "commondir").read_text(encoding="utf-8").strip()).resolve()
     return folder / "config"

@@ -49,6 +49,7 @@ from brain.autosync import (
     OFF,
     OFFLINE_BACKOFF,
     env_off,
+    fetch_time,
     iso,
     read_state,
     vault_key,
@@ -134,6 +135,7 @@ class _Pass:
     stopped: bool = False  # the pass must not go on (said in waiting): nothing more is sent
     unwinding: bool = False  # an older brain's rebase is being unwound and is not done yet
     conf: dict[str, str] = field(default_factory=dict)  # the vault's git config (read_config)
+    fetched: float | None = None  # when a fetch last worked, if this pass's failed (`_fetch`)
     started: float = field(default_factory=time.perf_counter)
 
     def git(self, *args: str, most: float = LOCAL_TIMEOUT, check: bool = False, **kw: Any) -> Any:
@@ -313,6 +315,8 @@ def run(
         p.retry = iso(now + OFFLINE_BACKOFF)
     result = p.finish(outcome)
     doc = {**state, "last": result.summary, "last_at": iso(now)}
+    if p.fetched:
+        doc["fetched"] = p.fetched  # autosync.fetched: the last fetch that worked, when one failed
     if outcome == "offline":
         doc.update(offline_until=now + OFFLINE_BACKOFF, offline_reason=p.reason)
     elif p.remote:
@@ -802,12 +806,18 @@ def _message(stat: list[tuple[str, str, str]]) -> str:
 
 
 def _fetch(p: _Pass, remote: str) -> str:
-    """Fetch `remote`; "" when it worked, else why not (the pass reports offline)."""
+    """Fetch `remote`; "" when it worked, else why not (the pass reports offline). A fetch that
+    fails empties FETCH_HEAD, the record of the last one that worked: its time is kept."""
+    before = fetch_time(p.gd)
     try:
         proc = p.git("fetch", "--quiet", "--no-tags", remote, **_net(p.conf))
     except gitutil.GitTimeout as exc:
+        p.fetched = before or p.fetched
         return exc.message
-    return "" if proc.returncode == 0 else gitutil.complaint(proc)
+    if proc.returncode == 0:
+        return ""
+    p.fetched = before or p.fetched
+    return gitutil.complaint(proc)
 
 
 def _upstream(p: _Pass, remote: str, upstream: str) -> str:

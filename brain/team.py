@@ -108,19 +108,26 @@ def _git(vault: Path, r: Remote, *args: str, most: float | None = None) -> Any:
 def fetch(vault: Path, r: Remote, *, most: float | None = None) -> str:
     """Fetch the remote's branch and every proposal branch (pruning those gone); "" when it
     worked, else git's reason in one line."""
+    from brain import autosync
+
     spec = f"+refs/heads/{PREFIX}*:refs/remotes/{r.name}/{PREFIX}*"
     head = f"+refs/heads/{r.branch}:{r.head}"
+    gd = autosync.own_git_dir(vault)  # no git run: the listing's subprocesses are counted
+    before = autosync.fetch_time(gd) if gd is not None else None
     try:
         proc = _git(
             vault, r, "fetch", "--quiet", "--no-tags", "--prune", r.name, head, spec, most=most
         )
+        if proc.returncode == 0:
+            return ""
+        # a remote with no commit yet has no branch to fetch: proposals only
+        proc2 = _git(vault, r, "fetch", "--quiet", "--no-tags", "--prune", r.name, spec, most=most)
+        failed = "" if proc2.returncode == 0 else gitutil.complaint(proc)
     except gitutil.GitTimeout as exc:
-        return exc.message
-    if proc.returncode == 0:
-        return ""
-    # a remote with no commit yet has no branch to fetch: proposals only
-    proc2 = _git(vault, r, "fetch", "--quiet", "--no-tags", "--prune", r.name, spec, most=most)
-    return "" if proc2.returncode == 0 else gitutil.complaint(proc)
+        failed = exc.message
+    if failed and gd is not None:  # it emptied FETCH_HEAD: sync status keeps the last good time
+        autosync.fetched(vault, gd, before)
+    return failed
 
 
 # --- reading proposals ---------------------------------------------------------------------------

@@ -1018,6 +1018,31 @@ def test_status_says_what_waits_on_either_side(pair: tuple[Machine, Machine]) ->
     assert doc["last_summary"] == "wrote down 1 change; sent 1"
 
 
+def test_status_dates_the_last_fetch_that_worked(
+    pair: tuple[Machine, Machine], remote: Path
+) -> None:
+    """git touches FETCH_HEAD on a fetch that fails too: status said "as of the fetch at" the
+    moment the remote could not be reached, as if what it counted were fresh."""
+    a, b = pair
+    b.sync()
+    worked = b.brain("sync", "status", "--vault", str(b.vault), "--json").json()["fetched_at"]
+    assert worked
+    a.add("AI/MEMORY.md", bullet("sent while b is offline"))
+    a.sync()
+    time.sleep(1.1)  # the times are said to the second
+    moved = remote.with_name("moved-away.git")
+    remote.rename(moved)
+    assert b.sync(code=1)["outcome"] == "offline"
+    doc = b.brain("sync", "status", "--vault", str(b.vault), "--json").json()
+    assert (doc["fetched_at"], doc["behind"]) == (worked, 0)  # behind: as of then
+    moved.rename(remote)
+    time.sleep(1.1)
+    b.git("fetch", "-q")  # the person's own fetch counts too: FETCH_HEAD is its record
+    doc = b.brain("sync", "status", "--vault", str(b.vault), "--json").json()
+    assert doc["fetched_at"] > worked
+    assert doc["behind"] == 1
+
+
 def test_sync_without_a_remote_writes_down_and_says_not_connected(git_vault: Path) -> None:
     (git_vault / "AI" / "MEMORY.md").open("a", encoding="utf-8").write(bullet("local only"))
     run = brain("sync", "--vault", str(git_vault))

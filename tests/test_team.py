@@ -15,6 +15,7 @@ import shutil
 import string
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -156,6 +157,10 @@ def test_the_same_fact_from_two_machines_is_one_proposal(crew: Team) -> None:
 
 
 def test_offline_proposal_waits_and_goes_with_the_next_pass(crew: Team) -> None:
+    crew.m["a"].sync()
+    worked = crew.run("a", "sync", "status", "--json").json()["fetched_at"]
+    assert worked
+    time.sleep(1.1)  # said to the second: a failed fetch's time would differ
     away = crew.remote.with_name("away.git")
     crew.remote.rename(away)
     out = crew.propose("a", "release train — releases leave every second Thursday")
@@ -174,6 +179,7 @@ def test_offline_proposal_waits_and_goes_with_the_next_pass(crew: Team) -> None:
     assert "waits on this machine" in refused.err
     status = crew.run("a", "sync", "status", "--json").json()
     assert status["ahead"] == 1  # the proposal is a commit the next pass sends
+    assert status["fetched_at"] == worked  # the failed fetches emptied FETCH_HEAD, not the record
     away.rename(crew.remote)
     result = crew.m["a"].sync()
     assert result["sent"] >= 1, result

@@ -30,7 +30,7 @@ class SyncStatus:
     changes: int  # files changed here and not written down yet
     ahead: int  # commits written down and not sent yet (team proposals made offline too)
     behind: int  # commits on the remote not received yet, as of the last fetch
-    fetched_at: str | None  # when the remote was last fetched (brain.when.at), None for never
+    fetched_at: str | None  # the last fetch that worked (brain.when.at), None: none known
     retry_at: str | None  # background passes wait until then
     last_summary: str | None  # the last pass, in one line
     last_at: str | None
@@ -69,9 +69,8 @@ def status(vault: Path) -> SyncStatus:
     elif ours and name:
         ahead = _all(vault, ours)  # the remote has no such branch yet: everything waits
     ahead += len(engine.unsent_proposals(vault))  # team proposals made offline: sent next pass
-    fetched = ""
-    if (gd / "FETCH_HEAD").exists():
-        fetched = autosync.iso((gd / "FETCH_HEAD").stat().st_mtime)
+    worked = autosync.fetched(vault, gd)
+    fetched = autosync.iso(worked) if worked is not None else ""
     state = autosync.read_state(vault)
     until = float(state.get("offline_until") or 0)
     return SyncStatus(

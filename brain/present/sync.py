@@ -47,7 +47,8 @@ def sync_status(s: SyncStatus, *, as_json: bool = False) -> Answer:
     changed, ahead = plural(s.changes, "changed file"), plural(s.ahead, "commit")
     lines.append(f"Here: {changed} not written down, {ahead} not sent")
     if s.remote:
-        when = f"as of the fetch at {s.fetched_at}" if s.fetched_at else "never fetched"
+        # fetched_at: the last fetch that worked (a failed one leaves the count as it was)
+        when = f"as of the fetch at {s.fetched_at}" if s.fetched_at else "no fetch has reached it"
         lines.append(f"Remote: {plural(s.behind, 'commit')} not received ({when})")
     if s.retry_at:
         lines.append(f"Offline: background passes wait until {s.retry_at}")
