@@ -1006,9 +1006,14 @@ def _free(idx: Any, path: str, also: Collection[str]) -> bool:
     )
 
 
-def _aside_line(path: str, aside: str) -> str:
+def _aside_line(path: str, aside: str, *, link: bool = False) -> str:
     from brain.text import printable
 
+    if link:  # `_make_way`: a link to the other kind (or a loop) stood where the received goes
+        return (
+            f"{printable(path)} is a link here where the other machine has a file or folder: "
+            f"the link is kept as {printable(aside)}"
+        )
     return (
         f"{printable(path)} is a file on one machine and a folder on the other: this machine's "
         f"is kept as {printable(aside)}"
@@ -1352,12 +1357,13 @@ def _make_way(p: _Pass, blocker: str, trees: tuple[Any, ...]) -> None:
             "move it, then run brain sync",
         )
     head, _, name = blocker.rpartition("/")
+    link = (p.vault / blocker).is_symlink()
     for n in range(1, 1000):
         aside = "/".join(filter(None, (head, _tagged(name, n))))
         if any(t is not None and aside in t for t in trees) or os.path.lexists(p.vault / aside):
             continue
         if files.rename_new(p.vault, blocker, aside.rpartition("/")[2]):
-            p.waiting.append(_aside_line(blocker, aside))
+            p.waiting.append(_aside_line(blocker, aside, link=link))
             return
     raise OSError(17, "no free name to keep it aside", blocker)
 

@@ -259,13 +259,15 @@ def reshaped(a: Machine, b: Machine, old: str, new: str) -> None:
     a.sync()
 
 
-def kept_aside(b: Machine, path: str, kept: str) -> tuple[int, int]:
-    """A pass on b that keeps b's `path` as `kept` and says so; (received, sent)."""
+def kept_aside(b: Machine, path: str, kept: str, *, link: bool = False) -> tuple[int, int]:
+    """A pass on b that keeps b's `path` (a `link`) as `kept` and says so; (received, sent)."""
     doc = b.sync(code=1)
-    assert doc["waiting"] == [
-        f"{path} is a file on one machine and a folder on the other: this machine's is kept "
-        f"as {kept}"
-    ]
+    said = (
+        f"{path} is a link here where the other machine has a file or folder: the link is kept "
+        if link
+        else f"{path} is a file on one machine and a folder on the other: this machine's is kept "
+    )
+    assert doc["waiting"] == [f"{said}as {kept}"]
     return doc["received"], doc["sent"]
 
 
@@ -563,7 +565,7 @@ def test_a_link_where_a_received_file_goes_is_kept_aside(
         place.rmdir()
     place.symlink_to(target, target_is_directory=target.is_dir())
     kept = f"notes/plan (from {gitsync.host()}).md"
-    kept_aside(b, "notes/plan.md", kept)
+    kept_aside(b, "notes/plan.md", kept, link=True)
     assert (b.vault / kept).readlink() == target
     assert b.text(received) == "plan\ntyped on a\n"
     assert (list(outside.iterdir()), b.text("other/mine.md")) == ([], "typed on b\n")
