@@ -94,3 +94,36 @@ def test_a_desk_click_keeps_the_terminal_s_numbers(
     assert "nothing approved" in refused.err
     assert by_branch[listed[1]] not in remote_file(crew.remote)
     assert proposal_branches(crew.remote) == [f"refs/heads/{listed[1]}"]
+
+
+def test_a_listing_that_cannot_be_kept_leaves_no_older_one_to_refuse_by(
+    crew: Team, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The state dir's disk is full when b lists again: the listing before it stayed, and every
+    number b then typed from what it read was refused against one it no longer showed."""
+    import errno
+
+    from brain import files
+    from brain.commands import inbox as inboxmod
+
+    one = crew.propose("a", "kept one — listed on b before the disk filled")
+    two = crew.propose("a", "kept two — listed on b before the disk filled")
+    b = crew.m["b"]
+    b.activate(monkeypatch)
+    first, _ = (p.branch for p in inboxmod.inbox(b.vault).proposals)
+    gone, kept = (one, two) if one["branch"] == first else (two, one)
+    crew.run("c", "inbox", "drop", gone["branch"])
+    real = files.write_atomic
+
+    def full(path: object, *args: object, **kw: object) -> None:
+        if str(path).endswith(".listed"):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        real(path, *args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(files, "write_atomic", full)
+    (now,) = inboxmod.inbox(b.vault).proposals
+    assert now.branch == kept["branch"]
+    monkeypatch.setattr(files, "write_atomic", real)
+    (dropped,) = inboxmod.drop_many(b.vault, ["1"])  # as the listing b read showed it
+    assert dropped.markdown == kept["markdown"]
+    assert proposal_branches(crew.remote) == []
