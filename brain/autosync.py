@@ -20,6 +20,7 @@ from brain import config
 MODES = ("full", "receive", "send")
 OFFLINE_BACKOFF = 600.0  # background passes leave an unreachable remote alone this long
 OFF = config.OFF
+LAST_TIME = 253_402_300_800  # 10000-01-01: datetime says no later time
 
 
 def vault_key(vault: Path) -> str:
@@ -71,8 +72,16 @@ def fetched(vault: Path, gd: Path, before: float | None = None) -> float | None:
     if before is not None:
         write_state(vault, {**state, "fetched": before})
         return before
-    known = state.get("fetched")
-    return float(known) if isinstance(known, (int, float)) else None
+    return moment(state.get("fetched"))
+
+
+def moment(value: object) -> float | None:
+    """`value` as a time the state file keeps (seconds since the epoch), None when it is none:
+    the file is brain's own, but a crash or an editor may leave anything there, and a NaN, a
+    year past 9999 or `true` is no time to say (datetime raises, or says 1970)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if 0 < value < LAST_TIME else None
 
 
 def iso(ts: float) -> str:

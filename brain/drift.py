@@ -209,7 +209,8 @@ def repositories(vault: Path) -> dict[str, Path]:
 
 def read_before(vault: Path) -> dict[str, Path]:
     """The repositories drift has read for this vault (the index's), by folder name, those whose
-    folder is still a repository: what verify checks in besides its own (no write, no walk)."""
+    folder is still a repository: what verify checks in besides its own (no write, no walk).
+    Of two of one name, the one read last, as `known` takes it."""
     from brain import index
     from brain.config import index_path
     from brain.vocab import fold
@@ -238,7 +239,9 @@ def known(conn: sqlite3.Connection, vault: Path, cwd: Path | None) -> dict[str, 
     here = repo_root(cwd) if cwd is not None else None
     if here is not None:
         found.setdefault(fold(here.name), here)
-    for rid, root in conn.execute("SELECT id, root FROM drift_repos").fetchall():
+    # newest first: of two clones of one name the one read last (a clone made afresh) names
+    # it, as read_before tells verify; unordered, SQLite walked the roots' index (path order)
+    for rid, root in conn.execute("SELECT id, root FROM drift_repos ORDER BY id DESC").fetchall():
         if (Path(root) / ".git").exists():
             found.setdefault(fold(Path(root).name), Path(root))
         else:

@@ -292,12 +292,21 @@ def _listed_path(vault: Path) -> Path:
 
 
 def remember_listed(vault: Path, branches: Sequence[str]) -> None:
-    """Keep the remote's proposals in the order this machine last showed them (`brain inbox`,
-    the desk), one branch a line: the numbers a person then types mean these, whatever the
-    fetches since did (brain.commands.inbox.as_listed)."""
+    """Keep the proposals in the order this machine last showed them (`brain inbox`, the
+    desk's page), one a line (a branch, or brain.commands.inbox.listed_as of an inbox line):
+    the numbers a person then types mean these, whatever the fetches since did
+    (brain.commands.inbox.as_listed). One that cannot be written leaves none."""
     from brain.files import write_atomic
 
-    write_atomic(_listed_path(vault), "".join(f"{b}\n" for b in branches))
+    path = _listed_path(vault)
+    try:
+        write_atomic(path, "".join(f"{b}\n" for b in branches))
+    except OSError:
+        # a full disk: the listing before this one is not what the person reads now, and
+        # numbers checked against it would be refused (or worse) until a listing is kept
+        with contextlib.suppress(OSError):
+            path.unlink()
+        raise
 
 
 def remembered(vault: Path) -> tuple[str, ...] | None:

@@ -518,3 +518,50 @@ def test_verify_checks_in_the_repositories_drift_read(
     verdicts = {b["handle"]: b["verdict"] for b in run.json()["bullets"]}
     assert verdicts == {"kept file": "passed", "gone file": "failed", "gone commit": "failed"}
     assert str(payments) in run.json()["repositories"]
+
+
+def test_verify_never_checks_a_cited_file_outside_its_repository(
+    tmp_path: Path, payments: Path
+) -> None:
+    """`payments:../secret.py` names no file of payments (drift follows none): verify said it
+    passed, `in payments`, for a file beside the repository."""
+    from brain.commands import verify as verifymod
+    from brain.vault import Unit
+
+    (tmp_path / "secret.py").write_text("x = 1\n", encoding="utf-8")
+    ctx = verifymod.Context(payments, {"payments": payments})
+    cited = ["payments:../secret.py", "payments:src/../../secret.py:2"]
+    rows = [
+        Unit("AI/MEMORY.md", n, "bullet", f"in `{c}`", "", f"h{n}", (), "me", "")
+        for n, c in enumerate(cited, start=3)
+    ]
+    checked, _ = verifymod.check_rows(rows, ctx)
+    said = [(c.text, c.status, c.detail) for one in checked for c in one.claims]
+    assert [s[:2] for s in said] == [(c, verifymod.FAILED) for c in cited]
+    assert all("climbs out of" in s[2] for s in said)
+    assert not drift.refs(rows[0], {"payments": payments})
+
+
+def test_two_repositories_of_one_name_are_read_in_one_by_drift_and_verify(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two clones named `api` (an old one, then a new one), a reindex run in each: run from
+    elsewhere, drift read `api:` in the one whose path sorts first and verify checked in the
+    one read last, so find said `code changed since` for a file verify called missing. Both
+    take the one read last (a clone made afresh)."""
+    old, new = new_repo(tmp_path / "a-old" / "api"), new_repo(tmp_path / "b-new" / "api")
+    commit(old, "2026-03-01", {"src/kept.py": "a = 1\n"})
+    commit(new, "2026-03-01", {"src/other.py": "b = 1\n"})
+    commit(old, "2026-06-02", {"src/kept.py": "a = 2\n"})
+    vault = make_vault(
+        tmp_path, ["- **api file** — the api keeps `api:src/kept.py` — me — 2026-05-01"]
+    )
+    reindex(vault, old, monkeypatch)
+    assert "api file" in drifts(vault)
+    reindex(vault, new, monkeypatch)
+    reindex(vault, tmp_path, monkeypatch)  # from no repository
+    run = brain("verify", "--vault", str(vault), "--json", cwd=tmp_path)
+    assert str(new) in run.json()["repositories"]
+    assert str(old) not in run.json()["repositories"]
+    assert [b["verdict"] for b in run.json()["bullets"]] == ["failed"]
+    assert drifts(vault) == {}  # not counted in the one verify does not check

@@ -261,15 +261,19 @@ class DropResult:
     remaining: int
 
 
-def inbox(vault: Path) -> InboxResult:
+def inbox(vault: Path, *, remember: bool = True) -> InboxResult:
+    """The proposals, numbered as approve and drop take them. In a team's vault the listing is
+    kept as the one this machine's person read (brain.team.remember_listed) unless `remember`
+    is False: a look-up no one reads (the desk finding a click's proposal) keeps the last."""
     from dataclasses import replace
 
     with locked(vault):
         recovered = recover(vault)
         found = proposals(vault)
     shared, _, note = team_proposals(vault, len(found))
-    _remember(vault, [p.branch or "" for p in shared])
     found += shared
+    if remember:
+        _remember(vault, [listed_as(p) for p in found])
     strict = _listing_strict(vault)
     # a listing: a credential in a hand-edited inbox or in the bullet it updates is masked; a
     # proposal a strict vault's lint would refuse says why, as approve will
@@ -346,6 +350,18 @@ def by_branch(words: Sequence[str], shared: Sequence[Proposal]) -> list[str]:
     return [numbers.get(word, word) for word in words]
 
 
+def listed_as(p: Proposal) -> str:
+    """What a listing keeps of proposal `p` to know it again: a team proposal's branch, else a
+    hash of the inbox line's bullet and destination (the state dir never holds its text: a line
+    may hold a credential)."""
+    if p.kind in ("team", "unsent") and p.branch:
+        return p.branch
+    import hashlib
+
+    said = "\0".join((p.kind, p.to or "", p.markdown)).encode("utf-8", "surrogateescape")
+    return f"{INBOX}:{hashlib.sha256(said).hexdigest()[:16]}"
+
+
 def _remembered(vault: Path) -> tuple[str, ...] | None:
     from brain.config import proposals_mode
 
@@ -356,8 +372,8 @@ def _remembered(vault: Path) -> tuple[str, ...] | None:
     return team.remembered(vault)
 
 
-def _remember(vault: Path, branches: Sequence[str]) -> None:
-    """What a listing showed of the remote's proposals, for the numbers typed after it."""
+def _remember(vault: Path, keys: Sequence[str]) -> None:
+    """What a listing showed (`listed_as` of each, by number), for the numbers typed after it."""
     from brain.config import proposals_mode
 
     if proposals_mode(vault) != "team":
@@ -365,49 +381,55 @@ def _remember(vault: Path, branches: Sequence[str]) -> None:
     from brain import team
 
     with contextlib.suppress(OSError):  # a state dir that cannot be written: numbers as now
-        team.remember_listed(vault, branches)
+        team.remember_listed(vault, keys)
 
 
 def _forget(vault: Path, shown: Sequence[str] | None, acted: Sequence[Proposal]) -> None:
     """The listing the person read, less the proposals this command approved or dropped: the
     numbers move up as the inbox's own do."""
-    if shown is not None:
-        gone = {p.branch for p in acted}
-        _remember(vault, [b for b in shown if b not in gone])
+    if shown is None:
+        return
+    left = list(shown)
+    for key in map(listed_as, acted):
+        if key in left:
+            left.remove(key)  # one each: two inbox lines may read alike
+    _remember(vault, left)
+
+
+def _named(key: str) -> str:
+    return key if key.startswith("brain/") else f"a line of {INBOX}"
 
 
 def as_listed(
-    words: Sequence[str],
-    local: int,
-    shown: Sequence[str] | None,
-    now: Sequence[Proposal],
-    verb: str,
+    words: Sequence[str], shown: Sequence[str] | None, now: Sequence[Proposal], verb: str
 ) -> None:
-    """Refuse, before anything changes, numbers that name other proposals of the remote than
-    the listing the person read (`shown`, brain.team.remembered): the fetch before approve or
-    drop renumbers them when one was approved or dropped on another machine meanwhile (`drop 1`
-    would drop what was #2), or when one arrived (`drop all` would drop one never read). A clone
-    that never listed them (None) takes the numbers as they are now; a branch or id never moves."""
+    """Refuse, before anything changes, numbers that name other proposals than the listing the
+    person read (`shown`, brain.team.remembered; `now`: every proposal as numbered now): the
+    fetch before approve or drop renumbers the remote's when one was approved or dropped on
+    another machine meanwhile (`drop 1` would drop what was #2) or when one arrived (`drop all`
+    would drop one never read), and a line that came into or left AI/INBOX.md, numbered before
+    them, shifts them all. A clone that never listed (None) takes the numbers as they are now;
+    a branch or id never moves."""
     plain = [w for w in words if not (w.startswith("brain/") or _TEAM_ID.fullmatch(w))]
     if shown is None or not plain:
         return
-    branches = [p.branch or "" for p in now]
-    most = local + max(len(shown), len(branches))  # `drop 2` of two listed, one left: said why
-    chosen = [n - local for n in pick(plain, most) if n > local]
-    upto = len(branches) if "all" in plain else max(chosen, default=0)
-    if list(shown[:upto]) == branches[:upto] and ("all" not in plain or len(shown) == upto):
+    keys = [listed_as(p) for p in now]
+    chosen = pick(plain, max(len(shown), len(keys)))  # `drop 2` of two listed, one left: why
+    upto = len(keys) if "all" in plain else max(chosen, default=0)
+    if list(shown[:upto]) == keys[:upto] and ("all" not in plain or len(shown) == upto):
         return
-    both = min(len(shown), len(branches))
-    first = next((i for i in range(upto) if i >= both or shown[i] != branches[i]), upto)
-    number = local + first + 1
+    both = min(len(shown), len(keys))
+    first = next((i for i in range(upto) if i >= both or shown[i] != keys[i]), upto)
     if first >= len(shown):
-        why = f"{len(branches) - len(shown)} more arrived"
-    elif shown[first] in branches:
-        why = f"#{number} was {shown[first]}, now #{local + branches.index(shown[first]) + 1}"
+        why = f"{len(keys) - len(shown)} more arrived"
+    elif shown[first] in keys:
+        why = f"#{first + 1} was {_named(shown[first])}, now #{keys.index(shown[first]) + 1}"
+    elif shown[first].startswith("brain/"):
+        why = f"#{first + 1}, {shown[first]}, was approved or dropped on another machine"
     else:
-        why = f"#{number}, {shown[first]}, was approved or dropped on another machine"
+        why = f"#{first + 1}, a line of {INBOX}, was changed or removed"
     raise BrainError(
-        f"the remote's proposals changed since the inbox was listed ({why}): nothing {verb}",
+        f"the proposals changed since the inbox was listed ({why}): nothing {verb}",
         "run `brain inbox` to read them as they are now, or name a proposal by its branch",
     )
 
@@ -416,9 +438,11 @@ def drop(vault: Path, number: int) -> DropResult:
     return drop_many(vault, [str(number)])[0]
 
 
-def drop_many(vault: Path, words: Sequence[str]) -> tuple[DropResult, ...]:
+def drop_many(vault: Path, words: Sequence[str], *, listed: bool = True) -> tuple[DropResult, ...]:
     """Drop the proposals `words` name (see `pick`), numbered as the inbox lists them before
-    the command: all of them in one write of the inbox, or none when a word is wrong."""
+    the command: all of them in one write of the inbox, or none when a word is wrong. A team's
+    numbers are its last listing's (`as_listed`) unless `listed` is False: the desk found them
+    in the inbox as it is now, by what its page showed."""
     with locked(vault):
         _stop_if_recovered(recover(vault))
         text = read(vault, INBOX)
@@ -427,7 +451,7 @@ def drop_many(vault: Path, words: Sequence[str]) -> tuple[DropResult, ...]:
         shown = _remembered(vault)
         shared, teams, _ = team_proposals(vault, local)
         found += shared
-        as_listed(words, local, shown, shared, "dropped")
+        as_listed(words, shown if listed else None, found, "dropped")
         numbers = pick(by_branch(words, shared), len(found))
         gone = {found[n - 1].line for n in numbers if n <= local}
         if gone:
@@ -449,7 +473,7 @@ def drop_many(vault: Path, words: Sequence[str]) -> tuple[DropResult, ...]:
                     ) from exc
                 dropped.append(n)
     finally:
-        _forget(vault, shown, [found[n - 1] for n in dropped if n > local])
+        _forget(vault, shown, [found[n - 1] for n in dropped])
     remaining = len(found) - len(numbers)
     # redacted: a proposal may be dropped for holding a credential
     return tuple(
@@ -464,13 +488,13 @@ def approve(vault: Path, number: int, to: str | None = None) -> ApproveResult:
 
 
 def approve_many(
-    vault: Path, words: Sequence[str], to: str | None = None
+    vault: Path, words: Sequence[str], to: str | None = None, *, listed: bool = True
 ) -> tuple[ApproveResult, ...]:
     """Approve the proposals `words` name (see `pick`), numbered as the inbox lists them before
-    the command, in that order. Every one is checked first, so a wrong word or a proposal that
-    cannot be approved changes nothing; each approval is then journalled on its own (a crash is
-    finished by the next inbox command), and a hygiene item that fails to apply stops the run,
-    saying which were approved."""
+    the command (`listed`: as `drop_many`), in that order. Every one is checked first, so a
+    wrong word or a proposal that cannot be approved changes nothing; each approval is then
+    journalled on its own (a crash is finished by the next inbox command), and a hygiene item
+    that fails to apply stops the run, saying which were approved."""
     destination(to)
     done: list[ApproveResult] = []
     found: list[Proposal] = []
@@ -484,7 +508,7 @@ def approve_many(
             shown = _remembered(vault)
             shared, teams, _ = team_proposals(vault, local)
             found += shared
-            as_listed(words, local, shown, shared, "approved")
+            as_listed(words, shown if listed else None, found, "approved")
             numbers = pick(by_branch(words, shared), len(found))
             strict = policy_strict(vault)
             for n in numbers:
@@ -505,7 +529,7 @@ def approve_many(
         which = ", ".join(f"#{r.number}" for r in done)
         raise BrainError(f"approved {which}, then stopped: {exc.message}", exc.hint) from exc
     finally:
-        _forget(vault, shown, [found[r.number - 1] for r in done if r.number > local])
+        _forget(vault, shown, [found[r.number - 1] for r in done])
         if done:
             reindex(vault)
     return tuple(done)

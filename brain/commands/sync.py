@@ -72,7 +72,7 @@ def status(vault: Path) -> SyncStatus:
     worked = autosync.fetched(vault, gd)
     fetched = autosync.iso(worked) if worked is not None else ""
     state = autosync.read_state(vault)
-    until = float(state.get("offline_until") or 0)
+    until = autosync.moment(state.get("offline_until")) or 0.0
     return SyncStatus(
         str(vault),
         "on" if on else "off",

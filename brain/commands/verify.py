@@ -183,6 +183,12 @@ def _path(token: str, row: Unit, ctx: Context) -> Claim:
         repo = ctx.repos.get(fold(named.group(1)))
         if repo is None:
             return Claim("path", token, UNKNOWN, f"no repository {named.group(1)} here")
+        if ".." in named.group(2).split(
+            "/"
+        ):  # a file beside it is none of its (drift follows none)
+            return Claim(
+                "path", token, FAILED, f"climbs out of {repo} (`..`): name it from its root"
+            )
         if _exists(os.path.join(repo, named.group(2))):  # noqa: PTH118
             return Claim("path", token, PASSED, f"in {repo}")
         return Claim("path", token, FAILED, f"missing from {repo}")

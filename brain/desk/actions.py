@@ -38,11 +38,14 @@ def editable(p: inboxmod.Proposal) -> bool:
     return str(getattr(p, "kind", "bullet")) == "bullet"
 
 
-def number_of(vault: Path, key: str) -> int:
-    """The current number of the proposal the page showed as `key`."""
-    for p in inboxmod.inbox(vault).proposals:
+def number_of(vault: Path, key: str) -> str:
+    """The word approve and drop take for the proposal the page showed as `key`: a team
+    proposal's branch (the fetch before the action may renumber the remote's), else its number
+    now. A look-up, not a listing the person read: the terminal's numbers stay as it listed
+    them (brain.commands.inbox.as_listed)."""
+    for p in inboxmod.inbox(vault, remember=False).proposals:
         if p.markdown == key:
-            return p.number
+            return p.branch if p.kind in ("team", "unsent") and p.branch else str(p.number)
     raise BrainError(
         f"that proposal is no longer in the inbox (approved, dropped or changed elsewhere): {key}",
         GONE_HINT,
@@ -55,13 +58,13 @@ def _destination(to: str) -> str | None:
 
 
 def approve(vault: Path, key: str, to: str = "") -> Done:
-    r = inboxmod.approve(vault, number_of(vault, key), _destination(to))
+    (r,) = inboxmod.approve_many(vault, [number_of(vault, key)], _destination(to), listed=False)
     verb = "Replaced" if r.replaced else "Approved"
     return Done(f"{verb} in {r.path}:{r.line}: {r.markdown}. Not committed: {r.commit}.")
 
 
 def drop(vault: Path, key: str) -> Done:
-    r = inboxmod.drop(vault, number_of(vault, key))
+    (r,) = inboxmod.drop_many(vault, [number_of(vault, key)], listed=False)
     return Done(f"Dropped: {r.markdown} ({r.remaining} left)")
 
 
@@ -99,7 +102,7 @@ def edit_then_approve(vault: Path, key: str, text: str, to: str = "") -> Done:
         lines[p.line - 1] = inboxmod.with_marker(bullet, p.to or "")
         edits.write(vault, INBOX, "\n".join(lines), was=current)
         number = p.number
-    r = inboxmod.approve(vault, number, _destination(to))
+    (r,) = inboxmod.approve_many(vault, [str(number)], _destination(to), listed=False)
     where = f"{r.path}:{r.line}"
     return Done(f"Edited and approved in {where}: {r.markdown}. Not committed: {r.commit}.")
 
