@@ -25,11 +25,11 @@ _SUBCOMMAND = re.compile(r"^[a-z][a-z-]*$")
 _ASSIGN = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=")
 _TRAIL = ".,:;!?)'\""
 # `REPO:PATH` in a code span: REPO a folder name (two characters at least: `C:/x` is a drive);
-# a line or lines after it, as agents and editors cite them (`:42`, `:42-60`, `#L42-L60`), name
-# the file all the same
+# a line or lines after it, as agents, editors and compilers cite them (`:42`, `:42-60`,
+# `:42:7`, `#L42-L60`), name the file all the same
 EXPLICIT = re.compile(
     r"^([A-Za-z0-9][A-Za-z0-9._-]+):([A-Za-z0-9._-][A-Za-z0-9._/-]*)"
-    r"(?::\d+(?:-\d+)?|#L\d+(?:-L?\d+)?)?$"
+    r"(?::\d+(?::\d+|-\d+)?|#L\d+(?:-L?\d+)?)?$"
 )
 _FRONT_KEY = re.compile(r"^code:\s*(.*)$")
 

@@ -467,24 +467,27 @@ def test_reindex_through_the_worker_reads_the_repository_it_was_run_in(
 def test_an_explicit_file_cited_with_its_line_is_followed(
     tmp_path: Path, payments: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """`payments:src/retry.py:1` (or `#L1-L2`), as agents cite code, names the file: drift
-    counts its commits, verify checks it exists."""
+    """`payments:src/retry.py:1` (or `#L1-L2`, or a line and column as compilers print them),
+    as agents cite code, names the file: drift counts its commits, verify checks it exists."""
     from brain.commands import verify as verifymod
     from brain.vault import Unit
 
     commit(payments, "2026-06-02", {"src/retry.py": "tries = 6\n"})
     commit(payments, "2026-07-02", {"src/pool.py": "size = 6\n"})
+    commit(payments, "2026-08-02", {"src/ledger.go": "package ledger\n"})
     vault = make_vault(
         tmp_path,
         [
             "- **retry line** — retries are set at `payments:src/retry.py:1` — me — 2026-05-01",
             "- **pool lines** — the pool is `payments:src/pool.py#L1-L2` — me — 2026-05-01",
+            "- **ledger column** — it panics at `payments:src/ledger.go:1:9` — me — 2026-05-01",
         ],
     )
     reindex(vault, payments, monkeypatch)
     assert drifts(vault) == {
         "retry line": drift.Drift(1, "2026-06-02", at_least=False),
         "pool lines": drift.Drift(1, "2026-07-02", at_least=False),
+        "ledger column": drift.Drift(1, "2026-08-02", at_least=False),
     }
     ctx = verifymod.Context(payments, {"payments": payments})
     row = Unit("AI/MEMORY.md", 3, "bullet", "in `payments:src/gone.py:3`", "", "h", (), "me", "")
