@@ -61,18 +61,20 @@ def fetch_time(gd: Path) -> float | None:
     return st.st_mtime if st.st_size else None
 
 
-def fetched(vault: Path, gd: Path, before: float | None = None) -> float | None:
+def fetched(vault: Path, gd: Path) -> float | None:
     """The time of the last fetch here that worked (brain's or a person's): FETCH_HEAD's, else
-    the one a pass recorded when its fetch failed (`before`: what FETCH_HEAD said until then,
-    kept in the state as `fetched`)."""
+    the last one brain kept (`keep_fetched`), which a failed fetch since did not change."""
     worked = fetch_time(gd)
-    if worked is not None:
-        return worked
-    state = read_state(vault)
-    if before is not None:
-        write_state(vault, {**state, "fetched": before})
-        return before
-    return moment(state.get("fetched"))
+    return worked if worked is not None else moment(read_state(vault).get("fetched"))
+
+
+def keep_fetched(vault: Path, gd: Path, before: float | None) -> None:
+    """After a fetch outside a sync pass (a team's listing, proposing): keep the time of the last
+    fetch that worked, FETCH_HEAD's now when this one worked, else `before` (what it said before
+    this one emptied it). A pass keeps it in its own state write (brain.gitsync.run)."""
+    when = fetch_time(gd) or before
+    if when is not None:
+        write_state(vault, {**read_state(vault), "fetched": when})
 
 
 def moment(value: object) -> float | None:
@@ -164,7 +166,7 @@ def background(vault: Path, mode: str = "receive") -> bool:
     has_remote, off = _config_facts(text)
     if not has_remote or off:
         return False
-    if float(read_state(vault).get("offline_until") or 0) > time.time():
+    if (moment(read_state(vault).get("offline_until")) or 0.0) > time.time():
         return False
     return _spawn(vault, mode)
 

@@ -51,6 +51,7 @@ from brain.autosync import (
     env_off,
     fetch_time,
     iso,
+    moment,
     read_state,
     vault_key,
     write_state,
@@ -135,7 +136,7 @@ class _Pass:
     stopped: bool = False  # the pass must not go on (said in waiting): nothing more is sent
     unwinding: bool = False  # an older brain's rebase is being unwound and is not done yet
     conf: dict[str, str] = field(default_factory=dict)  # the vault's git config (read_config)
-    fetched: float | None = None  # when a fetch last worked, if this pass's failed (`_fetch`)
+    fetched: float | None = None  # when a fetch last worked, as this pass knows (`_fetch`)
     started: float = field(default_factory=time.perf_counter)
 
     def git(self, *args: str, most: float = LOCAL_TIMEOUT, check: bool = False, **kw: Any) -> Any:
@@ -287,7 +288,7 @@ def run(
         p.reason = why
         return p.finish("off")
     state = read_state(vault)
-    until = float(state.get("offline_until") or 0)
+    until = moment(state.get("offline_until")) or 0.0
     if background and until > time.time():
         p.reason, p.retry = str(state.get("offline_reason", "")), iso(until)
         return p.finish("offline")
@@ -316,7 +317,7 @@ def run(
     result = p.finish(outcome)
     doc = {**state, "last": result.summary, "last_at": iso(now)}
     if p.fetched:
-        doc["fetched"] = p.fetched  # autosync.fetched: the last fetch that worked, when one failed
+        doc["fetched"] = p.fetched  # autosync.fetched: the last fetch that worked
     if outcome == "offline":
         doc.update(offline_until=now + OFFLINE_BACKOFF, offline_reason=p.reason)
     elif p.remote:
@@ -806,8 +807,9 @@ def _message(stat: list[tuple[str, str, str]]) -> str:
 
 
 def _fetch(p: _Pass, remote: str) -> str:
-    """Fetch `remote`; "" when it worked, else why not (the pass reports offline). A fetch that
-    fails empties FETCH_HEAD, the record of the last one that worked: its time is kept."""
+    """Fetch `remote`; "" when it worked, else why not (the pass reports offline). The time of
+    the last fetch that worked is kept (`_Pass.fetched`): any fetch that fails, the person's own
+    too, empties FETCH_HEAD, which holds it."""
     before = fetch_time(p.gd)
     try:
         proc = p.git("fetch", "--quiet", "--no-tags", remote, **_net(p.conf))
@@ -815,6 +817,7 @@ def _fetch(p: _Pass, remote: str) -> str:
         p.fetched = before or p.fetched
         return exc.message
     if proc.returncode == 0:
+        p.fetched = fetch_time(p.gd) or p.fetched
         return ""
     p.fetched = before or p.fetched
     return gitutil.complaint(proc)

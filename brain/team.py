@@ -118,15 +118,17 @@ def fetch(vault: Path, r: Remote, *, most: float | None = None) -> str:
         proc = _git(
             vault, r, "fetch", "--quiet", "--no-tags", "--prune", r.name, head, spec, most=most
         )
-        if proc.returncode == 0:
-            return ""
-        # a remote with no commit yet has no branch to fetch: proposals only
-        proc2 = _git(vault, r, "fetch", "--quiet", "--no-tags", "--prune", r.name, spec, most=most)
-        failed = "" if proc2.returncode == 0 else gitutil.complaint(proc)
+        failed = ""
+        if proc.returncode != 0:
+            # a remote with no commit yet has no branch to fetch: proposals only
+            proc2 = _git(
+                vault, r, "fetch", "--quiet", "--no-tags", "--prune", r.name, spec, most=most
+            )
+            failed = "" if proc2.returncode == 0 else gitutil.complaint(proc)
     except gitutil.GitTimeout as exc:
         failed = exc.message
-    if failed and gd is not None:  # it emptied FETCH_HEAD: sync status keeps the last good time
-        autosync.fetched(vault, gd, before)
+    if gd is not None:  # what sync status dates the remote's count by (a failure empties it)
+        autosync.keep_fetched(vault, gd, before)
     return failed
 
 

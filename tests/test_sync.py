@@ -1032,6 +1032,12 @@ def test_status_dates_the_last_fetch_that_worked(
     time.sleep(1.1)  # the times are said to the second
     moved = remote.with_name("moved-away.git")
     remote.rename(moved)
+    own = subprocess.run(
+        ["git", "-C", str(b.vault), "fetch", "-q"], check=False, capture_output=True
+    )
+    assert own.returncode != 0  # the person's own fetch fails too, and empties FETCH_HEAD
+    doc = b.brain("sync", "status", "--vault", str(b.vault), "--json").json()
+    assert doc["fetched_at"] == worked
     assert b.sync(code=1)["outcome"] == "offline"
     doc = b.brain("sync", "status", "--vault", str(b.vault), "--json").json()
     assert (doc["fetched_at"], doc["behind"]) == (worked, 0)  # behind: as of then

@@ -59,3 +59,9 @@ def test_status_reads_a_state_file_holding_anything(
     assert said["retry_at"] is None
     plain = b.brain("sync", "status", "--vault", str(b.vault))
     assert plain.code == 0, plain
+    # the hooks' check and a background pass read the same back-off: never an internal error
+    monkeypatch.setattr(autosync, "_spawn", lambda vault, mode: True)  # no pass left running
+    assert autosync.background(b.vault, "send") in (True, False)
+    quiet = b.brain("sync", "--background", "send", "--vault", str(b.vault), "--json")
+    assert "Traceback" not in quiet.err, quiet.err
+    assert quiet.json()["outcome"] == "offline", quiet

@@ -183,9 +183,7 @@ def _path(token: str, row: Unit, ctx: Context) -> Claim:
         repo = ctx.repos.get(fold(named.group(1)))
         if repo is None:
             return Claim("path", token, UNKNOWN, f"no repository {named.group(1)} here")
-        if ".." in named.group(2).split(
-            "/"
-        ):  # a file beside it is none of its (drift follows none)
+        if ".." in named.group(2).split("/"):  # a file beside it is none of its (as drift reads)
             return Claim(
                 "path", token, FAILED, f"climbs out of {repo} (`..`): name it from its root"
             )
