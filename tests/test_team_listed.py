@@ -61,6 +61,23 @@ def test_a_local_proposal_gone_after_the_listing_shifts_no_number(crew: Team) ->
     assert len(proposal_branches(crew.remote)) == 2
 
 
+def test_a_local_line_edited_after_the_listing_keeps_its_number(crew: Team) -> None:
+    """b lists its own line as #1 and rewrites it, as a refusal says to (`rewrite line N of
+    AI/INBOX.md`, strict lint): `approve 1` still means that line, and the remote's #2 is
+    still the branch b read."""
+    _add_local(crew, "b")
+    one = crew.propose("a", "after edit — read on machine b as number two")
+    crew.inbox("b")
+    inbox = crew.m["b"].vault / "AI" / "INBOX.md"
+    edited = LOCAL.replace("by hand", "by hand, then reworded")
+    inbox.write_text(inbox.read_text(encoding="utf-8").replace(LOCAL, edited), encoding="utf-8")
+    crew.run("b", "inbox", "approve", "1")
+    assert "then reworded" in crew.m["b"].text()
+    crew.run("b", "inbox", "drop", "1")
+    assert proposal_branches(crew.remote) == []
+    assert one["markdown"] not in remote_file(crew.remote)
+
+
 def test_local_numbers_approved_here_keep_the_remote_s_as_read(crew: Team) -> None:
     """Approving the local #1 moves the remote's numbers up by one, as the inbox's own move:
     `drop 1` next drops the branch read as #2, and the record follows."""

@@ -351,15 +351,13 @@ def by_branch(words: Sequence[str], shared: Sequence[Proposal]) -> list[str]:
 
 
 def listed_as(p: Proposal) -> str:
-    """What a listing keeps of proposal `p` to know it again: a team proposal's branch, else a
-    hash of the inbox line's bullet and destination (the state dir never holds its text: a line
-    may hold a credential)."""
+    """What a listing keeps of proposal `p` to know it again: a team proposal's branch, else
+    that it is a line of the inbox, of its kind. Only how many there are counts for those (one
+    that came or left moves every number after it): a person rewrites a line, as a refusal
+    tells them to, and it is still the proposal at that number."""
     if p.kind in ("team", "unsent") and p.branch:
         return p.branch
-    import hashlib
-
-    said = "\0".join((p.kind, p.to or "", p.markdown)).encode("utf-8", "surrogateescape")
-    return f"{INBOX}:{hashlib.sha256(said).hexdigest()[:16]}"
+    return f"{INBOX}:{p.kind}"
 
 
 def _remembered(vault: Path) -> tuple[str, ...] | None:
@@ -396,10 +394,6 @@ def _forget(vault: Path, shown: Sequence[str] | None, acted: Sequence[Proposal])
     _remember(vault, left)
 
 
-def _named(key: str) -> str:
-    return key if key.startswith("brain/") else f"a line of {INBOX}"
-
-
 def as_listed(
     words: Sequence[str], shown: Sequence[str] | None, now: Sequence[Proposal], verb: str
 ) -> None:
@@ -422,12 +416,14 @@ def as_listed(
     first = next((i for i in range(upto) if i >= both or shown[i] != keys[i]), upto)
     if first >= len(shown):
         why = f"{len(keys) - len(shown)} more arrived"
+    elif not shown[first].startswith("brain/") or (
+        first < len(keys) and not keys[first].startswith("brain/")
+    ):
+        why = f"a line came into or left {INBOX}"
     elif shown[first] in keys:
-        why = f"#{first + 1} was {_named(shown[first])}, now #{keys.index(shown[first]) + 1}"
-    elif shown[first].startswith("brain/"):
-        why = f"#{first + 1}, {shown[first]}, was approved or dropped on another machine"
+        why = f"#{first + 1} was {shown[first]}, now #{keys.index(shown[first]) + 1}"
     else:
-        why = f"#{first + 1}, a line of {INBOX}, was changed or removed"
+        why = f"#{first + 1}, {shown[first]}, was approved or dropped on another machine"
     raise BrainError(
         f"the proposals changed since the inbox was listed ({why}): nothing {verb}",
         "run `brain inbox` to read them as they are now, or name a proposal by its branch",
