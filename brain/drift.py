@@ -34,7 +34,7 @@ import hashlib
 import json
 import os
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -207,31 +207,30 @@ def repositories(vault: Path) -> dict[str, Path]:
     return found
 
 
-def read_before(vault: Path) -> dict[str, Path]:
-    """The repositories drift has read for this vault (the index's), by folder name, those whose
-    folder is still a repository: what verify checks in besides its own (no write, no walk).
-    Of two of one name, the one read last, as `known` takes it."""
+def read_before(vault: Path) -> list[Path]:
+    """The repositories drift has read for this vault (the index's), the one read last first,
+    those whose folder is still a repository: what verify checks in besides its own (no write,
+    no walk)."""
     from brain import index
     from brain.config import index_path
-    from brain.vocab import fold
 
     if not index_path(vault, make=False).exists():
-        return {}
+        return []
     try:
         conn = index.connect(vault)
         try:
-            roots = [r[0] for r in conn.execute("SELECT root FROM drift_repos ORDER BY id")]
+            rows = conn.execute("SELECT root FROM drift_repos ORDER BY id DESC").fetchall()
         finally:
             conn.close()
     except sqlite3.Error:  # an index of another schema, or being rebuilt: none read
-        return {}
-    return {fold(Path(r).name): Path(r) for r in roots if (Path(r) / ".git").exists()}
+        return []
+    return [Path(r[0]) for r in rows if (Path(r[0]) / ".git").exists()]
 
 
-def known(conn: sqlite3.Connection, vault: Path, cwd: Path | None) -> dict[str, Path]:
-    """The repositories drift resolves names in: verify's (the vault's, recall's sessions'),
-    the one `cwd` is in, and the ones read before that are still there (the others are
-    forgotten)."""
+def in_reach(vault: Path, cwd: Path | None, read: Sequence[Path]) -> dict[str, Path]:
+    """The repositories names resolve in, by folder name, for drift and verify alike: the
+    vault's and recall's sessions' (`repositories`), the one `cwd` is in, then those read before
+    (`read`, the one read last first: of two clones of one name, a clone made afresh names it)."""
     from brain.gitutil import repo_root
     from brain.vocab import fold
 
@@ -239,13 +238,22 @@ def known(conn: sqlite3.Connection, vault: Path, cwd: Path | None) -> dict[str, 
     here = repo_root(cwd) if cwd is not None else None
     if here is not None:
         found.setdefault(fold(here.name), here)
-    # newest first: of two clones of one name the one read last (a clone made afresh) names
-    # it, as read_before tells verify; unordered, SQLite walked the roots' index (path order)
+    for root in read:
+        found.setdefault(fold(root.name), root)
+    return found
+
+
+def known(conn: sqlite3.Connection, vault: Path, cwd: Path | None) -> dict[str, Path]:
+    """The repositories drift resolves names in (`in_reach`); those read before that are gone
+    are forgotten, and every one is recorded."""
+    read: list[Path] = []
+    # newest first, as read_before; unordered, SQLite walked the roots' index (path order)
     for rid, root in conn.execute("SELECT id, root FROM drift_repos ORDER BY id DESC").fetchall():
         if (Path(root) / ".git").exists():
-            found.setdefault(fold(Path(root).name), Path(root))
+            read.append(Path(root))
         else:
             _forget(conn, rid)
+    found = in_reach(vault, cwd, read)
     for root in found.values():
         conn.execute(
             "INSERT OR IGNORE INTO drift_repos(root, head, floor, bounded) VALUES (?, '', '', 0)",

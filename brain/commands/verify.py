@@ -105,18 +105,10 @@ def repositories(vault: Path) -> dict[str, Path]:
     """The repositories here, by folder name: the vault's and recall's sessions'
     (brain.drift.repositories), the one brain runs in, and those drift read (a `brain reindex`
     run in them): the ones whose files `code changed since` counts are the ones checked."""
-    from brain.drift import read_before, repositories
-    from brain.gitutil import repo_root
+    from brain.drift import in_reach, read_before
     from brain.settings import current
-    from brain.vocab import fold
 
-    found = repositories(vault)
-    here = repo_root(Path(current().cwd))
-    if here is not None:
-        found.setdefault(fold(here.name), here)
-    for name, root in read_before(vault).items():
-        found.setdefault(name, root)
-    return found
+    return in_reach(vault, Path(current().cwd), read_before(vault))
 
 
 def context(vault: Path, repos: dict[str, Path] | None = None) -> Context:
